@@ -1,0 +1,163 @@
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+
+/**
+ * The one small SQL interface every part of the service uses, whether the database is a
+ * PostgreSQL server (through a `pg` pool) or embedded PGlite in this process.
+ */
+export interface Sql {
+  readonly kind: "postgres" | "embedded";
+  query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of several statements, without parameters. */
+  exec(text: string): Promise<void>;
+  /** Runs fn in one transaction; nested calls join the outer one. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Reads as the restricted `pms_reader` role, row-level security bound to the tenant. */
+  asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** LISTEN on a channel (PostgreSQL only; embedded wakes up in-process). */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+// Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
+const NUMERIC = 1700;
+const INT8 = 20;
+const DATE = 1082;
+pg.types.setTypeParser(NUMERIC, (v) => Number.parseFloat(v));
+pg.types.setTypeParser(INT8, (v) => Number(v));
+pg.types.setTypeParser(DATE, (v) => v);
+
+export function createPostgresSql(connectionString: string, options: { max?: number } = {}): Sql {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
+  // A reader connection is set once to the restricted role; the tenant setting is cached per client.
+  const readerPool = new pg.Pool({ connectionString, max: options.max ?? 20 });
+  readerPool.on("connect", (client) => {
+    client.query("SET ROLE pms_reader").catch(() => {});
+  });
+  pool.on("error", () => {});
+  readerPool.on("error", () => {});
+  const tenantOf = new WeakMap<pg.PoolClient, string>();
+
+  const overClient = (client: pg.PoolClient): Sql => {
+    const sql: Sql = {
+      kind: "postgres",
+      query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+      exec: async (text) => {
+        await client.query(text);
+      },
+      transaction: (fn) => fn(sql),
+      asTenant: (_tenant, fn) => fn(sql),
+      listen: () => Promise.reject(new Error("listen inside a transaction")),
+      close: async () => {},
+    };
+    return sql;
+  };
+
+  return {
+    kind: "postgres",
+    query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
+    exec: async (text) => {
+      await pool.query(text);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(overClient(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async asTenant(tenantId, fn) {
+      const client = await readerPool.connect();
+      let broken = false;
+      try {
+        if (tenantOf.get(client) !== tenantId) {
+          await client.query("SELECT set_config('pms.tenant_id', $1, false)", [tenantId]);
+          tenantOf.set(client, tenantId);
+        }
+        return await fn(overClient(client));
+      } catch (error) {
+        broken = isConnectionError(error);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString });
+      client.on("error", () => {});
+      await client.connect();
+      client.on("notification", (msg) => {
+        if (msg.channel === channel) onNotify(msg.payload ?? "");
+      });
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+    async close() {
+      await Promise.allSettled([pool.end(), readerPool.end()]);
+    },
+  };
+}
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return typeof code !== "string" || code.startsWith("08") || code === "57P01";
+}
+
+export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sql> {
+  const db = await PGlite.create(dataDir ?? "memory://", {
+    parsers: {
+      [NUMERIC]: (v: string) => Number.parseFloat(v),
+      [INT8]: (v: string) => Number(v),
+      [DATE]: (v: string) => v,
+    },
+  });
+  type Tx = { query: PGlite["query"]; exec: PGlite["exec"] };
+  const overTx = (tx: Tx): Sql => {
+    const sql: Sql = {
+      kind: "embedded",
+      query: async (text, params) => (await tx.query<any>(text, params as unknown[])).rows,
+      exec: async (text) => {
+        await tx.exec(text);
+      },
+      transaction: (fn) => fn(sql),
+      async asTenant(tenantId, fn) {
+        await tx.query("SET LOCAL ROLE pms_reader");
+        await tx.query("SELECT set_config('pms.tenant_id', $1, true)", [tenantId]);
+        try {
+          return await fn(sql);
+        } finally {
+          await tx.query("RESET ROLE");
+        }
+      },
+      listen: () => Promise.reject(new Error("listen inside a transaction")),
+      close: async () => {},
+    };
+    return sql;
+  };
+  let closed = false;
+  return {
+    kind: "embedded",
+    query: async (text, params) => (await db.query<any>(text, params as unknown[])).rows,
+    exec: async (text) => {
+      await db.exec(text);
+    },
+    transaction: (fn) => db.transaction((tx) => fn(overTx(tx))),
+    asTenant: (tenantId, fn) => db.transaction((tx) => overTx(tx).asTenant(tenantId, fn)),
+    // One process owns the embedded database, so wake-ups are in-process only.
+    listen: async () => async () => {},
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** Every error the API answers has this shape (DESIGN.md §4). */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export type ErrorCode =
+  | "ValidationError"
+  | "Unauthorized"
+  | "Forbidden"
+  | "NotFound"
+  | "Conflict"
+  | "PreconditionFailed"
+  | "PayloadTooLarge"
+  | "UnsupportedMediaType"
+  | "UnprocessableEntity"
+  | "TooManyRequests"
+  | "InternalError";
+
+const statusOf: Record<ErrorCode, number> = {
+  ValidationError: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PreconditionFailed: 412,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  UnprocessableEntity: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+};
+
+/** A refusal the client can act on; thrown by deciders, validators and plugins alike. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = statusOf[code];
+  }
+
+  toBody(): { error: ErrorCode; message: string; details?: ErrorDetail[] } {
+    return this.details?.length
+      ? { error: this.code, message: this.message, details: this.details }
+      : { error: this.code, message: this.message };
+  }
+}
+
+export const validationError = (message: string, details?: ErrorDetail[]) =>
+  new ApiError("ValidationError", message, details);
+export const fieldError = (field: string, message: string, summary = "Invalid data") =>
+  new ApiError("ValidationError", summary, [{ field, message }]);
+export const notFound = (resource: string, id: string) => new ApiError("NotFound", `${resource} ${id} not found`);
+export const conflict = (message: string, details?: ErrorDetail[]) => new ApiError("Conflict", message, details);
+export const unprocessable = (message: string, details?: ErrorDetail[]) =>
+  new ApiError("UnprocessableEntity", message, details);
+export const preconditionFailed = (message = "If-Match does not match the current ETag") =>
+  new ApiError("PreconditionFailed", message);
+export const unsupportedMediaType = (message: string) => new ApiError("UnsupportedMediaType", message);

@@ -1,0 +1,103 @@
+/**
+ * The event store port. One revision convention for every engine: a new stream has no
+ * revision, its first event is revision 0. Positions order the whole log.
+ */
+
+export type ExpectedRevision = "no_stream" | "stream_exists" | "any" | bigint;
+
+export interface EventMetadata {
+  tenant_id: string;
+  actor_key_id: string | null;
+  correlation_id: string | null;
+  causation_id: string | null;
+  occurred_at: string;
+}
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** Deterministic ids make retried appends idempotent. */
+  event_id: string;
+  type: Type;
+  schema_version?: number;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+/** commit: the committing transaction (PostgreSQL) or commit position (EventStoreDB); prepare breaks ties. */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = any> {
+  event_id: string;
+  type: Type;
+  schema_version: number;
+  data: Data;
+  metadata: EventMetadata;
+  stream_name: string;
+  stream_revision: bigint;
+  position: Position;
+  created_at: string;
+}
+
+export interface AppendResult {
+  next_revision: bigint;
+  position: Position;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. */
+  after?: Position;
+  max_count?: number;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly engine: "postgres" | "embedded" | "eventstoredb";
+  /** Fails with WrongExpectedRevisionError when the stream is not at the expected revision. */
+  appendToStream(
+    stream_name: string,
+    events: NewEvent[],
+    options: { expected_revision: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** Events of one stream in revision order; [] when the stream does not exist. */
+  readStream(stream_name: string, options?: { from_revision?: bigint; max_count?: number }): Promise<RecordedEvent[]>;
+  /** Committed events of the whole log in order; never skips an event that commits later at an earlier position. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up then live delivery, in log order, one event at a time. */
+  subscribeToAll(
+    options: ReadAllOptions,
+    onEvent: (event: RecordedEvent) => Promise<void> | void,
+  ): Subscription;
+  /** Called (without data) whenever new events may be readable: the projectors' wake-up. */
+  onAppended(listener: () => void): () => void;
+  /** Position of the last committed event readable now, or null for an empty log. */
+  headPosition(): Promise<Position | null>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly stream_name: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | "no_stream",
+  ) {
+    super(`Stream ${stream_name} is at ${String(actual)}, expected ${String(expected)}`);
+    this.name = "WrongExpectedRevisionError";
+  }
+}
+
+export const START: Position = { commit: -1n, prepare: -1n };
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+export function positionToString(p: Position): string {
+  return `${p.commit}/${p.prepare}`;
+}

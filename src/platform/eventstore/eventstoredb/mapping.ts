@@ -1,0 +1,72 @@
+import {
+  type AllStreamResolvedEvent,
+  ANY,
+  type AppendExpectedRevision,
+  NO_STREAM,
+  type ReadPosition,
+  type ResolvedEvent,
+  START as ESDB_START,
+  STREAM_EXISTS,
+} from "@eventstore/db-client";
+import type { EventMetadata, ExpectedRevision, Position, RecordedEvent } from "../eventStore.ts";
+
+/**
+ * Translations between the port and the EventStoreDB client. The revision conventions already
+ * agree (a new stream has none, the first event is revision 0), so only the names differ.
+ */
+
+export function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === "no_stream") return NO_STREAM;
+  if (expected === "stream_exists") return STREAM_EXISTS;
+  if (expected === "any") return ANY;
+  return expected;
+}
+
+/** The client reports "no_stream", or -1 on some paths (server metadata, throwOnAppendFailure=false). */
+export function toPortActualRevision(actual: bigint | "no_stream"): bigint | "no_stream" {
+  return actual === "no_stream" || actual < 0n ? "no_stream" : actual;
+}
+
+/** The port's START ({-1,-1}) or no position means the beginning of $all. */
+export function toReadPosition(after: Position | undefined): ReadPosition {
+  if (!after || after.commit < 0n) return ESDB_START;
+  return { commit: after.commit, prepare: after.prepare };
+}
+
+/** ESDB's own events ($statsCollected, $metadata, $> links, ...) never reach the service. */
+export function isSystemType(type: string): boolean {
+  return type.startsWith("$");
+}
+
+/**
+ * A client event as the port's RecordedEvent, or null for an unresolved link. schema_version
+ * travels in the ESDB metadata beside the port's metadata and is split off again here.
+ */
+export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
+  const event = resolved.event;
+  if (!event) return null;
+  const { schema_version, ...metadata } = parseJson(event.metadata) as EventMetadata & { schema_version?: number };
+  // Events of $all always carry a position; stream reads do on servers >= 22.6, else fall back to the commit.
+  const position = event.position ??
+    (resolved.commitPosition !== undefined
+      ? { commit: resolved.commitPosition, prepare: resolved.commitPosition }
+      : { commit: -1n, prepare: -1n });
+  return {
+    event_id: event.id,
+    type: event.type,
+    schema_version: schema_version ?? 1,
+    data: event.isJson ? event.data : parseJson(event.data),
+    metadata: metadata as EventMetadata,
+    stream_name: event.streamId,
+    stream_revision: event.revision,
+    position: { commit: position.commit, prepare: position.prepare },
+    created_at: event.created.toISOString(),
+  };
+}
+
+/** The client returns bytes when a payload is not JSON-typed or failed to parse. */
+function parseJson(value: unknown): any {
+  if (value === undefined) return {};
+  if (value instanceof Uint8Array) return JSON.parse(Buffer.from(value).toString("utf8"));
+  return value;
+}

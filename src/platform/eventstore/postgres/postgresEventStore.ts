@@ -1,0 +1,47 @@
+import type { Sql } from "../../db.ts";
+import type { EventStore } from "../eventStore.ts";
+import { appendToStream } from "./appendToStream.ts";
+import { headPosition, readAll } from "./readAll.ts";
+import { readStream } from "./readStream.ts";
+import { subscribeToAll } from "./subscribeToAll.ts";
+
+/**
+ * The event store on PostgreSQL, or on embedded PGlite: the same SQL over the same `Sql` port.
+ * Wake-ups come in-process after local appends, and from LISTEN pms_events on a server.
+ */
+export function createPostgresEventStore(sql: Sql): EventStore {
+  const listeners = new Set<() => void>();
+  let stopListening: Promise<() => Promise<void>> | null = null;
+  const fire = () => {
+    for (const l of listeners) l();
+  };
+  const store: EventStore = {
+    engine: sql.kind,
+    async appendToStream(stream_name, events, { expected_revision }) {
+      const result = await appendToStream(sql, stream_name, events, expected_revision, {
+        notify: sql.kind === "postgres",
+      });
+      fire();
+      return result;
+    },
+    readStream: (stream_name, options) => readStream(sql, stream_name, options),
+    readAll: (options) => readAll(sql, options),
+    subscribeToAll: (options, onEvent) => subscribeToAll(store.readAll, store.onAppended, options, onEvent),
+    onAppended(listener) {
+      listeners.add(listener);
+      if (sql.kind === "postgres" && !stopListening) {
+        stopListening = sql.listen("pms_events", fire);
+        stopListening.catch(() => {
+          stopListening = null;
+        });
+      }
+      return () => listeners.delete(listener);
+    },
+    headPosition: () => headPosition(sql),
+    async close() {
+      listeners.clear();
+      if (stopListening) await (await stopListening.catch(() => async () => {}))();
+    },
+  };
+  return store;
+}

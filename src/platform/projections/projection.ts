@@ -1,0 +1,104 @@
+import type { Sql } from "../db.ts";
+import type { RecordedEvent } from "../eventstore/eventStore.ts";
+
+/**
+ * A projector: builds read-model tables from the event log. A batch of events and the
+ * checkpoint commit in one transaction, so every event takes effect exactly once.
+ */
+export interface Projection {
+  name: string;
+  /** Bump when the tables or the logic change: the runtime rebuilds into fresh tables and swaps. */
+  version: number;
+  /** Tables the projection owns (unqualified). */
+  tables: string[];
+  /** DDL creating those tables, unqualified, run with the target schema first in search_path. */
+  schema: string;
+  /** Event types this projection reads; others are skipped but still advance the checkpoint. */
+  handles: readonly string[];
+  applyBatch(tx: Sql, events: RecordedEvent[]): Promise<void>;
+}
+
+/** RLS for a read-model table: `pms_reader` sees only the rows of the tenant it is bound to. */
+export function tenantPolicy(table: string): string {
+  return `
+ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON ${table} TO pms_reader;
+CREATE POLICY ${table}_tenant ON ${table} TO pms_reader
+  USING (tenant_id = nullif(current_setting('pms.tenant_id', true), '')::uuid);`;
+}
+
+export type Row = Record<string, unknown>;
+
+/**
+ * The common shape: one row per aggregate, keyed by (tenant_id, id). Per batch it loads the
+ * touched rows in one query, folds the events in memory, and writes them back in one upsert
+ * and one delete, so catch-up costs a few statements per batch rather than per event.
+ */
+export function rowProjection(options: {
+  name: string;
+  version: number;
+  table: string;
+  /** Every column of the table, tenant_id and id included. */
+  columns: readonly string[];
+  schema: string;
+  handles: readonly string[];
+  /** The row's id for an event this projection handles (tenant comes from metadata). */
+  idOf: (event: RecordedEvent) => string | null;
+  /** null deletes the row. */
+  evolve: (row: Row | null, event: RecordedEvent) => Row | null;
+  /** Other tables to write in the same transaction (e.g. derived tables), after the rows. */
+  after?: (tx: Sql, events: RecordedEvent[]) => Promise<void>;
+  extraTables?: string[];
+}): Projection {
+  const { table, columns } = options;
+  const handled = new Set(options.handles);
+  const updates = columns
+    .filter((c) => c !== "tenant_id" && c !== "id")
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  return {
+    name: options.name,
+    version: options.version,
+    tables: [table, ...(options.extraTables ?? [])],
+    schema: options.schema,
+    handles: options.handles,
+    async applyBatch(tx, events) {
+      const mine = events.filter((e) => handled.has(e.type));
+      if (mine.length > 0) {
+        const keys = new Map<string, { tenant_id: string; id: string }>();
+        for (const e of mine) {
+          const id = options.idOf(e);
+          if (id) keys.set(`${e.metadata.tenant_id}/${id}`, { tenant_id: e.metadata.tenant_id, id });
+        }
+        const ids = [...keys.values()].map((k) => k.id);
+        const existing = await tx.query<Row>(
+          `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[])`,
+          [ids],
+        );
+        const rows = new Map<string, Row | null>();
+        for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
+        for (const e of mine) {
+          const id = options.idOf(e);
+          if (!id) continue;
+          const key = `${e.metadata.tenant_id}/${id}`;
+          const next = options.evolve(rows.get(key) ?? null, e);
+          rows.set(key, next ? { ...next, tenant_id: e.metadata.tenant_id, id } : null);
+        }
+        const upserts = [...rows.values()].filter((r): r is Row => r !== null);
+        const deletes = [...rows.entries()].filter(([, r]) => r === null).map(([k]) => k.split("/"));
+        if (upserts.length > 0) {
+          await tx.query(
+            `INSERT INTO ${table} (${columns.join(", ")})
+             SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
+             ON CONFLICT (id) DO UPDATE SET ${updates}`,
+            [JSON.stringify(upserts)],
+          );
+        }
+        if (deletes.length > 0) {
+          await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[])`, [deletes.map(([, id]) => id)]);
+        }
+      }
+      if (options.after) await options.after(tx, events);
+    },
+  };
+}

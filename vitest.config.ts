@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Suites share one PostgreSQL server; each creates its own schema-isolated database.
+    fileParallelism: true,
+    maxWorkers: 2,
+    pool: "forks",
+  },
+});
