@@ -9,14 +9,28 @@ export interface Sql {
   readonly kind: "postgres" | "embedded";
   query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs a script of several statements, without parameters. */
-  exec(text: string): Promise<void>;
+  exec(text: string): Promise<any[]>;
   /** Runs fn in one transaction; nested calls join the outer one. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Reads as the restricted `pms_reader` role, row-level security bound to the tenant. */
   asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** LISTEN on a channel (PostgreSQL only; embedded wakes up in-process). */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** A session-level advisory lock held until released (one projector instance at a time). */
+  tryLock(name: string): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
+}
+
+/** In one process the embedded database is private, so its locks are in-process. */
+function inProcessLocks(): Sql["tryLock"] {
+  const held = new Set<string>();
+  return async (name) => {
+    if (held.has(name)) return null;
+    held.add(name);
+    return async () => {
+      held.delete(name);
+    };
+  };
 }
 
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
@@ -42,23 +56,43 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     const sql: Sql = {
       kind: "postgres",
       query: async (text, params) => (await client.query(text, params as unknown[])).rows,
-      exec: async (text) => {
-        await client.query(text);
-      },
+      exec: async (text) => lastRows(await client.query(text)),
       transaction: (fn) => fn(sql),
       asTenant: (_tenant, fn) => fn(sql),
       listen: () => Promise.reject(new Error("listen inside a transaction")),
+      tryLock: () => Promise.reject(new Error("lock inside a transaction")),
       close: async () => {},
     };
     return sql;
   };
 
+  let lockClient: Promise<pg.Client> | null = null;
+  const lockSession = () => {
+    if (!lockClient) {
+      const client = new pg.Client({ connectionString });
+      client.on("error", () => {
+        lockClient = null;
+      });
+      lockClient = client.connect().then(() => client);
+      lockClient.catch(() => {
+        lockClient = null;
+      });
+    }
+    return lockClient;
+  };
+
   return {
     kind: "postgres",
-    query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
-    exec: async (text) => {
-      await pool.query(text);
+    async tryLock(name) {
+      const client = await lockSession();
+      const [row] = (await client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS ok", [name])).rows;
+      if (!row.ok) return null;
+      return async () => {
+        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [name]).catch(() => {});
+      };
     },
+    query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
+    exec: async (text) => lastRows(await pool.query(text)),
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -102,9 +136,20 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       };
     },
     async close() {
-      await Promise.allSettled([pool.end(), readerPool.end()]);
+      const locks = lockClient;
+      lockClient = null;
+      await Promise.allSettled([
+        pool.end(),
+        readerPool.end(),
+        locks?.then((c) => c.end()) ?? Promise.resolve(),
+      ]);
     },
   };
+}
+
+/** A multi-statement query answers one result per statement; callers want the last. */
+function lastRows(result: pg.QueryResult | pg.QueryResult[]): any[] {
+  return Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows;
 }
 
 function isConnectionError(error: unknown): boolean {
@@ -125,9 +170,7 @@ export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sq
     const sql: Sql = {
       kind: "embedded",
       query: async (text, params) => (await tx.query<any>(text, params as unknown[])).rows,
-      exec: async (text) => {
-        await tx.exec(text);
-      },
+      exec: async (text) => (await tx.exec(text)).at(-1)?.rows ?? [],
       transaction: (fn) => fn(sql),
       async asTenant(tenantId, fn) {
         await tx.query("SET LOCAL ROLE pms_reader");
@@ -139,6 +182,7 @@ export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sq
         }
       },
       listen: () => Promise.reject(new Error("listen inside a transaction")),
+      tryLock: () => Promise.reject(new Error("lock inside a transaction")),
       close: async () => {},
     };
     return sql;
@@ -147,13 +191,12 @@ export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sq
   return {
     kind: "embedded",
     query: async (text, params) => (await db.query<any>(text, params as unknown[])).rows,
-    exec: async (text) => {
-      await db.exec(text);
-    },
+    exec: async (text) => (await db.exec(text)).at(-1)?.rows ?? [],
     transaction: (fn) => db.transaction((tx) => fn(overTx(tx))),
     asTenant: (tenantId, fn) => db.transaction((tx) => overTx(tx).asTenant(tenantId, fn)),
     // One process owns the embedded database, so wake-ups are in-process only.
     listen: async () => async () => {},
+    tryLock: inProcessLocks(),
     async close() {
       if (closed) return;
       closed = true;

@@ -8,6 +8,7 @@ export async function readStream(
   stream_name: string,
   options: { from_revision?: bigint; max_count?: number } = {},
 ): Promise<RecordedEvent[]> {
+  if (options.max_count === 0) return [];
   const events: RecordedEvent[] = [];
   try {
     for await (const resolved of client.readStream(stream_name, {

@@ -1,0 +1,130 @@
+import { parseArgs } from "node:util";
+import { areas } from "./areas.ts";
+import { ConfigError, loadConfig } from "./platform/config.ts";
+import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
+import { migrate } from "./platform/migrate.ts";
+import { rebuildProjection } from "./platform/projections/rebuildProjection.ts";
+import { openDatabase, openEventStore, type Role } from "./platform/startService.ts";
+import {
+  ALL_PERMISSIONS,
+  createApiKey,
+  createTenant,
+  findTenant,
+  listApiKeys,
+  revokeApiKey,
+} from "./platform/tenants/tenants.ts";
+
+const usage = `pms: property management service
+
+  pms serve [--role api|projector|worker|all]...   run roles (default all)
+  pms tenants create <name>
+  pms keys create --tenant <id|name> [--name <name>] [--permissions P1,P2]
+  pms keys list [--tenant <id|name>]
+  pms keys revoke <key id>
+  pms projections rebuild <name>
+  pms projections list
+
+Permissions: ${PERMISSIONS.join(", ")}`;
+
+async function main(argv: string[]): Promise<number> {
+  const [group, action, ...rest] = argv;
+  if (!group || group === "help" || group === "--help") {
+    console.log(usage);
+    return 0;
+  }
+  if (group === "serve") {
+    const { values } = parseArgs({ args: argv.slice(1), options: { role: { type: "string", multiple: true } } });
+    const asked = (values.role ?? ["all"]).flatMap((r) => r.split(","));
+    const roles = asked.includes("all") ? ["api", "projector", "worker"] : asked;
+    const bad = roles.find((r) => !["api", "projector", "worker"].includes(r));
+    if (bad) {
+      console.error(`Unknown role ${bad}: use api, projector, worker or all`);
+      return 2;
+    }
+    const { serve } = await import("./main.ts");
+    await serve(roles as Role[]);
+    return -1;
+  }
+  const config = loadConfig();
+  const sql = await openDatabase(config);
+  try {
+    await migrate(sql);
+    if (group === "tenants" && action === "create" && rest[0]) {
+      console.log(JSON.stringify(await createTenant(sql, rest[0]), null, 2));
+      return 0;
+    }
+    if (group === "keys") {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { tenant: { type: "string" }, name: { type: "string" }, permissions: { type: "string" } },
+      });
+      if (action === "create") {
+        const tenant = values.tenant ? await findTenant(sql, values.tenant) : null;
+        if (!tenant) {
+          console.error(`Unknown tenant ${values.tenant ?? "(none given: --tenant)"}`);
+          return 2;
+        }
+        const permissions = values.permissions ? values.permissions.split(",") : [...ALL_PERMISSIONS];
+        const bad = permissions.find((p) => !(PERMISSIONS as readonly string[]).includes(p));
+        if (bad) {
+          console.error(`Unknown permission ${bad}`);
+          return 2;
+        }
+        const key = await createApiKey(sql, tenant.id, values.name ?? "cli key", permissions as Permission[]);
+        console.log(JSON.stringify(key, null, 2));
+        return 0;
+      }
+      if (action === "list") {
+        const tenant = values.tenant ? await findTenant(sql, values.tenant) : null;
+        if (values.tenant && !tenant) {
+          console.error(`Unknown tenant ${values.tenant}`);
+          return 2;
+        }
+        console.log(JSON.stringify(await listApiKeys(sql, tenant?.id), null, 2));
+        return 0;
+      }
+      if (action === "revoke" && positionals[0]) {
+        if (!(await revokeApiKey(sql, positionals[0]).catch(() => false))) {
+          console.error(`Unknown key ${positionals[0]}`);
+          return 2;
+        }
+        console.log(`Revoked ${positionals[0]}`);
+        return 0;
+      }
+    }
+    if (group === "projections") {
+      const projections = areas.flatMap((a) => a.projections);
+      if (action === "list") {
+        for (const p of projections) console.log(`${p.name} v${p.version}`);
+        return 0;
+      }
+      if (action === "rebuild" && rest[0]) {
+        const projection = projections.find((p) => p.name === rest[0]);
+        if (!projection) {
+          console.error(`Unknown projection ${rest[0]}; known: ${projections.map((p) => p.name).join(", ")}`);
+          return 2;
+        }
+        const store = await openEventStore(config, sql);
+        const result = await rebuildProjection(sql, store, projection, console.log);
+        await store.close();
+        console.log(`Rebuilt ${projection.name}: ${result.events} events`);
+        return 0;
+      }
+    }
+    console.error(usage);
+    return 2;
+  } finally {
+    await sql.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error) => {
+    console.error(error instanceof ConfigError ? error.message : `Error: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+const schema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  EVENTSTORE_URL: z
+    .string()
+    .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb):\/\//, "must start with esdb:// or kurrentdb://")
+    .optional(),
+  PMS_DATA_DIR: z.string().min(1).default("./data"),
+  PMS_ADMIN_API_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PMS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60_000),
+  PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Reads the environment; an invalid value stops the start with one clear line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(`Invalid configuration: ${issue.path.join(".")} ${issue.message}`);
+  }
+  return result.data;
+}
+
+export class ConfigError extends Error {}

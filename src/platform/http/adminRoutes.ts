@@ -1,0 +1,94 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { notFound } from "../errors.ts";
+import { positionToString } from "../eventstore/eventStore.ts";
+import { createApiKey, createTenant, findTenant, listApiKeys, listTenants, revokeApiKey } from "../tenants/tenants.ts";
+import { PERMISSIONS } from "./auth.ts";
+
+const idParam = z.object({ id: z.uuid() });
+const tenantParam = z.object({ tenant_id: z.uuid() });
+
+/** Platform administration, behind PMS_ADMIN_API_KEY (DESIGN.md §5). */
+export async function adminRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
+  const tags = ["Admin"];
+
+  app.post(
+    "/api/admin/tenants",
+    { schema: { tags, body: z.strictObject({ name: z.string().trim().min(1).max(255) }) } },
+    async (request, reply) => {
+      const { name } = request.body as { name: string };
+      const tenant = await createTenant(sql, name);
+      return reply.status(201).header("location", `/api/admin/tenants/${tenant.id}`).send(tenant);
+    },
+  );
+
+  app.get("/api/admin/tenants", { schema: { tags } }, async () => listTenants(sql));
+
+  app.post(
+    "/api/admin/tenants/:tenant_id/api-keys",
+    {
+      schema: {
+        tags,
+        params: tenantParam,
+        body: z.strictObject({
+          name: z.string().trim().min(1).max(255),
+          permissions: z.array(z.enum(PERMISSIONS)).min(1),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { tenant_id } = request.params as { tenant_id: string };
+      const body = request.body as { name: string; permissions: (typeof PERMISSIONS)[number][] };
+      const tenant = await findTenant(sql, tenant_id);
+      if (!tenant) throw notFound("Tenant", tenant_id);
+      const key = await createApiKey(sql, tenant.id, body.name, body.permissions);
+      return reply
+        .status(201)
+        .send({ id: key.id, name: key.name, permissions: key.permissions, key: key.key, created_at: key.created_at });
+    },
+  );
+
+  app.get("/api/admin/tenants/:tenant_id/api-keys", { schema: { tags, params: tenantParam } }, async (request) => {
+    const { tenant_id } = request.params as { tenant_id: string };
+    if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
+    return listApiKeys(sql, tenant_id);
+  });
+
+  app.delete("/api/admin/api-keys/:id", { schema: { tags, params: idParam } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    if (!(await revokeApiKey(sql, id))) throw notFound("API key", id);
+    return reply.status(204).send();
+  });
+
+  app.get("/api/admin/projections", { schema: { tags } }, async () => {
+    const head = await app.platform.store.headPosition();
+    const rows = await sql.query(
+      `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
+              status, last_error, updated_at FROM projection_checkpoints ORDER BY name`,
+    );
+    return Promise.all(
+      rows.map(async (r) => ({
+        name: r.name,
+        version: r.version,
+        checkpoint: positionToString({ commit: BigInt(r.c), prepare: BigInt(r.p) }),
+        events_applied: r.events_applied,
+        lag: await app.platform.projections.lagOf(r.name, head),
+        status: r.status,
+        last_error: r.last_error,
+        updated_at: r.updated_at,
+      })),
+    );
+  });
+
+  app.post(
+    "/api/admin/projections/:name/rebuild",
+    { schema: { tags, params: z.object({ name: z.string().min(1).max(100) }) } },
+    async (request, reply) => {
+      const { name } = request.params as { name: string };
+      const job = await app.platform.jobs.requestRebuild(name);
+      if (!job) throw notFound("Projection", name);
+      return reply.status(202).send({ projection: name, job_id: job, status: "queued" });
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import multipart from "@fastify/multipart";
+import rateLimit from "@fastify/rate-limit";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import type { Platform } from "../platform.ts";
+import { adminRoutes } from "./adminRoutes.ts";
+import { auth, hashKey } from "./auth.ts";
+import { errorHandler } from "./errorHandler.ts";
+import { healthRoutes } from "./health.ts";
+import { idempotency } from "./idempotency.ts";
+import { openapi } from "./openapi.ts";
+import { validatorCompiler } from "./validatorCompiler.ts";
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+export const UPLOAD_LIMIT = 20 * 1024 * 1024;
+
+/** The HTTP side: cross-cutting plugins first, then every area's routes. */
+export async function buildApp(platform: Platform, areaRoutes: FastifyPluginAsync[]): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: platform.config.LOG_LEVEL === "silent" ? false : { level: platform.config.LOG_LEVEL },
+    bodyLimit: JSON_BODY_LIMIT,
+    // The request id becomes the events' correlation id; a caller may pass its own.
+    requestIdHeader: "x-request-id",
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { maxParamLength: 500 },
+    forceCloseConnections: true,
+  });
+  app.decorate("platform", platform);
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built by our own code: no per-response schema check on the hot path.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addHook("onSend", async (request, reply, payload) => {
+    reply.header("x-request-id", request.id);
+    return payload;
+  });
+
+  await app.register(errorHandler);
+  await app.register(openapi);
+  await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 20, fieldSize: 64 * 1024 } });
+  if (platform.config.PMS_RATE_LIMIT_PER_MINUTE > 0) {
+    await app.register(rateLimit, {
+      max: platform.config.PMS_RATE_LIMIT_PER_MINUTE,
+      timeWindow: 60_000,
+      keyGenerator: (request) => {
+        const header = request.headers.authorization ?? request.headers["x-api-key"];
+        return header ? hashKey(String(header)) : request.ip;
+      },
+      errorResponseBuilder: () => ({
+        statusCode: 429,
+        error: "TooManyRequests",
+        message: "Rate limit exceeded for this API key",
+      }),
+    });
+  }
+  await app.register(auth);
+  await app.register(idempotency);
+  await app.register(healthRoutes);
+  await app.register(adminRoutes);
+  for (const routes of areaRoutes) await app.register(routes);
+  return app;
+}

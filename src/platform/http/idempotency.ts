@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { ApiError } from "../errors.ts";
+
+/**
+ * POST with an `Idempotency-Key` header: the same key and body replay the first response;
+ * the same key with another body is a 409. A 5xx is not kept, so the client may retry.
+ */
+export const idempotency = fp(async (app: FastifyInstance) => {
+  app.addHook("preHandler", async (request, reply) => {
+    const key = request.headers["idempotency-key"];
+    if (request.method !== "POST" || key === undefined || !request.auth) return;
+    if (typeof key !== "string" || key.length < 1 || key.length > 255) {
+      throw new ApiError("ValidationError", "Idempotency-Key must be 1 to 255 characters", [
+        { field: "Idempotency-Key", message: "1 to 255 characters" },
+      ]);
+    }
+    const hash = createHash("sha256")
+      .update(`${request.url}\u0000${JSON.stringify(request.body ?? null)}`)
+      .digest("hex");
+    const { sql } = app.platform;
+    const tenant = request.auth.tenant_id;
+    const inserted = await sql.query(
+      `INSERT INTO idempotency_keys (tenant_id, key, request_hash) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id, key) DO NOTHING RETURNING key`,
+      [tenant, key, hash],
+    );
+    if (inserted.length === 0) {
+      const [row] = await sql.query(
+        "SELECT request_hash, status_code, headers, body FROM idempotency_keys WHERE tenant_id = $1 AND key = $2",
+        [tenant, key],
+      );
+      if (!row || row.request_hash !== hash) {
+        throw new ApiError("Conflict", "This Idempotency-Key was used with another request", [
+          { field: "Idempotency-Key", message: "already used with a different body" },
+        ]);
+      }
+      if (row.status_code === null) {
+        throw new ApiError("Conflict", "A request with this Idempotency-Key is still in progress");
+      }
+      reply.header("idempotent-replayed", "true");
+      for (const [name, value] of Object.entries(row.headers ?? {})) reply.header(name, value as string);
+      reply.status(row.status_code);
+      if (row.body === null) return reply.send();
+      reply.header("content-type", "application/json; charset=utf-8");
+      return reply.send(row.body);
+    }
+    (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const key = (request as unknown as { idempotencyKey?: string }).idempotencyKey;
+    if (!key || !request.auth) return payload;
+    const { sql } = app.platform;
+    if (reply.statusCode >= 500) {
+      await sql.query("DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2", [request.auth.tenant_id, key]);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ["location", "etag"]) {
+      const v = reply.getHeader(name);
+      if (v !== undefined) headers[name] = String(v);
+    }
+    await sql.query(
+      "UPDATE idempotency_keys SET status_code = $3, headers = $4, body = $5 WHERE tenant_id = $1 AND key = $2",
+      [request.auth.tenant_id, key, reply.statusCode, JSON.stringify(headers), typeof payload === "string" ? payload : null],
+    );
+    return payload;
+  });
+});

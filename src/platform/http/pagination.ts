@@ -1,0 +1,32 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+
+/** Query fields every list takes; spread into a route's querystring schema. */
+export const pageQuery = {
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+};
+
+export const offsetOf = (q: { page: number; limit: number }) => (q.page - 1) * q.limit;
+
+/** X-Total-Count and an RFC 8288 Link header (first, prev, next, last), then the array. */
+export function sendPage<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { items: T[]; total: number; page: number; limit: number },
+) {
+  const lastPage = Math.max(1, Math.ceil(page.total / page.limit));
+  const base = new URL(request.url, "http://x");
+  const link = (p: number, rel: string) => {
+    base.searchParams.set("page", String(p));
+    base.searchParams.set("limit", String(page.limit));
+    return `<${base.pathname}${base.search}>; rel="${rel}"`;
+  };
+  const links = [link(1, "first")];
+  if (page.page > 1) links.push(link(Math.min(page.page - 1, lastPage), "prev"));
+  if (page.page < lastPage) links.push(link(page.page + 1, "next"));
+  links.push(link(lastPage, "last"));
+  reply.header("x-total-count", String(page.total));
+  reply.header("link", links.join(", "));
+  return reply.send(page.items);
+}

@@ -1,0 +1,29 @@
+import type { Config } from "./config.ts";
+import type { Sql } from "./db.ts";
+import type { EventStore } from "./eventstore/eventStore.ts";
+import type { Jobs } from "./jobs.ts";
+import type { ProjectionRuntime } from "./projections/runProjections.ts";
+
+/** What routes and jobs get to work with; decorated on the fastify instance as `app.platform`. */
+export interface Platform {
+  config: Config;
+  sql: Sql;
+  store: EventStore;
+  projections: ProjectionRuntime;
+  jobs: Jobs;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    platform: Platform;
+  }
+  interface FastifyRequest {
+    auth: { tenant_id: string; key_id: string; permissions: string[] } | null;
+  }
+  interface FastifyContextConfig {
+    /** Message of a 400 when the body fails its schema (details still list each field). */
+    invalidBodyMessage?: string | ((details: { field: string; message: string }[]) => string);
+    /** Routes outside tenant auth (health, docs, admin with its own key). */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import type { Sql } from "../db.ts";
+import { type EventStore, type Position, type RecordedEvent, START } from "../eventstore/eventStore.ts";
+import type { Projection } from "./projection.ts";
+
+const BATCH = 1000;
+
+/**
+ * Rebuilds a projection into fresh tables in a private schema while the live tables keep
+ * serving, then swaps them in one transaction holding the checkpoint row, so the live
+ * projector (any process) pauses only for the last few events. Memory stays flat: the log
+ * is streamed in batches.
+ */
+export async function rebuildProjection(
+  sql: Sql,
+  store: EventStore,
+  projection: Projection,
+  log: (msg: string) => void = () => {},
+): Promise<{ events: number; position: Position }> {
+  const shadow = `pms_rebuild_${projection.name.toLowerCase().replace(/[^a-z0-9_]/g, "_")}_${randomBytes(4).toString("hex")}`;
+  const inShadow = `SET LOCAL search_path TO ${shadow}, public`;
+  const handled = new Set(projection.handles);
+  await sql.exec(`CREATE SCHEMA ${shadow}`);
+  try {
+    await sql.transaction(async (tx) => {
+      await tx.exec(`${inShadow}; ${projection.schema}`);
+    });
+    let position = START;
+    let count = 0;
+    const applyBatch = async (tx: Sql, events: RecordedEvent[]) => {
+      await tx.exec(inShadow);
+      const mine = events.filter((e) => handled.has(e.type));
+      if (mine.length > 0) await projection.applyBatch(tx, mine);
+      position = events[events.length - 1].position;
+      count += events.length;
+    };
+    // Catch up outside any lock.
+    for (;;) {
+      const events = await store.readAll({ after: position, max_count: BATCH });
+      if (events.length === 0) break;
+      await sql.transaction((tx) => applyBatch(tx, events));
+      if (count % 100_000 < BATCH) log(`rebuild ${projection.name}: ${count} events`);
+    }
+    // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
+    await sql.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO projection_checkpoints (name, version) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
+        [projection.name, -1],
+      );
+      await tx.query("SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE", [projection.name]);
+      for (;;) {
+        const events = await readAllIn(tx, store, position);
+        if (events.length === 0) break;
+        await applyBatch(tx, events);
+      }
+      await tx.exec("SET LOCAL search_path TO public");
+      for (const table of projection.tables) {
+        await tx.exec(`DROP TABLE IF EXISTS public.${table} CASCADE; ALTER TABLE ${shadow}.${table} SET SCHEMA public`);
+      }
+      await tx.query(
+        `UPDATE projection_checkpoints
+         SET version = $2, commit_position = $3, prepare_position = $4, events_applied = $5,
+             status = 'running', last_error = NULL, updated_at = now()
+         WHERE name = $1`,
+        [projection.name, projection.version, position.commit.toString(), position.prepare.toString(), count],
+      );
+    });
+    log(`rebuild ${projection.name}: swapped in after ${count} events`);
+    return { events: count, position };
+  } finally {
+    await sql.exec(`DROP SCHEMA IF EXISTS ${shadow} CASCADE`).catch(() => {});
+  }
+}
+
+/** The tail is read inside the swap transaction when the log lives in the same database. */
+async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<RecordedEvent[]> {
+  if (store.engine === "eventstoredb") return store.readAll({ after, max_count: BATCH });
+  const { readAll } = await import("../eventstore/postgres/readAll.ts");
+  return readAll(tx, { after, max_count: BATCH });
+}

@@ -1,0 +1,81 @@
+import { mkdir } from "node:fs/promises";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { areas } from "../areas.ts";
+import type { Config } from "./config.ts";
+import { createEmbeddedSql, createPostgresSql, type Sql } from "./db.ts";
+import type { EventStore } from "./eventstore/eventStore.ts";
+import { createPostgresEventStore } from "./eventstore/postgres/postgresEventStore.ts";
+import { buildApp } from "./http/buildApp.ts";
+import { startJobs } from "./jobs.ts";
+import { migrate } from "./migrate.ts";
+import type { Platform } from "./platform.ts";
+import { runProjections } from "./projections/runProjections.ts";
+import { watchProjections } from "./projections/watchProjections.ts";
+import { ALL_PERMISSIONS, createApiKey, createTenant, listTenants } from "./tenants/tenants.ts";
+
+export type Role = "api" | "projector" | "worker";
+
+export interface Service {
+  platform: Platform;
+  app: FastifyInstance | null;
+  /** Set on first run with embedded storage: the printed key of tenant `default`. */
+  firstRunKey: string | null;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config): Promise<Sql> {
+  if (config.DATABASE_URL) return createPostgresSql(config.DATABASE_URL);
+  await mkdir(config.PMS_DATA_DIR, { recursive: true });
+  return createEmbeddedSql(config.PMS_DATA_DIR);
+}
+
+export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
+  if (config.EVENTSTORE_URL) {
+    const { createEventStoreDbEventStore } = await import("./eventstore/eventstoredb/eventStoreDbEventStore.ts");
+    return createEventStoreDbEventStore(config.EVENTSTORE_URL);
+  }
+  return createPostgresEventStore(sql);
+}
+
+/** Opens storage, migrates, and starts the roles asked for in this process. */
+export async function startService(
+  config: Config,
+  options: { roles?: Role[]; sql?: Sql; store?: EventStore } = {},
+): Promise<Service> {
+  const roles = new Set(options.roles ?? ["api", "projector", "worker"]);
+  const log = pino({ level: config.LOG_LEVEL });
+  const sql = options.sql ?? (await openDatabase(config));
+  await migrate(sql);
+  const store = options.store ?? (await openEventStore(config, sql));
+  const projections = areas.flatMap((a) => a.projections);
+  const logger = { info: (m: string) => log.info(m), error: (e: unknown, m: string) => log.error({ err: e }, m) };
+  const runtime = roles.has("projector")
+    ? runProjections({ sql, store, projections, log: logger })
+    : watchProjections(sql, store, projections);
+  const jobs = await startJobs({ sql, store, projections, work: roles.has("worker"), log: logger });
+  const platform: Platform = { config, sql, store, projections: runtime, jobs };
+
+  let firstRunKey: string | null = null;
+  if (sql.kind === "embedded" && !config.PMS_ADMIN_API_KEY && (await listTenants(sql)).length === 0) {
+    const tenant = await createTenant(sql, "default");
+    firstRunKey = (await createApiKey(sql, tenant.id, "first-run key", ALL_PERMISSIONS)).key;
+  }
+
+  const app = roles.has("api") ? await buildApp(platform, areas.flatMap((a) => a.routes)) : null;
+  let closed = false;
+  return {
+    platform,
+    app,
+    firstRunKey,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app?.close();
+      await jobs.stop();
+      await runtime.stop();
+      await store.close();
+      if (!options.sql) await sql.close();
+    },
+  };
+}

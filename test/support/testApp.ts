@@ -1,0 +1,79 @@
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { loadConfig } from "../../src/platform/config.ts";
+import type { Sql } from "../../src/platform/db.ts";
+import { type Service, startService } from "../../src/platform/startService.ts";
+import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { createTestDatabase, type DatabaseKind } from "./testDatabase.ts";
+
+export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef0123456789";
+
+export interface TestTenant {
+  id: string;
+  key: string;
+}
+
+export interface TestApp {
+  kind: DatabaseKind;
+  app: FastifyInstance;
+  service: Service;
+  sql: Sql;
+  /** A tenant with a key holding every permission. */
+  tenant: TestTenant;
+  /** A second tenant, for isolation tests. */
+  other: TestTenant;
+  /** Injects a request as `tenant` (or `as`); JSON bodies are serialised. */
+  request(
+    method: string,
+    url: string,
+    options?: { body?: unknown; as?: TestTenant | null; headers?: Record<string, string>; rawBody?: string },
+  ): Promise<LightMyRequestResponse>;
+  newTenant(name?: string, permissions?: readonly string[]): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** The whole service (API, projectors, jobs) on a fresh database of the given kind. */
+export async function createTestApp(kind: DatabaseKind): Promise<TestApp> {
+  const db = await createTestDatabase(kind);
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    PMS_ADMIN_API_KEY: TEST_ADMIN_KEY,
+    PMS_RATE_LIMIT_PER_MINUTE: "0",
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+  });
+  const service = await startService(config, { sql: db.sql });
+  const app = service.app!;
+  await app.ready();
+  const newTenant = async (name = `tenant-${process.pid}-${++counter}`, permissions = ALL_PERMISSIONS) => {
+    const t = await createTenant(db.sql, name);
+    const k = await createApiKey(db.sql, t.id, "test", permissions as typeof ALL_PERMISSIONS);
+    return { id: t.id, key: k.key };
+  };
+  const tenant = await newTenant();
+  const other = await newTenant();
+  return {
+    kind,
+    app,
+    service,
+    sql: db.sql,
+    tenant,
+    other,
+    newTenant,
+    request(method, url, options = {}) {
+      const as = options.as === undefined ? tenant : options.as;
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (as) headers.authorization = `Bearer ${as.key}`;
+      let payload: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        payload = JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return app.inject({ method: method as "GET", url, headers, payload });
+    },
+    async close() {
+      await service.close();
+      await db.drop();
+    },
+  };
+}
