@@ -1,5 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
+import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import type { Projection } from "./platform/projections/projection.ts";
+import { lesseeProjections } from "./projections/lessees.ts";
+import { lesseeQueryRoutes } from "./queries/lessees.ts";
 
 /**
  * Every area of the service: its HTTP routes (commands and queries) and its projections.
@@ -11,4 +14,6 @@ export interface Area {
   projections: Projection[];
 }
 
-export const areas: Area[] = [];
+export const areas: Area[] = [
+  { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
+];

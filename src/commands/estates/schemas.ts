@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { notNull, text } from "../places/schemas.ts";
+
+const uuid = z.uuid("Must be a UUID");
+const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
+
+/** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
+const dateTime = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {
+    error: "Expected an ISO 8601 date-time or a date YYYY-MM-DD",
+  })
+  .transform((v) => new Date(/[zZ]|[+-]\d\d:\d\d$/.test(v) || v.length === 10 ? v : `${v}Z`).toISOString());
+
+const readOnly = (field: string) => z.never({ error: `${field} is read-only` }).optional();
+
+/** Fields maintained by the service: sending them is a 400 (DESIGN.md §6 Estates). */
+const readOnlyFields = {
+  rental_status: readOnly("rental_status"),
+  previous_owner_id: readOnly("previous_owner_id"),
+  current_dpe_id: readOnly("current_dpe_id"),
+  current_dpe_energy_label: readOnly("current_dpe_energy_label"),
+  current_dpe_ges_label: readOnly("current_dpe_ges_label"),
+  current_dpe_diagnosis_date: readOnly("current_dpe_diagnosis_date"),
+  current_dpe_valid_until: readOnly("current_dpe_valid_until"),
+};
+
+const optionalFields = {
+  number_of_room: z.number().int("Must be an integer").min(0).max(1000).nullish(),
+  orientation: text(50).nullish(),
+  building: text(100).nullish(),
+  floor: z.number().int("Must be an integer").min(-20).max(300).nullish(),
+  owner_id: uuid.nullish(),
+  lot_number: text(50).nullish(),
+  housing_tax: amount.nullish(),
+  property_tax: amount.nullish(),
+  acquisition_price: amount.nullish(),
+  rent_amount: amount.nullish(),
+  construction_date: dateTime.nullish(),
+  renovation_date: dateTime.nullish(),
+  address: text(1000).nullish(),
+  other_detail: text(5000).nullish(),
+};
+
+const name = text(255);
+const area = z.number().finite().gt(0, "Must be greater than 0").max(1e7);
+const fiscalIdentifier = text(50);
+
+export const createEstateSchema = z.strictObject({
+  name,
+  estate_type_id: uuid,
+  area,
+  fiscal_identifier: fiscalIdentifier,
+  /** Accepted when equal to the path place. */
+  place_id: uuid.optional(),
+  ...optionalFields,
+  ...readOnlyFields,
+});
+
+export const updateEstateSchema = z.strictObject({
+  name: notNull(name, "name").optional(),
+  estate_type_id: notNull(uuid, "estate_type_id").optional(),
+  area: notNull(area, "area").optional(),
+  fiscal_identifier: notNull(fiscalIdentifier, "fiscal_identifier").optional(),
+  place_id: notNull(uuid, "place_id").optional(),
+  ...optionalFields,
+  ...readOnlyFields,
+});
+
+export type CreateEstateInput = z.output<typeof createEstateSchema>;
+export type UpdateEstateInput = z.output<typeof updateEstateSchema>;

@@ -1,0 +1,27 @@
+import type { MediaEvent, MediaMetadata } from "../../events/media.ts";
+import type { Decider } from "../../platform/decider.ts";
+import { conflict } from "../../platform/errors.ts";
+
+/** The route has already stored the bytes (blob store) and measured them; this records the fact. */
+export type MediaCommand = { type: "RecordMediaUpload"; media: MediaMetadata };
+
+export type MediaState = { status: "absent" } | { status: "uploaded"; media: MediaMetadata };
+
+export const mediaDecider: Decider<MediaState, MediaCommand, MediaEvent> = {
+  initialState: () => ({ status: "absent" }),
+  evolve(state, event) {
+    switch (event.type) {
+      case "MediaUploaded":
+        return { status: "uploaded", media: event.data };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case "RecordMediaUpload":
+        if (state.status !== "absent") throw conflict(`Media ${command.media.media_id} already exists`);
+        return [{ type: "MediaUploaded", data: command.media }];
+    }
+  },
+};

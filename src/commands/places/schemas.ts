@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+/** A trimmed text field of bounded length; empty after trimming is refused. */
+export const text = (max: number) => z.string().trim().min(1, "Must not be empty").max(max);
+
+/** A required field on update: may be omitted, never null (null would remove it). */
+export const notNull = <S extends z.ZodType>(schema: S, field: string) =>
+  z.preprocess((value, ctx) => {
+    if (value !== null) return value;
+    ctx.addIssue({ code: "custom", message: `${field} is required and cannot be removed`, input: value });
+    return z.NEVER;
+  }, schema);
+
+const address = {
+  address_street: text(255).nullish(),
+  address_postal_code: text(20).nullish(),
+  address_city: text(255).nullish(),
+  address_country: text(100).nullish(),
+};
+
+export const createPlaceSchema = z.strictObject({
+  name: text(255),
+  description: text(2000).nullish(),
+  ...address,
+});
+
+export const updatePlaceSchema = z.strictObject({
+  name: notNull(text(255), "name").optional(),
+  description: text(2000).nullish(),
+  ...address,
+});
+
+export type CreatePlaceInput = z.output<typeof createPlaceSchema>;
+export type UpdatePlaceInput = z.output<typeof updatePlaceSchema>;

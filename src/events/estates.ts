@@ -1,0 +1,68 @@
+/**
+ * Estates: rental units inside a place. Stream `estate-<uuid>`.
+ * Moving to another place and changing the owner are events of their own, so the
+ * ownership history and the place history read straight from the log.
+ */
+
+export const estateStream = (id: string) => `estate-${id}`;
+
+export const orientations = [
+  "North",
+  "South",
+  "East",
+  "West",
+  "North-East",
+  "North-West",
+  "South-East",
+  "South-West",
+] as const;
+
+/** Fields changed by EstateUpdated (place_id and owner_id have their own events). */
+export interface EstateDetails {
+  name: string;
+  estate_type_id: string;
+  area: number;
+  number_of_room: number | null;
+  orientation: string | null;
+  building: string | null;
+  floor: number | null;
+  lot_number: string | null;
+  fiscal_identifier: string;
+  housing_tax: number | null;
+  property_tax: number | null;
+  acquisition_price: number | null;
+  /** The reference rent set by the landlord; a lease in force overrides it in the read model. */
+  rent_amount: number | null;
+  /** ISO 8601 timestamps (UTC). */
+  construction_date: string | null;
+  renovation_date: string | null;
+  address: string | null;
+  other_detail: string | null;
+}
+
+export type EstateEvent =
+  | {
+      type: "EstateCreated";
+      data: { estate_id: string; place_id: string; owner_id: string | null } & EstateDetails;
+    }
+  /** Only the fields that changed (null = removed); may be empty: updated_at still moves. */
+  | { type: "EstateUpdated"; data: { estate_id: string; changes: Partial<EstateDetails> } }
+  | { type: "EstateMoved"; data: { estate_id: string; from_place_id: string; to_place_id: string } }
+  | {
+      type: "EstateOwnershipTransferred";
+      data: {
+        estate_id: string;
+        previous_owner_id: string | null;
+        new_owner_id: string | null;
+        transferred_at: string;
+      };
+    }
+  | { type: "EstateDeleted"; data: { estate_id: string; place_id: string } };
+
+export const estateEventTypes = [
+  "EstateCreated",
+  "EstateUpdated",
+  "EstateMoved",
+  "EstateOwnershipTransferred",
+  "EstateDeleted",
+] as const;

@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Lessee events (stream `lessee-<uuid>`) and the email reservation events
+ * (stream `lessee_email-<tenant>-<sha256(lower(email))>`) that keep emails unique per tenant
+ * on every event store engine (DESIGN.md §1: invariants across aggregates).
+ */
+
+export const LESSEE_CATEGORIES = ["individual", "company/other", "guarantor"] as const;
+export type LesseeCategory = (typeof LESSEE_CATEGORIES)[number];
+
+export interface IdentityDocuments {
+  passport?: { number: string; expiry?: string | null; issuing_country?: string | null } | null;
+  id_card?: { number: string; expiry?: string | null; issuing_authority?: string | null } | null;
+  driving_license?: { number: string; expiry?: string | null } | null;
+}
+
+export interface PostalAddress {
+  street?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  country?: string | null;
+}
+
+export interface AdditionalAddresses {
+  work_address?: PostalAddress | null;
+  previous_address?: PostalAddress | null;
+}
+
+export interface AdditionalContacts {
+  emergency_contact?: { name: string; phone?: string | null; relationship?: string | null } | null;
+  references?: { name: string; phone?: string | null; type?: string | null }[] | null;
+}
+
+/** Every client-settable field of a lessee; absent optional fields are stored as null. */
+export interface LesseeData {
+  category: LesseeCategory;
+  title: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  legal_name: string | null;
+  birth_date: string | null;
+  birth_place: string | null;
+  email: string;
+  mobile_phone: string | null;
+  landline_phone: string | null;
+  address_street: string | null;
+  address_postal_code: string | null;
+  address_city: string | null;
+  address_country: string | null;
+  profession: string | null;
+  employer_name: string | null;
+  employer_phone: string | null;
+  monthly_income: number | null;
+  other_income: number | null;
+  bank_name: string | null;
+  iban: string | null;
+  bic: string | null;
+  additional_addresses: AdditionalAddresses | null;
+  identity_documents: IdentityDocuments | null;
+  additional_contacts: AdditionalContacts | null;
+  custom_fields: Record<string, unknown> | null;
+  auth_user_id: string | null;
+}
+
+export const LESSEE_FIELDS = [
+  "category",
+  "title",
+  "first_name",
+  "last_name",
+  "legal_name",
+  "birth_date",
+  "birth_place",
+  "email",
+  "mobile_phone",
+  "landline_phone",
+  "address_street",
+  "address_postal_code",
+  "address_city",
+  "address_country",
+  "profession",
+  "employer_name",
+  "employer_phone",
+  "monthly_income",
+  "other_income",
+  "bank_name",
+  "iban",
+  "bic",
+  "additional_addresses",
+  "identity_documents",
+  "additional_contacts",
+  "custom_fields",
+  "auth_user_id",
+] as const satisfies readonly (keyof LesseeData)[];
+
+/** Fields a LesseeUpdated may carry: everything but the email, which has its own event. */
+export type LesseeChanges = Partial<Omit<LesseeData, "email">>;
+
+export type LesseeEvent =
+  | { type: "LesseeRegistered"; data: { lessee_id: string } & LesseeData }
+  /** Only the fields whose value changed, with their new value (null = removed). */
+  | { type: "LesseeUpdated"; data: { lessee_id: string; changes: LesseeChanges } }
+  | { type: "LesseeEmailChanged"; data: { lessee_id: string; email: string; previous_email: string } }
+  | { type: "LesseeDeleted"; data: { lessee_id: string } }
+  /**
+   * Written by a create that found this lessee's email reservation orphaned (the creator
+   * reserved the email, then never registered): it fences the unfinished registration,
+   * which can no longer append to the stream. The lessee never existed for clients.
+   */
+  | { type: "LesseeRegistrationAbandoned"; data: { lessee_id: string; email: string } };
+
+export type LesseeEmailEvent =
+  /**
+   * `lessee_revision`: the lessee stream revision the reserving command expected before
+   * writing the email (-1 for a new lessee). Once the lessee stream has moved past it
+   * without holding the email, the reservation is stale and may be taken over.
+   */
+  | { type: "LesseeEmailReserved"; data: { lessee_id: string; email: string; lessee_revision: number } }
+  | { type: "LesseeEmailReleased"; data: { lessee_id: string; email: string } };
+
+export const LESSEE_EVENT_TYPES = [
+  "LesseeRegistered",
+  "LesseeUpdated",
+  "LesseeEmailChanged",
+  "LesseeDeleted",
+  "LesseeRegistrationAbandoned",
+] as const satisfies readonly LesseeEvent["type"][];
+
+export const lesseeStream = (id: string) => `lessee-${id}`;
+
+/** The key of email uniqueness: trimmed and lower-cased. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Hashed so any email gives a short, safe stream name. */
+export const lesseeEmailStream = (tenantId: string, normalizedEmail: string) =>
+  `lessee_email-${tenantId}-${createHash("sha256").update(normalizedEmail.toLowerCase()).digest("hex")}`;

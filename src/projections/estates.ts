@@ -1,0 +1,214 @@
+import { estateEventTypes } from "../events/estates.ts";
+import type { Sql } from "../platform/db.ts";
+import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
+import { type Projection, type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+
+/**
+ * The estates read models:
+ * - `estates`: one row per live estate. `reference_rent_amount` is the rent the landlord set;
+ *   `rental_status` and `rent_amount` are derived from `estate_lease_status` by
+ *   `syncRentalState` (RENTED if a lease is ACTIVE, else NOTICE if one is in NOTICE or
+ *   FINALISATION, else VACANT; the rent of that lease, else the reference rent).
+ *   The current_dpe_* columns exist for the energy-diagnosis area; this projection never writes them.
+ * - `estate_ownership_transfers`: one row per EstateOwnershipTransferred.
+ * - `estate_lease_status`: one row per lease of an estate (status, current rent). The leases
+ *   area will feed it from its events here; no event writes it yet.
+ */
+export const estateColumns = [
+  "tenant_id",
+  "id",
+  "place_id",
+  "name",
+  "estate_type_id",
+  "area",
+  "number_of_room",
+  "orientation",
+  "building",
+  "floor",
+  "owner_id",
+  "previous_owner_id",
+  "lot_number",
+  "fiscal_identifier",
+  "housing_tax",
+  "property_tax",
+  "acquisition_price",
+  "reference_rent_amount",
+  "construction_date",
+  "renovation_date",
+  "address",
+  "other_detail",
+  "revision",
+  "created_at",
+  "updated_at",
+] as const;
+
+const schema = `
+CREATE TABLE estates (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  place_id uuid NOT NULL,
+  name text NOT NULL,
+  estate_type_id uuid NOT NULL,
+  area numeric NOT NULL,
+  number_of_room integer,
+  orientation text,
+  building text,
+  floor integer,
+  owner_id uuid,
+  previous_owner_id uuid,
+  lot_number text,
+  fiscal_identifier text NOT NULL,
+  housing_tax numeric,
+  property_tax numeric,
+  acquisition_price numeric,
+  reference_rent_amount numeric,
+  rent_amount numeric,
+  rental_status text NOT NULL DEFAULT 'VACANT',
+  construction_date timestamptz,
+  renovation_date timestamptz,
+  address text,
+  other_detail text,
+  current_dpe_id uuid,
+  current_dpe_energy_label text,
+  current_dpe_ges_label text,
+  current_dpe_diagnosis_date date,
+  current_dpe_valid_until date,
+  revision bigint NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX estates_tenant_order ON estates (tenant_id, created_at, id);
+CREATE INDEX estates_place ON estates (tenant_id, place_id, created_at, id);
+CREATE INDEX estates_owner ON estates (tenant_id, owner_id);
+${tenantPolicy("estates")}
+
+CREATE TABLE estate_ownership_transfers (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  estate_id uuid NOT NULL,
+  previous_owner_id uuid,
+  new_owner_id uuid,
+  transferred_at timestamptz NOT NULL,
+  revision bigint NOT NULL
+);
+CREATE INDEX estate_ownership_transfers_estate ON estate_ownership_transfers (tenant_id, estate_id, revision);
+${tenantPolicy("estate_ownership_transfers")}
+
+CREATE TABLE estate_lease_status (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  estate_id uuid NOT NULL,
+  lease_id uuid NOT NULL,
+  status text NOT NULL,
+  rent_amount numeric
+);
+CREATE INDEX estate_lease_status_estate ON estate_lease_status (tenant_id, estate_id);
+${tenantPolicy("estate_lease_status")}`;
+
+export const estatesProjection: Projection = rowProjection({
+  name: "estates",
+  version: 1,
+  table: "estates",
+  extraTables: ["estate_ownership_transfers", "estate_lease_status"],
+  columns: estateColumns,
+  schema,
+  handles: estateEventTypes,
+  idOf: (event) => (event.data as { estate_id?: string }).estate_id ?? null,
+  evolve: evolveEstate,
+  after: afterEstates,
+});
+
+function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
+  const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
+  switch (event.type) {
+    case "EstateCreated": {
+      const { estate_id: _, rent_amount, ...fields } = event.data;
+      return {
+        ...fields,
+        reference_rent_amount: rent_amount,
+        previous_owner_id: null,
+        created_at: event.metadata.occurred_at,
+        ...stamp,
+      };
+    }
+    case "EstateUpdated": {
+      if (!row) return row;
+      const { rent_amount, ...changes } = event.data.changes as Row;
+      return {
+        ...row,
+        ...changes,
+        ...(rent_amount !== undefined ? { reference_rent_amount: rent_amount } : {}),
+        ...stamp,
+      };
+    }
+    case "EstateMoved":
+      return row && { ...row, place_id: event.data.to_place_id, ...stamp };
+    case "EstateOwnershipTransferred":
+      return (
+        row && {
+          ...row,
+          owner_id: event.data.new_owner_id,
+          previous_owner_id: event.data.previous_owner_id ?? row.previous_owner_id,
+          ...stamp,
+        }
+      );
+    case "EstateDeleted":
+      return null;
+    default:
+      return row;
+  }
+}
+
+async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
+  const transfers = events
+    .filter((e) => e.type === "EstateOwnershipTransferred")
+    .map((e) => ({
+      tenant_id: e.metadata.tenant_id,
+      id: e.event_id,
+      estate_id: e.data.estate_id,
+      previous_owner_id: e.data.previous_owner_id,
+      new_owner_id: e.data.new_owner_id,
+      transferred_at: e.data.transferred_at,
+      revision: Number(e.stream_revision),
+    }));
+  if (transfers.length > 0) {
+    await tx.query(
+      `INSERT INTO estate_ownership_transfers
+       SELECT * FROM jsonb_populate_recordset(NULL::estate_ownership_transfers, $1::jsonb)
+       ON CONFLICT (id) DO NOTHING`,
+      [JSON.stringify(transfers)],
+    );
+  }
+  const deleted = events.filter((e) => e.type === "EstateDeleted").map((e) => e.data.estate_id as string);
+  if (deleted.length > 0) {
+    await tx.query("DELETE FROM estate_ownership_transfers WHERE estate_id = ANY($1::uuid[])", [deleted]);
+  }
+  const touched = events
+    .filter((e) => e.type === "EstateCreated" || e.type === "EstateUpdated")
+    .map((e) => e.data.estate_id as string);
+  if (touched.length > 0) await syncRentalState(tx, [...new Set(touched)]);
+}
+
+/**
+ * Recomputes rental_status and rent_amount of the given estates from estate_lease_status
+ * (DESIGN.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
+ */
+export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<void> {
+  await tx.query(
+    `UPDATE estates e
+     SET rental_status = CASE l.status WHEN 'ACTIVE' THEN 'RENTED' WHEN 'NOTICE' THEN 'NOTICE'
+                                       WHEN 'FINALISATION' THEN 'NOTICE' ELSE 'VACANT' END,
+         rent_amount = CASE WHEN l.status IS NULL THEN e.reference_rent_amount
+                            ELSE coalesce(l.rent_amount, e.reference_rent_amount) END
+     FROM estates x
+     LEFT JOIN LATERAL (
+       SELECT s.status, s.rent_amount FROM estate_lease_status s
+       WHERE s.tenant_id = x.tenant_id AND s.estate_id = x.id
+         AND s.status IN ('ACTIVE', 'NOTICE', 'FINALISATION')
+       ORDER BY (s.status = 'ACTIVE') DESC
+       LIMIT 1
+     ) l ON true
+     WHERE e.id = x.id AND x.id = ANY($1::uuid[])`,
+    [estateIds],
+  );
+}

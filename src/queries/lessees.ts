@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/lessees/schemas.ts";
+import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound, validationError } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { readHistory } from "../platform/http/handleCommand.ts";
+import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import type { Row } from "../platform/projections/projection.ts";
+
+/** GET routes of the Lessees area: read models only, except the audit history (the event log). */
+
+const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
+const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString());
+
+/** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
+export function toLesseeResponse(row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;
+  out.created_at = iso(row.created_at);
+  out.updated_at = iso(row.updated_at);
+  return out;
+}
+
+export async function readLessee(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+): Promise<{ body: Record<string, unknown>; revision: number } | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+  );
+  return row ? { body: toLesseeResponse(row), revision: Number(row.revision) } : null;
+}
+
+/** Several lessees in the order of `ids` (bulk create answers); null when one is not projected yet. */
+export async function readLessees(sql: Sql, tenantId: string, ids: string[]): Promise<Record<string, unknown>[] | null> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [tenantId, ids]),
+  );
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  if (ids.some((id) => !byId.has(id))) return null;
+  return ids.map((id) => toLesseeResponse(byId.get(id)!));
+}
+
+const listQuery = z.strictObject({
+  ...pageQuery,
+  q: z.string().trim().min(1).max(255).optional().describe("Contained in the name, legal name or email"),
+  category: z.string().optional().describe(`One of ${LESSEE_CATEGORIES.join(", ")}`),
+  email: z.string().trim().min(1).max(254).optional().describe("Exact email, case-insensitive"),
+});
+type ListQuery = z.output<typeof listQuery>;
+
+const categoryError = (field: string) =>
+  validationError(INVALID_CATEGORY, [{ field, message: `Must be one of ${LESSEE_CATEGORIES.join(", ")}` }]);
+
+async function listLessees(sql: Sql, tenantId: string, query: ListQuery, category: LesseeCategory | undefined) {
+  const where = ["tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  if (category) {
+    params.push(category);
+    where.push(`category = $${params.length}`);
+  }
+  if (query.email) {
+    params.push(query.email.toLowerCase());
+    where.push(`lower(email) = $${params.length}`);
+  }
+  if (query.q) {
+    // strpos, not LIKE: the client's text is matched literally (no % or _ wildcards).
+    params.push(query.q.toLowerCase());
+    const p = `$${params.length}`;
+    where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
+      OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
+  }
+  const filter = where.join(" AND ");
+  return sql.asTenant(tenantId, async (tx) => {
+    const [{ total }] = await tx.query<{ total: number }>(`SELECT count(*)::int AS total FROM lessees WHERE ${filter}`, params);
+    const rows = await tx.query<Row>(
+      `SELECT ${SELECT} FROM lessees WHERE ${filter} ORDER BY created_at, id
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, query.limit, offsetOf(query)],
+    );
+    return { items: rows.map(toLesseeResponse), total, page: query.page, limit: query.limit };
+  });
+}
+
+const idParams = z.strictObject({ id: uuidSchema });
+
+const tag = { tags: ["Lessees"] };
+
+export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/lessees",
+    { schema: { ...tag, summary: "List lessees", querystring: listQuery } },
+    async (request, reply) => {
+      const { category } = request.query;
+      if (category !== undefined && !isLesseeCategory(category)) throw categoryError("category");
+      return sendPage(request, reply, await listLessees(sql, tenantOf(request), request.query, category));
+    },
+  );
+
+  // A wildcard, because `company/other` holds a slash (sent as is or as company%2Fother).
+  api.get(
+    "/api/lessees/type/*",
+    {
+      schema: {
+        ...tag,
+        summary: "List lessees of one category (individual, company/other, guarantor)",
+        querystring: listQuery.omit({ category: true }),
+      },
+    },
+    async (request, reply) => {
+      const type = categoryOfPath(request);
+      return sendPage(request, reply, await listLessees(sql, tenantOf(request), { ...request.query }, type));
+    },
+  );
+
+  api.get(
+    "/api/lessees/:id",
+    { schema: { ...tag, summary: "Get a lessee", params: idParams } },
+    async (request, reply) => {
+      const id = request.params.id.toLowerCase();
+      const found = await readLessee(sql, tenantOf(request), id);
+      if (!found) throw notFound("Lessee", id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/lessees/:id/history",
+    { schema: { ...tag, summary: "The lessee's events, oldest first (audit)", params: idParams } },
+    async (request) => {
+      const id = request.params.id.toLowerCase();
+      const history = await readHistory(request, lesseeStream(id), () => notFound("Lessee", id));
+      // A registration fenced off before it happened never existed for clients.
+      if (history[0]?.type === "LesseeRegistrationAbandoned") throw notFound("Lessee", id);
+      return history;
+    },
+  );
+}
+
+function categoryOfPath(request: FastifyRequest): LesseeCategory {
+  const raw = (request.params as Record<string, string>)["*"] ?? "";
+  let type = raw;
+  try {
+    type = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: refused below like any other unknown type.
+  }
+  type = type.replace(/\/+$/, "");
+  if (!isLesseeCategory(type)) throw categoryError("type");
+  return type;
+}

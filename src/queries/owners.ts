@@ -1,0 +1,106 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { ownerCategories } from "../events/owners.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { type Found, pick } from "./places.ts";
+
+/** GET routes of the Owners area, and the owner look-ups estates make. */
+
+const RESPONSE_COLUMNS = [
+  "id",
+  "category",
+  "first_name",
+  "last_name",
+  "legal_name",
+  "email",
+  "phone",
+  "address_street",
+  "address_postal_code",
+  "address_city",
+  "address_country",
+  "iban",
+  "bic",
+  "custom_fields",
+  "created_at",
+  "updated_at",
+] as const;
+const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+export async function readOwner(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT ${SELECT} FROM owners WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+  );
+  return row ? { body: pick(row, RESPONSE_COLUMNS), revision: Number(row.revision) } : null;
+}
+
+export async function ownerExists(sql: Sql, tenantId: string, id: string): Promise<boolean> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query("SELECT 1 FROM owners WHERE tenant_id = $1 AND id = $2", [tenantId, id]),
+  );
+  return rows.length > 0;
+}
+
+const ownerParams = z.strictObject({ owner_id: z.uuid("Must be a UUID") });
+const listQuery = z.strictObject({
+  ...pageQuery,
+  q: z.string().trim().min(1).max(255).optional().describe("Contained in the names, legal name or email"),
+  category: z.enum(ownerCategories).optional(),
+  email: z.string().trim().min(1).max(254).optional().describe("Exact email, case-insensitive"),
+});
+
+const tag = { tags: ["Owners"] };
+
+export async function ownerQueries(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get("/api/owners", { schema: { ...tag, summary: "List owners", querystring: listQuery } }, async (request, reply) => {
+    const tenantId = tenantOf(request);
+    const query = request.query;
+    const where = ["tenant_id = $1"];
+    const params: unknown[] = [tenantId];
+    if (query.category) {
+      params.push(query.category);
+      where.push(`category = $${params.length}`);
+    }
+    if (query.email) {
+      params.push(query.email.toLowerCase());
+      where.push(`lower(email) = $${params.length}`);
+    }
+    if (query.q) {
+      // strpos, not LIKE: the client's text is matched literally.
+      params.push(query.q.toLowerCase());
+      const p = `$${params.length}`;
+      where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
+        OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
+    }
+    const filter = where.join(" AND ");
+    const page = await sql.asTenant(tenantId, async (tx) => {
+      const [{ total }] = await tx.query(`SELECT count(*)::int AS total FROM owners WHERE ${filter}`, params);
+      const rows = await tx.query<Row>(
+        `SELECT ${SELECT} FROM owners WHERE ${filter} ORDER BY created_at, id
+         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, query.limit, offsetOf(query)],
+      );
+      return { items: rows.map((r) => pick(r, RESPONSE_COLUMNS)), total, page: query.page, limit: query.limit };
+    });
+    return sendPage(request, reply, page);
+  });
+
+  api.get(
+    "/api/owners/:owner_id",
+    { schema: { ...tag, summary: "Get an owner", params: ownerParams } },
+    async (request, reply) => {
+      const found = await readOwner(sql, tenantOf(request), request.params.owner_id);
+      if (!found) throw notFound("Owner", request.params.owner_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { codeFromName } from "../../src/commands/types/schemas.ts";
+import { type TypeCommand, typeDecider } from "../../src/commands/types/decider.ts";
+import type { TypeEvent } from "../../src/events/types.ts";
+import { fold } from "../../src/platform/decider.ts";
+import { ApiError } from "../../src/platform/errors.ts";
+
+const id = "0b6f9a8e-2222-4c3b-9d4e-000000000001";
+const given = (events: TypeEvent[]) => ({
+  when: (command: TypeCommand) => () => typeDecider.decide(command, fold(typeDecider, events)),
+});
+const command: TypeCommand = {
+  type: "CreateTenantType",
+  type_id: id,
+  kind: "room",
+  code: "wine_cellar",
+  name: "Wine cellar",
+  code_in_global_catalog: false,
+};
+
+function refusal(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("tenant type decider", () => {
+  it("creates a tenant type", () => {
+    expect(given([]).when(command)()).toEqual([
+      { type: "TenantTypeCreated", data: { type_id: id, kind: "room", code: "wine_cellar", name: "Wine cellar" } },
+    ]);
+  });
+
+  it("refuses a code already in the global catalog or already created (409 on code)", () => {
+    const global = refusal(given([]).when({ ...command, code: "kitchen", code_in_global_catalog: true }));
+    expect(global.status).toBe(409);
+    expect(global.details?.[0]?.field).toBe("code");
+    const again = refusal(given(given([]).when(command)()).when(command));
+    expect(again.status).toBe(409);
+  });
+
+  it("derives codes from names", () => {
+    expect(codeFromName("Cave à vin")).toBe("cave_a_vin");
+    expect(codeFromName("  Salle de jeux!! ")).toBe("salle_de_jeux");
+    expect(codeFromName("***")).toBe("type");
+  });
+});

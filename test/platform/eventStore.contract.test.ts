@@ -1,0 +1,533 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import {
+  comparePositions,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+  START,
+  WrongExpectedRevisionError,
+} from "../../src/platform/eventstore/eventStore.ts";
+import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+import { appendToStream as insertEvents } from "../../src/platform/eventstore/postgres/appendToStream.ts";
+import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { openTransaction } from "../support/openTransaction.ts";
+import { createTestDatabase } from "../support/testDatabase.ts";
+
+/**
+ * One contract, every adapter: embedded always, PostgreSQL with TEST_DATABASE_URL, EventStoreDB
+ * with EVENTSTORE_URL. Tests only look at positions after the head they start from, so they also
+ * hold on an EventStoreDB server that already has a log (and system events).
+ */
+
+interface Fixture {
+  store: EventStore;
+  /** A fresh, empty log (not the case for a shared EventStoreDB server). */
+  fresh: boolean;
+  /** The PostgreSQL database url, for raw transactions. */
+  url?: string;
+  /** A second instance over the same log, as another process would have. */
+  another?: () => Promise<{ store: EventStore; close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[] = [
+  {
+    name: "embedded",
+    available: true,
+    async open() {
+      const db = await createTestDatabase("embedded");
+      const store = createPostgresEventStore(db.sql);
+      return { store, fresh: true, close: async () => (await store.close(), await db.drop()) };
+    },
+  },
+  {
+    name: "postgres",
+    available: Boolean(process.env.TEST_DATABASE_URL),
+    async open() {
+      const db = await createTestDatabase("postgres");
+      const store = createPostgresEventStore(db.sql);
+      return {
+        store,
+        fresh: true,
+        url: db.url,
+        async another() {
+          const sql: Sql = createPostgresSql(db.url!, { max: 2 });
+          const other = createPostgresEventStore(sql);
+          return { store: other, close: async () => (await other.close(), await sql.close()) };
+        },
+        close: async () => (await store.close(), await db.drop()),
+      };
+    },
+  },
+  {
+    name: "eventstoredb",
+    available: Boolean(process.env.EVENTSTORE_URL),
+    async open() {
+      const url = process.env.EVENTSTORE_URL!;
+      const store = createEventStoreDbEventStore(url);
+      return {
+        store,
+        fresh: false,
+        async another() {
+          const other = createEventStoreDbEventStore(url);
+          return { store: other, close: () => other.close() };
+        },
+        close: () => store.close(),
+      };
+    },
+  },
+];
+
+const stream = (category = "test") => `${category}-${randomUUID()}`;
+
+function newEvent(type = "Tested", data: Record<string, unknown> = {}, schema_version?: number): NewEvent {
+  return {
+    event_id: randomUUID(),
+    type,
+    schema_version,
+    data: { n: Math.random(), ...data },
+    metadata: {
+      tenant_id: randomUUID(),
+      actor_key_id: null,
+      correlation_id: randomUUID(),
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+    },
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<WrongExpectedRevisionError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+  return error as WrongExpectedRevisionError;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await sleep(20);
+  }
+}
+
+const ids = (events: { event_id: string }[]) => events.map((e) => e.event_id);
+
+function expectIncreasing(positions: Position[]) {
+  for (let i = 1; i < positions.length; i++) {
+    expect(comparePositions(positions[i - 1], positions[i])).toBe(-1);
+  }
+}
+
+for (const adapter of adapters) {
+  describe.skipIf(!adapter.available)(`event store contract: ${adapter.name}`, () => {
+    let fixture: Fixture;
+    let store: EventStore;
+    /** Where the log ended when a test began: it reads only what comes after. */
+    const head = async () => (await store.headPosition()) ?? START;
+
+    beforeAll(async () => {
+      fixture = await adapter.open();
+      store = fixture.store;
+    });
+    afterAll(async () => {
+      await fixture?.close();
+    });
+
+    it("reports its engine", () => {
+      expect(store.engine).toBe(adapter.name);
+    });
+
+    it("starts empty when fresh: no head, nothing to read", async () => {
+      if (!fixture.fresh) return;
+      expect(await store.headPosition()).toBeNull();
+      expect(await store.readAll()).toEqual([]);
+      expect(await store.readAll({ after: START })).toEqual([]);
+    });
+
+    describe("appendToStream with each expected-revision mode", () => {
+      it("no_stream: creates a new stream at revision 0, refuses an existing one", async () => {
+        const name = stream();
+        const first = await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+        expect(first.next_revision).toBe(0n);
+        const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" }));
+        expect(error.stream_name).toBe(name);
+        expect(error.expected).toBe("no_stream");
+        expect(error.actual).toBe(0n);
+        expect((await store.readStream(name)).length).toBe(1);
+      });
+
+      it("any: appends whether or not the stream exists", async () => {
+        const name = stream();
+        expect((await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision).toBe(0n);
+        expect((await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision).toBe(1n);
+        expect((await store.readStream(name)).map((e) => e.stream_revision)).toEqual([0n, 1n]);
+      });
+
+      it("stream_exists: refuses a new stream (actual no_stream), appends to an existing one", async () => {
+        const name = stream();
+        const error = await rejection(
+          store.appendToStream(name, [newEvent()], { expected_revision: "stream_exists" }),
+        );
+        expect(error.expected).toBe("stream_exists");
+        expect(error.actual).toBe("no_stream");
+        expect(await store.readStream(name)).toEqual([]);
+        await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+        const next = await store.appendToStream(name, [newEvent()], { expected_revision: "stream_exists" });
+        expect(next.next_revision).toBe(1n);
+      });
+
+      it("exact revision: appends at the current revision, refuses a stale, future or missing one", async () => {
+        const name = stream();
+        const missing = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: 0n }));
+        expect(missing.actual).toBe("no_stream");
+        expect(missing.expected).toBe(0n);
+
+        await store.appendToStream(name, [newEvent(), newEvent()], { expected_revision: "no_stream" });
+        const next = await store.appendToStream(name, [newEvent()], { expected_revision: 1n });
+        expect(next.next_revision).toBe(2n);
+
+        for (const expected of [1n, 0n, 5n] as ExpectedRevision[]) {
+          const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: expected }));
+          expect(error.expected).toBe(expected);
+          expect(error.actual).toBe(2n);
+        }
+        expect((await store.readStream(name)).map((e) => e.stream_revision)).toEqual([0n, 1n, 2n]);
+      });
+
+      it("several events take consecutive revisions; the result names the last one and its position", async () => {
+        const name = stream();
+        const from = await head();
+        const events = [newEvent("A"), newEvent("B"), newEvent("C")];
+        const result = await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        expect(result.next_revision).toBe(2n);
+        const read = await store.readAll({ after: from });
+        expect(ids(read)).toEqual(ids(events));
+        // Waiting for projectors to pass result.position must mean the whole write is projected.
+        expect(comparePositions(result.position, read[2].position)).toBe(0);
+        expect(await store.headPosition()).toEqual(read[2].position);
+      });
+    });
+
+    describe("concurrency", () => {
+      it("concurrent appends at the same expected revision: exactly one wins", async () => {
+        const name = stream();
+        const attempts = Array.from({ length: 8 }, () => [newEvent(), newEvent()]);
+        const results = await Promise.allSettled(
+          attempts.map((events) => store.appendToStream(name, events, { expected_revision: "no_stream" })),
+        );
+        const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i] : []));
+        expect(won.length).toBe(1);
+        for (const r of results) {
+          if (r.status === "rejected") {
+            expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
+            expect(r.reason.actual).toBe(1n);
+          }
+        }
+        expect(ids(await store.readStream(name))).toEqual(ids(attempts[won[0]]));
+
+        const again = await Promise.allSettled(
+          attempts.map(() => store.appendToStream(name, [newEvent()], { expected_revision: 1n })),
+        );
+        expect(again.filter((r) => r.status === "fulfilled").length).toBe(1);
+        expect((await store.readStream(name)).map((e) => e.stream_revision)).toEqual([0n, 1n, 2n]);
+      });
+    });
+
+    describe("idempotent append by event id", () => {
+      it("the same events at the same expected revision twice: one copy, the same result", async () => {
+        const name = stream();
+        const events = [newEvent(), newEvent()];
+        const first = await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        const second = await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        expect(second).toEqual(first);
+        expect(ids(await store.readStream(name))).toEqual(ids(events));
+
+        const more = [newEvent()];
+        const third = await store.appendToStream(name, more, { expected_revision: 1n });
+        expect(await store.appendToStream(name, more, { expected_revision: 1n })).toEqual(third);
+        expect(ids(await store.readStream(name))).toEqual(ids([...events, ...more]));
+      });
+
+      it("the same ids but new events in between is a conflict, not a replay", async () => {
+        const name = stream();
+        const events = [newEvent()];
+        await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        await store.appendToStream(name, [newEvent()], { expected_revision: 0n });
+        const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: 0n }));
+        expect(error.actual).toBe(1n);
+        expect((await store.readStream(name)).length).toBe(2);
+      });
+    });
+
+    describe("readStream", () => {
+      it("returns the stream in revision order with every field; from_revision and max_count", async () => {
+        const name = stream("lessee");
+        const events = [newEvent("LesseeRegistered", { email: "a@b.fr" }, 2), newEvent("X"), newEvent("Y")];
+        await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        await store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+        await store.appendToStream(name, [newEvent("Z")], { expected_revision: 2n });
+
+        const all = await store.readStream(name);
+        expect(all.map((e) => e.type)).toEqual(["LesseeRegistered", "X", "Y", "Z"]);
+        expect(all.map((e) => e.stream_revision)).toEqual([0n, 1n, 2n, 3n]);
+        const [first] = all;
+        expect(first).toMatchObject({
+          event_id: events[0].event_id,
+          type: "LesseeRegistered",
+          schema_version: 2,
+          data: events[0].data,
+          stream_name: name,
+        });
+        // The metadata is exactly the port's: no engine bookkeeping (schema_version) leaks in.
+        expect(first.metadata).toEqual(events[0].metadata);
+        expect(all[1].schema_version).toBe(1);
+        expect(Number.isNaN(Date.parse(first.created_at))).toBe(false);
+        expectIncreasing(all.map((e) => e.position));
+
+        expect((await store.readStream(name, { from_revision: 2n })).map((e) => e.type)).toEqual(["Y", "Z"]);
+        expect((await store.readStream(name, { max_count: 2 })).map((e) => e.type)).toEqual(["LesseeRegistered", "X"]);
+        expect((await store.readStream(name, { from_revision: 1n, max_count: 2 })).map((e) => e.type)).toEqual([
+          "X",
+          "Y",
+        ]);
+        expect(await store.readStream(name, { from_revision: 4n })).toEqual([]);
+      });
+
+      it("returns [] for an unknown stream", async () => {
+        expect(await store.readStream(stream())).toEqual([]);
+      });
+    });
+
+    describe("readAll", () => {
+      it("from START: the whole log in order (exactly, on a fresh log)", async () => {
+        const name = stream();
+        const events = [newEvent(), newEvent()];
+        await store.appendToStream(name, events, { expected_revision: "any" });
+        const fromStart = await store.readAll({ after: START, max_count: 1000 });
+        expect(fromStart.length).toBeGreaterThan(0);
+        expect(fromStart.every((e) => !e.type.startsWith("$"))).toBe(true);
+        expectIncreasing(fromStart.map((e) => e.position));
+        expect(ids(await store.readAll({ max_count: 1000 }))).toEqual(ids(fromStart));
+        if (fixture.fresh) {
+          const everything: RecordedEvent[] = [];
+          for (let after = START; ; ) {
+            const page = await store.readAll({ after, max_count: 50 });
+            if (page.length === 0) break;
+            everything.push(...page);
+            after = page[page.length - 1].position;
+          }
+          expect(ids(everything.slice(-2))).toEqual(ids(events));
+          expect(ids(everything.slice(0, fromStart.length))).toEqual(ids(fromStart));
+        }
+      });
+
+      it("from a position: strictly after it, in append order across streams, max_count pages", async () => {
+        const from = await head();
+        const a = stream("a");
+        const b = stream("b");
+        const appended: NewEvent[] = [];
+        const append = async (name: string, expected: ExpectedRevision) => {
+          const e = newEvent();
+          appended.push(e);
+          await store.appendToStream(name, [e], { expected_revision: expected });
+        };
+        await append(a, "no_stream");
+        await append(b, "no_stream");
+        await append(a, 0n);
+        await append(b, 0n);
+        await append(b, 1n);
+
+        const read = await store.readAll({ after: from });
+        expect(ids(read)).toEqual(ids(appended));
+        expect(read.map((e) => e.stream_name)).toEqual([a, b, a, b, b]);
+        expectIncreasing(read.map((e) => e.position));
+
+        // Exclusive: the event at `after` itself is not returned again.
+        expect(ids(await store.readAll({ after: read[1].position }))).toEqual(ids(appended.slice(2)));
+        expect(ids(await store.readAll({ after: read[1].position, max_count: 2 }))).toEqual(ids(appended.slice(2, 4)));
+        expect(await store.readAll({ after: read[4].position })).toEqual([]);
+
+        const paged: RecordedEvent[] = [];
+        for (let after = from; ; ) {
+          const page = await store.readAll({ after, max_count: 2 });
+          expect(page.length).toBeLessThanOrEqual(2);
+          if (page.length === 0) break;
+          paged.push(...page);
+          after = page[page.length - 1].position;
+        }
+        expect(ids(paged)).toEqual(ids(appended));
+      });
+    });
+
+    it("headPosition is the position of the last committed event", async () => {
+      const name = stream();
+      const result = await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+      const head1 = await store.headPosition();
+      expect(head1).toEqual(result.position);
+      const [last] = await store.readStream(name);
+      expect(head1).toEqual(last.position);
+      const next = await store.appendToStream(name, [newEvent(), newEvent()], { expected_revision: 0n });
+      const head2 = await store.headPosition();
+      expect(head2).toEqual(next.position);
+      expect(comparePositions(head1!, head2!)).toBe(-1);
+    });
+
+    describe("subscribeToAll", () => {
+      it("catches up, then delivers live events in order; stop ends delivery", async () => {
+        const from = await head();
+        const name = stream();
+        const catchUp = [newEvent(), newEvent()];
+        await store.appendToStream(name, catchUp, { expected_revision: "no_stream" });
+
+        const received: RecordedEvent[] = [];
+        let inHandler = 0;
+        let overlapped = false;
+        const subscription = store.subscribeToAll({ after: from }, async (event) => {
+          // One event at a time: the next is not delivered before this handler finishes.
+          if (inHandler++ > 0) overlapped = true;
+          await sleep(5);
+          received.push(event);
+          inHandler--;
+        });
+        await waitFor(() => received.length >= 2);
+
+        const live = [newEvent(), newEvent()];
+        await store.appendToStream(name, [live[0]], { expected_revision: 1n });
+        await store.appendToStream(stream(), [live[1]], { expected_revision: "no_stream" });
+        await waitFor(() => received.length >= 4);
+        expect(ids(received)).toEqual(ids([...catchUp, ...live]));
+        expectIncreasing(received.map((e) => e.position));
+        expect(overlapped).toBe(false);
+
+        await subscription.stop();
+        await store.appendToStream(name, [newEvent()], { expected_revision: 2n });
+        await sleep(1500);
+        expect(received.length).toBe(4);
+      });
+
+      it("starts strictly after the given position", async () => {
+        const name = stream();
+        const events = [newEvent(), newEvent(), newEvent()];
+        await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        const [first] = await store.readStream(name);
+        const received: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: first.position }, (event) => {
+          if (event.stream_name === name) received.push(event);
+        });
+        try {
+          await waitFor(() => received.length >= 2);
+          await sleep(200);
+          expect(ids(received)).toEqual(ids(events.slice(1)));
+        } finally {
+          await subscription.stop();
+        }
+      });
+    });
+
+    describe("onAppended", () => {
+      it("fires after an append, not after unsubscribing", async () => {
+        let calls = 0;
+        const unsubscribe = store.onAppended(() => calls++);
+        await store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+        await waitFor(() => calls > 0);
+        unsubscribe();
+        await sleep(300);
+        const before = calls;
+        await store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+        await sleep(300);
+        expect(calls).toBe(before);
+      });
+
+      it("fires for appends made by another instance on the same log", async () => {
+        if (!fixture.another) return; // embedded: one process owns the database
+        const other = await fixture.another();
+        let calls = 0;
+        const unsubscribe = store.onAppended(() => calls++);
+        try {
+          // Let a lazily started listener (LISTEN, live subscription) get in place.
+          await sleep(500);
+          await other.store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+          await waitFor(() => calls > 0, 5000);
+        } finally {
+          unsubscribe();
+          await other.close();
+        }
+      });
+    });
+
+    describe("ordering under delayed commits (PostgreSQL)", () => {
+      for (const variant of ["inserted before", "inserted after"] as const) {
+        it(`a transaction still open holds readers back, then its event is delivered (${variant} the others)`, async () => {
+          if (!fixture.url) return; // embedded has a single connection: no concurrent transactions
+          const first = newEvent("First");
+          const late = newEvent("Late");
+          const other = newEvent("Other");
+          const firstAt = (await store.appendToStream(stream(), [first], { expected_revision: "no_stream" })).position;
+
+          const received: RecordedEvent[] = [];
+          const subscription = store.subscribeToAll({ after: firstAt }, (e) => {
+            received.push(e);
+          });
+          const tx = await openTransaction(fixture.url);
+          try {
+            if (variant === "inserted before") {
+              await insertEvents(tx.sql, stream(), [late], "no_stream");
+              await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+            } else {
+              // The late transaction starts (takes its id) first but writes after the other commits,
+              // so its row has a larger sequence number yet belongs before the other in the log.
+              await tx.sql.query("SELECT pg_current_xact_id()");
+              await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+              await insertEvents(tx.sql, stream(), [late], "no_stream");
+            }
+
+            // The other event is committed but lies past the open transaction: nobody may see it yet,
+            // or a reader would move its checkpoint past the late event and skip it.
+            expect(await store.readAll({ after: firstAt })).toEqual([]);
+            expect(await store.headPosition()).toEqual(firstAt);
+            await sleep(1500);
+            expect(received).toEqual([]);
+
+            await tx.commit();
+          } catch (error) {
+            await tx.rollback().catch(() => {});
+            throw error;
+          }
+          try {
+            const read = await store.readAll({ after: firstAt });
+            expect(ids(read)).toEqual(ids([late, other]));
+            expectIncreasing(read.map((e) => e.position));
+            if (variant === "inserted after") expect(read[0].position.prepare > read[1].position.prepare).toBe(true);
+            expect(await store.headPosition()).toEqual(read[1].position);
+            // The subscriber resumes: the late event arrives, before the other, and nothing is skipped.
+            await waitFor(() => received.length >= 2);
+            await sleep(200);
+            expect(ids(received)).toEqual(ids([late, other]));
+          } finally {
+            await subscription.stop();
+          }
+        });
+      }
+
+      it("a rolled-back transaction releases readers without leaving a gap", async () => {
+        if (!fixture.url) return;
+        const from = await head();
+        const tx = await openTransaction(fixture.url);
+        await insertEvents(tx.sql, stream(), [newEvent("Never")], "no_stream");
+        const other = newEvent("Other");
+        await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+        expect(await store.readAll({ after: from })).toEqual([]);
+        await tx.rollback();
+        expect(ids(await store.readAll({ after: from }))).toEqual(ids([other]));
+      });
+    });
+  });
+}
