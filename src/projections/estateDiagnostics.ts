@@ -21,8 +21,9 @@ const COLUMNS = [
 ] as const;
 
 /**
- * The `estate_diagnostics` read model: one row per diagnostic. `revision` is the revision of
- * the estate's diagnostics stream at the row's last change.
+ * The `estate_diagnostics` read model: one row per diagnostic. All diagnostics of an estate share
+ * one stream, so `revision` (the ETag, checked by If-Match on DELETE) is that stream's current
+ * revision on every row of the estate.
  */
 export const estateDiagnosticsProjection: Projection = rowProjection({
   name: "estate_diagnostics",
@@ -82,5 +83,18 @@ ${tenantPolicy("estate_diagnostics")}`,
       default:
         return row;
     }
+  },
+  async after(tx, events) {
+    const latest = new Map<string, number>();
+    for (const e of events) {
+      if (e.type.startsWith("EstateDiagnostic")) latest.set(e.data.estate_id, Number(e.stream_revision));
+    }
+    if (latest.size === 0) return;
+    await tx.query(
+      `UPDATE estate_diagnostics d SET revision = v.revision
+       FROM unnest($1::uuid[], $2::bigint[]) AS v(estate_id, revision)
+       WHERE d.estate_id = v.estate_id AND d.revision < v.revision`,
+      [[...latest.keys()], [...latest.values()]],
+    );
   },
 });

@@ -1,7 +1,12 @@
 import { estateEventTypes } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
-import { type Projection, type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
 
 /**
  * The estates read models:

@@ -1,6 +1,11 @@
 import { ownerEventTypes } from "../events/owners.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
-import { type Projection, type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
 
 /** The `owners` read model: one row per live owner; `revision` is the stream revision (ETag). */
 export const ownerColumns = [

@@ -1,6 +1,11 @@
 import { placeEventTypes } from "../events/places.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
-import { type Projection, type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
 
 /** The `places` read model: one row per live place; `revision` is the stream revision (ETag). */
 export const placeColumns = [

@@ -1,6 +1,11 @@
 import { roomEventTypes } from "../events/rooms.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
-import { type Projection, type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
 
 /** The `rooms` read model: one row per live room; estates read it to refuse deleting a furnished estate. */
 export const roomColumns = [

@@ -22,7 +22,8 @@ const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 /** The list order: stable, and the tail of every list index. */
 const ORDER = "ORDER BY created_at, id";
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
+const iso = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
 
 export function toEnergyDiagnosisResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -38,7 +39,10 @@ export async function readEnergyDiagnosis(
   diagnosisId: string,
 ): Promise<{ body: Record<string, unknown>; revision: number } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(`SELECT ${SELECT} FROM energy_diagnoses WHERE tenant_id = $1 AND id = $2`, [tenantId, diagnosisId]),
+    tx.query<Row>(`SELECT ${SELECT} FROM energy_diagnoses WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      diagnosisId,
+    ]),
   );
   return row ? { body: toEnergyDiagnosisResponse(row), revision: Number(row.revision) } : null;
 }
@@ -102,11 +106,15 @@ const tag = { tags: ["Energy Diagnosis"] };
 export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
   const { sql } = app.platform;
 
-  app.get("/api/energy-diagnoses", { schema: { ...tag, querystring: listEnergyDiagnosesQuery } }, async (request, reply) => {
-    const query = request.query as ListEnergyDiagnosesQuery;
-    const result = await listEnergyDiagnoses(sql, tenantOf(request), query);
-    return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
-  });
+  app.get(
+    "/api/energy-diagnoses",
+    { schema: { ...tag, querystring: listEnergyDiagnosesQuery } },
+    async (request, reply) => {
+      const query = request.query as ListEnergyDiagnosesQuery;
+      const result = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
+    },
+  );
 
   app.get(
     "/api/energy-diagnoses/:id",
@@ -150,15 +158,28 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const { place_id: placeId, estate_id: estateId } = request.params as { place_id: string; estate_id: string };
+      const { place_id: placeId, estate_id: estateId } = request.params as {
+        place_id: string;
+        estate_id: string;
+      };
       const query = request.query as z.output<typeof estateEnergyDiagnosesQuery>;
       if (!(await findPlace(sql, tenantId, placeId))) throw notFound("Place", placeId);
       const estatePlace = await findEstatePlace(sql, tenantId, estateId);
       if (!estatePlace) throw notFound("Estate", estateId);
       if (estatePlace !== placeId) {
-        throw fieldError("place_id", `Estate ${estateId} does not belong to place ${placeId}`, `Estate ${estateId} does not belong to place ${placeId}`);
+        throw fieldError(
+          "place_id",
+          `Estate ${estateId} does not belong to place ${placeId}`,
+          `Estate ${estateId} does not belong to place ${placeId}`,
+        );
       }
-      const result = await page(sql, tenantId, "tenant_id = $1 AND estate_id = $2", [tenantId, estateId], query);
+      const result = await page(
+        sql,
+        tenantId,
+        "tenant_id = $1 AND estate_id = $2",
+        [tenantId, estateId],
+        query,
+      );
       return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
     },
   );

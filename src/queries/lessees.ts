@@ -16,7 +16,8 @@ import type { Row } from "../platform/projections/projection.ts";
 const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString());
+const iso = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString();
 
 /** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
 export function toLesseeResponse(row: Row): Record<string, unknown> {
@@ -39,9 +40,16 @@ export async function readLessee(
 }
 
 /** Several lessees in the order of `ids` (bulk create answers); null when one is not projected yet. */
-export async function readLessees(sql: Sql, tenantId: string, ids: string[]): Promise<Record<string, unknown>[] | null> {
+export async function readLessees(
+  sql: Sql,
+  tenantId: string,
+  ids: string[],
+): Promise<Record<string, unknown>[] | null> {
   const rows = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [tenantId, ids]),
+    tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
+      tenantId,
+      ids,
+    ]),
   );
   const byId = new Map(rows.map((r) => [String(r.id), r]));
   if (ids.some((id) => !byId.has(id))) return null;
@@ -51,7 +59,10 @@ export async function readLessees(sql: Sql, tenantId: string, ids: string[]): Pr
 const listQuery = z.strictObject({
   ...pageQuery,
   q: z.string().trim().min(1).max(255).optional().describe("Contained in the name, legal name or email"),
-  category: z.string().optional().describe(`One of ${LESSEE_CATEGORIES.join(", ")}`),
+  category: z
+    .string()
+    .optional()
+    .describe(`One of ${LESSEE_CATEGORIES.join(", ")}`),
   email: z.string().trim().min(1).max(254).optional().describe("Exact email, case-insensitive"),
 });
 type ListQuery = z.output<typeof listQuery>;
@@ -59,7 +70,12 @@ type ListQuery = z.output<typeof listQuery>;
 const categoryError = (field: string) =>
   validationError(INVALID_CATEGORY, [{ field, message: `Must be one of ${LESSEE_CATEGORIES.join(", ")}` }]);
 
-async function listLessees(sql: Sql, tenantId: string, query: ListQuery, category: LesseeCategory | undefined) {
+async function listLessees(
+  sql: Sql,
+  tenantId: string,
+  query: ListQuery,
+  category: LesseeCategory | undefined,
+) {
   const where = ["tenant_id = $1"];
   const params: unknown[] = [tenantId];
   if (category) {
@@ -79,7 +95,10 @@ async function listLessees(sql: Sql, tenantId: string, query: ListQuery, categor
   }
   const filter = where.join(" AND ");
   return sql.asTenant(tenantId, async (tx) => {
-    const [{ total }] = await tx.query<{ total: number }>(`SELECT count(*)::int AS total FROM lessees WHERE ${filter}`, params);
+    const [{ total }] = await tx.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM lessees WHERE ${filter}`,
+      params,
+    );
     const rows = await tx.query<Row>(
       `SELECT ${SELECT} FROM lessees WHERE ${filter} ORDER BY created_at, id
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -148,15 +167,9 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
   );
 }
 
+/** The router has already percent-decoded the wildcard, `company%2Fother` included. */
 function categoryOfPath(request: FastifyRequest): LesseeCategory {
-  const raw = (request.params as Record<string, string>)["*"] ?? "";
-  let type = raw;
-  try {
-    type = decodeURIComponent(raw);
-  } catch {
-    // Not valid percent-encoding: refused below like any other unknown type.
-  }
-  type = type.replace(/\/+$/, "");
+  const type = ((request.params as Record<string, string>)["*"] ?? "").replace(/\/+$/, "");
   if (!isLesseeCategory(type)) throw categoryError("type");
   return type;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { text } from "../commands/places/schemas.ts";
 import { ownerCategories } from "../events/owners.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -49,9 +50,9 @@ export async function ownerExists(sql: Sql, tenantId: string, id: string): Promi
 const ownerParams = z.strictObject({ owner_id: z.uuid("Must be a UUID") });
 const listQuery = z.strictObject({
   ...pageQuery,
-  q: z.string().trim().min(1).max(255).optional().describe("Contained in the names, legal name or email"),
+  q: text(255).optional().describe("Contained in the names, legal name or email"),
   category: z.enum(ownerCategories).optional(),
-  email: z.string().trim().min(1).max(254).optional().describe("Exact email, case-insensitive"),
+  email: text(254).optional().describe("Exact email, case-insensitive"),
 });
 
 const tag = { tags: ["Owners"] };
@@ -60,38 +61,50 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
 
-  api.get("/api/owners", { schema: { ...tag, summary: "List owners", querystring: listQuery } }, async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const query = request.query;
-    const where = ["tenant_id = $1"];
-    const params: unknown[] = [tenantId];
-    if (query.category) {
-      params.push(query.category);
-      where.push(`category = $${params.length}`);
-    }
-    if (query.email) {
-      params.push(query.email.toLowerCase());
-      where.push(`lower(email) = $${params.length}`);
-    }
-    if (query.q) {
-      // strpos, not LIKE: the client's text is matched literally.
-      params.push(query.q.toLowerCase());
-      const p = `$${params.length}`;
-      where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
+  api.get(
+    "/api/owners",
+    { schema: { ...tag, summary: "List owners", querystring: listQuery } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const query = request.query;
+      const where = ["tenant_id = $1"];
+      const params: unknown[] = [tenantId];
+      if (query.category) {
+        params.push(query.category);
+        where.push(`category = $${params.length}`);
+      }
+      if (query.email) {
+        params.push(query.email.toLowerCase());
+        where.push(`lower(email) = $${params.length}`);
+      }
+      if (query.q) {
+        // strpos, not LIKE: the client's text is matched literally.
+        params.push(query.q.toLowerCase());
+        const p = `$${params.length}`;
+        where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
         OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
-    }
-    const filter = where.join(" AND ");
-    const page = await sql.asTenant(tenantId, async (tx) => {
-      const [{ total }] = await tx.query(`SELECT count(*)::int AS total FROM owners WHERE ${filter}`, params);
-      const rows = await tx.query<Row>(
-        `SELECT ${SELECT} FROM owners WHERE ${filter} ORDER BY created_at, id
+      }
+      const filter = where.join(" AND ");
+      const page = await sql.asTenant(tenantId, async (tx) => {
+        const [{ total }] = await tx.query(
+          `SELECT count(*)::int AS total FROM owners WHERE ${filter}`,
+          params,
+        );
+        const rows = await tx.query<Row>(
+          `SELECT ${SELECT} FROM owners WHERE ${filter} ORDER BY created_at, id
          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, query.limit, offsetOf(query)],
-      );
-      return { items: rows.map((r) => pick(r, RESPONSE_COLUMNS)), total, page: query.page, limit: query.limit };
-    });
-    return sendPage(request, reply, page);
-  });
+          [...params, query.limit, offsetOf(query)],
+        );
+        return {
+          items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
+          total,
+          page: query.page,
+          limit: query.limit,
+        };
+      });
+      return sendPage(request, reply, page);
+    },
+  );
 
   api.get(
     "/api/owners/:owner_id",

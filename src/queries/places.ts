@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { text } from "../commands/places/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -25,10 +26,18 @@ const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 /** A timestamp as ISO 8601 UTC (read models give Date objects). */
 export const iso = (v: unknown) =>
-  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+  v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v.toISOString()
+      : new Date(String(v)).toISOString();
 
 /** Picks `columns` of a row, timestamps ISO; nothing internal (tenant, revision) leaks. */
-export function pick(row: Row, columns: readonly string[], timestamps: readonly string[] = []): Record<string, unknown> {
+export function pick(
+  row: Row,
+  columns: readonly string[],
+  timestamps: readonly string[] = [],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const c of columns) out[c] = row[c] ?? null;
   for (const c of ["created_at", "updated_at", ...timestamps]) if (c in out) out[c] = iso(row[c]);
@@ -63,8 +72,8 @@ export const placeParams = z.strictObject({ place_id: z.uuid("Must be a UUID") }
 
 const listQuery = z.strictObject({
   ...pageQuery,
-  q: z.string().trim().min(1).max(255).optional().describe("Contained in the name or the city"),
-  city: z.string().trim().min(1).max(255).optional().describe("Exact city, case-insensitive"),
+  q: text(255).optional().describe("Contained in the name or the city"),
+  city: text(255).optional().describe("Exact city, case-insensitive"),
 });
 
 const tag = { tags: ["Places"] };
@@ -73,33 +82,45 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
 
-  api.get("/api/places", { schema: { ...tag, summary: "List places", querystring: listQuery } }, async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const query = request.query;
-    const where = ["tenant_id = $1"];
-    const params: unknown[] = [tenantId];
-    if (query.q) {
-      params.push(query.q.toLowerCase());
-      where.push(
-        `(strpos(lower(name), $${params.length}) > 0 OR strpos(lower(coalesce(address_city, '')), $${params.length}) > 0)`,
-      );
-    }
-    if (query.city) {
-      params.push(query.city.toLowerCase());
-      where.push(`lower(address_city) = $${params.length}`);
-    }
-    const filter = where.join(" AND ");
-    const page = await sql.asTenant(tenantId, async (tx) => {
-      const [{ total }] = await tx.query(`SELECT count(*)::int AS total FROM places WHERE ${filter}`, params);
-      const rows = await tx.query<Row>(
-        `SELECT ${SELECT} FROM places WHERE ${filter} ORDER BY created_at, id
+  api.get(
+    "/api/places",
+    { schema: { ...tag, summary: "List places", querystring: listQuery } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const query = request.query;
+      const where = ["tenant_id = $1"];
+      const params: unknown[] = [tenantId];
+      if (query.q) {
+        params.push(query.q.toLowerCase());
+        where.push(
+          `(strpos(lower(name), $${params.length}) > 0 OR strpos(lower(coalesce(address_city, '')), $${params.length}) > 0)`,
+        );
+      }
+      if (query.city) {
+        params.push(query.city.toLowerCase());
+        where.push(`lower(address_city) = $${params.length}`);
+      }
+      const filter = where.join(" AND ");
+      const page = await sql.asTenant(tenantId, async (tx) => {
+        const [{ total }] = await tx.query(
+          `SELECT count(*)::int AS total FROM places WHERE ${filter}`,
+          params,
+        );
+        const rows = await tx.query<Row>(
+          `SELECT ${SELECT} FROM places WHERE ${filter} ORDER BY created_at, id
          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, query.limit, offsetOf(query)],
-      );
-      return { items: rows.map((r) => pick(r, RESPONSE_COLUMNS)), total, page: query.page, limit: query.limit };
-    });
-    return sendPage(request, reply, page);
-  });
+          [...params, query.limit, offsetOf(query)],
+        );
+        return {
+          items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
+          total,
+          page: query.page,
+          limit: query.limit,
+        };
+      });
+      return sendPage(request, reply, page);
+    },
+  );
 
   api.get(
     "/api/places/:place_id",

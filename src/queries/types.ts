@@ -39,10 +39,10 @@ export async function typeExists(sql: Sql, tenantId: string, kind: TypeKind, id:
 }
 
 export async function globalCodeExists(sql: Sql, kind: TypeKind, code: string): Promise<boolean> {
-  const rows = await sql.query("SELECT 1 FROM types_catalog WHERE tenant_id IS NULL AND kind = $1 AND code = $2", [
-    kind,
-    code,
-  ]);
+  const rows = await sql.query(
+    "SELECT 1 FROM types_catalog WHERE tenant_id IS NULL AND kind = $1 AND code = $2",
+    [kind, code],
+  );
   return rows.length > 0;
 }
 
@@ -54,12 +54,23 @@ export async function readType(sql: Sql, tenantId: string, kind: TypeKind, id: s
 }
 
 /** Path segment of each kind: /api/types/estates|rooms|equipment. */
-export const typeSegments: Record<TypeKind, string> = { estate: "estates", room: "rooms", equipment: "equipment" };
-const typeLabels: Record<TypeKind, string> = { estate: "Estate type", room: "Room type", equipment: "Equipment type" };
+export const typeSegments: Record<TypeKind, string> = {
+  estate: "estates",
+  room: "rooms",
+  equipment: "equipment",
+};
+const typeLabels: Record<TypeKind, string> = {
+  estate: "Estate type",
+  room: "Room type",
+  equipment: "Equipment type",
+};
 
 const listQuery = z.strictObject({
   ...pageQuery,
-  scope: z.enum(["global", "tenant"]).optional().describe("Only the global catalog or only the tenant's types"),
+  scope: z
+    .enum(["global", "tenant"])
+    .optional()
+    .describe("Only the global catalog or only the tenant's types"),
 });
 const typeParams = z.strictObject({ type_id: z.uuid("Must be a UUID") });
 
@@ -71,7 +82,13 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
     const tag = { tags: ["Types"] };
     api.get(
       `/api/types/${segment}`,
-      { schema: { ...tag, summary: `List ${kind} types (global catalog, then the tenant's)`, querystring: listQuery } },
+      {
+        schema: {
+          ...tag,
+          summary: `List ${kind} types (global catalog, then the tenant's)`,
+          querystring: listQuery,
+        },
+      },
       async (request, reply) => {
         const tenantId = tenantOf(request);
         const { scope, page, limit } = request.query;
@@ -79,7 +96,10 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
         const filter = scope ? `WHERE scope = $3` : "";
         if (scope) params.push(scope);
         const result = await sql.asTenant(tenantId, async (tx) => {
-          const [{ total }] = await tx.query(`SELECT count(*)::int AS total FROM (${UNION}) t ${filter}`, params);
+          const [{ total }] = await tx.query(
+            `SELECT count(*)::int AS total FROM (${UNION}) t ${filter}`,
+            params,
+          );
           const rows = await tx.query<Row>(
             `SELECT * FROM (${UNION}) t ${filter} ORDER BY scope_order, name, id
              LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type EstateCommand, estateDecider } from "../../src/commands/estates/decider.ts";
-import { type CreateEstateInput, createEstateSchema, updateEstateSchema } from "../../src/commands/estates/schemas.ts";
+import {
+  type CreateEstateInput,
+  createEstateSchema,
+  updateEstateSchema,
+} from "../../src/commands/estates/schemas.ts";
 import type { EstateEvent } from "../../src/events/estates.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { fold } from "../../src/platform/decider.ts";
@@ -82,7 +86,13 @@ describe("estate decider: create", () => {
   it("creates an estate in the path place", () => {
     const [event] = given([]).when(create({ owner_id: owner1 }))();
     expect(event.type).toBe("EstateCreated");
-    expect(event.data).toMatchObject({ estate_id: estateId, place_id: placeA, owner_id: owner1, area: 52.5, floor: null });
+    expect(event.data).toMatchObject({
+      estate_id: estateId,
+      place_id: placeA,
+      owner_id: owner1,
+      area: 52.5,
+      floor: null,
+    });
   });
 
   it("refuses an unknown estate type, an unknown owner and another place_id in the body (400)", () => {
@@ -113,7 +123,9 @@ describe("estate decider: update", () => {
     expect(events.map((e) => e.type)).toEqual(["EstateMoved", "EstateUpdated"]);
     expect(events[0].data).toEqual({ estate_id: estateId, from_place_id: placeA, to_place_id: placeB });
     const missing = refusal(
-      given([created]).when(update({ place_id: placeB }, { path_place_id: null, target_place_exists: false })),
+      given([created]).when(
+        update({ place_id: placeB }, { path_place_id: null, target_place_exists: false }),
+      ),
     );
     expect(fields(missing)).toEqual(["place_id"]);
   });
@@ -129,20 +141,29 @@ describe("estate decider: update", () => {
     ]);
     const state = fold(estateDecider, [created, ...events]);
     expect(state).toMatchObject({ owner_id: owner2, previous_owner_id: owner1 });
-    expect(fields(refusal(given([created]).when(update({ owner_id: owner2 }, { owner_exists: false }))))).toEqual([
-      "owner_id",
-    ]);
-    expect(given([created]).when(update({ owner_id: owner1 }))().map((e) => e.type)).toEqual(["EstateUpdated"]);
+    expect(
+      fields(refusal(given([created]).when(update({ owner_id: owner2 }, { owner_exists: false })))),
+    ).toEqual(["owner_id"]);
+    expect(
+      given([created])
+        .when(update({ owner_id: owner1 }))()
+        .map((e) => e.type),
+    ).toEqual(["EstateUpdated"]);
   });
 
   it("omitted keeps, null removes, unchanged values are not recorded", () => {
     const [event] = given([created]).when(update({ name: "Apt 3B", building: null, area: 60 }))();
-    expect(event).toEqual({ type: "EstateUpdated", data: { estate_id: estateId, changes: { building: null, area: 60 } } });
+    expect(event).toEqual({
+      type: "EstateUpdated",
+      data: { estate_id: estateId, changes: { building: null, area: 60 } },
+    });
   });
 
   it("checks a changed estate type", () => {
     const error = refusal(
-      given([created]).when(update({ estate_type_id: globalTypeIds.estate.house }, { estate_type_exists: false })),
+      given([created]).when(
+        update({ estate_type_id: globalTypeIds.estate.house }, { estate_type_exists: false }),
+      ),
     );
     expect(fields(error)).toEqual(["estate_type_id"]);
   });
@@ -220,7 +241,10 @@ describe("estate schemas", () => {
       construction_date: "1975-06-01",
       renovation_date: "2020-01-02T10:00:00+02:00",
     });
-    expect(parsed).toEqual({ construction_date: "1975-06-01T00:00:00.000Z", renovation_date: "2020-01-02T08:00:00.000Z" });
+    expect(parsed).toEqual({
+      construction_date: "1975-06-01T00:00:00.000Z",
+      renovation_date: "2020-01-02T08:00:00.000Z",
+    });
     expect(updateEstateSchema.parse({ construction_date: "2020-01-02T10:00:00" }).construction_date).toBe(
       "2020-01-02T10:00:00.000Z",
     );

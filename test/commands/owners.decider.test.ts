@@ -51,7 +51,12 @@ describe("owner decider", () => {
     const [event] = given([]).when({
       type: "RegisterOwner",
       owner_id: id,
-      input: { category: "individual", first_name: "Claire", last_name: "Martin", email: "claire.martin@example.fr" },
+      input: {
+        category: "individual",
+        first_name: "Claire",
+        last_name: "Martin",
+        email: "claire.martin@example.fr",
+      },
     })();
     expect(event).toEqual(registered);
     const [company] = given([]).when({
@@ -64,18 +69,28 @@ describe("owner decider", () => {
 
   it("refuses missing names for the category (400 with details)", () => {
     const individual = refusal(
-      given([]).when({ type: "RegisterOwner", owner_id: id, input: { category: "individual", email: "a@b.fr" } }),
+      given([]).when({
+        type: "RegisterOwner",
+        owner_id: id,
+        input: { category: "individual", email: "a@b.fr" },
+      }),
     );
     expect(individual.status).toBe(400);
     expect(fields(individual)).toEqual(["first_name", "last_name"]);
     const company = refusal(
-      given([]).when({ type: "RegisterOwner", owner_id: id, input: { category: "company", email: "a@b.fr" } }),
+      given([]).when({
+        type: "RegisterOwner",
+        owner_id: id,
+        input: { category: "company", email: "a@b.fr" },
+      }),
     );
     expect(fields(company)).toEqual(["legal_name"]);
   });
 
   it("re-checks the category rules on the merged owner", () => {
-    const error = refusal(given([registered]).when({ type: "UpdateOwner", owner_id: id, input: { category: "company" } }));
+    const error = refusal(
+      given([registered]).when({ type: "UpdateOwner", owner_id: id, input: { category: "company" } }),
+    );
     expect(fields(error)).toEqual(["legal_name"]);
     const ok = given([registered]).when({
       type: "UpdateOwner",
@@ -83,15 +98,22 @@ describe("owner decider", () => {
       input: { category: "company", legal_name: "SCI Martin", phone: null, last_name: "Martin" },
     })();
     expect(ok).toEqual([
-      { type: "OwnerUpdated", data: { owner_id: id, changes: { category: "company", legal_name: "SCI Martin" } } },
+      {
+        type: "OwnerUpdated",
+        data: { owner_id: id, changes: { category: "company", legal_name: "SCI Martin" } },
+      },
     ]);
     expect(
-      fields(refusal(given([registered]).when({ type: "UpdateOwner", owner_id: id, input: { first_name: null } }))),
+      fields(
+        refusal(given([registered]).when({ type: "UpdateOwner", owner_id: id, input: { first_name: null } })),
+      ),
     ).toEqual(["first_name"]);
   });
 
   it("refuses to delete an owner of estates (409), 404 when unknown", () => {
-    expect(refusal(given([registered]).when({ type: "DeleteOwner", owner_id: id, estate_count: 1 })).status).toBe(409);
+    expect(
+      refusal(given([registered]).when({ type: "DeleteOwner", owner_id: id, estate_count: 1 })).status,
+    ).toBe(409);
     expect(refusal(given([]).when({ type: "DeleteOwner", owner_id: id, estate_count: 0 })).status).toBe(404);
     expect(given([registered]).when({ type: "DeleteOwner", owner_id: id, estate_count: 0 })()).toEqual([
       { type: "OwnerDeleted", data: { owner_id: id } },
@@ -102,7 +124,8 @@ describe("owner decider", () => {
 describe("owner field rules", () => {
   it("validates emails", () => {
     expect(isValidEmail("a@b.fr")).toBe(true);
-    for (const bad of ["a@b", "a@@b.fr", "a@b@c.fr", "@b.fr", "a@.fr", "a@b.", "a b@c.fr"]) expect(isValidEmail(bad)).toBe(false);
+    for (const bad of ["a@b", "a@@b.fr", "a@b@c.fr", "@b.fr", "a@.fr", "a@b.", "a b@c.fr"])
+      expect(isValidEmail(bad)).toBe(false);
   });
 
   it("validates IBANs with mod-97 and normalises them", () => {

@@ -51,7 +51,9 @@ describe("place decider", () => {
   });
 
   it("refuses to create twice", () => {
-    expect(refusal(given([created]).when({ type: "CreatePlace", place_id: id, input: { name: "x" } })).status).toBe(409);
+    expect(
+      refusal(given([created]).when({ type: "CreatePlace", place_id: id, input: { name: "x" } })).status,
+    ).toBe(409);
   });
 
   it("records only changed fields; omitted keeps, null removes", () => {
@@ -61,7 +63,10 @@ describe("place decider", () => {
       input: { name: "Résidence Les Tilleuls", address_city: "Villeurbanne", address_street: null },
     })();
     expect(events).toEqual([
-      { type: "PlaceUpdated", data: { place_id: id, changes: { address_city: "Villeurbanne", address_street: null } } },
+      {
+        type: "PlaceUpdated",
+        data: { place_id: id, changes: { address_city: "Villeurbanne", address_street: null } },
+      },
     ]);
   });
 
@@ -74,13 +79,17 @@ describe("place decider", () => {
   it("answers 404 for an unknown or deleted place", () => {
     expect(refusal(given([]).when({ type: "UpdatePlace", place_id: id, input: {} })).status).toBe(404);
     const deleted: PlaceEvent = { type: "PlaceDeleted", data: { place_id: id } };
-    const error = refusal(given([created, deleted]).when({ type: "DeletePlace", place_id: id, estate_count: 0 }));
+    const error = refusal(
+      given([created, deleted]).when({ type: "DeletePlace", place_id: id, estate_count: 0 }),
+    );
     expect(error.status).toBe(404);
     expect(error.message).toBe(`Place ${id} not found`);
   });
 
   it("refuses to delete a place holding estates (409) and deletes an empty one", () => {
-    expect(refusal(given([created]).when({ type: "DeletePlace", place_id: id, estate_count: 2 })).status).toBe(409);
+    expect(
+      refusal(given([created]).when({ type: "DeletePlace", place_id: id, estate_count: 2 })).status,
+    ).toBe(409);
     expect(given([created]).when({ type: "DeletePlace", place_id: id, estate_count: 0 })()).toEqual([
       { type: "PlaceDeleted", data: { place_id: id } },
     ]);

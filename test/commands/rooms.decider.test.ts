@@ -70,19 +70,33 @@ describe("room decider", () => {
         estate_id: estateId,
         input: { area: null, name: "Cuisine", estate_id: estateId },
       })(),
-    ).toEqual([{ type: "RoomUpdated", data: { room_id: roomId, estate_id: estateId, changes: { area: null } } }]);
+    ).toEqual([
+      { type: "RoomUpdated", data: { room_id: roomId, estate_id: estateId, changes: { area: null } } },
+    ]);
     const move = refusal(
-      given([added]).when({ type: "UpdateRoom", room_id: roomId, estate_id: estateId, input: { estate_id: otherEstate } }),
+      given([added]).when({
+        type: "UpdateRoom",
+        room_id: roomId,
+        estate_id: estateId,
+        input: { estate_id: otherEstate },
+      }),
     );
     expect(move.details?.[0].field).toBe("estate_id");
   });
 
   it("answers 400 for a room of another estate and 404 for an unknown or removed room", () => {
-    const other = refusal(given([added]).when({ type: "RemoveRoom", room_id: roomId, estate_id: otherEstate }));
+    const other = refusal(
+      given([added]).when({ type: "RemoveRoom", room_id: roomId, estate_id: otherEstate }),
+    );
     expect(other.status).toBe(400);
     expect(other.message).toBe(`Room ${roomId} does not belong to estate ${otherEstate}`);
     const removed: RoomEvent = { type: "RoomRemoved", data: { room_id: roomId, estate_id: estateId } };
-    expect(refusal(given([added, removed]).when({ type: "RemoveRoom", room_id: roomId, estate_id: estateId })).status).toBe(404);
-    expect(refusal(given([]).when({ type: "UpdateRoom", room_id: roomId, estate_id: estateId, input: {} })).status).toBe(404);
+    expect(
+      refusal(given([added, removed]).when({ type: "RemoveRoom", room_id: roomId, estate_id: estateId }))
+        .status,
+    ).toBe(404);
+    expect(
+      refusal(given([]).when({ type: "UpdateRoom", room_id: roomId, estate_id: estateId, input: {} })).status,
+    ).toBe(404);
   });
 });

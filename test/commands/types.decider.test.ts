@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { codeFromName } from "../../src/commands/types/schemas.ts";
 import { type TypeCommand, typeDecider } from "../../src/commands/types/decider.ts";
+import { codeFromName } from "../../src/commands/types/schemas.ts";
 import type { TypeEvent } from "../../src/events/types.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
@@ -31,7 +31,10 @@ function refusal(run: () => unknown): ApiError {
 describe("tenant type decider", () => {
   it("creates a tenant type", () => {
     expect(given([]).when(command)()).toEqual([
-      { type: "TenantTypeCreated", data: { type_id: id, kind: "room", code: "wine_cellar", name: "Wine cellar" } },
+      {
+        type: "TenantTypeCreated",
+        data: { type_id: id, kind: "room", code: "wine_cellar", name: "Wine cellar" },
+      },
     ]);
   });
 

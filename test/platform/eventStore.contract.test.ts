@@ -22,6 +22,10 @@ import { createTestDatabase } from "../support/testDatabase.ts";
  * One contract, every adapter: embedded always, PostgreSQL with TEST_DATABASE_URL, EventStoreDB
  * with EVENTSTORE_URL. Tests only look at positions after the head they start from, so they also
  * hold on an EventStoreDB server that already has a log (and system events).
+ *
+ * On PostgreSQL a committed event becomes readable only once every older write transaction of the
+ * whole server has ended (the no-skip rule), and other suites share the server: tests wait for
+ * their own appends to be readable (`settled`) instead of expecting it at once.
  */
 
 interface Fixture {
@@ -110,9 +114,9 @@ async function rejection(promise: Promise<unknown>): Promise<WrongExpectedRevisi
   return error as WrongExpectedRevisionError;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > until) throw new Error("timed out waiting");
     await sleep(20);
   }
@@ -130,12 +134,32 @@ for (const adapter of adapters) {
   describe.skipIf(!adapter.available)(`event store contract: ${adapter.name}`, () => {
     let fixture: Fixture;
     let store: EventStore;
-    /** Where the log ended when a test began: it reads only what comes after. */
-    const head = async () => (await store.headPosition()) ?? START;
+    /** The position of the latest append made by these tests. */
+    let last: Position = START;
+    const note = (position: Position) => {
+      if (comparePositions(position, last) > 0) last = position;
+      return position;
+    };
+    /** Waits until readers see everything up to `position` (by default, every append so far). */
+    const settled = (position: Position = last) =>
+      waitFor(async () => comparePositions((await store.headPosition()) ?? START, position) >= 0);
+    /** Where the log ends when a test begins: it reads only what comes after. */
+    const head = async () => {
+      await settled();
+      return (await store.headPosition()) ?? START;
+    };
 
     beforeAll(async () => {
       fixture = await adapter.open();
-      store = fixture.store;
+      // Every append through the store is noted, so a test can wait for it to become readable.
+      store = {
+        ...fixture.store,
+        appendToStream: async (stream_name, events, options) => {
+          const result = await fixture.store.appendToStream(stream_name, events, options);
+          note(result.position);
+          return result;
+        },
+      };
     });
     afterAll(async () => {
       await fixture?.close();
@@ -208,6 +232,7 @@ for (const adapter of adapters) {
         const events = [newEvent("A"), newEvent("B"), newEvent("C")];
         const result = await store.appendToStream(name, events, { expected_revision: "no_stream" });
         expect(result.next_revision).toBe(2n);
+        await settled();
         const read = await store.readAll({ after: from });
         expect(ids(read)).toEqual(ids(events));
         // Waiting for projectors to pass result.position must mean the whole write is projected.
@@ -311,6 +336,7 @@ for (const adapter of adapters) {
         const name = stream();
         const events = [newEvent(), newEvent()];
         await store.appendToStream(name, events, { expected_revision: "any" });
+        await settled();
         const fromStart = await store.readAll({ after: START, max_count: 1000 });
         expect(fromStart.length).toBeGreaterThan(0);
         expect(fromStart.every((e) => !e.type.startsWith("$"))).toBe(true);
@@ -344,6 +370,7 @@ for (const adapter of adapters) {
         await append(a, 0n);
         await append(b, 0n);
         await append(b, 1n);
+        await settled();
 
         const read = await store.readAll({ after: from });
         expect(ids(read)).toEqual(ids(appended));
@@ -370,11 +397,13 @@ for (const adapter of adapters) {
     it("headPosition is the position of the last committed event", async () => {
       const name = stream();
       const result = await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+      await settled();
       const head1 = await store.headPosition();
       expect(head1).toEqual(result.position);
       const [last] = await store.readStream(name);
       expect(head1).toEqual(last.position);
       const next = await store.appendToStream(name, [newEvent(), newEvent()], { expected_revision: 0n });
+      await settled();
       const head2 = await store.headPosition();
       expect(head2).toEqual(next.position);
       expect(comparePositions(head1!, head2!)).toBe(-1);
@@ -454,7 +483,7 @@ for (const adapter of adapters) {
         try {
           // Let a lazily started listener (LISTEN, live subscription) get in place.
           await sleep(500);
-          await other.store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+          note((await other.store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" })).position);
           await waitFor(() => calls > 0, 5000);
         } finally {
           unsubscribe();
@@ -471,6 +500,7 @@ for (const adapter of adapters) {
           const late = newEvent("Late");
           const other = newEvent("Other");
           const firstAt = (await store.appendToStream(stream(), [first], { expected_revision: "no_stream" })).position;
+          await settled();
 
           const received: RecordedEvent[] = [];
           const subscription = store.subscribeToAll({ after: firstAt }, (e) => {
@@ -479,14 +509,14 @@ for (const adapter of adapters) {
           const tx = await openTransaction(fixture.url);
           try {
             if (variant === "inserted before") {
-              await insertEvents(tx.sql, stream(), [late], "no_stream");
+              note((await insertEvents(tx.sql, stream(), [late], "no_stream")).position);
               await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
             } else {
               // The late transaction starts (takes its id) first but writes after the other commits,
               // so its row has a larger sequence number yet belongs before the other in the log.
               await tx.sql.query("SELECT pg_current_xact_id()");
               await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
-              await insertEvents(tx.sql, stream(), [late], "no_stream");
+              note((await insertEvents(tx.sql, stream(), [late], "no_stream")).position);
             }
 
             // The other event is committed but lies past the open transaction: nobody may see it yet,
@@ -502,6 +532,7 @@ for (const adapter of adapters) {
             throw error;
           }
           try {
+            await settled();
             const read = await store.readAll({ after: firstAt });
             expect(ids(read)).toEqual(ids([late, other]));
             expectIncreasing(read.map((e) => e.position));
@@ -526,6 +557,7 @@ for (const adapter of adapters) {
         await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
         expect(await store.readAll({ after: from })).toEqual([]);
         await tx.rollback();
+        await settled();
         expect(ids(await store.readAll({ after: from }))).toEqual(ids([other]));
       });
     });

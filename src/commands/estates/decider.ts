@@ -47,7 +47,8 @@ export type EstateCommand =
   | {
       type: "DeleteEstate";
       estate_id: string;
-      path_place_id: string;
+      /** The place of a nested path, or null for DELETE /api/estates/{id}. */
+      path_place_id: string | null;
       room_count: number;
       /** Leases of the estate not TERMINATED or EXPIRED (estate_lease_status read model). */
       open_lease_count: number;
@@ -74,7 +75,11 @@ export const estateDetailNames = [
 ] as const satisfies readonly (keyof EstateDetails)[];
 
 export const notInPlace = (estateId: string, placeId: string) =>
-  fieldError("place_id", `Estate ${estateId} does not belong to place ${placeId}`, `Estate ${estateId} does not belong to place ${placeId}`);
+  fieldError(
+    "place_id",
+    `Estate ${estateId} does not belong to place ${placeId}`,
+    `Estate ${estateId} does not belong to place ${placeId}`,
+  );
 
 function throwIfAny(details: ErrorDetail[]): void {
   if (details.length > 0) throw validationError("Invalid estate data", details);
@@ -125,7 +130,8 @@ export const estateDecider: Decider<EstateState, EstateCommand, EstateEvent> = {
         const estate = activeEstate(state, command.estate_id, command.path_place_id);
         const blockers: string[] = [];
         if (command.room_count > 0) blockers.push(`${command.room_count} room(s)`);
-        if (command.open_lease_count > 0) blockers.push(`${command.open_lease_count} lease(s) not terminated`);
+        if (command.open_lease_count > 0)
+          blockers.push(`${command.open_lease_count} lease(s) not terminated`);
         if (blockers.length > 0) {
           throw conflict(`Cannot delete estate ${command.estate_id}: it has ${blockers.join(" and ")}`);
         }
@@ -135,7 +141,10 @@ export const estateDecider: Decider<EstateState, EstateCommand, EstateEvent> = {
   },
 };
 
-function create(command: Extract<EstateCommand, { type: "CreateEstate" }>, state: EstateState): EstateEvent[] {
+function create(
+  command: Extract<EstateCommand, { type: "CreateEstate" }>,
+  state: EstateState,
+): EstateEvent[] {
   if (state.status !== "absent") throw conflict(`Estate ${command.estate_id} already exists`);
   const i = command.input;
   const details: ErrorDetail[] = [];
@@ -178,7 +187,10 @@ function create(command: Extract<EstateCommand, { type: "CreateEstate" }>, state
   ];
 }
 
-function update(command: Extract<EstateCommand, { type: "UpdateEstate" }>, state: EstateState): EstateEvent[] {
+function update(
+  command: Extract<EstateCommand, { type: "UpdateEstate" }>,
+  state: EstateState,
+): EstateEvent[] {
   const estate = activeEstate(state, command.estate_id, command.path_place_id);
   const i = command.input;
   const details: ErrorDetail[] = [];
@@ -199,7 +211,10 @@ function update(command: Extract<EstateCommand, { type: "UpdateEstate" }>, state
     delete changes.rent_amount;
   }
   if (changes.estate_type_id !== undefined && !command.estate_type_exists) {
-    details.push({ field: "estate_type_id", message: `Estate type ${changes.estate_type_id} does not exist` });
+    details.push({
+      field: "estate_type_id",
+      message: `Estate type ${changes.estate_type_id} does not exist`,
+    });
   }
   const ownerChanges = i.owner_id !== undefined && i.owner_id !== estate.owner_id;
   if (ownerChanges && i.owner_id !== null && !command.owner_exists) {

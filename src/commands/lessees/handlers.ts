@@ -56,7 +56,11 @@ export interface LoadedLessee {
   foreign: boolean;
 }
 
-export async function loadLessee(store: EventStore, tenantId: string, lesseeId: string): Promise<LoadedLessee> {
+export async function loadLessee(
+  store: EventStore,
+  tenantId: string,
+  lesseeId: string,
+): Promise<LoadedLessee> {
   const events = await store.readStream(lesseeStream(lesseeId));
   if (events.length > 0 && events[0].metadata.tenant_id !== tenantId) {
     return { state: lesseeDecider.initialState(), revision: null, events: [], foreign: true };
@@ -65,7 +69,12 @@ export async function loadLessee(store: EventStore, tenantId: string, lesseeId: 
     (s, e) => lesseeDecider.evolve(s, { type: e.type, data: e.data } as LesseeEvent),
     lesseeDecider.initialState(),
   );
-  return { state, revision: events.length ? events[events.length - 1].stream_revision : null, events, foreign: false };
+  return {
+    state,
+    revision: events.length ? events[events.length - 1].stream_revision : null,
+    events,
+    foreign: false,
+  };
 }
 
 /** The current holder of an email reservation stream. */
@@ -79,7 +88,13 @@ interface Reservation {
 
 async function readReservation(store: EventStore, stream: string): Promise<Reservation> {
   const events = await store.readStream(stream);
-  const reservation: Reservation = { stream, revision: null, holder: null, lessee_revision: -1, reserved_at: null };
+  const reservation: Reservation = {
+    stream,
+    revision: null,
+    holder: null,
+    lessee_revision: -1,
+    reserved_at: null,
+  };
   for (const e of events) {
     reservation.revision = e.stream_revision;
     const event = { type: e.type, data: e.data } as LesseeEmailEvent;
@@ -106,9 +121,8 @@ async function holderStatus(ctx: WriteContext, reservation: Reservation, key: st
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether the reservation is free for `lesseeId` right now, without writing (bulk pre-check). */
-export async function emailAvailable(ctx: WriteContext, key: string, lesseeId: string): Promise<boolean> {
-  const reservation = await readReservation(ctx.store, lesseeEmailStream(ctx.tenantId, key));
+/** Whether the reservation is free for `lesseeId` as read, without writing (bulk pre-check). */
+async function availableIn(ctx: WriteContext, reservation: Reservation, key: string, lesseeId: string) {
   if (reservation.holder === null || reservation.holder === lesseeId) return true;
   return (await holderStatus(ctx, reservation, key)) !== "binding";
 }
@@ -123,10 +137,11 @@ export async function reserveEmail(
   lesseeId: string,
   lesseeRevision: number,
   field = "email",
+  alreadyRead?: Reservation,
 ): Promise<void> {
   const stream = lesseeEmailStream(ctx.tenantId, key);
   for (let attempt = 0; attempt < 10; attempt++) {
-    const reservation = await readReservation(ctx.store, stream);
+    const reservation = attempt === 0 && alreadyRead ? alreadyRead : await readReservation(ctx.store, stream);
     if (reservation.holder === lesseeId && reservation.lessee_revision === lesseeRevision) return;
     if (reservation.holder !== null && reservation.holder !== lesseeId) {
       const status = await holderStatus(ctx, reservation, key);
@@ -146,7 +161,12 @@ export async function reserveEmail(
         stream,
         [
           {
-            event_id: deterministicUuid("lessee-email-reserved", stream, String(reservation.revision ?? -1n), lesseeId),
+            event_id: deterministicUuid(
+              "lessee-email-reserved",
+              stream,
+              String(reservation.revision ?? -1n),
+              lesseeId,
+            ),
             type: "LesseeEmailReserved",
             data: { lessee_id: lesseeId, email: key, lessee_revision: lesseeRevision },
             metadata: ctx.metadata,
@@ -159,7 +179,9 @@ export async function reserveEmail(
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
     }
   }
-  throw conflict("The email is being reserved concurrently; retry", [{ field, message: "Concurrent reservation" }]);
+  throw conflict("The email is being reserved concurrently; retry", [
+    { field, message: "Concurrent reservation" },
+  ]);
 }
 
 /** True when the holder's stream appeared within the grace period. */
@@ -178,9 +200,12 @@ async function waitForStream(ctx: WriteContext, reservation: Reservation): Promi
 
 /** Makes an orphaned registration impossible; false when it registered after all. */
 async function fenceRegistration(ctx: WriteContext, lesseeId: string, key: string): Promise<boolean> {
-  const events = lesseeDecider.decide({ type: "AbandonLesseeRegistration", lessee_id: lesseeId, email: key }, {
-    status: "absent",
-  });
+  const events = lesseeDecider.decide(
+    { type: "AbandonLesseeRegistration", lessee_id: lesseeId, email: key },
+    {
+      status: "absent",
+    },
+  );
   try {
     await ctx.store.appendToStream(
       lesseeStream(lesseeId),
@@ -205,7 +230,12 @@ export async function releaseEmail(ctx: WriteContext, key: string, lesseeId: str
         stream,
         [
           {
-            event_id: deterministicUuid("lessee-email-released", stream, String(reservation.revision), lesseeId),
+            event_id: deterministicUuid(
+              "lessee-email-released",
+              stream,
+              String(reservation.revision),
+              lesseeId,
+            ),
             type: "LesseeEmailReleased",
             data: { lessee_id: lesseeId, email: key },
             metadata: ctx.metadata,
@@ -241,7 +271,11 @@ export interface WriteResult {
 }
 
 /** POST /api/lessees: validate, reserve the email, register. */
-export async function registerLessee(ctx: WriteContext, data: LesseeData, lesseeId = randomUUID()): Promise<WriteResult> {
+export async function registerLessee(
+  ctx: WriteContext,
+  data: LesseeData,
+  lesseeId = randomUUID(),
+): Promise<WriteResult> {
   const events = lesseeDecider.decide(
     { type: "RegisterLessee", lessee_id: lesseeId, data, now: ctx.metadata.occurred_at },
     lesseeDecider.initialState(),
@@ -329,7 +363,11 @@ export async function deleteLessee(
  * item starts, and the first error is thrown only once the started ones have settled, so a
  * caller's compensation sees every write that happened.
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>) {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+) {
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | null = null;
@@ -359,29 +397,39 @@ const latest = (positions: (Position | null)[]) =>
  * a failure part-way registers the rest instead of duplicating the first ones.
  */
 export async function registerLessees(ctx: WriteContext, items: LesseeData[]): Promise<WriteResult[]> {
-  const details: ErrorDetail[] = items.flatMap((item, i) => lesseeRuleDetails(item, ctx.metadata.occurred_at, `[${i}]`));
+  const details: ErrorDetail[] = items.flatMap((item, i) =>
+    lesseeRuleDetails(item, ctx.metadata.occurred_at, `[${i}]`),
+  );
   const firstOf = new Map<string, number>();
   items.forEach((item, i) => {
     const key = normalizeEmail(item.email);
     const first = firstOf.get(key);
     if (first === undefined) firstOf.set(key, i);
-    else details.push({ field: `[${i}].email`, message: `Duplicate email in the batch (same as [${first}])` });
+    else
+      details.push({ field: `[${i}].email`, message: `Duplicate email in the batch (same as [${first}])` });
   });
   if (details.length > 0) {
     details.sort((a, b) => indexOf(a.field) - indexOf(b.field));
     throw validationError(INVALID_DATA, details);
   }
 
-  const ids = await bulkIds(ctx, items);
+  const { ids, loaded } = await bulkIds(ctx, items);
   const keys = items.map((item) => normalizeEmail(item.email));
-  const available = await mapLimit(keys, PARALLEL, (key, i) => emailAvailable(ctx, key, ids[i]));
-  const taken = available.flatMap((ok, i) => (ok ? [] : [{ field: `[${i}].email`, message: "Email already in use" }]));
+  const reservations = await mapLimit(keys, PARALLEL, (key) =>
+    readReservation(ctx.store, lesseeEmailStream(ctx.tenantId, key)),
+  );
+  const available = await mapLimit(keys, PARALLEL, (key, i) =>
+    availableIn(ctx, reservations[i], key, ids[i]),
+  );
+  const taken = available.flatMap((ok, i) =>
+    ok ? [] : [{ field: `[${i}].email`, message: "Email already in use" }],
+  );
   if (taken.length > 0) throw conflict("A lessee with this email already exists", taken);
 
   const reserved: number[] = [];
   try {
     await mapLimit(keys, PARALLEL, async (key, i) => {
-      await reserveEmail(ctx, key, ids[i], -1, `[${i}].email`);
+      await reserveEmail(ctx, key, ids[i], -1, `[${i}].email`, reservations[i]);
       reserved.push(i);
     });
   } catch (error) {
@@ -392,17 +440,31 @@ export async function registerLessees(ctx: WriteContext, items: LesseeData[]): P
 
   return mapLimit(items, PARALLEL, async (data, i) => {
     const lesseeId = ids[i];
-    const loaded = await loadLessee(ctx.store, ctx.tenantId, lesseeId);
-    if (loaded.state.status === "active") return { lessee_id: lesseeId, revision: loaded.revision, position: null };
+    const current = loaded[i];
+    // Registered by an earlier attempt of this same request.
+    if (current.state.status === "active")
+      return { lessee_id: lesseeId, revision: current.revision, position: null };
     const events = lesseeDecider.decide(
       { type: "RegisterLessee", lessee_id: lesseeId, data, now: ctx.metadata.occurred_at },
-      loaded.state,
+      current.state,
     );
     try {
-      const result = await append(ctx, lesseeId, events, null, (n) => deterministicUuid("lessee-registered", lesseeId, String(n)));
+      const result = await append(ctx, lesseeId, events, null, (n) =>
+        deterministicUuid("lessee-registered", lesseeId, String(n)),
+      );
       return { lessee_id: lesseeId, revision: result.next_revision, position: result.position };
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) throw emailTaken(`[${i}].email`);
+      if (error instanceof WrongExpectedRevisionError) {
+        // A concurrent retry of this very request registered it first: that is success too.
+        const now = await loadLessee(ctx.store, ctx.tenantId, lesseeId);
+        if (
+          now.state.status === "active" &&
+          now.events[0]?.event_id === deterministicUuid("lessee-registered", lesseeId, "0")
+        ) {
+          return { lessee_id: lesseeId, revision: now.revision, position: now.events[0].position };
+        }
+        throw emailTaken(`[${i}].email`);
+      }
       throw error;
     }
   });
@@ -414,14 +476,19 @@ const indexOf = (field: string) => Number(/^\[(\d+)\]/.exec(field)?.[1] ?? 0);
  * Ids of a bulk request: derived from the tenant and the normalised items. A generation whose
  * lessees were since deleted (the same batch posted again later) moves on to fresh ids.
  */
-async function bulkIds(ctx: WriteContext, items: LesseeData[]): Promise<string[]> {
+async function bulkIds(
+  ctx: WriteContext,
+  items: LesseeData[],
+): Promise<{ ids: string[]; loaded: LoadedLessee[] }> {
   const requestHash = createHash("sha256").update(JSON.stringify(items)).digest("hex");
   for (let generation = 0; ; generation++) {
     const ids = items.map((_, i) =>
       deterministicUuid("lessee-bulk", ctx.tenantId, requestHash, String(generation), String(i)),
     );
-    const states = await mapLimit(ids, PARALLEL, (id) => loadLessee(ctx.store, ctx.tenantId, id));
-    if (states.every((s) => !s.foreign && (s.state.status === "absent" || s.state.status === "active"))) return ids;
+    const loaded = await mapLimit(ids, PARALLEL, (id) => loadLessee(ctx.store, ctx.tenantId, id));
+    if (loaded.every((s) => !s.foreign && (s.state.status === "absent" || s.state.status === "active"))) {
+      return { ids, loaded };
+    }
   }
 }
 
@@ -445,7 +512,9 @@ export async function deleteLessees(
   const loaded = lesseeIds.map((id) => loadedById.get(id)!);
   const unknown = requested.flatMap((id, i) => {
     const l = loadedById.get(id)!;
-    return l.foreign || l.state.status !== "active" ? [{ field: `[${i}]`, message: `Lessee ${id} not found` }] : [];
+    return l.foreign || l.state.status !== "active"
+      ? [{ field: `[${i}]`, message: `Lessee ${id} not found` }]
+      : [];
   });
   if (unknown.length > 0) {
     throw new ApiError("NotFound", unknown[0].message, unknown);

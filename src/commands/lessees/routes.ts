@@ -118,7 +118,12 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         async () => (await activeLeaseCounts(sql, ctx.tenantId, [id])).get(id) ?? 0,
         ifMatchRevision(request),
       );
-      return replyAfterProjection(request, reply, { position: result.position, status: 204, id, read: async () => null });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 204,
+        id,
+        read: async () => null,
+      });
     },
   );
 

@@ -46,7 +46,9 @@ export const ownerDecider: Decider<OwnerState, OwnerCommand, OwnerEvent> = {
         return { status: "active", owner };
       }
       case "OwnerUpdated":
-        return state.status === "active" ? { status: "active", owner: { ...state.owner, ...event.data.changes } } : state;
+        return state.status === "active"
+          ? { status: "active", owner: { ...state.owner, ...event.data.changes } }
+          : state;
       case "OwnerDeleted":
         return state.status === "active" ? { status: "deleted", owner: state.owner } : state;
     }

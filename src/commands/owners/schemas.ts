@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ownerCategories, type OwnerFields } from "../../events/owners.ts";
+import { type OwnerFields, ownerCategories } from "../../events/owners.ts";
 import type { ErrorDetail } from "../../platform/errors.ts";
 import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../lessees/schemas.ts";
-import { notNull, text } from "../places/schemas.ts";
+import { isStorable, notNull, storableJson, text } from "../places/schemas.ts";
 
 // Email, IBAN and BIC follow the same rules as lessees (DESIGN.md §6): one implementation.
 
@@ -20,6 +20,7 @@ export const emailSchema = z
   .trim()
   .min(1, "Must not be empty")
   .max(254, "Must be at most 254 characters")
+  .refine(isStorable, "Invalid character")
   .superRefine(problemCheck(emailProblem));
 export const ibanSchema = z
   .string()
@@ -30,7 +31,10 @@ export const bicSchema = z
   .string()
   .max(100, "Must be 8 or 11 characters")
   .overwrite((v) => v.replace(/\s+/g, "").toUpperCase())
-  .regex(BIC_PATTERN, "Must be 8 or 11 characters: 4 letters, 2 country letters, 2 letters or digits, optional 3");
+  .regex(
+    BIC_PATTERN,
+    "Must be 8 or 11 characters: 4 letters, 2 country letters, 2 letters or digits, optional 3",
+  );
 
 const optionalFields = {
   first_name: text(255).nullish(),
@@ -47,7 +51,7 @@ const optionalFields = {
   address_country: text(100).nullish(),
   iban: ibanSchema.nullish(),
   bic: bicSchema.nullish(),
-  custom_fields: z.record(z.string(), z.unknown()).nullish(),
+  custom_fields: storableJson(z.record(z.string(), z.unknown())).nullish(),
 };
 
 const category = z.enum(ownerCategories, { error: "Invalid owner category: individual or company" });
@@ -68,7 +72,8 @@ export function ownerCategoryDetails(owner: OwnerFields): ErrorDetail[] {
   if (owner.category === "individual") {
     if (!owner.first_name) details.push({ field: "first_name", message: "Required for an individual owner" });
     if (!owner.last_name) details.push({ field: "last_name", message: "Required for an individual owner" });
-    if (owner.legal_name) details.push({ field: "legal_name", message: "Must be null for an individual owner" });
+    if (owner.legal_name)
+      details.push({ field: "legal_name", message: "Must be null for an individual owner" });
   } else if (!owner.legal_name) {
     details.push({ field: "legal_name", message: "Required for a company owner" });
   }

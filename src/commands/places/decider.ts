@@ -32,7 +32,8 @@ export function changedFields<T extends object>(
   const changes: Partial<T> = {};
   for (const name of names) {
     if (!(name in input) || input[name] === undefined) continue;
-    if (JSON.stringify(input[name]) !== JSON.stringify(current[name])) changes[name] = input[name] as T[keyof T];
+    if (JSON.stringify(input[name]) !== JSON.stringify(current[name]))
+      changes[name] = input[name] as T[keyof T];
   }
   return changes;
 }
@@ -47,7 +48,9 @@ export const placeDecider: Decider<PlaceState, PlaceCommand, PlaceEvent> = {
         return { status: "active", place };
       }
       case "PlaceUpdated":
-        return state.status === "active" ? { status: "active", place: { ...state.place, ...event.data.changes } } : state;
+        return state.status === "active"
+          ? { status: "active", place: { ...state.place, ...event.data.changes } }
+          : state;
       case "PlaceDeleted":
         return state.status === "active" ? { status: "deleted", place: state.place } : state;
     }
@@ -81,7 +84,9 @@ export const placeDecider: Decider<PlaceState, PlaceCommand, PlaceEvent> = {
       case "DeletePlace": {
         if (state.status !== "active") throw notFound("Place", command.place_id);
         if (command.estate_count > 0) {
-          throw conflict(`Cannot delete place ${command.place_id}: it holds ${command.estate_count} estate(s)`);
+          throw conflict(
+            `Cannot delete place ${command.place_id}: it holds ${command.estate_count} estate(s)`,
+          );
         }
         return [{ type: "PlaceDeleted", data: { place_id: command.place_id } }];
       }

@@ -31,7 +31,11 @@ export const roomFieldNames = [
 ] as const satisfies readonly (keyof RoomFields)[];
 
 export const notInEstate = (roomId: string, estateId: string) =>
-  fieldError("estate_id", `Room ${roomId} does not belong to estate ${estateId}`, `Room ${roomId} does not belong to estate ${estateId}`);
+  fieldError(
+    "estate_id",
+    `Room ${roomId} does not belong to estate ${estateId}`,
+    `Room ${roomId} does not belong to estate ${estateId}`,
+  );
 
 function activeRoom(state: RoomState, roomId: string, estateId: string) {
   if (state.status !== "active") throw notFound("Room", roomId);
@@ -53,7 +57,9 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
         return { status: "active", estate_id, room };
       }
       case "RoomUpdated":
-        return state.status === "active" ? { ...state, room: { ...state.room, ...event.data.changes } } : state;
+        return state.status === "active"
+          ? { ...state, room: { ...state.room, ...event.data.changes } }
+          : state;
       case "RoomRemoved":
         return state.status === "active" ? { ...state, status: "deleted" } : state;
     }
@@ -66,7 +72,10 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
         const i = command.input;
         const details: ErrorDetail[] = [];
         if (i.estate_id !== undefined && i.estate_id !== command.estate_id) {
-          details.push({ field: "estate_id", message: `Must be the estate of the path (${command.estate_id})` });
+          details.push({
+            field: "estate_id",
+            message: `Must be the estate of the path (${command.estate_id})`,
+          });
         }
         if (!command.room_type_exists) {
           details.push({ field: "room_type_id", message: `Room type ${i.room_type_id} does not exist` });
@@ -96,10 +105,15 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
         }
         const changes = changedFields(room.room, i, roomFieldNames);
         if (changes.room_type_id !== undefined && !command.room_type_exists) {
-          details.push({ field: "room_type_id", message: `Room type ${changes.room_type_id} does not exist` });
+          details.push({
+            field: "room_type_id",
+            message: `Room type ${changes.room_type_id} does not exist`,
+          });
         }
         checkFacts(details);
-        return [{ type: "RoomUpdated", data: { room_id: command.room_id, estate_id: command.estate_id, changes } }];
+        return [
+          { type: "RoomUpdated", data: { room_id: command.room_id, estate_id: command.estate_id, changes } },
+        ];
       }
       case "RemoveRoom":
         activeRoom(state, command.room_id, command.estate_id);

@@ -2,7 +2,9 @@ import type { TypeEvent, TypeKind } from "../../events/types.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { ApiError } from "../../platform/errors.ts";
 
-export type TypeState = { status: "absent" } | { status: "active"; kind: TypeKind; code: string; name: string };
+export type TypeState =
+  | { status: "absent" }
+  | { status: "active"; kind: TypeKind; code: string; name: string };
 
 /**
  * type_id is derived from (tenant, kind, code) by the route, so two concurrent creations of
@@ -34,7 +36,8 @@ export const typeDecider: Decider<TypeState, TypeCommand, TypeEvent> = {
   },
 
   decide(command, state) {
-    if (command.code_in_global_catalog || state.status !== "absent") throw duplicate(command.kind, command.code);
+    if (command.code_in_global_catalog || state.status !== "absent")
+      throw duplicate(command.kind, command.code);
     return [
       {
         type: "TenantTypeCreated",

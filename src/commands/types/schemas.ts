@@ -3,7 +3,11 @@ import type { TypeKind } from "../../events/types.ts";
 import { text } from "../places/schemas.ts";
 
 /** Path segment -> kind: /api/types/estates|rooms|equipment. */
-export const kindOfSegment: Record<string, TypeKind> = { estates: "estate", rooms: "room", equipment: "equipment" };
+export const kindOfSegment: Record<string, TypeKind> = {
+  estates: "estate",
+  rooms: "room",
+  equipment: "equipment",
+};
 
 export const createTypeSchema = z.strictObject({
   name: text(255),

@@ -1,6 +1,6 @@
-import type { Sql } from "../db.ts";
+import { notifier, type Sql } from "../db.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
-import { loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
+import { advanceCheckpoint, loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
 import type { Projection } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
 
@@ -85,6 +85,8 @@ export function runProjections(options: {
       positions.set(projection.name, position);
       notifyWaiters();
       const handled = new Set(projection.handles);
+      // After the commit, not inside it: see `notifier`.
+      const checkpointMoved = notifier(sql, "pms_checkpoints", projection.name);
       let failures = 0;
       while (!stopped) {
         try {
@@ -96,18 +98,23 @@ export function runProjections(options: {
             continue;
           }
           const last = events[events.length - 1].position;
-          const applied = await sql.transaction(async (tx) => {
-            const current = await loadCheckpoint(tx, projection.name, true);
-            // A rebuild swapped tables under us: start again from its checkpoint.
-            if (!current || current.version !== projection.version || !samePosition(current.position, position)) {
-              return current;
-            }
-            const mine = events.filter((e) => handled.has(e.type));
-            if (mine.length > 0) await projection.applyBatch(tx, mine);
-            await saveCheckpoint(tx, projection.name, last, events.length);
-            if (sql.kind === "postgres") await tx.query("SELECT pg_notify('pms_checkpoints', $1)", [projection.name]);
-            return null;
-          });
+          const mine = events.filter((e) => handled.has(e.type));
+          // Nothing to apply (most batches, for most projections): one statement, not a transaction.
+          const skipped =
+            mine.length === 0 &&
+            (await advanceCheckpoint(sql, projection.name, projection.version, position, last, events.length));
+          const applied = skipped
+            ? null
+            : await sql.transaction(async (tx) => {
+                const current = await loadCheckpoint(tx, projection.name, true);
+                // A rebuild swapped tables under us: start again from its checkpoint.
+                if (!current || current.version !== projection.version || !samePosition(current.position, position)) {
+                  return current;
+                }
+                if (mine.length > 0) await projection.applyBatch(tx, mine);
+                await saveCheckpoint(tx, projection.name, last, events.length);
+                return null;
+              });
           if (applied) {
             if (applied.version !== projection.version) {
               await rebuildProjection(sql, store, projection, log.info);
@@ -121,6 +128,7 @@ export function runProjections(options: {
           failures = 0;
           positions.set(projection.name, position);
           notifyWaiters();
+          checkpointMoved();
         } catch (error) {
           failures++;
           log.error(error, `projection ${projection.name} failed; retrying`);

@@ -1,4 +1,4 @@
-import type { Sql } from "../../db.ts";
+import { notifier, type Sql } from "../../db.ts";
 import type { EventStore } from "../eventStore.ts";
 import { appendToStream } from "./appendToStream.ts";
 import { headPosition, readAll } from "./readAll.ts";
@@ -7,7 +7,8 @@ import { subscribeToAll } from "./subscribeToAll.ts";
 
 /**
  * The event store on PostgreSQL, or on embedded PGlite: the same SQL over the same `Sql` port.
- * Wake-ups come in-process after local appends, and from LISTEN pms_events on a server.
+ * Wake-ups come in-process after local appends, and from LISTEN pms_events on a server. The
+ * NOTIFY goes out after the append's commit (see `notifier`), not inside it.
  */
 export function createPostgresEventStore(sql: Sql): EventStore {
   const listeners = new Set<() => void>();
@@ -15,12 +16,12 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   const fire = () => {
     for (const l of listeners) l();
   };
+  const notifyAppended = notifier(sql, "pms_events");
   const store: EventStore = {
     engine: sql.kind,
     async appendToStream(stream_name, events, { expected_revision }) {
-      const result = await appendToStream(sql, stream_name, events, expected_revision, {
-        notify: sql.kind === "postgres",
-      });
+      const result = await appendToStream(sql, stream_name, events, expected_revision, { notify: false });
+      notifyAppended();
       fire();
       return result;
     },

@@ -1,0 +1,174 @@
+import { atLeast, atMost, type Context, type Tenant } from "../lib/context.ts";
+import { type LoadResult, load } from "../lib/load.ts";
+import { lesseeBody, seedLessees } from "../lib/lessees.ts";
+import { sampleRss } from "../lib/rss.ts";
+import { mb, round } from "../lib/stats.ts";
+
+/** Steps 1-3: the lessee routes of the service against the plain baseline, same database, same key. */
+
+const LIST_SEED = 1000;
+const RSS_LIMIT = 300 * 1024 * 1024;
+
+const statusNote = (r: LoadResult) =>
+  r.non2xx || r.errors ? `non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}, errors ${r.errors}` : undefined;
+
+function compare(ctx: Context, step: string, service: LoadResult, baseline: LoadResult, ratio: number) {
+  const got = round(service.rps / baseline.rps, 2);
+  ctx.figures.push(
+    { step, metric: "service req/s", value: service.rps, unit: "req/s", target: "", pass: null, note: statusNote(service) },
+    { step, metric: "baseline req/s", value: baseline.rps, unit: "req/s", target: "", pass: null, note: statusNote(baseline) },
+    {
+      step,
+      metric: "service / baseline",
+      value: got,
+      unit: "×",
+      target: `≥ ${ratio}×`,
+      pass: atLeast(got, ratio) && service.non2xx === 0,
+      note: `p50/p99 ms: service ${service.p50}/${service.p99}, baseline ${baseline.p50}/${baseline.p99}`,
+    },
+  );
+}
+
+export async function createStep(ctx: Context): Promise<void> {
+  const service = await ctx.service();
+  const baseline = await ctx.baseline();
+  const run = async (url: string, tag: string) => {
+    let n = 0;
+    return load({
+      url,
+      path: "/api/lessees",
+      method: "POST",
+      apiKey: service.tenant.key,
+      connections: ctx.connections,
+      seconds: ctx.seconds,
+      next: () => {
+        n++;
+        return { body: JSON.stringify(lesseeBody(`create-${ctx.runId}-${tag}-${n}@example.test`, n)) };
+      },
+    });
+  };
+  const rss = sampleRss(service.child.pid);
+  const onService = await run(service.child.url, "s");
+  const memory = rss.stop();
+  const onBaseline = await run(baseline.url, "b");
+  ctx.raw.create = { service: onService, baseline: onBaseline, serviceRss: memory };
+  compare(ctx, "1 create", onService, onBaseline, 0.5);
+  ctx.figures.push(
+    {
+      step: "1 create",
+      metric: "service p99",
+      value: onService.p99,
+      unit: "ms",
+      target: "≤ 50 ms",
+      pass: atMost(onService.p99, 50),
+    },
+    {
+      step: "1 create",
+      metric: "service peak RSS",
+      value: mb(memory.peak),
+      unit: "MB",
+      target: "≤ 300 MB",
+      pass: atMost(memory.peak, RSS_LIMIT),
+      note: `VmRSS polled every 100 ms: ${mb(memory.first)} MB at start, ${mb(memory.last)} MB at end; VmHWM ${mb(memory.hwm)} MB`,
+    },
+  );
+}
+
+interface ListTenant {
+  tenant: Tenant;
+  serviceIds: string[];
+  baselineIds: string[];
+}
+
+/** A tenant with exactly LIST_SEED lessees on each side, so both lists count the same rows. */
+async function listTenant(ctx: Context): Promise<ListTenant> {
+  const cached = ctx.shared.get("listTenant") as Promise<ListTenant> | undefined;
+  if (cached) return cached;
+  const seeded = (async () => {
+    const service = await ctx.service();
+    const baseline = await ctx.baseline();
+    const tenant = await service.newTenant("bench-list");
+    const started = Date.now();
+    const serviceIds = await seedLessees(service.child.url, tenant.key, LIST_SEED, (n) => `list-s-${n}@example.test`);
+    const seededIn = Date.now() - started;
+    const baselineIds = await seedLessees(baseline.url, tenant.key, LIST_SEED, (n) => `list-b-${n}@example.test`);
+    console.log(`  seeded ${LIST_SEED} lessees per side (service took ${seededIn} ms)`);
+    return { tenant, serviceIds, baselineIds };
+  })();
+  ctx.shared.set("listTenant", seeded);
+  return seeded;
+}
+
+/** Same fields in the same order on both sides, or the comparison is not fair. */
+async function sameShape(ctx: Context, step: string, serviceUrl: string, baselineUrl: string, key: string) {
+  const get = async (url: string) =>
+    (await fetch(url, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as unknown;
+  const [s, b] = await Promise.all([get(serviceUrl), get(baselineUrl)]);
+  const keysOf = (v: unknown) => Object.keys((Array.isArray(v) ? v[0] : v) ?? {}).join(",");
+  if (keysOf(s) !== keysOf(b)) {
+    ctx.figures.push({
+      step,
+      metric: "response shape",
+      value: "differs",
+      unit: "",
+      target: "same",
+      pass: false,
+      note: `service ${keysOf(s)} / baseline ${keysOf(b)}`,
+    });
+  }
+}
+
+export async function getStep(ctx: Context): Promise<void> {
+  const service = await ctx.service();
+  const baseline = await ctx.baseline();
+  const { tenant, serviceIds, baselineIds } = await listTenant(ctx);
+  await sameShape(
+    ctx,
+    "2 get",
+    `${service.child.url}/api/lessees/${serviceIds[0]}`,
+    `${baseline.url}/api/lessees/${baselineIds[0]}`,
+    tenant.key,
+  );
+  const run = (url: string, ids: string[]) =>
+    load({
+      url,
+      path: `/api/lessees/${ids[0]}`,
+      apiKey: tenant.key,
+      connections: ctx.connections,
+      seconds: ctx.seconds,
+      next: () => ({ path: `/api/lessees/${ids[Math.floor(Math.random() * ids.length)]}` }),
+    });
+  const onService = await run(service.child.url, serviceIds);
+  const onBaseline = await run(baseline.url, baselineIds);
+  ctx.raw.get = { service: onService, baseline: onBaseline };
+  compare(ctx, "2 get", onService, onBaseline, 0.9);
+}
+
+export async function listStep(ctx: Context): Promise<void> {
+  const service = await ctx.service();
+  const baseline = await ctx.baseline();
+  const { tenant } = await listTenant(ctx);
+  const pages = LIST_SEED / 100;
+  await sameShape(
+    ctx,
+    "3 list",
+    `${service.child.url}/api/lessees?page=1&limit=100`,
+    `${baseline.url}/api/lessees?page=1&limit=100`,
+    tenant.key,
+  );
+  const run = (url: string) => {
+    let n = 0;
+    return load({
+      url,
+      path: "/api/lessees?page=1&limit=100",
+      apiKey: tenant.key,
+      connections: ctx.connections,
+      seconds: ctx.seconds,
+      next: () => ({ path: `/api/lessees?page=${(n++ % pages) + 1}&limit=100` }),
+    });
+  };
+  const onService = await run(service.child.url);
+  const onBaseline = await run(baseline.url);
+  ctx.raw.list = { service: onService, baseline: onBaseline, rowsPerTenant: LIST_SEED };
+  compare(ctx, "3 list", onService, onBaseline, 0.8);
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { energyDiagnosisStream } from "../../events/energyDiagnoses.ts";
+import { estateStream } from "../../events/estates.ts";
+import { mediaStream } from "../../events/media.ts";
+import { placeStream } from "../../events/places.ts";
+import { notFound } from "../../platform/errors.ts";
+import type { Position } from "../../platform/eventstore/eventStore.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { handleCommand, loadStream, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
+import { estateDecider } from "../estates/decider.ts";
+import { mediaDecider } from "../media/decider.ts";
+import { placeDecider } from "../places/decider.ts";
+import { energyDiagnosisDecider, type KnownIds } from "./decider.ts";
+import {
+  type CreateEnergyDiagnosisBody,
+  createEnergyDiagnosisBody,
+  id,
+  type UpdateEnergyDiagnosisBody,
+  updateEnergyDiagnosisBody,
+} from "./schemas.ts";
+
+/** POST, PUT and DELETE routes of the Energy Diagnosis area (SPEC.md, DESIGN.md §6). */
+
+/*
+ * Facts about ids a body names, read from their streams (the source of truth, not a read
+ * model that may lag): another tenant's stream reads as absent.
+ */
+export async function placeExists(request: FastifyRequest, placeId: string): Promise<boolean> {
+  const { state } = await loadStream(
+    request.server.platform.store,
+    placeStream(placeId),
+    tenantOf(request),
+    placeDecider,
+  );
+  return state.status === "active";
+}
+
+export async function estateExists(request: FastifyRequest, estateId: string): Promise<boolean> {
+  const { state } = await loadStream(
+    request.server.platform.store,
+    estateStream(estateId),
+    tenantOf(request),
+    estateDecider,
+  );
+  return state.status === "active";
+}
+
+export async function mediaExists(request: FastifyRequest, mediaId: string): Promise<boolean> {
+  const { state } = await loadStream(
+    request.server.platform.store,
+    mediaStream(mediaId),
+    tenantOf(request),
+    mediaDecider,
+  );
+  return state.status === "uploaded";
+}
+
+/** Looks up only the ids the request sets (null or absent ids need no fact). */
+async function knownIds(
+  request: FastifyRequest,
+  body: { place_id?: string | null; estate_id?: string | null; media_id?: string | null },
+): Promise<KnownIds> {
+  const [place, estate, media] = await Promise.all([
+    body.place_id ? placeExists(request, body.place_id) : undefined,
+    body.estate_id ? estateExists(request, body.estate_id) : undefined,
+    body.media_id ? mediaExists(request, body.media_id) : undefined,
+  ]);
+  return { place, estate, media };
+}
+
+const tag = { tags: ["Energy Diagnosis"] };
+const idParams = z.strictObject({ id });
+const location = (diagnosisId: string) => `/api/energy-diagnoses/${diagnosisId}`;
+const notFoundError = (diagnosisId: string) => () => notFound("Energy diagnosis", diagnosisId);
+const invalidBodyMessage = "Invalid energy diagnosis data";
+
+function replyWithDiagnosis(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  diagnosisId: string,
+  result: { position: Position | null; revision: bigint | null },
+) {
+  return replyAfterProjection(request, reply, {
+    position: result.position,
+    status,
+    id: diagnosisId,
+    location: location(diagnosisId),
+    revision: result.revision,
+    read: async () =>
+      (await readEnergyDiagnosis(request.server.platform.sql, tenantOf(request), diagnosisId))?.body,
+  });
+}
+
+export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
+  app.post(
+    "/api/energy-diagnoses",
+    { schema: { ...tag, body: createEnergyDiagnosisBody }, config: { invalidBodyMessage } },
+    async (request, reply) => {
+      const body = request.body as CreateEnergyDiagnosisBody;
+      const diagnosisId = randomUUID();
+      const result = await handleCommand(
+        request,
+        energyDiagnosisStream(diagnosisId),
+        energyDiagnosisDecider,
+        {
+          type: "RecordEnergyDiagnosis",
+          id: diagnosisId,
+          fields: body,
+          known: await knownIds(request, body),
+          now: new Date().toISOString(),
+        },
+        { notFound: notFoundError(diagnosisId) },
+      );
+      return replyWithDiagnosis(request, reply, 201, diagnosisId, result);
+    },
+  );
+
+  app.put(
+    "/api/energy-diagnoses/:id",
+    { schema: { ...tag, params: idParams, body: updateEnergyDiagnosisBody }, config: { invalidBodyMessage } },
+    async (request, reply) => {
+      const { id: diagnosisId } = request.params as { id: string };
+      const body = request.body as UpdateEnergyDiagnosisBody;
+      const known = await knownIds(request, body);
+      const result = await handleCommand(
+        request,
+        energyDiagnosisStream(diagnosisId),
+        energyDiagnosisDecider,
+        {
+          type: "UpdateEnergyDiagnosis",
+          id: diagnosisId,
+          changes: body,
+          known,
+          now: new Date().toISOString(),
+        },
+        { notFound: notFoundError(diagnosisId) },
+      );
+      return replyWithDiagnosis(request, reply, 200, diagnosisId, result);
+    },
+  );
+
+  app.delete(
+    "/api/energy-diagnoses/:id",
+    { schema: { ...tag, params: idParams } },
+    async (request, reply) => {
+      const { id: diagnosisId } = request.params as { id: string };
+      const result = await handleCommand(
+        request,
+        energyDiagnosisStream(diagnosisId),
+        energyDiagnosisDecider,
+        { type: "DeleteEnergyDiagnosis", id: diagnosisId },
+        { notFound: notFoundError(diagnosisId) },
+      );
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 204,
+        read: async () => null,
+      });
+    },
+  );
+}

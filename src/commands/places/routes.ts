@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { placeStream } from "../../events/places.ts";
+import { notFound } from "../../platform/errors.ts";
+import type { Position } from "../../platform/eventstore/eventStore.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { setEtag } from "../../platform/http/etag.ts";
+import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { countEstates } from "../../queries/estates.ts";
+import { type Found, placeParams, readPlace } from "../../queries/places.ts";
+import { placeDecider } from "./decider.ts";
+import { createPlaceSchema, updatePlaceSchema } from "./schemas.ts";
+
+/** Read-your-writes answer of a command: the resource from its read model, with its ETag. */
+export function replyWithResource(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 200 | 201 | 204,
+  options: { id: string; position: Position | null; location?: string; read?: () => Promise<Found | null> },
+) {
+  const read = options.read;
+  return replyAfterProjection(request, reply, {
+    position: options.position,
+    status,
+    id: options.id,
+    location: options.location,
+    read: async () => {
+      const found = read ? await read() : null;
+      if (found) setEtag(reply, found.revision);
+      return found?.body;
+    },
+  });
+}
+
+const tag = { tags: ["Places"] };
+const location = (id: string) => `/api/places/${id}`;
+
+/** POST, PUT and DELETE of /api/places (DESIGN.md §6 Places). */
+export async function placeRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.post(
+    "/api/places",
+    { schema: { ...tag, summary: "Create a place", body: createPlaceSchema } },
+    async (request, reply) => {
+      const id = randomUUID();
+      const result = await handleCommand(request, placeStream(id), placeDecider, {
+        type: "CreatePlace",
+        place_id: id,
+        input: request.body,
+      });
+      return replyWithResource(request, reply, 201, {
+        id,
+        position: result.position,
+        location: location(id),
+        read: () => readPlace(sql, tenantOf(request), id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/places/:place_id",
+    {
+      schema: {
+        ...tag,
+        summary: "Update a place: omitted fields keep their value, null removes it",
+        params: placeParams,
+        body: updatePlaceSchema,
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.place_id;
+      const result = await handleCommand(
+        request,
+        placeStream(id),
+        placeDecider,
+        { type: "UpdatePlace", place_id: id, input: request.body },
+        { notFound: () => notFound("Place", id) },
+      );
+      return replyWithResource(request, reply, 200, {
+        id,
+        position: result.position,
+        read: () => readPlace(sql, tenantOf(request), id),
+      });
+    },
+  );
+
+  api.delete(
+    "/api/places/:place_id",
+    { schema: { ...tag, summary: "Delete a place (refused while it holds estates)", params: placeParams } },
+    async (request, reply) => {
+      const id = request.params.place_id;
+      const estate_count = await countEstates(sql, tenantOf(request), "place_id", id);
+      const result = await handleCommand(
+        request,
+        placeStream(id),
+        placeDecider,
+        { type: "DeletePlace", place_id: id, estate_count },
+        { notFound: () => notFound("Place", id) },
+      );
+      return replyWithResource(request, reply, 204, { id, position: result.position });
+    },
+  );
+}

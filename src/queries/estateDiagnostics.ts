@@ -1,0 +1,113 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { id } from "../commands/energyDiagnoses/schemas.ts";
+import { listEstateDiagnosticsQuery } from "../commands/estateDiagnostics/schemas.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { findEstatePlace } from "./energyDiagnoses.ts";
+
+/** GET routes of the Estate Diagnostics area: the `estate_diagnostics` read model. */
+
+const RESPONSE_COLUMNS = [
+  "id",
+  "estate_id",
+  "type",
+  "active",
+  "diagnosis_date",
+  "valid_until",
+  "reference",
+  "provider",
+  "notes",
+  "media_id",
+  "replaced_by",
+  "deactivated_at",
+  "created_at",
+  "updated_at",
+] as const;
+const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+const iso = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
+
+export function toEstateDiagnosticResponse(row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;
+  for (const c of ["deactivated_at", "created_at", "updated_at"]) out[c] = iso(row[c]);
+  return out;
+}
+
+export async function readEstateDiagnostic(
+  sql: Sql,
+  tenantId: string,
+  estateId: string,
+  diagnosticId: string,
+): Promise<{ body: Record<string, unknown>; revision: number } | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT ${SELECT} FROM estate_diagnostics WHERE tenant_id = $1 AND estate_id = $2 AND id = $3`,
+      [tenantId, estateId, diagnosticId],
+    ),
+  );
+  return row ? { body: toEstateDiagnosticResponse(row), revision: Number(row.revision) } : null;
+}
+
+const tag = { tags: ["Estate Diagnostics"] };
+
+export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
+
+  app.get(
+    "/api/estates/:estate_id/diagnostics",
+    {
+      schema: { ...tag, params: z.strictObject({ estate_id: id }), querystring: listEstateDiagnosticsQuery },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { estate_id: estateId } = request.params as { estate_id: string };
+      const query = request.query as z.output<typeof listEstateDiagnosticsQuery>;
+      if (!(await findEstatePlace(sql, tenantId, estateId))) throw notFound("Estate", estateId);
+      const where = ["tenant_id = $1", "estate_id = $2"];
+      const params: unknown[] = [tenantId, estateId];
+      if (query.active !== undefined) {
+        params.push(query.active === "true");
+        where.push(`active = $${params.length}`);
+      }
+      if (query.type !== undefined) {
+        params.push(query.type);
+        where.push(`type = $${params.length}`);
+      }
+      const filter = where.join(" AND ");
+      const { items, total } = await sql.asTenant(tenantId, async (tx) => {
+        const n = params.length;
+        const rows = await tx.query<Row>(
+          `SELECT ${SELECT} FROM estate_diagnostics WHERE ${filter} ORDER BY created_at, id LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...params, query.limit, offsetOf(query)],
+        );
+        const [count] = await tx.query<{ total: number }>(
+          `SELECT count(*)::int AS total FROM estate_diagnostics WHERE ${filter}`,
+          params,
+        );
+        return { items: rows.map(toEstateDiagnosticResponse), total: count.total };
+      });
+      return sendPage(request, reply, { items, total, page: query.page, limit: query.limit });
+    },
+  );
+
+  app.get(
+    "/api/estates/:estate_id/diagnostics/:id",
+    { schema: { ...tag, params: z.strictObject({ estate_id: id, id }) } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { estate_id: estateId, id: diagnosticId } = request.params as { estate_id: string; id: string };
+      if (!(await findEstatePlace(sql, tenantId, estateId))) throw notFound("Estate", estateId);
+      const found = await readEstateDiagnostic(sql, tenantId, estateId, diagnosticId);
+      if (!found) throw notFound("Estate diagnostic", diagnosticId);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+}

@@ -1,0 +1,254 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { notInPlace } from "../commands/estates/decider.ts";
+import { text } from "../commands/places/schemas.ts";
+import { estateStream } from "../events/estates.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { readHistory } from "../platform/http/handleCommand.ts";
+import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { type Found, iso, pick, placeParams, requirePlace } from "./places.ts";
+
+/** GET routes of the Estates area (nested under places and flat), and the look-ups commands make. */
+
+const RESPONSE_COLUMNS = [
+  "id",
+  "place_id",
+  "name",
+  "estate_type_id",
+  "area",
+  "number_of_room",
+  "orientation",
+  "building",
+  "floor",
+  "owner_id",
+  "previous_owner_id",
+  "lot_number",
+  "fiscal_identifier",
+  "housing_tax",
+  "property_tax",
+  "acquisition_price",
+  "rent_amount",
+  "rental_status",
+  "construction_date",
+  "renovation_date",
+  "address",
+  "other_detail",
+  "current_dpe_id",
+  "current_dpe_energy_label",
+  "current_dpe_ges_label",
+  "current_dpe_diagnosis_date",
+  "current_dpe_valid_until",
+  "created_at",
+  "updated_at",
+] as const;
+
+const toEstate = (row: Row) => pick(row, RESPONSE_COLUMNS, ["construction_date", "renovation_date"]);
+
+/**
+ * The current DPE comes from the energy-diagnosis area's `estate_current_dpe` read model when
+ * that area runs (joined at read time, so neither projection writes the other's tables), else
+ * from the estates table's own current_dpe_* columns. Checked per database until found.
+ */
+const dpeTableSeen = new WeakMap<Sql, true>();
+async function selectEstates(sql: Sql, tx: Sql): Promise<string> {
+  if (!dpeTableSeen.has(sql)) {
+    const [row] = await tx.query("SELECT to_regclass('estate_current_dpe') IS NOT NULL AS present");
+    if (row.present === true) dpeTableSeen.set(sql, true);
+  }
+  const own = RESPONSE_COLUMNS.filter((c) => !c.startsWith("current_dpe_")).map((c) => `e.${c}`);
+  if (!dpeTableSeen.has(sql)) {
+    return `SELECT ${own.join(", ")}, e.current_dpe_id, e.current_dpe_energy_label, e.current_dpe_ges_label,
+      e.current_dpe_diagnosis_date, e.current_dpe_valid_until, e.revision FROM estates e`;
+  }
+  return `SELECT ${own.join(", ")},
+      coalesce(d.dpe_id, e.current_dpe_id) AS current_dpe_id,
+      coalesce(d.energy_label, e.current_dpe_energy_label) AS current_dpe_energy_label,
+      coalesce(d.ges_label, e.current_dpe_ges_label) AS current_dpe_ges_label,
+      coalesce(d.diagnosis_date, e.current_dpe_diagnosis_date) AS current_dpe_diagnosis_date,
+      coalesce(d.valid_until, e.current_dpe_valid_until) AS current_dpe_valid_until,
+      e.revision
+    FROM estates e LEFT JOIN estate_current_dpe d ON d.estate_id = e.id AND d.tenant_id = e.tenant_id`;
+}
+
+export interface EstateFound extends Found {
+  place_id: string;
+  rental_status: string;
+  rent_amount: number | null;
+}
+
+/** The estate as the API shows it, or null when the tenant has no such estate. */
+export async function readEstate(sql: Sql, tenantId: string, id: string): Promise<EstateFound | null> {
+  const [row] = await sql.asTenant(tenantId, async (tx) =>
+    tx.query<Row>(`${await selectEstates(sql, tx)} WHERE e.tenant_id = $1 AND e.id = $2`, [tenantId, id]),
+  );
+  if (!row) return null;
+  return {
+    body: toEstate(row),
+    revision: Number(row.revision),
+    place_id: String(row.place_id),
+    rental_status: String(row.rental_status),
+    rent_amount: (row.rent_amount as number | null) ?? null,
+  };
+}
+
+/** The nested-route rules: unknown place 404, unknown estate 404, estate of another place 400. */
+export async function readEstateInPlace(sql: Sql, tenantId: string, placeId: string, id: string) {
+  await requirePlace(sql, tenantId, placeId);
+  const found = await readEstate(sql, tenantId, id);
+  if (!found) throw notFound("Estate", id);
+  if (found.place_id !== placeId) throw notInPlace(id, placeId);
+  return found;
+}
+
+/** Counts the delete rules need: rooms, leases not TERMINATED or EXPIRED. */
+export async function estateDependents(sql: Sql, tenantId: string, estateId: string) {
+  return sql.asTenant(tenantId, async (tx) => {
+    const [rooms] = await tx.query(
+      "SELECT count(*)::int AS n FROM rooms WHERE tenant_id = $1 AND estate_id = $2",
+      [tenantId, estateId],
+    );
+    const [leases] = await tx.query(
+      `SELECT count(*)::int AS n FROM estate_lease_status
+       WHERE tenant_id = $1 AND estate_id = $2 AND status NOT IN ('TERMINATED', 'EXPIRED')`,
+      [tenantId, estateId],
+    );
+    return { room_count: Number(rooms.n), open_lease_count: Number(leases.n) };
+  });
+}
+
+/** Estates of a place (place delete) or of an owner (owner delete). */
+export async function countEstates(sql: Sql, tenantId: string, by: "place_id" | "owner_id", id: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query(`SELECT count(*)::int AS n FROM estates WHERE tenant_id = $1 AND ${by} = $2`, [tenantId, id]),
+  );
+  return Number(row.n);
+}
+
+const rentalStatuses = ["VACANT", "RENTED", "NOTICE"] as const;
+const listQuery = z.strictObject({
+  ...pageQuery,
+  owner_id: z.uuid("Must be a UUID").optional(),
+  estate_type_id: z.uuid("Must be a UUID").optional(),
+  rental_status: z.enum(rentalStatuses).optional(),
+  q: text(255).optional().describe("Contained in the name, lot number or fiscal identifier"),
+});
+const flatListQuery = listQuery.extend({ place_id: z.uuid("Must be a UUID").optional() });
+type ListQuery = z.output<typeof flatListQuery>;
+
+async function listEstates(sql: Sql, tenantId: string, query: ListQuery) {
+  const where = ["e.tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  for (const field of ["place_id", "owner_id", "estate_type_id", "rental_status"] as const) {
+    if (query[field] === undefined) continue;
+    params.push(query[field]);
+    where.push(`e.${field} = $${params.length}`);
+  }
+  if (query.q) {
+    params.push(query.q.toLowerCase());
+    const p = `$${params.length}`;
+    where.push(`(strpos(lower(e.name), ${p}) > 0 OR strpos(lower(coalesce(e.lot_number, '')), ${p}) > 0
+      OR strpos(lower(e.fiscal_identifier), ${p}) > 0)`);
+  }
+  const filter = where.join(" AND ");
+  return sql.asTenant(tenantId, async (tx) => {
+    const [{ total }] = await tx.query(
+      `SELECT count(*)::int AS total FROM estates e WHERE ${filter}`,
+      params,
+    );
+    const rows = await tx.query<Row>(
+      `${await selectEstates(sql, tx)} WHERE ${filter} ORDER BY e.created_at, e.id
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, query.limit, offsetOf(query)],
+    );
+    return { items: rows.map(toEstate), total, page: query.page, limit: query.limit };
+  });
+}
+
+export const estateParams = z.strictObject({ id: z.uuid("Must be a UUID") });
+export const nestedEstateParams = placeParams.extend({ estate_id: z.uuid("Must be a UUID") });
+const tag = { tags: ["Estates"] };
+
+export async function estateQueries(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/places/:place_id/estates",
+    {
+      schema: { ...tag, summary: "List the estates of a place", params: placeParams, querystring: listQuery },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { place_id } = request.params;
+      await requirePlace(sql, tenantId, place_id);
+      return sendPage(request, reply, await listEstates(sql, tenantId, { ...request.query, place_id }));
+    },
+  );
+
+  api.get(
+    "/api/places/:place_id/estates/:estate_id",
+    { schema: { ...tag, summary: "Get an estate of a place", params: nestedEstateParams } },
+    async (request, reply) => {
+      const { place_id, estate_id } = request.params;
+      const found = await readEstateInPlace(sql, tenantOf(request), place_id, estate_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/estates",
+    { schema: { ...tag, summary: "List estates of every place", querystring: flatListQuery } },
+    async (request, reply) =>
+      sendPage(request, reply, await listEstates(sql, tenantOf(request), request.query)),
+  );
+
+  api.get(
+    "/api/estates/:id",
+    { schema: { ...tag, summary: "Get an estate", params: estateParams } },
+    async (request, reply) => {
+      const found = await readEstate(sql, tenantOf(request), request.params.id);
+      if (!found) throw notFound("Estate", request.params.id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/estates/:id/history",
+    { schema: { ...tag, summary: "The estate's events, oldest first (audit)", params: estateParams } },
+    async (request) => {
+      const { id } = request.params;
+      return readHistory(request, estateStream(id), () => notFound("Estate", id));
+    },
+  );
+
+  api.get(
+    "/api/estates/:id/ownership-history",
+    { schema: { ...tag, summary: "Ownership transfers of the estate, oldest first", params: estateParams } },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { id } = request.params;
+      if (!(await readEstate(sql, tenantId, id))) throw notFound("Estate", id);
+      const rows = await sql.asTenant(tenantId, (tx) =>
+        tx.query<Row>(
+          `SELECT estate_id, previous_owner_id, new_owner_id, transferred_at, revision
+           FROM estate_ownership_transfers WHERE tenant_id = $1 AND estate_id = $2 ORDER BY revision`,
+          [tenantId, id],
+        ),
+      );
+      return rows.map((r) => ({
+        estate_id: r.estate_id,
+        previous_owner_id: r.previous_owner_id,
+        new_owner_id: r.new_owner_id,
+        transferred_at: iso(r.transferred_at),
+        revision: Number(r.revision),
+      }));
+    },
+  );
+}

@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { globalTypeIds } from "../../src/events/types.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+const unknownId = "00000000-0000-4000-8000-000000000000";
+const kitchen = globalTypeIds.room.kitchen;
+const bedroom = globalTypeIds.room.bedroom;
+const fields = (res: { json(): any }) => res.json().details?.map((d: { field: string }) => d.field) ?? [];
+
+describe.each(databaseKinds)("rooms API on %s", (kind) => {
+  let t: TestApp;
+  let placeA: string;
+  let placeB: string;
+  let estate: string;
+  let otherEstate: string;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    placeA = (await t.request("POST", "/api/places", { body: { name: "A" } })).json().id;
+    placeB = (await t.request("POST", "/api/places", { body: { name: "B" } })).json().id;
+    const newEstate = async () =>
+      (
+        await t.request("POST", `/api/places/${placeA}/estates`, {
+          body: {
+            name: "E",
+            estate_type_id: globalTypeIds.estate.apartment,
+            area: 40,
+            fiscal_identifier: "F",
+          },
+        })
+      ).json().id;
+    estate = await newEstate();
+    otherEstate = await newEstate();
+    base = `/api/places/${placeA}/estates/${estate}/rooms`;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
+  const create = async (body: object = { name: "Cuisine", room_type_id: kitchen }) => {
+    const res = await t.request("POST", base, { body });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json();
+  };
+
+  it("creates, reads and lists rooms", async () => {
+    const res = await t.request("POST", base, {
+      body: { name: "Chambre 1", room_type_id: bedroom, area: 11.5, floor: 1, description: "Parquet" },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const room = res.json();
+    expect(room).toMatchObject({
+      estate_id: estate,
+      name: "Chambre 1",
+      room_type_id: bedroom,
+      area: 11.5,
+      floor: 1,
+      description: "Parquet",
+    });
+    expect(res.headers.location).toBe(`${base}/${room.id}`);
+    expect(res.headers.etag).toBe('W/"0"');
+    expect((await t.request("GET", `${base}/${room.id}`)).json()).toEqual(room);
+    const list = await t.request("GET", base);
+    expect(list.json().map((r: { id: string }) => r.id)).toContain(room.id);
+    expect(list.headers["x-total-count"]).toBeDefined();
+    expect((await t.request("GET", `/api/places/${placeA}/estates/${otherEstate}/rooms`)).json()).toEqual([]);
+  });
+
+  it("validates (400) and writes nothing on bad input", async () => {
+    const before = await eventCount();
+    const cases: [object, string][] = [
+      [{ room_type_id: kitchen }, "name"],
+      [{ name: "", room_type_id: kitchen }, "name"],
+      [{ name: "x".repeat(256), room_type_id: kitchen }, "name"],
+      [{ name: "A" }, "room_type_id"],
+      [{ name: "A", room_type_id: "kitchen" }, "room_type_id"],
+      [{ name: "A", room_type_id: unknownId }, "room_type_id"],
+      [{ name: "A", room_type_id: globalTypeIds.estate.apartment }, "room_type_id"],
+      [{ name: "A", room_type_id: kitchen, area: 0 }, "area"],
+      [{ name: "A", room_type_id: kitchen, area: -2 }, "area"],
+      [{ name: "A", room_type_id: kitchen, floor: 1.5 }, "floor"],
+      [{ name: "A", room_type_id: kitchen, estate_id: otherEstate }, "estate_id"],
+      [{ name: "A", room_type_id: kitchen, colour: "blue" }, "colour"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request("POST", base, { body });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(fields(res), JSON.stringify(body)).toContain(field);
+    }
+    for (const rawBody of ["[]", "null", "{", "12"]) {
+      const res = await t.request("POST", base, { rawBody, headers: { "content-type": "application/json" } });
+      expect(res.statusCode, rawBody).toBe(400);
+    }
+    expect(await eventCount()).toBe(before);
+  });
+
+  it("updates: omitted keeps, null removes, required fields stay", async () => {
+    const room = await create({ name: "Cuisine", room_type_id: kitchen, area: 9, floor: 0 });
+    const url = `${base}/${room.id}`;
+    await new Promise((r) => setTimeout(r, 5));
+    const res = await t.request("PUT", url, { body: { area: null, name: "Cuisine ouverte" } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      area: null,
+      floor: 0,
+      name: "Cuisine ouverte",
+      room_type_id: kitchen,
+    });
+    expect(res.json().updated_at > room.updated_at).toBe(true);
+    const before = await eventCount();
+    for (const body of [
+      { name: null },
+      { room_type_id: null },
+      { room_type_id: unknownId },
+      { estate_id: otherEstate },
+      { area: 0 },
+    ]) {
+      const bad = await t.request("PUT", url, { body });
+      expect(bad.statusCode, JSON.stringify(body)).toBe(400);
+      expect(fields(bad)).toContain(Object.keys(body)[0]);
+    }
+    expect(await eventCount()).toBe(before);
+    const back = await t.request("PUT", url, { body: res.json() });
+    expect(back.statusCode).toBe(200);
+    const other = await t.request("PUT", url, { body: { room_type_id: bedroom } });
+    expect(other.json().room_type_id).toBe(bedroom);
+  });
+
+  it("checks place, estate and room of the path on every route", async () => {
+    const room = await create();
+    for (const [method, body] of [["GET"], ["PUT", { name: "x" }], ["DELETE"]] as [string, object?][]) {
+      const wrongPlace = await t.request(method, `/api/places/${placeB}/estates/${estate}/rooms/${room.id}`, {
+        body,
+      });
+      expect(wrongPlace.statusCode, method).toBe(400);
+      expect(wrongPlace.json().message).toBe(`Estate ${estate} does not belong to place ${placeB}`);
+      const wrongEstate = await t.request(
+        method,
+        `/api/places/${placeA}/estates/${otherEstate}/rooms/${room.id}`,
+        {
+          body,
+        },
+      );
+      expect(wrongEstate.statusCode, method).toBe(400);
+      expect(fields(wrongEstate)).toEqual(["estate_id"]);
+      expect(
+        (await t.request(method, `/api/places/${unknownId}/estates/${estate}/rooms/${room.id}`, { body }))
+          .statusCode,
+      ).toBe(404);
+      expect(
+        (await t.request(method, `/api/places/${placeA}/estates/${unknownId}/rooms/${room.id}`, { body }))
+          .statusCode,
+      ).toBe(404);
+      const unknownRoom = await t.request(method, `${base}/${unknownId}`, { body });
+      expect(unknownRoom.statusCode, method).toBe(404);
+      expect(unknownRoom.json().message).toBe(`Room ${unknownId} not found`);
+    }
+    expect(
+      (
+        await t.request("POST", `/api/places/${placeB}/estates/${estate}/rooms`, {
+          body: { name: "x", room_type_id: kitchen },
+        })
+      ).statusCode,
+    ).toBe(400);
+    expect((await t.request("GET", `/api/places/${unknownId}/estates/${estate}/rooms`)).statusCode).toBe(404);
+    expect((await t.request("GET", `${base}/not-a-uuid`)).statusCode).toBe(400);
+  });
+
+  it("deletes (204), then 404", async () => {
+    const room = await create();
+    expect((await t.request("DELETE", `${base}/${room.id}`)).statusCode).toBe(204);
+    expect((await t.request("GET", `${base}/${room.id}`)).statusCode).toBe(404);
+    expect((await t.request("DELETE", `${base}/${room.id}`)).statusCode).toBe(404);
+    expect((await t.request("PUT", `${base}/${room.id}`, { body: { name: "x" } })).statusCode).toBe(404);
+  });
+
+  it("rooms follow their estate when it moves", async () => {
+    const room = await create();
+    expect(
+      (await t.request("PUT", `/api/estates/${estate}`, { body: { place_id: placeB } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await t.request("GET", `/api/places/${placeB}/estates/${estate}/rooms/${room.id}`)).statusCode,
+    ).toBe(200);
+    expect(
+      (await t.request("GET", `/api/places/${placeA}/estates/${estate}/rooms/${room.id}`)).statusCode,
+    ).toBe(400);
+    expect(
+      (await t.request("PUT", `/api/estates/${estate}`, { body: { place_id: placeA } })).statusCode,
+    ).toBe(200);
+  });
+
+  it("answers 404 to another tenant on every route", async () => {
+    const room = await create();
+    const as = t.other;
+    const before = await eventCount();
+    const checks: [string, string, object?][] = [
+      ["GET", base],
+      ["POST", base, { name: "x", room_type_id: kitchen }],
+      ["GET", `${base}/${room.id}`],
+      ["PUT", `${base}/${room.id}`, { name: "x" }],
+      ["DELETE", `${base}/${room.id}`],
+    ];
+    for (const [method, url, body] of checks) {
+      expect((await t.request(method, url, { as, body })).statusCode, `${method} ${url}`).toBe(404);
+    }
+    expect(await eventCount()).toBe(before);
+    expect((await t.request("GET", `${base}/${room.id}`)).json().name).toBe("Cuisine");
+  });
+});

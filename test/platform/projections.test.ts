@@ -1,0 +1,340 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import { comparePositions, type EventStore, type Position } from "../../src/platform/eventstore/eventStore.ts";
+import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import type { Projection } from "../../src/platform/projections/projection.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { type ProjectionRuntime, runProjections } from "../../src/platform/projections/runProjections.ts";
+import {
+  type CounterRow,
+  count,
+  counterProjection,
+  expectedCounters,
+  readCounters,
+  removeCounter,
+  silentLog,
+} from "../support/counterProjection.ts";
+import { createTestDatabase, type DatabaseKind, databaseKinds } from "../support/testDatabase.ts";
+
+interface Db {
+  sql: Sql;
+  store: EventStore;
+  url?: string;
+}
+
+/** Everything a test opened, closed in reverse order after it. */
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => {});
+});
+
+async function openDb(kind: DatabaseKind): Promise<Db> {
+  const db = await createTestDatabase(kind);
+  const store = createPostgresEventStore(db.sql);
+  cleanups.push(() => db.drop(), () => store.close());
+  return { sql: db.sql, store, url: db.url };
+}
+
+function start(db: Db, projections: Projection[]): ProjectionRuntime {
+  const runtime = runProjections({ sql: db.sql, store: db.store, projections, log: silentLog });
+  cleanups.push(() => runtime.stop());
+  return runtime;
+}
+
+async function head(store: EventStore): Promise<Position> {
+  const p = await store.headPosition();
+  if (!p) throw new Error("empty log");
+  return p;
+}
+
+async function checkpointRow(sql: Sql, name: string) {
+  const [row] = await sql.query(
+    `SELECT version, commit_position::text AS c, prepare_position::text AS p, events_applied, last_error, updated_at
+     FROM projection_checkpoints WHERE name = $1`,
+    [name],
+  );
+  return row
+    ? { ...row, position: { commit: BigInt(row.c), prepare: BigInt(row.p) } as Position }
+    : (null as null | { version: number; position: Position; events_applied: number; last_error: string | null });
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe.each(databaseKinds)("projection runtime on %s", (kind) => {
+  const tenant = randomUUID();
+
+  it("applies every event exactly once, the checkpoint moving in the same transaction as the rows", async () => {
+    const db = await openDb(kind);
+    // Events already in the log are built by the first start (a rebuild), later ones live.
+    for (let i = 0; i < 3; i++) await count(db.store, tenant, randomUUID(), [1, 2]);
+    const projection = counterProjection({ name: "counter" });
+    const runtime = start(db, [projection]);
+    expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+
+    // While live appends go on, every consistent snapshot of (checkpoint, table) must agree:
+    // the rows count exactly the events at or before the checkpoint.
+    let writing = true;
+    const samples: { counted: number; upTo: number }[] = [];
+    const sampler = (async () => {
+      while (writing) {
+        samples.push(
+          await db.sql.transaction(async (tx) => {
+            if (tx.kind === "postgres") await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            const [cp] = await tx.query(
+              "SELECT commit_position::text AS c, prepare_position::text AS p FROM projection_checkpoints WHERE name = 'counter'",
+            );
+            const [{ n }] = await tx.query("SELECT coalesce(sum(events), 0)::int AS n FROM counter");
+            const [{ m }] = await tx.query(
+              `SELECT count(*)::int AS m FROM events
+               WHERE type = 'TestCounted' AND (transaction_id, position) <= (greatest($1::bigint, 0)::text::xid8, $2::bigint)`,
+              [cp.c, cp.p],
+            );
+            return { counted: n, upTo: m };
+          }),
+        );
+        await sleep(5);
+      }
+    })();
+    const streams = Array.from({ length: 25 }, () => randomUUID());
+    for (const s of streams) await count(db.store, tenant, s, Array.from({ length: 100 }, (_, i) => i));
+    const last = await head(db.store);
+    expect(await runtime.waitFor(last, 20_000)).toBe(true);
+    writing = false;
+    await sampler;
+
+    expect(samples.length).toBeGreaterThan(0);
+    for (const s of samples) expect(s.counted).toBe(s.upTo);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store));
+    const cp = await checkpointRow(db.sql, "counter");
+    expect(comparePositions(cp!.position, last)).toBe(0);
+    expect(cp!.events_applied).toBe(2506);
+    expect(projection.control.batches.reduce((a, b) => a + b, 0)).toBe(2506);
+    expect(Math.max(...projection.control.batches)).toBeLessThanOrEqual(1000);
+  });
+
+  it("waitFor resolves once the position is projected, and answers false on timeout", async () => {
+    const db = await openDb(kind);
+    const runtime = start(db, [counterProjection({ name: "counter" })]);
+    const id = randomUUID();
+    const position = await count(db.store, tenant, id, [5]);
+    expect(await runtime.waitFor(position, 10_000)).toBe(true);
+    // Read-your-writes: the row is there the moment waitFor resolves.
+    const rows = await db.sql.query("SELECT events, total FROM counter WHERE id = $1", [id]);
+    expect(rows).toEqual([{ events: 1, total: 5 }]);
+
+    const started = Date.now();
+    const future = { commit: position.commit + 1_000_000n, prepare: position.prepare + 1_000_000n };
+    expect(await runtime.waitFor(future, 300)).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+
+    // A position appended after the wait started resolves the wait.
+    const pending = runtime.waitFor(
+      { commit: position.commit, prepare: position.prepare + 1n },
+      10_000,
+    );
+    const next = await count(db.store, tenant, id, [1]);
+    expect(await pending).toBe(true);
+    expect(await runtime.waitFor(next, 10_000)).toBe(true);
+  });
+
+  it("a version bump rebuilds into fresh tables and swaps them in: old rows gone, new logic applied", async () => {
+    const db = await openDb(kind);
+    const ids = [randomUUID(), randomUUID()];
+    await count(db.store, tenant, ids[0], [1, 2, 3]);
+    await count(db.store, tenant, ids[1], [10]);
+    const v1 = start(db, [counterProjection({ name: "counter", version: 1, factor: 1 })]);
+    expect(await v1.waitFor(await head(db.store), 10_000)).toBe(true);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store, 1));
+    // A row no event explains: a rebuild from the log must not carry it over.
+    const stray = randomUUID();
+    await db.sql.query(
+      "INSERT INTO counter (tenant_id, id, stream_name, events, total, last_revision) VALUES ($1, $2, 'stray', 1, 1, 0)",
+      [tenant, stray],
+    );
+    await v1.stop();
+
+    await count(db.store, tenant, ids[1], [20]);
+    const v2 = start(db, [counterProjection({ name: "counter", version: 2, factor: 10, extraColumn: true })]);
+    expect(await v2.waitFor(await head(db.store), 10_000)).toBe(true);
+    const rows = await readCounters(db.sql, "counter");
+    expect(rows).toEqual(await expectedCounters(db.store, 10));
+    expect(rows.map((r) => r.total).sort((a, b) => a - b)).toEqual([60, 300]);
+    expect(rows.some((r) => r.id === stray)).toBe(false);
+    const notes = await db.sql.query("SELECT note FROM counter ORDER BY note");
+    expect(notes.map((n) => n.note)).toEqual(["v1", "v2"]);
+    expect((await checkpointRow(db.sql, "counter"))!.version).toBe(2);
+    expect(await db.sql.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pms_rebuild_%'")).toEqual([]);
+
+    // Live events after the swap use the new logic too.
+    const p = await count(db.store, tenant, ids[0], [4]);
+    expect(await v2.waitFor(p, 10_000)).toBe(true);
+    const [row] = await db.sql.query("SELECT events, total FROM counter WHERE id = $1", [ids[0]]);
+    expect(row).toEqual({ events: 4, total: 100 });
+  });
+
+  it("rebuildProjection while live appends continue ends equal to a from-scratch build", async () => {
+    const db = await openDb(kind);
+    const projection = counterProjection({ name: "counter" });
+    const runtime = start(db, [projection]);
+    const streams = Array.from({ length: 8 }, () => randomUUID());
+    let writing = true;
+    const writer = (async () => {
+      let i = 0;
+      while (writing || i < 40) {
+        const s = streams[i % streams.length];
+        if (i % 37 === 36) await removeCounter(db.store, tenant, s).catch(() => {});
+        else await count(db.store, tenant, s, [i, 1]);
+        i++;
+      }
+    })();
+    await sleep(50);
+    const rebuilds = await Promise.all([
+      rebuildProjection(db.sql, db.store, projection),
+      sleep(30).then(() => rebuildProjection(db.sql, db.store, projection)),
+    ]);
+    await sleep(50);
+    writing = false;
+    await writer;
+    expect(rebuilds.every((r) => r.events > 0)).toBe(true);
+    const last = await head(db.store);
+    expect(await runtime.waitFor(last, 20_000)).toBe(true);
+    const expected = await expectedCounters(db.store);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await readCounters(db.sql, "counter")).toEqual(expected);
+    expect(comparePositions((await checkpointRow(db.sql, "counter"))!.position, last)).toBe(0);
+
+    // And equal to a from-scratch build of the same logic under another name.
+    await rebuildProjection(db.sql, db.store, counterProjection({ name: "counter_check" }));
+    expect(await readCounters(db.sql, "counter_check")).toEqual(await readCounters(db.sql, "counter"));
+
+    // The live projector goes on after the swaps.
+    const p = await count(db.store, tenant, streams[0], [1000]);
+    expect(await runtime.waitFor(p, 10_000)).toBe(true);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store));
+  });
+
+  it("a batch that throws midway leaves rows and checkpoint unchanged, and recovers once fixed", async () => {
+    const db = await openDb(kind);
+    const control = { broken: true, batches: [] as number[] };
+    const runtime = start(db, [counterProjection({ name: "counter", control })]);
+    const good = randomUUID();
+    const before = await count(db.store, tenant, good, [1, 2]);
+    expect(await runtime.waitFor(before, 10_000)).toBe(true);
+    const rowsBefore = await readCounters(db.sql, "counter");
+    const cpBefore = await checkpointRow(db.sql, "counter");
+
+    // The poison batch writes its rows first, then throws.
+    const after = await count(db.store, tenant, good, [100, 7], { poison: true });
+    await until(async () => (await checkpointRow(db.sql, "counter"))?.last_error != null, 10_000, "last_error");
+    const attempts = control.batches.length;
+    await until(async () => control.batches.length >= attempts + 1, 10_000, "a retry");
+    expect(await runtime.waitFor(after, 200)).toBe(false);
+    expect(await readCounters(db.sql, "counter")).toEqual(rowsBefore);
+    const cpFailing = await checkpointRow(db.sql, "counter");
+    expect(comparePositions(cpFailing!.position, cpBefore!.position)).toBe(0);
+    expect(cpFailing!.events_applied).toBe(cpBefore!.events_applied);
+    expect(cpFailing!.last_error).toContain("poisoned event");
+
+    control.broken = false;
+    expect(await runtime.waitFor(after, 15_000)).toBe(true);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store));
+    const cpFixed = await checkpointRow(db.sql, "counter");
+    expect(cpFixed!.last_error).toBeNull();
+    expect(cpFixed!.events_applied).toBe(4);
+  });
+
+  it("one projector instance at a time (advisory lock): no double counting, the other takes over", async () => {
+    const db = await openDb(kind);
+    // A second instance as another process would have it: its own pool (PostgreSQL), or the same database.
+    const otherSql = db.url ? createPostgresSql(db.url, { max: 4 }) : db.sql;
+    const otherStore = db.url ? createPostgresEventStore(otherSql) : db.store;
+    if (db.url) cleanups.push(() => otherSql.close(), () => otherStore.close());
+    const first = counterProjection({ name: "counter" });
+    const second = counterProjection({ name: "counter" });
+    const a = start(db, [first]);
+    await until(async () => (await checkpointRow(db.sql, "counter")) !== null, 10_000, "first instance");
+    const bRuntime = runProjections({ sql: otherSql, store: otherStore, projections: [second], log: silentLog });
+    let bStopped = false;
+    cleanups.push(() => (bStopped ? Promise.resolve() : bRuntime.stop()));
+
+    const streams = [randomUUID(), randomUUID(), randomUUID()];
+    for (let i = 0; i < 30; i++) await count(db.store, tenant, streams[i % 3], [i]);
+    const last = await head(db.store);
+    expect(await a.waitFor(last, 10_000)).toBe(true);
+    // The instance without the lock projects nothing.
+    expect(await bRuntime.waitFor(last, 1000)).toBe(false);
+    expect(second.control.batches).toEqual([]);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store));
+
+    // The lock holder stops: the other takes over and goes on from the checkpoint.
+    await a.stop();
+    const more = await count(db.store, tenant, streams[0], [1000, 1]);
+    expect(await bRuntime.waitFor(more, 10_000)).toBe(true);
+    expect(second.control.batches.reduce((x, y) => x + y, 0)).toBe(2);
+    expect(await readCounters(db.sql, "counter")).toEqual(await expectedCounters(db.store));
+    bStopped = true;
+    await bRuntime.stop();
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on postgres", () => {
+  let child: ChildProcess | null = null;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("SIGKILL during a batch loses nothing and applies nothing twice", async () => {
+    const db = await openDb("postgres");
+    const tenant = randomUUID();
+    const output: string[] = [];
+    child = spawn(process.execPath, ["--import", "tsx", "test/support/slowProjector.ts"], {
+      env: { ...process.env, DATABASE_URL: db.url, PROJECTION_NAME: "kill_counter", SLOW_SECONDS: "2" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const lines = (chunk: Buffer) => output.push(...chunk.toString().split("\n").filter(Boolean));
+    child.stdout!.on("data", lines);
+    child.stderr!.on("data", lines);
+    const applying = () => output.filter((l) => l.startsWith("applying")).length;
+    // Started: the empty first build has swapped in its checkpoint.
+    await until(async () => (await checkpointRow(db.sql, "kill_counter")) !== null, 20_000, "the child projector");
+
+    const streams = [randomUUID(), randomUUID(), randomUUID()];
+    await count(db.store, tenant, streams[0], [1, 2, 3]);
+    await until(async () => (await checkpointRow(db.sql, "kill_counter"))!.events_applied === 3, 10_000, "batch 1");
+    const committed = await readCounters(db.sql, "kill_counter");
+    const cpCommitted = await checkpointRow(db.sql, "kill_counter");
+    expect(committed).toHaveLength(1);
+
+    const seen = applying();
+    await count(db.store, tenant, streams[0], [10]);
+    await count(db.store, tenant, streams[1], [20, 30]);
+    await until(async () => applying() > seen, 10_000, "the child inside batch 2");
+    // Its rows are written, it sleeps before committing: kill it now.
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child!.once("exit", resolve));
+
+    expect(await readCounters(db.sql, "kill_counter")).toEqual(committed);
+    expect(comparePositions((await checkpointRow(db.sql, "kill_counter"))!.position, cpCommitted!.position)).toBe(0);
+
+    // Another instance finishes (it waits for the dead session's lock and transaction to go).
+    await count(db.store, tenant, streams[2], [5]);
+    const runtime = start(db, [counterProjection({ name: "kill_counter" })]);
+    const last = await head(db.store);
+    expect(await runtime.waitFor(last, 20_000)).toBe(true);
+    const finished: CounterRow[] = await readCounters(db.sql, "kill_counter");
+    expect(finished).toEqual(await expectedCounters(db.store));
+    expect(finished.map((r) => r.events).sort()).toEqual([1, 2, 4]);
+    await rebuildProjection(db.sql, db.store, counterProjection({ name: "kill_check" }));
+    expect(await readCounters(db.sql, "kill_check")).toEqual(finished);
+    expect((await checkpointRow(db.sql, "kill_counter"))!.events_applied).toBe(7);
+  }, 60_000);
+});
