@@ -62,7 +62,8 @@ app.addHook("onRequest", async (request, reply) => {
   const auth = key ? await lookup(key) : null;
   if (!auth) return reply.status(401).send({ error: "Unauthorized", message: "Unknown API key" });
   const needed = request.method === "GET" ? "LesseeRead" : "LesseeWrite";
-  if (!auth.permissions.includes(needed)) return reply.status(403).send({ error: "Forbidden", message: needed });
+  if (!auth.permissions.includes(needed))
+    return reply.status(403).send({ error: "Forbidden", message: needed });
   tenants.set(request, auth.tenant_id);
 });
 const tenantOf = (request: FastifyRequest) => tenants.get(request)!;
@@ -71,10 +72,12 @@ app.get("/api/health/ready", async () => ({ status: "ready" }));
 
 app.post("/api/lessees", async (request, reply) => {
   const parsed = createLesseeSchema.safeParse(request.body);
-  if (!parsed.success) return reply.status(400).send({ error: "ValidationError", message: "Invalid lessee data" });
+  if (!parsed.success)
+    return reply.status(400).send({ error: "ValidationError", message: "Invalid lessee data" });
   const data = toLesseeData(parsed.data);
   const details = categoryRuleDetails(data);
-  if (details.length) return reply.status(400).send({ error: "ValidationError", message: "Invalid lessee data", details });
+  if (details.length)
+    return reply.status(400).send({ error: "ValidationError", message: "Invalid lessee data", details });
   const now = new Date().toISOString();
   const row: Record<string, unknown> = { ...data, tenant_id: tenantOf(request), id: randomUUID() };
   Object.assign(row, { created_at: now, updated_at: now, revision: 0 });
@@ -91,7 +94,9 @@ app.post("/api/lessees", async (request, reply) => {
       .send(toLesseeResponse(rows[0]));
   } catch (error) {
     if ((error as { code?: string }).code === "23505") {
-      return reply.status(409).send({ error: "Conflict", message: "A lessee with this email already exists" });
+      return reply
+        .status(409)
+        .send({ error: "Conflict", message: "A lessee with this email already exists" });
     }
     throw error;
   }

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { stopAllChildren } from "./lib/children.ts";
 import { type Context, createContext, type Figure } from "./lib/context.ts";
 import { databases } from "./lib/databases.ts";
@@ -68,6 +68,7 @@ setTimeout(() => {
 }, hardLimitMs).unref();
 
 const startedAt = new Date();
+const loadBefore: Record<string, number> = {};
 let failedSteps = 0;
 console.log(
   `bench ${ctx.runId}: steps ${selected.join(", ")}; ${seconds} s per run, ${ctx.connections} connections; ` +
@@ -76,7 +77,12 @@ console.log(
 try {
   for (const name of selected) {
     const t = Date.now();
-    console.log(`• ${name}`);
+    // Other work on the machine skews every figure: kept beside them.
+    const busy = loadavg()[0];
+    loadBefore[name] = Number(busy.toFixed(2));
+    console.log(
+      `• ${name}${busy > cpus().length ? ` (load average ${busy.toFixed(1)} on ${cpus().length} cores: figures skewed)` : ""}`,
+    );
     try {
       await STEPS[name](ctx);
     } catch (error) {
@@ -109,7 +115,12 @@ const report = {
   finished_at: new Date().toISOString(),
   run_id: ctx.runId,
   settings: { seconds, connections: ctx.connections, big, steps: selected },
-  machine: { cores: cpus().length, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: {
+    cores: cpus().length,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    load_average_before_step: loadBefore,
+  },
   figures: ctx.figures,
   raw: ctx.raw,
 };

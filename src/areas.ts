@@ -1,32 +1,32 @@
 import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
-import { mediaCommandRoutes } from "./commands/media/routes.ts";
-import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
-import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
-import { mediaProjection } from "./projections/media.ts";
-import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
-import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
-import { mediaQueryRoutes } from "./queries/media.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
+import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import type { Projection } from "./platform/projections/projection.ts";
+import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
+import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { lesseeProjections } from "./projections/lessees.ts";
+import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
+import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
+import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { lesseeQueryRoutes } from "./queries/lessees.ts";
+import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { typeQueries } from "./queries/types.ts";
-import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
-import type { Projection } from "./platform/projections/projection.ts";
-import { lesseeProjections } from "./projections/lessees.ts";
-import { lesseeQueryRoutes } from "./queries/lessees.ts";
 
 /**
  * Every area of the service: its HTTP routes (commands and queries) and its projections.

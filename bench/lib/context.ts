@@ -71,9 +71,9 @@ export function createContext(options: {
     },
     serviceIfStarted: () => service,
     baseline() {
-      baseline ??= ctx.mainDatabase().then((url) =>
-        startChild("baseline", "bench/baseline.ts", { DATABASE_URL: url, LOG_LEVEL: "warn" }),
-      );
+      baseline ??= ctx
+        .mainDatabase()
+        .then((url) => startChild("baseline", "bench/baseline.ts", { DATABASE_URL: url, LOG_LEVEL: "warn" }));
       return baseline;
     },
   };

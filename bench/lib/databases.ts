@@ -36,9 +36,9 @@ export function databases(adminUrl: string): Databases {
     async dropAll() {
       while (created.length > 0) {
         const name = created.pop()!;
-        await admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).catch(
-          (error) => console.error(`could not drop database ${name}: ${(error as Error).message}`),
-        );
+        await admin((c) =>
+          c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+        ).catch((error) => console.error(`could not drop database ${name}: ${(error as Error).message}`));
       }
     },
     names: () => [...created],

@@ -25,7 +25,11 @@ export function lesseeBody(email: string, n: number): Record<string, unknown> {
 }
 
 /** The data of a LesseeRegistered event as the service records it: every field, absent ones null. */
-export function lesseeRegisteredData(lessee_id: string, email: string, n: number): { lessee_id: string } & LesseeData {
+export function lesseeRegisteredData(
+  lessee_id: string,
+  email: string,
+  n: number,
+): { lessee_id: string } & LesseeData {
   return {
     lessee_id,
     category: "individual",
@@ -58,7 +62,7 @@ export function lesseeRegisteredData(lessee_id: string, email: string, n: number
   };
 }
 
-/** POSTs `count` lessees with a few concurrent requests; returns their ids. */
+/** POSTs `count` lessees with a few concurrent requests; returns their ids (maybe not yet projected). */
 export async function seedLessees(
   url: string,
   key: string,
@@ -78,7 +82,10 @@ export async function seedLessees(
           signal: AbortSignal.timeout(30_000),
         });
         const body = (await res.json()) as { id?: string };
-        if (res.status !== 201 || !body.id) throw new Error(`seeding lessee ${n}: ${res.status} ${JSON.stringify(body)}`);
+        // 202: recorded, the read model lagging behind; the caller waits for readiness.
+        if ((res.status !== 201 && res.status !== 202) || !body.id) {
+          throw new Error(`seeding lessee ${n}: ${res.status} ${JSON.stringify(body)}`);
+        }
         ids.push(body.id);
       }
     }),

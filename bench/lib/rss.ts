@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 export function procMemory(pid: number): { rss: number; hwm: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    const kb = (name: string) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
     return { rss: kb("VmRSS") * 1024, hwm: kb("VmHWM") * 1024 };
   } catch {
     return null;

@@ -6,7 +6,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[rank];
 }
 
-export function summarize(values: number[]): { count: number; p50: number; p90: number; p99: number; max: number } {
+export function summarize(values: number[]): {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+} {
   const sorted = [...values].sort((a, b) => a - b);
   return {
     count: sorted.length,
@@ -24,7 +30,11 @@ export const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `fn` with `concurrency` workers until `more()` says stop; each worker awaits its own calls. */
-export async function runWorkers(concurrency: number, more: () => boolean, fn: (worker: number) => Promise<void>) {
+export async function runWorkers(
+  concurrency: number,
+  more: () => boolean,
+  fn: (worker: number) => Promise<void>,
+) {
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
       while (more()) await fn(worker);

@@ -43,9 +43,15 @@ async function seedLesseeEvents(url: string, from: number, count: number): Promi
 
 async function rebuildOnce(ctx: Context, url: string, label: string, total: number) {
   let rss: ReturnType<typeof sampleRss> | null = null;
-  const result = await runScript("catch-up", "bench/catchupWorker.ts", { DATABASE_URL: url }, 30 * 60_000, (pid) => {
-    rss = sampleRss(pid, 100);
-  });
+  const result = await runScript(
+    "catch-up",
+    "bench/catchupWorker.ts",
+    { DATABASE_URL: url },
+    30 * 60_000,
+    (pid) => {
+      rss = sampleRss(pid, 100);
+    },
+  );
   const memory = (rss as ReturnType<typeof sampleRss> | null)?.stop();
   const perSecond = round(result.events / (result.ms / 1000), 0);
   const raw = { ...result, perSecond, sampledRss: memory };

@@ -47,26 +47,37 @@ export async function readEnergyDiagnosis(
   return row ? { body: toEnergyDiagnosisResponse(row), revision: Number(row.revision) } : null;
 }
 
-/** One page and the total of the rows matching `where` (params start with the tenant as $1). */
+/**
+ * One page and the total of the rows matching `where` (params start with the tenant as $1).
+ * `countFrom` answers the total from another query (the per-label counts); by default the
+ * count walks the same index as the page.
+ */
 async function page(
   sql: Sql,
   tenantId: string,
   where: string,
   params: unknown[],
   paging: { page: number; limit: number },
+  countFrom?: { text: string; params: unknown[] },
 ): Promise<{ items: Record<string, unknown>[]; total: number }> {
   return sql.asTenant(tenantId, async (tx) => {
     const n = params.length;
+    // Deferred join: the offset is skipped inside the index (an index-only scan of the filter's
+    // index), and only the page's rows are read from the table.
     const rows = await tx.query<Row>(
-      `SELECT ${SELECT} FROM energy_diagnoses WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      `SELECT ${SELECT.split(", ")
+        .map((c) => `d.${c}`)
+        .join(", ")}
+       FROM (SELECT id, created_at FROM energy_diagnoses WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}) p
+       JOIN energy_diagnoses d ON d.id = p.id
+       ORDER BY p.created_at, p.id`,
       [...params, paging.limit, offsetOf(paging)],
     );
-    // The count walks the same index as the page.
     const [count] = await tx.query<{ total: number }>(
-      `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`,
-      params,
+      countFrom?.text ?? `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`,
+      countFrom?.params ?? params,
     );
-    return { items: rows.map(toEnergyDiagnosisResponse), total: count.total };
+    return { items: rows.map(toEnergyDiagnosisResponse), total: Number(count.total) };
   });
 }
 
@@ -79,7 +90,15 @@ export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnerg
     params.push(value);
     where.push(`${column} = $${params.length}`);
   }
-  return page(sql, tenantId, where.join(" AND "), params, query);
+  // Without a place or estate filter the total is a sum over at most 49 label-pair counters.
+  const byLabelsOnly = query.place_id === undefined && query.estate_id === undefined;
+  const countFrom = byLabelsOnly
+    ? {
+        text: `SELECT coalesce(sum(n), 0)::bigint AS total FROM energy_diagnosis_counts WHERE ${where.join(" AND ")}`,
+        params,
+      }
+    : undefined;
+  return page(sql, tenantId, where.join(" AND "), params, query, countFrom);
 }
 
 /** The place of the caller's tenant, or null (the places read model). */
@@ -99,6 +118,32 @@ export async function findEstatePlace(sql: Sql, tenantId: string, estateId: stri
     ]),
   );
   return row?.place_id ?? null;
+}
+
+/**
+ * For the estate queries: a LEFT JOIN LATERAL adding `current_dpe_id`, `current_dpe_energy_label`,
+ * `current_dpe_ges_label`, `current_dpe_diagnosis_date`, `current_dpe_valid_until` and
+ * `current_dpe_source` ('estate' | 'place') to rows of an estates table aliased `alias` (columns
+ * tenant_id, id, place_id). Unlike the `estate_current_dpe` table, which is exact as of the last
+ * event touching the estate, this evaluates "valid" (valid_until on or after today in Paris) when
+ * the query runs, so an expiry with no event since is seen too. Two index probes per estate.
+ */
+export function currentDpeJoin(alias = "e"): string {
+  const newest = "ORDER BY d.diagnosis_date DESC, d.recorded_at DESC, d.id DESC LIMIT 1";
+  const today = "(now() AT TIME ZONE 'Europe/Paris')::date";
+  const cols = "d.id, d.energy_label, d.ges_label, d.diagnosis_date, d.valid_until";
+  return `LEFT JOIN LATERAL (
+    SELECT c.id AS current_dpe_id, c.energy_label AS current_dpe_energy_label,
+      c.ges_label AS current_dpe_ges_label, c.diagnosis_date AS current_dpe_diagnosis_date,
+      c.valid_until AS current_dpe_valid_until, c.source AS current_dpe_source
+    FROM (
+      (SELECT ${cols}, 'estate' AS source, 0 AS rank FROM estate_dpe_diagnoses d
+       WHERE d.estate_id = ${alias}.id AND d.tenant_id = ${alias}.tenant_id AND d.valid_until >= ${today} ${newest})
+      UNION ALL
+      (SELECT ${cols}, 'place' AS source, 1 AS rank FROM estate_dpe_diagnoses d
+       WHERE d.place_id = ${alias}.place_id AND d.tenant_id = ${alias}.tenant_id AND d.valid_until >= ${today} ${newest})
+    ) c ORDER BY c.rank LIMIT 1
+  ) current_dpe ON true`;
 }
 
 const tag = { tags: ["Energy Diagnosis"] };

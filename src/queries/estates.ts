@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { notInPlace } from "../commands/estates/decider.ts";
-import { text } from "../commands/places/schemas.ts";
+import { text, uuid } from "../commands/places/schemas.ts";
 import { estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -132,12 +132,12 @@ export async function countEstates(sql: Sql, tenantId: string, by: "place_id" | 
 const rentalStatuses = ["VACANT", "RENTED", "NOTICE"] as const;
 const listQuery = z.strictObject({
   ...pageQuery,
-  owner_id: z.uuid("Must be a UUID").optional(),
-  estate_type_id: z.uuid("Must be a UUID").optional(),
+  owner_id: uuid().optional(),
+  estate_type_id: uuid().optional(),
   rental_status: z.enum(rentalStatuses).optional(),
   q: text(255).optional().describe("Contained in the name, lot number or fiscal identifier"),
 });
-const flatListQuery = listQuery.extend({ place_id: z.uuid("Must be a UUID").optional() });
+const flatListQuery = listQuery.extend({ place_id: uuid().optional() });
 type ListQuery = z.output<typeof flatListQuery>;
 
 async function listEstates(sql: Sql, tenantId: string, query: ListQuery) {
@@ -169,8 +169,8 @@ async function listEstates(sql: Sql, tenantId: string, query: ListQuery) {
   });
 }
 
-export const estateParams = z.strictObject({ id: z.uuid("Must be a UUID") });
-export const nestedEstateParams = placeParams.extend({ estate_id: z.uuid("Must be a UUID") });
+export const estateParams = z.strictObject({ id: uuid() });
+export const nestedEstateParams = placeParams.extend({ estate_id: uuid() });
 const tag = { tags: ["Estates"] };
 
 export async function estateQueries(app: FastifyInstance): Promise<void> {

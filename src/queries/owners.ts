@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { text } from "../commands/places/schemas.ts";
+import { text, uuid } from "../commands/places/schemas.ts";
 import { ownerCategories } from "../events/owners.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -47,7 +47,7 @@ export async function ownerExists(sql: Sql, tenantId: string, id: string): Promi
   return rows.length > 0;
 }
 
-const ownerParams = z.strictObject({ owner_id: z.uuid("Must be a UUID") });
+const ownerParams = z.strictObject({ owner_id: uuid() });
 const listQuery = z.strictObject({
   ...pageQuery,
   q: text(255).optional().describe("Contained in the names, legal name or email"),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { text } from "../commands/places/schemas.ts";
+import { text, uuid } from "../commands/places/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -68,7 +68,7 @@ export async function requirePlace(sql: Sql, tenantId: string, id: string): Prom
   if (!(await placeExists(sql, tenantId, id))) throw notFound("Place", id);
 }
 
-export const placeParams = z.strictObject({ place_id: z.uuid("Must be a UUID") });
+export const placeParams = z.strictObject({ place_id: uuid() });
 
 const listQuery = z.strictObject({
   ...pageQuery,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { uuid } from "../commands/places/schemas.ts";
 import { notInEstate } from "../commands/rooms/decider.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -47,8 +48,8 @@ export async function readRoomInEstate(sql: Sql, tenantId: string, estateId: str
   return found;
 }
 
-export const roomParams = nestedEstateParams.extend({ room_id: z.uuid("Must be a UUID") });
-const listQuery = z.strictObject({ ...pageQuery, room_type_id: z.uuid("Must be a UUID").optional() });
+export const roomParams = nestedEstateParams.extend({ room_id: uuid() });
+const listQuery = z.strictObject({ ...pageQuery, room_type_id: uuid().optional() });
 const tag = { tags: ["Rooms"] };
 
 export async function roomQueries(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { uuid } from "../commands/places/schemas.ts";
 import type { TypeKind } from "../events/types.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -72,7 +73,7 @@ const listQuery = z.strictObject({
     .optional()
     .describe("Only the global catalog or only the tenant's types"),
 });
-const typeParams = z.strictObject({ type_id: z.uuid("Must be a UUID") });
+const typeParams = z.strictObject({ type_id: uuid() });
 
 export async function typeQueries(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parisDate } from "../../src/commands/energyDiagnoses/schemas.ts";
+import { currentDpeJoin } from "../../src/queries/energyDiagnoses.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -152,6 +153,8 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       ["ges_emission", dpe({ place_id: "P", ges_emission: "12" })],
       ["heated_area", dpe({ place_id: "P", heated_area: 0 })],
       ["notes", dpe({ place_id: "P", notes: "x".repeat(1001) })],
+      ["notes", dpe({ place_id: "P", notes: "NUL \u0000 inside" })],
+      ["reference_number", dpe({ place_id: "P", reference_number: "lone \ud800" })],
       ["media_id", dpe({ place_id: "P", media_id: "not-a-uuid" })],
       ["place_id", dpe({ place_id: 42 })],
       ["colour", dpe({ place_id: "P", colour: "green" })],
@@ -478,6 +481,34 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       expect(await idsOf(`estate_id=${unit}&energy_label=A`)).toEqual([]);
     });
 
+    it("keeps label totals right through updates and deletes", async () => {
+      const total = async (q: string) =>
+        (await t.request("GET", `/api/energy-diagnoses?${q}`, { as: tenant })).headers["x-total-count"];
+      const extra = await create(
+        dpe({
+          estate_id: unit,
+          energy_label: "B",
+          ges_label: "B",
+          energy_consumption: null,
+          ges_emission: null,
+        }),
+        tenant,
+      );
+      expect(await total("energy_label=B")).toBe("2");
+      expect(await total("energy_label=B&ges_label=B")).toBe("1");
+      await t.request("PUT", `/api/energy-diagnoses/${extra.id}`, {
+        as: tenant,
+        body: { energy_label: "C" },
+      });
+      expect(await total("energy_label=B")).toBe("1");
+      expect(await total("energy_label=C")).toBe("2");
+      expect(await total("ges_label=B")).toBe("1");
+      await t.request("DELETE", `/api/energy-diagnoses/${extra.id}`, { as: tenant });
+      expect(await total("energy_label=C")).toBe("1");
+      expect(await total("ges_label=B")).toBe("0");
+      expect(await total("")).toBe("9");
+    });
+
     it("lists a place's building-level diagnoses, and its units' with include_estates=true", async () => {
       const res = await t.request("GET", `/api/places/${place}/energy-diagnoses`, { as: tenant });
       expect(res.statusCode).toBe(200);
@@ -640,6 +671,21 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       // A new unit in a place with a DPE gets it at once.
       const unit2 = await createEstate(place, tenant);
       expect(await currentDpe(unit2)).toMatchObject({ dpe_id: newer.id, source: "place" });
+
+      // The query-time join agrees with the table, and sees an expiry that no event announced.
+      const viaJoin = async (estate: string) => {
+        const [row] = await t.sql.query(
+          `SELECT current_dpe.current_dpe_id, current_dpe.current_dpe_source FROM estates e ${currentDpeJoin("e")} WHERE e.id = $1`,
+          [estate],
+        );
+        return row;
+      };
+      expect(await viaJoin(unit2)).toEqual({ current_dpe_id: newer.id, current_dpe_source: "place" });
+      expect(await viaJoin(unit)).toEqual({ current_dpe_id: other.id, current_dpe_source: "estate" });
+      await t.sql.query("UPDATE estate_dpe_diagnoses SET valid_until = '2001-01-01' WHERE id = $1", [
+        newer.id,
+      ]);
+      expect(await viaJoin(unit2)).toEqual({ current_dpe_id: building.id, current_dpe_source: "place" });
     });
   });
 });

@@ -185,6 +185,8 @@ describe.each(databaseKinds)("estate diagnostics API on %s", (kind) => {
       [{ type: "gas", diagnosis_date: "2024-01-01", valid_until: "2024-01-01" }, "valid_until"],
       [{ type: "gas", diagnosis_date: "2024-01-01", reference: "x".repeat(101) }, "reference"],
       [{ type: "gas", diagnosis_date: "2024-01-01", notes: "x".repeat(1001) }, "notes"],
+      [{ type: "gas", diagnosis_date: "2024-01-01", notes: "\u0000" }, "notes"],
+      [{ type: "gas", diagnosis_date: "2024-01-01", reference: "\udfff" }, "reference"],
       [{ type: "gas", diagnosis_date: "2024-01-01", media_id: UNKNOWN }, "media_id"],
       [{ type: "gas", diagnosis_date: "2024-01-01", active: false }, "active"],
     ];

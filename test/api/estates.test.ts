@@ -76,6 +76,12 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     expect(nested.statusCode).toBe(200);
     expect(nested.json()).toEqual(estate);
     expect((await t.request("GET", `/api/estates/${estate.id}`)).json()).toEqual(estate);
+    // Ids are case-insensitive, as UUIDs are.
+    const upper = `/api/places/${placeA.toUpperCase()}/estates/${estate.id.toUpperCase()}`;
+    expect((await t.request("GET", upper)).statusCode).toBe(200);
+    expect((await t.request("PUT", upper, { body: { place_id: placeA.toUpperCase() } })).statusCode).toBe(
+      200,
+    );
     const list = await t.request("GET", `/api/places/${placeA}/estates`);
     expect(list.json().map((e: { id: string }) => e.id)).toContain(estate.id);
     expect((await t.request("GET", `/api/places/${placeB}/estates`)).json()).toEqual([]);
@@ -112,6 +118,8 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       [{ ...minimal, construction_date: "2023-02-30" }, "construction_date"],
       [{ ...minimal, name: { a: 1 } }, "name"],
       [{ ...minimal, surface: 3 }, "surface"],
+      [{ ...minimal, other_detail: "\u0000" }, "other_detail"],
+      [{ ...minimal, area: 1e300 }, "area"],
     ];
     for (const [body, field] of cases) {
       const res = await t.request("POST", `/api/places/${placeA}/estates`, { body });

@@ -70,6 +70,8 @@ describe.each(databaseKinds)("places API on %s", (kind) => {
       [{ name: 42 }, "name"],
       [{ name: "A", colour: "red" }, "colour"],
       [{ name: "A", address_city: 3 }, "address_city"],
+      [{ name: "a\u0000b" }, "name"],
+      [{ name: "A", description: "\ud800" }, "description"],
     ];
     for (const [body, field] of cases) {
       const res = await t.request("POST", "/api/places", { body });
@@ -125,6 +127,7 @@ describe.each(databaseKinds)("places API on %s", (kind) => {
     expect(Number(res.headers["x-total-count"])).toBeGreaterThan(1);
     expect(res.headers.link).toContain('rel="next"');
     expect((await t.request("GET", "/api/places?limit=0")).statusCode).toBe(400);
+    expect((await t.request("GET", "/api/places?q=%00")).statusCode).toBe(400);
     expect(
       (await t.request("GET", "/api/places?q=Page%201")).json().map((p: { name: string }) => p.name),
     ).toEqual(["Page 1"]);

@@ -193,6 +193,8 @@ describe("estate diagnostics schemas (400)", () => {
     ["reference", ""],
     ["provider", "x".repeat(256)],
     ["notes", "x".repeat(1001)],
+    ["notes", "\u0000"],
+    ["provider", "\ud800"],
     ["media_id", "abc"],
   ])("refuses %s = %j", (field, value) => {
     expect(fieldsOf(createEstateDiagnosticBody, { ...body, [field]: value })).toEqual([field]);

@@ -78,6 +78,8 @@ describe("cleanFilename", () => {
     expect(cleanFilename("C:\\Users\\me\\photo.jpg", "image/jpeg")).toBe("photo.jpg");
     expect(cleanFilename("a\u0000b\r\n.png", "image/png")).toBe("ab.png");
     expect(cleanFilename("x".repeat(300), "image/png")).toHaveLength(255);
+    expect(cleanFilename("a\ud800b.pdf", "application/pdf")).toBe("ab.pdf");
+    expect(cleanFilename("plan 🏠.pdf", "application/pdf")).toBe("plan 🏠.pdf");
   });
   it("names a nameless file after its type", () => {
     expect(cleanFilename(undefined, "image/webp")).toBe("file.webp");

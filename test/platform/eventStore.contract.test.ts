@@ -10,6 +10,7 @@ import {
   type Position,
   type RecordedEvent,
   START,
+  type Subscription,
   WrongExpectedRevisionError,
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
@@ -46,7 +47,15 @@ const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[]
     async open() {
       const db = await createTestDatabase("embedded");
       const store = createPostgresEventStore(db.sql);
-      return { store, fresh: true, close: async () => (await store.close(), await db.drop()) };
+      return {
+        store,
+        fresh: true,
+        close: () =>
+          inOrder(
+            () => store.close(),
+            () => db.drop(),
+          ),
+      };
     },
   },
   {
@@ -62,9 +71,20 @@ const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[]
         async another() {
           const sql: Sql = createPostgresSql(db.url!, { max: 2 });
           const other = createPostgresEventStore(sql);
-          return { store: other, close: async () => (await other.close(), await sql.close()) };
+          return {
+            store: other,
+            close: () =>
+              inOrder(
+                () => other.close(),
+                () => sql.close(),
+              ),
+          };
         },
-        close: async () => (await store.close(), await db.drop()),
+        close: () =>
+          inOrder(
+            () => store.close(),
+            () => db.drop(),
+          ),
       };
     },
   },
@@ -86,6 +106,10 @@ const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[]
     },
   },
 ];
+
+async function inOrder(...steps: (() => Promise<unknown>)[]): Promise<void> {
+  for (const step of steps) await step();
+}
 
 const stream = (category = "test") => `${category}-${randomUUID()}`;
 
@@ -181,7 +205,9 @@ for (const adapter of adapters) {
         const name = stream();
         const first = await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
         expect(first.next_revision).toBe(0n);
-        const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" }));
+        const error = await rejection(
+          store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" }),
+        );
         expect(error.stream_name).toBe(name);
         expect(error.expected).toBe("no_stream");
         expect(error.actual).toBe(0n);
@@ -190,8 +216,12 @@ for (const adapter of adapters) {
 
       it("any: appends whether or not the stream exists", async () => {
         const name = stream();
-        expect((await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision).toBe(0n);
-        expect((await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision).toBe(1n);
+        expect(
+          (await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision,
+        ).toBe(0n);
+        expect(
+          (await store.appendToStream(name, [newEvent()], { expected_revision: "any" })).next_revision,
+        ).toBe(1n);
         expect((await store.readStream(name)).map((e) => e.stream_revision)).toEqual([0n, 1n]);
       });
 
@@ -219,7 +249,9 @@ for (const adapter of adapters) {
         expect(next.next_revision).toBe(2n);
 
         for (const expected of [1n, 0n, 5n] as ExpectedRevision[]) {
-          const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: expected }));
+          const error = await rejection(
+            store.appendToStream(name, [newEvent()], { expected_revision: expected }),
+          );
           expect(error.expected).toBe(expected);
           expect(error.actual).toBe(2n);
         }
@@ -318,11 +350,13 @@ for (const adapter of adapters) {
         expectIncreasing(all.map((e) => e.position));
 
         expect((await store.readStream(name, { from_revision: 2n })).map((e) => e.type)).toEqual(["Y", "Z"]);
-        expect((await store.readStream(name, { max_count: 2 })).map((e) => e.type)).toEqual(["LesseeRegistered", "X"]);
-        expect((await store.readStream(name, { from_revision: 1n, max_count: 2 })).map((e) => e.type)).toEqual([
+        expect((await store.readStream(name, { max_count: 2 })).map((e) => e.type)).toEqual([
+          "LesseeRegistered",
           "X",
-          "Y",
         ]);
+        expect(
+          (await store.readStream(name, { from_revision: 1n, max_count: 2 })).map((e) => e.type),
+        ).toEqual(["X", "Y"]);
         expect(await store.readStream(name, { from_revision: 4n })).toEqual([]);
       });
 
@@ -348,6 +382,8 @@ for (const adapter of adapters) {
             const page = await store.readAll({ after, max_count: 50 });
             if (page.length === 0) break;
             everything.push(...page);
+            // Every page must move forward, or paging never ends.
+            expect(comparePositions(page[page.length - 1].position, after)).toBe(1);
             after = page[page.length - 1].position;
           }
           expect(ids(everything.slice(-2))).toEqual(ids(events));
@@ -379,7 +415,9 @@ for (const adapter of adapters) {
 
         // Exclusive: the event at `after` itself is not returned again.
         expect(ids(await store.readAll({ after: read[1].position }))).toEqual(ids(appended.slice(2)));
-        expect(ids(await store.readAll({ after: read[1].position, max_count: 2 }))).toEqual(ids(appended.slice(2, 4)));
+        expect(ids(await store.readAll({ after: read[1].position, max_count: 2 }))).toEqual(
+          ids(appended.slice(2, 4)),
+        );
         expect(await store.readAll({ after: read[4].position })).toEqual([]);
 
         const paged: RecordedEvent[] = [];
@@ -388,6 +426,7 @@ for (const adapter of adapters) {
           expect(page.length).toBeLessThanOrEqual(2);
           if (page.length === 0) break;
           paged.push(...page);
+          expect(paged.length).toBeLessThanOrEqual(appended.length);
           after = page[page.length - 1].position;
         }
         expect(ids(paged)).toEqual(ids(appended));
@@ -426,20 +465,49 @@ for (const adapter of adapters) {
           received.push(event);
           inHandler--;
         });
-        await waitFor(() => received.length >= 2);
+        let stopped = false;
+        try {
+          await waitFor(() => received.length >= 2);
 
-        const live = [newEvent(), newEvent()];
-        await store.appendToStream(name, [live[0]], { expected_revision: 1n });
-        await store.appendToStream(stream(), [live[1]], { expected_revision: "no_stream" });
-        await waitFor(() => received.length >= 4);
-        expect(ids(received)).toEqual(ids([...catchUp, ...live]));
-        expectIncreasing(received.map((e) => e.position));
-        expect(overlapped).toBe(false);
+          const live = [newEvent(), newEvent()];
+          await store.appendToStream(name, [live[0]], { expected_revision: 1n });
+          await store.appendToStream(stream(), [live[1]], { expected_revision: "no_stream" });
+          await waitFor(() => received.length >= 4);
+          expect(ids(received)).toEqual(ids([...catchUp, ...live]));
+          expectIncreasing(received.map((e) => e.position));
+          expect(overlapped).toBe(false);
 
-        await subscription.stop();
-        await store.appendToStream(name, [newEvent()], { expected_revision: 2n });
-        await sleep(1500);
-        expect(received.length).toBe(4);
+          stopped = true;
+          await subscription.stop();
+          await store.appendToStream(name, [newEvent()], { expected_revision: 2n });
+          await sleep(1500);
+          expect(received.length).toBe(4);
+        } finally {
+          if (!stopped) await subscription.stop();
+        }
+      });
+
+      it("delivers nothing more once stop() is called, even mid-batch", async () => {
+        const from = await head();
+        const name = stream();
+        await store.appendToStream(name, [newEvent(), newEvent(), newEvent()], {
+          expected_revision: "no_stream",
+        });
+        const received: RecordedEvent[] = [];
+        let stopping: Promise<void> | undefined;
+        const subscription: Subscription = store.subscribeToAll({ after: from }, (event) => {
+          received.push(event);
+          // Not awaited: stop() waits for the handler in progress, this one.
+          stopping ??= subscription.stop();
+        });
+        try {
+          await waitFor(() => stopping !== undefined);
+          await stopping;
+          await sleep(300);
+          expect(received.length).toBe(1);
+        } finally {
+          await subscription.stop();
+        }
       });
 
       it("starts strictly after the given position", async () => {
@@ -483,7 +551,10 @@ for (const adapter of adapters) {
         try {
           // Let a lazily started listener (LISTEN, live subscription) get in place.
           await sleep(500);
-          note((await other.store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" })).position);
+          note(
+            (await other.store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" }))
+              .position,
+          );
           await waitFor(() => calls > 0, 5000);
         } finally {
           unsubscribe();
@@ -499,7 +570,8 @@ for (const adapter of adapters) {
           const first = newEvent("First");
           const late = newEvent("Late");
           const other = newEvent("Other");
-          const firstAt = (await store.appendToStream(stream(), [first], { expected_revision: "no_stream" })).position;
+          const firstAt = (await store.appendToStream(stream(), [first], { expected_revision: "no_stream" }))
+            .position;
           await settled();
 
           const received: RecordedEvent[] = [];
@@ -507,6 +579,7 @@ for (const adapter of adapters) {
             received.push(e);
           });
           const tx = await openTransaction(fixture.url);
+          let open = true;
           try {
             if (variant === "inserted before") {
               note((await insertEvents(tx.sql, stream(), [late], "no_stream")).position);
@@ -526,23 +599,22 @@ for (const adapter of adapters) {
             await sleep(1500);
             expect(received).toEqual([]);
 
+            open = false;
             await tx.commit();
-          } catch (error) {
-            await tx.rollback().catch(() => {});
-            throw error;
-          }
-          try {
             await settled();
             const read = await store.readAll({ after: firstAt });
             expect(ids(read)).toEqual(ids([late, other]));
             expectIncreasing(read.map((e) => e.position));
-            if (variant === "inserted after") expect(read[0].position.prepare > read[1].position.prepare).toBe(true);
+            if (variant === "inserted after") {
+              expect(read[0].position.prepare > read[1].position.prepare).toBe(true);
+            }
             expect(await store.headPosition()).toEqual(read[1].position);
             // The subscriber resumes: the late event arrives, before the other, and nothing is skipped.
             await waitFor(() => received.length >= 2);
             await sleep(200);
             expect(ids(received)).toEqual(ids([late, other]));
           } finally {
+            if (open) await tx.rollback().catch(() => {});
             await subscription.stop();
           }
         });
@@ -552,11 +624,14 @@ for (const adapter of adapters) {
         if (!fixture.url) return;
         const from = await head();
         const tx = await openTransaction(fixture.url);
-        await insertEvents(tx.sql, stream(), [newEvent("Never")], "no_stream");
         const other = newEvent("Other");
-        await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
-        expect(await store.readAll({ after: from })).toEqual([]);
-        await tx.rollback();
+        try {
+          await insertEvents(tx.sql, stream(), [newEvent("Never")], "no_stream");
+          await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+          expect(await store.readAll({ after: from })).toEqual([]);
+        } finally {
+          await tx.rollback();
+        }
         await settled();
         expect(ids(await store.readAll({ after: from }))).toEqual(ids([other]));
       });

@@ -16,11 +16,14 @@ export async function openTransaction(
     kind: "postgres",
     query: async (text, params) => (await client.query(text, params as unknown[])).rows,
     exec: async (text) => {
-      await client.query(text);
+      // A multi-statement query answers one result per statement; callers want the last.
+      const result: pg.QueryResult | pg.QueryResult[] = await client.query(text);
+      return Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows;
     },
     transaction: (fn) => fn(sql),
     asTenant: (_tenant, fn) => fn(sql),
     listen: () => Promise.reject(new Error("listen inside a transaction")),
+    tryLock: () => Promise.reject(new Error("lock inside a transaction")),
     close: async () => {},
   };
   const end = async (statement: string) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ENERGY_LABELS } from "../../events/energyDiagnoses.ts";
 import { pageQuery } from "../../platform/http/pagination.ts";
+import { isStorable } from "../places/schemas.ts";
 
 /** The message of a type error, telling apart a null (refused on required fields). */
 export const typeError = (expected: string) => (issue: { input?: unknown }) =>
@@ -12,7 +13,8 @@ export const id = z.guid({ error: "must be a UUID" });
 /** A real calendar date written YYYY-MM-DD (2025-02-30 fails). */
 export const isoDate = z
   .string({ error: typeError("must be a date YYYY-MM-DD") })
-  .refine(isRealDate, { error: "must be a real date YYYY-MM-DD" });
+  .refine(isRealDate, { error: "must be a real date YYYY-MM-DD" })
+  .meta({ format: "date", example: "2025-01-31" });
 
 export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -32,6 +34,10 @@ export function parisDate(at: Date | string = new Date()): string {
   }).format(typeof at === "string" ? new Date(at) : at);
 }
 
+/** NUL and unpaired surrogates pass JSON but not PostgreSQL text or jsonb: a 400, not a 500. */
+export const storable = { error: "must not contain NUL or unpaired surrogate characters" } as const;
+export { isStorable };
+
 const label = z.enum(ENERGY_LABELS, { error: typeError("must be one of A, B, C, D, E, F, G") });
 const finite = z.number({ error: "must be a number" }).refine(Number.isFinite, { error: "must be finite" });
 
@@ -47,7 +53,8 @@ const fields = {
     .string({ error: typeError("must be a string") })
     .trim()
     .min(1, { error: "must not be empty" })
-    .max(100, { error: "must be at most 100 characters" }),
+    .max(100, { error: "must be at most 100 characters" })
+    .refine(isStorable, storable),
   diagnosis_date: isoDate,
   valid_until: isoDate,
   energy_label: label,
@@ -59,6 +66,7 @@ const fields = {
   notes: z
     .string({ error: "must be a string" })
     .max(1000, { error: "must be at most 1000 characters" })
+    .refine(isStorable, storable)
     .nullable(),
   media_id: id.nullable(),
 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ESTATE_DIAGNOSTIC_TYPES } from "../../events/estateDiagnostics.ts";
 import { pageQuery } from "../../platform/http/pagination.ts";
-import { id, isoDate, typeError } from "../energyDiagnoses/schemas.ts";
+import { id, isoDate, isStorable, storable, typeError } from "../energyDiagnoses/schemas.ts";
 
 const optionalText = (max: number) =>
   z
@@ -9,6 +9,7 @@ const optionalText = (max: number) =>
     .trim()
     .min(1, { error: "must not be empty" })
     .max(max, { error: `must be at most ${max} characters` })
+    .refine(isStorable, storable)
     .nullable()
     .optional();
 
@@ -25,6 +26,7 @@ export const createEstateDiagnosticBody = z.strictObject({
   notes: z
     .string({ error: "must be a string" })
     .max(1000, { error: "must be at most 1000 characters" })
+    .refine(isStorable, storable)
     .nullable()
     .optional(),
   media_id: id.nullable().optional(),

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { notNull, text } from "../places/schemas.ts";
+import { notNull, text, uuid } from "../places/schemas.ts";
 
-const uuid = z.uuid("Must be a UUID");
 const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
 
 /** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
@@ -29,7 +28,7 @@ const optionalFields = {
   orientation: text(50).nullish(),
   building: text(100).nullish(),
   floor: z.number().int("Must be an integer").min(-20).max(300).nullish(),
-  owner_id: uuid.nullish(),
+  owner_id: uuid().nullish(),
   lot_number: text(50).nullish(),
   housing_tax: amount.nullish(),
   property_tax: amount.nullish(),
@@ -47,21 +46,21 @@ const fiscalIdentifier = text(50);
 
 export const createEstateSchema = z.strictObject({
   name,
-  estate_type_id: uuid,
+  estate_type_id: uuid(),
   area,
   fiscal_identifier: fiscalIdentifier,
   /** Accepted when equal to the path place. */
-  place_id: uuid.optional(),
+  place_id: uuid().optional(),
   ...optionalFields,
   ...readOnlyFields,
 });
 
 export const updateEstateSchema = z.strictObject({
   name: notNull(name, "name").optional(),
-  estate_type_id: notNull(uuid, "estate_type_id").optional(),
+  estate_type_id: notNull(uuid(), "estate_type_id").optional(),
   area: notNull(area, "area").optional(),
   fiscal_identifier: notNull(fiscalIdentifier, "fiscal_identifier").optional(),
-  place_id: notNull(uuid, "place_id").optional(),
+  place_id: notNull(uuid(), "place_id").optional(),
   ...optionalFields,
   ...readOnlyFields,
 });

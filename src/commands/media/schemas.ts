@@ -66,8 +66,12 @@ export function decideContentType(declared: string | undefined, bytes: Uint8Arra
 /** A safe display name: no directories, no control characters, at most 255 characters. */
 export function cleanFilename(raw: string | undefined, contentType: MediaContentType): string {
   const base = (raw ?? "").split(/[\\/]/).pop() ?? "";
+  // Iterating by code point leaves unpaired surrogates as single units: they go with the controls.
   const cleaned = [...base]
-    .filter((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f)
+    .filter((c) => {
+      const code = c.codePointAt(0) ?? 0;
+      return code >= 0x20 && code !== 0x7f && !(code >= 0xd800 && code <= 0xdfff);
+    })
     .join("")
     .trim()
     .slice(0, 255);

@@ -9,11 +9,12 @@ import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { countEstates } from "../../queries/estates.ts";
 import { readOwner } from "../../queries/owners.ts";
 import { replyWithResource } from "../places/routes.ts";
+import { uuid } from "../places/schemas.ts";
 import { ownerDecider } from "./decider.ts";
 import { createOwnerSchema, updateOwnerSchema } from "./schemas.ts";
 
 const tag = { tags: ["Owners"] };
-const ownerParams = z.strictObject({ owner_id: z.uuid("Must be a UUID") });
+const ownerParams = z.strictObject({ owner_id: uuid() });
 const location = (id: string) => `/api/owners/${id}`;
 const invalidBodyMessage = "Invalid owner data";
 

@@ -26,6 +26,9 @@ export const storableJson = <S extends z.ZodType>(schema: S) =>
     if (!walk(value)) ctx.addIssue({ code: "custom", message: UNSTORABLE_MESSAGE });
   });
 
+/** A UUID (any version), lower-cased: ids name streams, so `ABC…` and `abc…` must be one id. */
+export const uuid = () => z.guid("Must be a UUID").overwrite((value) => value.toLowerCase());
+
 /** A required field on update: may be omitted, never null (null would remove it). */
 export const notNull = <S extends z.ZodType>(schema: S, field: string) =>
   z.preprocess((value, ctx) => {

@@ -47,7 +47,11 @@ export async function appendToStream(
   }
   // Only reached when the connection string sets throwOnAppendFailure=false.
   if (!result.success) {
-    throw new WrongExpectedRevisionError(stream_name, expected, toPortActualRevision(result.nextExpectedRevision));
+    throw new WrongExpectedRevisionError(
+      stream_name,
+      expected,
+      toPortActualRevision(result.nextExpectedRevision),
+    );
   }
   const next_revision = result.nextExpectedRevision;
   // A single-event write's position is that event's position in $all. For several events (or an

@@ -1,4 +1,9 @@
-import { type AllStreamSubscription, END, EventStoreDBClient, excludeSystemEvents } from "@eventstore/db-client";
+import {
+  type AllStreamSubscription,
+  END,
+  EventStoreDBClient,
+  excludeSystemEvents,
+} from "@eventstore/db-client";
 import type { EventStore, Subscription } from "../eventStore.ts";
 import { appendToStream } from "./appendToStream.ts";
 import { headPosition, readAll } from "./readAll.ts";

@@ -2,10 +2,10 @@ import {
   type AllStreamResolvedEvent,
   ANY,
   type AppendExpectedRevision,
+  START as ESDB_START,
   NO_STREAM,
   type ReadPosition,
   type ResolvedEvent,
-  START as ESDB_START,
   STREAM_EXISTS,
 } from "@eventstore/db-client";
 import type { EventMetadata, ExpectedRevision, Position, RecordedEvent } from "../eventStore.ts";
@@ -45,9 +45,12 @@ export function isSystemType(type: string): boolean {
 export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
   const event = resolved.event;
   if (!event) return null;
-  const { schema_version, ...metadata } = parseJson(event.metadata) as EventMetadata & { schema_version?: number };
+  const { schema_version, ...metadata } = parseJson(event.metadata) as EventMetadata & {
+    schema_version?: number;
+  };
   // Events of $all always carry a position; stream reads do on servers >= 22.6, else fall back to the commit.
-  const position = event.position ??
+  const position =
+    event.position ??
     (resolved.commitPosition !== undefined
       ? { commit: resolved.commitPosition, prepare: resolved.commitPosition }
       : { commit: -1n, prepare: -1n });

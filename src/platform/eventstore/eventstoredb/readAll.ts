@@ -20,7 +20,10 @@ const DEFAULT_MAX_COUNT = 1000;
  * fewer than max_count: keep paging until max_count user events or the end of the log.
  * ESDB's fromPosition is inclusive, hence the strict comparison with the lower bound.
  */
-export async function readAll(client: EventStoreDBClient, options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+export async function readAll(
+  client: EventStoreDBClient,
+  options: ReadAllOptions = {},
+): Promise<RecordedEvent[]> {
   const limit = options.max_count ?? DEFAULT_MAX_COUNT;
   const events: RecordedEvent[] = [];
   let after = options.after && options.after.commit >= 0n ? options.after : undefined;
@@ -60,7 +63,8 @@ async function readPage(
   direction: typeof FORWARDS | typeof BACKWARDS,
 ): Promise<AllStreamResolvedEvent[]> {
   const page: AllStreamResolvedEvent[] = [];
-  for await (const resolved of client.readAll({ fromPosition, direction, maxCount: PAGE })) page.push(resolved);
+  for await (const resolved of client.readAll({ fromPosition, direction, maxCount: PAGE }))
+    page.push(resolved);
   return page;
 }
 

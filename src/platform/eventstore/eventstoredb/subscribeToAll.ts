@@ -1,6 +1,15 @@
-import { type AllStreamSubscription, type EventStoreDBClient, excludeSystemEvents } from "@eventstore/db-client";
 import { setTimeout as sleep } from "node:timers/promises";
-import { comparePositions, type ReadAllOptions, type RecordedEvent, type Subscription } from "../eventStore.ts";
+import {
+  type AllStreamSubscription,
+  type EventStoreDBClient,
+  excludeSystemEvents,
+} from "@eventstore/db-client";
+import {
+  comparePositions,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type Subscription,
+} from "../eventStore.ts";
 import { toReadPosition } from "./mapping.ts";
 import { userEvent } from "./readAll.ts";
 
@@ -24,9 +33,13 @@ export function subscribeToAll(
 
   const run = async () => {
     while (!stopped) {
-      current = client.subscribeToAll({ fromPosition: toReadPosition(after), filter: excludeSystemEvents() });
+      const subscription = client.subscribeToAll({
+        fromPosition: toReadPosition(after),
+        filter: excludeSystemEvents(),
+      });
+      current = subscription;
       try {
-        for await (const resolved of current) {
+        for await (const resolved of subscription) {
           if (stopped) break;
           const event = userEvent(resolved);
           // Whether the server's start is inclusive or not, never deliver `after` or earlier twice.
@@ -37,6 +50,9 @@ export function subscribeToAll(
       } catch (error) {
         if (stopped) break;
         process.emitWarning(`EventStoreDB subscription failed, resubscribing: ${(error as Error).message}`);
+      } finally {
+        // Leaving `for await` destroys only the local stream: cancel the gRPC call too.
+        if (!stopped) await subscription.unsubscribe().catch(() => {});
       }
       if (!stopped) await sleep(RETRY_MS);
     }
