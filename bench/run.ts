@@ -16,6 +16,7 @@ import { storeStep } from "./steps/store.ts";
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_ONLY          comma-separated steps (create,get,list,store,catchup,ryw,dpe)
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
+ *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
  */
 const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   create: createStep,
@@ -67,6 +68,14 @@ setTimeout(() => {
   void cleanup().finally(() => process.exit(1));
 }, hardLimitMs).unref();
 
+// BENCH_WAIT_QUIET=<seconds>: first wait (at most that long) for the machine to calm down.
+const quietFor = Number(process.env.BENCH_WAIT_QUIET ?? 0);
+for (
+  const until = Date.now() + quietFor * 1000;
+  Date.now() < until && loadavg()[0] > cpus().length * 0.75;
+) {
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+}
 const startedAt = new Date();
 const loadBefore: Record<string, number> = {};
 let failedSteps = 0;

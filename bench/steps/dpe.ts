@@ -135,6 +135,18 @@ export async function dpeStep(ctx: Context): Promise<void> {
         path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
       }),
     });
+    // Closed-loop load: latency = connections / throughput (Little's law). One connection shows
+    // what a request costs without queueing behind 31 others.
+    const single = await load({
+      url: service.child.url,
+      path: "/api/energy-diagnoses?energy_label=D&page=1&limit=100",
+      apiKey: mine.key,
+      connections: 1,
+      seconds: Math.min(5, ctx.seconds),
+      next: () => ({
+        path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
+      }),
+    });
     const plans = await explain(client, mine.id, pages);
     console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) list, last page (${pages}):\n${indent(plans.list)}`);
     console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) count:\n${indent(plans.count)}\n`);
@@ -164,6 +176,15 @@ export async function dpeStep(ctx: Context): Promise<void> {
         target: "≤ 20 ms",
         pass: atMost(r.p99, 20) && r.non2xx === 0,
         note: `p50 ${r.p50} ms${r.non2xx ? `; non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ""}`,
+      },
+      {
+        step: "7 DPE list",
+        metric: "p99, 1 connection",
+        value: single.p99,
+        unit: "ms",
+        target: "",
+        pass: null,
+        note: `p50 ${single.p50} ms, ${single.rps} req/s: the cost of one request without queueing`,
       },
     );
   } finally {

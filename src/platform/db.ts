@@ -200,13 +200,12 @@ export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sq
       exec: async (text) => (await tx.exec(text)).at(-1)?.rows ?? [],
       transaction: (fn) => fn(sql),
       async asTenant(tenantId, fn) {
-        await tx.query("SET LOCAL ROLE pms_reader");
+        await tx.exec("SET LOCAL ROLE pms_reader");
         await tx.query("SELECT set_config('pms.tenant_id', $1, true)", [tenantId]);
-        try {
-          return await fn(sql);
-        } finally {
-          await tx.query("RESET ROLE");
-        }
+        // On failure the transaction rolls back, which undoes SET LOCAL too.
+        const result = await fn(sql);
+        await tx.exec("RESET ROLE");
+        return result;
       },
       listen: () => Promise.reject(new Error("listen inside a transaction")),
       tryLock: () => Promise.reject(new Error("lock inside a transaction")),

@@ -135,6 +135,9 @@ export const energyDiagnosesProjection: Projection = {
        ON CONFLICT (id) DO UPDATE SET n = energy_diagnosis_counts.n + excluded.n`,
       [JSON.stringify(changed)],
     );
+    await tx.query("DELETE FROM energy_diagnosis_counts WHERE id = ANY($1::uuid[]) AND n = 0", [
+      changed.map((d) => d.id),
+    ]);
   },
 };
 
@@ -170,7 +173,7 @@ CREATE TABLE estate_dpe_estates (
   id uuid PRIMARY KEY,
   place_id uuid NOT NULL
 );
-CREATE INDEX estate_dpe_estates_place ON estate_dpe_estates (tenant_id, place_id);
+CREATE INDEX estate_dpe_estates_place ON estate_dpe_estates (place_id);
 ${tenantPolicy("estate_dpe_estates")}
 CREATE TABLE estate_dpe_diagnoses (
   tenant_id uuid NOT NULL,

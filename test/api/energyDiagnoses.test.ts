@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parisDate } from "../../src/commands/energyDiagnoses/schemas.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import {
+  energyDiagnosesProjection,
+  estateCurrentDpeProjection,
+} from "../../src/projections/energyDiagnoses.ts";
 import { currentDpeJoin } from "../../src/queries/energyDiagnoses.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -594,6 +599,26 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
     const lessees = await t.newTenant(undefined, ["LesseeRead", "LesseeWrite"]);
     expect((await t.request("GET", "/api/energy-diagnoses", { as: lessees })).statusCode).toBe(403);
     expect((await t.request("GET", "/api/energy-diagnoses", { as: null })).statusCode).toBe(401);
+  });
+
+  it("rebuilding its projections gives the same tables", async () => {
+    const tables = [
+      "energy_diagnoses",
+      "energy_diagnosis_counts",
+      "estate_current_dpe",
+      "estate_dpe_diagnoses",
+      "estate_dpe_estates",
+    ];
+    const snapshot = async () => {
+      const out: Record<string, unknown> = {};
+      for (const table of tables) out[table] = await t.sql.query(`SELECT * FROM ${table} ORDER BY 2`);
+      return out;
+    };
+    const before = await snapshot();
+    for (const projection of [energyDiagnosesProjection, estateCurrentDpeProjection]) {
+      await rebuildProjection(t.sql, t.service.platform.store, projection);
+    }
+    expect(await snapshot()).toEqual(before);
   });
 
   describe("the estate's current DPE", () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parisDate } from "../../src/commands/energyDiagnoses/schemas.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { estateDiagnosticsProjection } from "../../src/projections/estateDiagnostics.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -280,6 +282,13 @@ describe.each(databaseKinds)("estate diagnostics API on %s", (kind) => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().details).toEqual([{ field: "media_id", message: `Media ${media} not found` }]);
+  });
+
+  it("rebuilding its projection gives the same table", async () => {
+    const before = await t.sql.query("SELECT * FROM estate_diagnostics ORDER BY id");
+    expect(before.length).toBeGreaterThan(5);
+    await rebuildProjection(t.sql, t.service.platform.store, estateDiagnosticsProjection);
+    expect(await t.sql.query("SELECT * FROM estate_diagnostics ORDER BY id")).toEqual(before);
   });
 
   it("needs the Properties permissions", async () => {

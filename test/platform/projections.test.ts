@@ -216,6 +216,8 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         if (i % 37 === 36) await removeCounter(db.store, tenant, s).catch(() => {});
         else await count(db.store, tenant, s, [i, 1]);
         i++;
+        // Embedded queries resolve without an I/O turn: let timers (and the rebuilds) run.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     })();
     await sleep(50);
@@ -292,8 +294,9 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
     for (let i = 0; i < 30; i++) await count(db.store, tenant, streams[i % 3], [i]);
     const last = await head(db.store);
     expect(await a.waitFor(last, 10_000)).toBe(true);
-    // The instance without the lock projects nothing.
-    expect(await bRuntime.waitFor(last, 1000)).toBe(false);
+    // The instance without the lock applies nothing (it may still answer waitFor from the checkpoint).
+    await sleep(1000);
+    expect(first.control.batches.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(30);
     expect(second.control.batches).toEqual([]);
     expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
 

@@ -34,12 +34,17 @@ export async function rebuildProjection(
       position = events[events.length - 1].position;
       count += events.length;
     };
-    // Catch up outside any lock.
+    // Catch up outside any lock, until a short batch says we are near the head. Waiting for an
+    // empty read instead would chase a steady stream of appends forever (one event per read).
+    let logged = 0;
     for (;;) {
       const events = await store.readAll({ after: position, max_count: BATCH });
-      if (events.length === 0) break;
-      await sql.transaction((tx) => applyBatch(tx, events));
-      if (count % 100_000 < BATCH) log(`rebuild ${projection.name}: ${count} events`);
+      if (events.length > 0) await sql.transaction((tx) => applyBatch(tx, events));
+      if (events.length < BATCH) break;
+      if (count - logged >= 100_000) {
+        logged = count;
+        log(`rebuild ${projection.name}: ${count} events`);
+      }
     }
     // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
     await sql.transaction(async (tx) => {

@@ -1,8 +1,10 @@
 import { notifier, type Sql } from "../db.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
-import { advanceCheckpoint, loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
+import { loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
+import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import type { Projection } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
+import { watchProjections } from "./watchProjections.ts";
 
 const BATCH = 1000;
 
@@ -19,10 +21,25 @@ interface Logger {
   error(obj: unknown, msg: string): void;
 }
 
+interface Runner {
+  projection: Projection;
+  handled: Set<string>;
+  release: (() => Promise<void>) | null;
+  /** Where this projection has read to (applied, or skipped as not its events). */
+  position: Position;
+  /** What its checkpoint row says, as we last wrote or read it. */
+  persisted: Position;
+  failures: number;
+  retryAt: number;
+}
+
 /**
- * Runs each projection in its own loop: read a batch after the checkpoint, apply it and move
- * the checkpoint in one transaction, sleep until woken by an append. One instance per
- * projection across processes (advisory lock); a version change rebuilds and swaps.
+ * One reader for all projections of this process: it reads a batch of the log once, and
+ * each projection applies its own events and moves its checkpoint in one transaction. A
+ * projection with nothing in the batch only moves its checkpoint, all of them in one
+ * statement. One instance per projection across processes (advisory lock); a version change
+ * rebuilds into fresh tables and swaps; a failing projection backs off without holding the
+ * others.
  */
 export function runProjections(options: {
   sql: Sql;
@@ -32,7 +49,7 @@ export function runProjections(options: {
 }): ProjectionRuntime {
   const { sql, store, projections, log } = options;
   let stopped = false;
-  const positions = new Map<string, Position>();
+  const runners = new Map<string, Runner>();
   const waiters = new Set<() => void>();
   const wakers = new Set<() => void>();
   const notifyWaiters = () => {
@@ -45,6 +62,20 @@ export function runProjections(options: {
     for (const w of wakers) w();
   };
   const unsubscribe = store.onAppended(wakeAll);
+  const checkpointsMoved = notifier(sql, "pms_checkpoints", "*");
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      // stop() wakes the sleepers it finds; a loop going to sleep after that must not wait.
+      if (stopped) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakers.add(done);
+    });
 
   /** Committed events past `after` that readAll may not return yet because an older transaction is open. */
   const blockedBehindOpenTransaction = async (after: Position) => {
@@ -56,141 +87,226 @@ export function runProjections(options: {
     return row.more as boolean;
   };
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakers.add(done);
-    });
-
-  async function runOne(projection: Projection): Promise<void> {
-    let release: (() => Promise<void>) | null = null;
-    while (!stopped && !release) {
-      release = await sql.tryLock(`projection:${projection.name}`).catch(() => null);
-      if (!release) await sleep(2000);
-    }
-    if (stopped) return;
-    try {
-      let checkpoint = await loadCheckpoint(sql, projection.name);
-      if (!checkpoint || checkpoint.version !== projection.version) {
-        log.info(`projection ${projection.name}: building version ${projection.version}`);
-        await rebuildProjection(sql, store, projection, log.info);
-        checkpoint = await loadCheckpoint(sql, projection.name);
-      }
-      let position = checkpoint?.position ?? START;
-      positions.set(projection.name, position);
-      notifyWaiters();
-      const handled = new Set(projection.handles);
-      // After the commit, not inside it: see `notifier`.
-      const checkpointMoved = notifier(sql, "pms_checkpoints", projection.name);
-      let failures = 0;
-      while (!stopped) {
-        try {
-          const seen = appends;
-          const events = await store.readAll({ after: position, max_count: BATCH });
-          if (events.length === 0) {
-            if (appends !== seen) continue;
-            await sleep((await blockedBehindOpenTransaction(position)) ? 2 : 1000);
-            continue;
-          }
-          const last = events[events.length - 1].position;
-          const mine = events.filter((e) => handled.has(e.type));
-          // Nothing to apply (most batches, for most projections): one statement, not a transaction.
-          const skipped =
-            mine.length === 0 &&
-            (await advanceCheckpoint(sql, projection.name, projection.version, position, last, events.length));
-          const applied = skipped
-            ? null
-            : await sql.transaction(async (tx) => {
-                const current = await loadCheckpoint(tx, projection.name, true);
-                // A rebuild swapped tables under us: start again from its checkpoint.
-                if (!current || current.version !== projection.version || !samePosition(current.position, position)) {
-                  return current;
-                }
-                if (mine.length > 0) await projection.applyBatch(tx, mine);
-                await saveCheckpoint(tx, projection.name, last, events.length);
-                return null;
-              });
-          if (applied) {
-            if (applied.version !== projection.version) {
-              await rebuildProjection(sql, store, projection, log.info);
-              position = (await loadCheckpoint(sql, projection.name))?.position ?? START;
-            } else {
-              position = applied.position;
-            }
-          } else {
-            position = last;
-          }
-          failures = 0;
-          positions.set(projection.name, position);
-          notifyWaiters();
-          checkpointMoved();
-        } catch (error) {
-          failures++;
-          log.error(error, `projection ${projection.name} failed; retrying`);
-          await sql
-            .query("UPDATE projection_checkpoints SET last_error = $2, updated_at = now() WHERE name = $1", [
-              projection.name,
-              String((error as Error)?.message ?? error),
-            ])
-            .catch(() => {});
-          await sleep(Math.min(100 * 2 ** failures, 5000));
+  /** Takes the lock of each projection not yet run here; builds those whose version changed. */
+  async function claim(): Promise<void> {
+    for (const projection of projections) {
+      if (stopped || runners.has(projection.name)) continue;
+      const release = await sql.tryLock(`projection:${projection.name}`).catch(() => null);
+      if (!release) continue;
+      try {
+        let checkpoint = await loadCheckpoint(sql, projection.name);
+        if (!checkpoint || checkpoint.version !== projection.version) {
+          log.info(`projection ${projection.name}: building version ${projection.version}`);
+          await rebuildProjection(sql, store, projection, log.info);
+          checkpoint = await loadCheckpoint(sql, projection.name);
         }
+        const position = checkpoint?.position ?? START;
+        runners.set(projection.name, {
+          projection,
+          handled: new Set(projection.handles),
+          release,
+          position,
+          persisted: position,
+          failures: 0,
+          retryAt: 0,
+        });
+      } catch (error) {
+        log.error(error, `projection ${projection.name} could not start`);
+        await release();
       }
-    } finally {
-      await release?.();
+    }
+    notifyWaiters();
+  }
+
+  /** After a rebuild swapped tables under us: continue from the checkpoint it wrote. */
+  async function reload(runner: Runner): Promise<void> {
+    const current = await loadCheckpoint(sql, runner.projection.name);
+    if (!current || current.version !== runner.projection.version) {
+      await rebuildProjection(sql, store, runner.projection, log.info);
+      return reload(runner);
+    }
+    runner.position = current.position;
+    runner.persisted = current.position;
+  }
+
+  async function applyTo(runner: Runner, slice: RecordedEvent[]) {
+    const { projection } = runner;
+    const last = slice[slice.length - 1].position;
+    const mine = slice.filter((e) => runner.handled.has(e.type));
+    if (mine.length === 0) {
+      runner.position = last;
+      return;
+    }
+    try {
+      const stale = await sql.transaction(async (tx) => {
+        const current = await loadCheckpoint(tx, projection.name, true);
+        if (
+          !current ||
+          current.version !== projection.version ||
+          !samePosition(current.position, runner.persisted)
+        ) {
+          return true;
+        }
+        await projection.applyBatch(tx, mine);
+        await saveCheckpoint(tx, projection.name, last, slice.length);
+        return false;
+      });
+      if (stale) {
+        await reload(runner);
+        return;
+      }
+      runner.position = last;
+      runner.persisted = last;
+      runner.failures = 0;
+    } catch (error) {
+      runner.failures++;
+      runner.retryAt = Date.now() + Math.min(100 * 2 ** runner.failures, 5000);
+      log.error(error, `projection ${projection.name} failed; retrying`);
+      await sql
+        .query("UPDATE projection_checkpoints SET last_error = $2, updated_at = now() WHERE name = $1", [
+          projection.name,
+          String((error as Error)?.message ?? error),
+        ])
+        .catch(() => {});
     }
   }
 
-  const loops = projections.map((p) =>
-    runOne(p).catch((error) => log.error(error, `projection ${p.name} stopped`)),
-  );
+  /** Moves the checkpoints of projections that only skipped events, in one statement. */
+  async function persistSkipped(): Promise<void> {
+    const moved = [...runners.values()].filter((r) => !samePosition(r.position, r.persisted));
+    if (moved.length === 0) return;
+    const rows = await sql.query<{ name: string }>(
+      `UPDATE projection_checkpoints AS c
+       SET commit_position = m.to_commit, prepare_position = m.to_prepare, updated_at = now()
+       FROM jsonb_to_recordset($1::jsonb)
+         AS m(name text, version integer, from_commit bigint, from_prepare bigint, to_commit bigint, to_prepare bigint)
+       WHERE c.name = m.name AND c.version = m.version
+         AND c.commit_position = m.from_commit AND c.prepare_position = m.from_prepare
+       RETURNING c.name`,
+      [
+        JSON.stringify(
+          moved.map((r) => ({
+            name: r.projection.name,
+            version: r.projection.version,
+            from_commit: r.persisted.commit.toString(),
+            from_prepare: r.persisted.prepare.toString(),
+            to_commit: r.position.commit.toString(),
+            to_prepare: r.position.prepare.toString(),
+          })),
+        ),
+      ],
+    );
+    const done = new Set(rows.map((r) => r.name));
+    for (const runner of moved) {
+      if (done.has(runner.projection.name)) runner.persisted = runner.position;
+      else await reload(runner);
+    }
+  }
+
+  async function loop(): Promise<void> {
+    let lastClaim = 0;
+    while (!stopped) {
+      try {
+        if (runners.size < projections.length && Date.now() - lastClaim > 2000) {
+          lastClaim = Date.now();
+          await claim();
+        }
+        const now = Date.now();
+        const active = [...runners.values()].filter((r) => r.retryAt <= now);
+        if (active.length === 0) {
+          await sleep(runners.size === 0 ? 2000 : 100);
+          continue;
+        }
+        const from = active.reduce(
+          (min, r) => (comparePositions(r.position, min) < 0 ? r.position : min),
+          active[0].position,
+        );
+        const seen = appends;
+        const events = await store.readAll({ after: from, max_count: BATCH });
+        if (events.length === 0) {
+          if (appends !== seen) continue;
+          if (await blockedBehindOpenTransaction(from)) await sleep(2);
+          else await sleep(runners.size < projections.length ? 2000 : 1000);
+          continue;
+        }
+        for (const runner of active) {
+          const slice = events.filter((e) => comparePositions(e.position, runner.position) > 0);
+          if (slice.length > 0) await applyTo(runner, slice);
+        }
+        await persistSkipped();
+        notifyWaiters();
+        checkpointsMoved();
+      } catch (error) {
+        log.error(error, "projection reader failed; retrying");
+        await sleep(500);
+      }
+    }
+  }
+
+  const running = loop();
 
   const caughtUp = (target: Position) =>
-    projections.every((p) => {
-      const at = positions.get(p.name);
-      return at !== undefined && comparePositions(at, target) >= 0;
-    });
+    [...runners.values()].every((r) => comparePositions(r.position, target) >= 0);
+
+  /** Projections another instance runs: their checkpoint rows tell. */
+  const othersCaughtUp = (position: Position, timeoutMs: number) => {
+    const others = projections.filter((p) => !runners.has(p.name));
+    if (others.length === 0) return Promise.resolve(true);
+    return watchProjections(sql, store, others).waitFor(position, timeoutMs);
+  };
 
   return {
-    waitFor(position, timeoutMs = 10_000) {
-      if (caughtUp(position)) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const check = () => {
-          if (caughtUp(position)) finish(true);
-        };
-        const finish = (ok: boolean) => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(ok);
-        };
-        const timer = setTimeout(() => finish(false), timeoutMs);
-        waiters.add(check);
-      });
+    async waitFor(position, timeoutMs = 10_000) {
+      const started = Date.now();
+      const mine = await waitLocal(position, timeoutMs);
+      return mine && othersCaughtUp(position, Math.max(0, timeoutMs - (Date.now() - started)));
     },
-    async lagOf(name, head) {
-      if (!head) return 0;
-      const checkpoint = await loadCheckpoint(sql, name);
-      if (!checkpoint) return null;
-      if (comparePositions(checkpoint.position, head) >= 0) return 0;
-      if (store.engine === "eventstoredb") return null;
-      const [row] = await sql.query(
-        `SELECT count(*) AS n FROM (SELECT 1 FROM events
-           WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) LIMIT 1000000) behind`,
-        [(checkpoint.position.commit < 0n ? 0n : checkpoint.position.commit).toString(), checkpoint.position.prepare.toString()],
-      );
-      return Number(row.n);
-    },
-    async stop() {
-      stopped = true;
-      unsubscribe();
-      for (const w of wakers) w();
-      for (const w of waiters) w();
-      await Promise.all(loops);
-    },
+    lagOf,
+    stop,
   };
+
+  function waitLocal(position: Position, timeoutMs: number): Promise<boolean> {
+    if (caughtUp(position)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (caughtUp(position)) finish(true);
+      };
+      const finish = (ok: boolean) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      waiters.add(check);
+    });
+  }
+
+  async function lagOf(name: string, head: Position | null): Promise<number | null> {
+    if (!head) return 0;
+    const runner = runners.get(name);
+    const checkpoint = runner ? { position: runner.position } : await loadCheckpoint(sql, name);
+    if (!checkpoint) return null;
+    if (comparePositions(checkpoint.position, head) >= 0) return 0;
+    if (store.engine === "eventstoredb") return null;
+    const [row] = await sql.query(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM events
+           WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) LIMIT 1000000) behind`,
+      [
+        (checkpoint.position.commit < 0n ? 0n : checkpoint.position.commit).toString(),
+        checkpoint.position.prepare.toString(),
+      ],
+    );
+    return Number(row.n);
+  }
+
+  async function stop(): Promise<void> {
+    stopped = true;
+    unsubscribe();
+    for (const w of wakers) w();
+    for (const w of waiters) w();
+    await running;
+    await persistSkipped().catch(() => {});
+    for (const runner of runners.values()) await runner.release?.();
+    runners.clear();
+  }
 }

@@ -25,6 +25,8 @@ export async function appendToStream(
   events: NewEvent[],
   options: { expected_revision: ExpectedRevision },
 ): Promise<AppendResult> {
+  // As the PostgreSQL adapter: an empty append is a caller's bug, not a revision check.
+  if (events.length === 0) throw new Error("appendToStream needs at least one event");
   const expected = options.expected_revision;
   const proposed = events.map((e) =>
     jsonEvent({

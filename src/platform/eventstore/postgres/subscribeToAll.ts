@@ -16,11 +16,18 @@ export function subscribeToAll(
   const unsubscribe = onAppended(() => wake?.());
   const done = (async () => {
     while (!stopped) {
-      const page = await read({ after, max_count: options.max_count ?? 500 });
-      for (const event of page) {
-        if (stopped) return;
-        await onEvent(event);
-        after = event.position;
+      let page: RecordedEvent[] = [];
+      try {
+        page = await read({ after, max_count: options.max_count ?? 500 });
+        for (const event of page) {
+          if (stopped) return;
+          await onEvent(event);
+          after = event.position;
+        }
+      } catch {
+        // A failed read or handler: offer the same event again after a pause, never skip it.
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
       }
       if (page.length === 0 && !stopped) {
         await new Promise<void>((resolve) => {
