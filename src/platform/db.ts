@@ -44,10 +44,9 @@ pg.types.setTypeParser(DATE, (v) => v);
 export function createPostgresSql(connectionString: string, options: { max?: number } = {}): Sql {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
   // A reader connection is set once to the restricted role; the tenant setting is cached per client.
-  const readerPool = new pg.Pool({ connectionString, max: options.max ?? 20 });
-  readerPool.on("connect", (client) => {
-    client.query("SET ROLE pms_reader").catch(() => {});
-  });
+  // Reader connections start as the restricted role (a startup option, so before any query);
+  // the tenant setting is cached per client.
+  const readerPool = new pg.Pool({ connectionString, max: options.max ?? 20, options: "-c role=pms_reader" });
   pool.on("error", () => {});
   readerPool.on("error", () => {});
   const tenantOf = new WeakMap<pg.PoolClient, string>();

@@ -8,6 +8,7 @@ import { errorHandler } from "./errorHandler.ts";
 import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
 import { openapi } from "./openapi.ts";
+import { safeText } from "./safeText.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -52,6 +53,7 @@ export async function buildApp(platform: Platform, areaRoutes: FastifyPluginAsyn
     });
   }
   await app.register(auth);
+  await app.register(safeText);
   await app.register(idempotency);
   await app.register(healthRoutes);
   await app.register(adminRoutes);
