@@ -69,3 +69,47 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     seconds: round(r.duration, 2),
   };
 }
+
+/** Several runs of the same load as one: means of rates and percentiles, sums of counts. */
+export function mergeRuns(runs: LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number) => round(runs.reduce((a, r) => a + f(r), 0) / runs.length, 1);
+  const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const r of runs)
+    for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    rps: mean((r) => r.rps),
+    p50: mean((r) => r.p50),
+    p90: mean((r) => r.p90),
+    p99: mean((r) => r.p99),
+    max: Math.max(...runs.map((r) => r.max)),
+    ok: sum((r) => r.ok),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+    seconds: sum((r) => r.seconds),
+  };
+}
+
+/**
+ * Service and baseline in turns (S B S B): drift on the machine (other work, autovacuum, a table
+ * growing) weighs on both sides alike. Each side's figures are the mean of its runs.
+ */
+export async function alternate(
+  service: (round: number) => Promise<LoadResult>,
+  baseline: (round: number) => Promise<LoadResult>,
+  rounds = 2,
+): Promise<{
+  service: LoadResult;
+  baseline: LoadResult;
+  runs: { service: LoadResult; baseline: LoadResult }[];
+}> {
+  const runs: { service: LoadResult; baseline: LoadResult }[] = [];
+  for (let i = 0; i < rounds; i++) runs.push({ service: await service(i), baseline: await baseline(i) });
+  return {
+    service: mergeRuns(runs.map((r) => r.service)),
+    baseline: mergeRuns(runs.map((r) => r.baseline)),
+    runs,
+  };
+}

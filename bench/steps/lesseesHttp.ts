@@ -1,10 +1,13 @@
 import { atLeast, atMost, type Context, type Tenant } from "../lib/context.ts";
 import { lesseeBody, seedLessees } from "../lib/lessees.ts";
-import { type LoadResult, load } from "../lib/load.ts";
+import { alternate, type LoadResult, load } from "../lib/load.ts";
 import { sampleRss } from "../lib/rss.ts";
 import { mb, round, sleep } from "../lib/stats.ts";
 
-/** Steps 1-3: the lessee routes of the service against the plain baseline, same database, same key. */
+/**
+ * Steps 1-3: the lessee routes of the service against the plain baseline, same database, same key,
+ * each side run twice in turns (see `alternate`).
+ */
 
 const LIST_SEED = 1000;
 const RSS_LIMIT = 300 * 1024 * 1024;
@@ -69,11 +72,15 @@ export async function createStep(ctx: Context): Promise<void> {
       },
     });
   };
+  // Sampled over the whole step: the peak is the service's, it idles during the baseline runs.
   const rss = sampleRss(service.child.pid);
-  const onService = await run(service.child.url, "s");
+  const both = await alternate(
+    (i) => run(service.child.url, `s${i}`),
+    (i) => run(baseline.url, `b${i}`),
+  );
   const memory = rss.stop();
-  const onBaseline = await run(baseline.url, "b");
-  ctx.raw.create = { service: onService, baseline: onBaseline, serviceRss: memory };
+  const { service: onService, baseline: onBaseline } = both;
+  ctx.raw.create = { ...both, serviceRss: memory };
   compare(ctx, "1 create", onService, onBaseline, 0.5);
   ctx.figures.push(
     {
@@ -182,9 +189,12 @@ export async function getStep(ctx: Context): Promise<void> {
       seconds: ctx.seconds,
       next: () => ({ path: `/api/lessees/${ids[Math.floor(Math.random() * ids.length)]}` }),
     });
-  const onService = await run(service.child.url, serviceIds);
-  const onBaseline = await run(baseline.url, baselineIds);
-  ctx.raw.get = { service: onService, baseline: onBaseline };
+  const both = await alternate(
+    () => run(service.child.url, serviceIds),
+    () => run(baseline.url, baselineIds),
+  );
+  const { service: onService, baseline: onBaseline } = both;
+  ctx.raw.get = both;
   compare(ctx, "2 get", onService, onBaseline, 0.9);
 }
 
@@ -211,8 +221,11 @@ export async function listStep(ctx: Context): Promise<void> {
       next: () => ({ path: `/api/lessees?page=${(n++ % pages) + 1}&limit=100` }),
     });
   };
-  const onService = await run(service.child.url);
-  const onBaseline = await run(baseline.url);
-  ctx.raw.list = { service: onService, baseline: onBaseline, rowsPerTenant: LIST_SEED };
+  const both = await alternate(
+    () => run(service.child.url),
+    () => run(baseline.url),
+  );
+  const { service: onService, baseline: onBaseline } = both;
+  ctx.raw.list = { ...both, rowsPerTenant: LIST_SEED };
   compare(ctx, "3 list", onService, onBaseline, 0.8);
 }
