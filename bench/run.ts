@@ -17,6 +17,7 @@ import { storeStep } from "./steps/store.ts";
  *   BENCH_ONLY          comma-separated steps (create,get,list,store,catchup,ryw,dpe)
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
+ *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service process (e.g. --cpu-prof)
  */
 const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   create: createStep,

@@ -46,18 +46,25 @@ export async function startChild(
 ): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", "--import", GUARD, script], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      BENCH_PARENT_PID: String(process.pid),
-      NODE_ENV: "production",
+  // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
+  const extra =
+    name === "service" ? (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(/\s+/).filter(Boolean) : [];
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [...extra, "--import", "tsx", "--import", GUARD, script],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        BENCH_PARENT_PID: String(process.pid),
+        NODE_ENV: "production",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   const tail: string[] = [];
   let problems = 0;
   const collect = (chunk: Buffer) => {

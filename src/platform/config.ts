@@ -1,12 +1,22 @@
 import { z } from "zod";
 
+const PORT_MESSAGE = "must be a port number from 0 to 65535";
+
 const schema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce
+    .number({ error: PORT_MESSAGE })
+    .int(PORT_MESSAGE)
+    .min(0, PORT_MESSAGE)
+    .max(65535, PORT_MESSAGE)
+    .default(3000),
   DATABASE_URL: z.string().url().optional(),
   EVENTSTORE_URL: z
     .string()
-    .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb):\/\//, "must start with esdb:// or kurrentdb://")
+    .regex(
+      /^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb):\/\//,
+      "must start with esdb:// or kurrentdb://",
+    )
     .optional(),
   PMS_DATA_DIR: z.string().min(1).default("./data"),
   PMS_ADMIN_API_KEY: z.string().min(32, "must be at least 32 characters").optional(),

@@ -3,7 +3,11 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
-import { comparePositions, type EventStore, type Position } from "../../src/platform/eventstore/eventStore.ts";
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+} from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import type { Projection } from "../../src/platform/projections/projection.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
@@ -34,7 +38,10 @@ afterEach(async () => {
 async function openDb(kind: DatabaseKind): Promise<Db> {
   const db = await createTestDatabase(kind);
   const store = createPostgresEventStore(db.sql);
-  cleanups.push(() => db.drop(), () => store.close());
+  cleanups.push(
+    () => db.drop(),
+    () => store.close(),
+  );
   return { sql: db.sql, store, url: db.url };
 }
 
@@ -58,7 +65,12 @@ async function checkpointRow(sql: Sql, name: string) {
   );
   return row
     ? { ...row, position: { commit: BigInt(row.c), prepare: BigInt(row.p) } as Position }
-    : (null as null | { version: number; position: Position; events_applied: number; last_error: string | null });
+    : (null as null | {
+        version: number;
+        position: Position;
+        events_applied: number;
+        last_error: string | null;
+      });
 }
 
 /** Generous: CI machines and an embedded database under load are slow. */
@@ -91,224 +103,276 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
     await dropShared?.();
   });
   const openDb = async (_kind: DatabaseKind) => shared;
-  const eventCount = async (db: Db) => (await db.sql.query("SELECT count(*)::int AS n FROM events"))[0].n as number;
+  const eventCount = async (db: Db) =>
+    (await db.sql.query("SELECT count(*)::int AS n FROM events"))[0].n as number;
 
-  it("applies every event exactly once, the checkpoint moving in the same transaction as the rows", async () => {
-    const db = await openDb(kind);
-    // Events already in the log are built by the first start (a rebuild), later ones live.
-    for (let i = 0; i < 3; i++) await count(db.store, tenant, randomUUID(), [1, 2]);
-    const projection = counterProjection({ name: "c_once" });
-    const runtime = start(db, [projection]);
-    expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+  it(
+    "applies every event exactly once, the checkpoint moving in the same transaction as the rows",
+    async () => {
+      const db = await openDb(kind);
+      // Events already in the log are built by the first start (a rebuild), later ones live.
+      for (let i = 0; i < 3; i++) await count(db.store, tenant, randomUUID(), [1, 2]);
+      const projection = counterProjection({ name: "c_once" });
+      const runtime = start(db, [projection]);
+      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
 
-    // While live appends go on, every consistent snapshot of (checkpoint, table) must agree:
-    // the rows count exactly the events at or before the checkpoint.
-    let writing = true;
-    const samples: { counted: number; upTo: number }[] = [];
-    const sampler = (async () => {
-      while (writing) {
-        samples.push(
-          await db.sql.transaction(async (tx) => {
-            if (tx.kind === "postgres") await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-            const [cp] = await tx.query(
-              "SELECT commit_position::text AS c, prepare_position::text AS p FROM projection_checkpoints WHERE name = 'c_once'",
-            );
-            const [{ n }] = await tx.query("SELECT coalesce(sum(events), 0)::int AS n FROM c_once");
-            const [{ m }] = await tx.query(
-              `SELECT count(*)::int AS m FROM events
+      // While live appends go on, every consistent snapshot of (checkpoint, table) must agree:
+      // the rows count exactly the events at or before the checkpoint.
+      let writing = true;
+      const samples: { counted: number; upTo: number }[] = [];
+      const sampler = (async () => {
+        while (writing) {
+          samples.push(
+            await db.sql.transaction(async (tx) => {
+              if (tx.kind === "postgres") await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+              const [cp] = await tx.query(
+                "SELECT commit_position::text AS c, prepare_position::text AS p FROM projection_checkpoints WHERE name = 'c_once'",
+              );
+              const [{ n }] = await tx.query("SELECT coalesce(sum(events), 0)::int AS n FROM c_once");
+              const [{ m }] = await tx.query(
+                `SELECT count(*)::int AS m FROM events
                WHERE type = 'TestCounted' AND (transaction_id, position) <= (greatest($1::bigint, 0)::text::xid8, $2::bigint)`,
-              [cp.c, cp.p],
-            );
-            return { counted: n, upTo: m };
-          }),
+                [cp.c, cp.p],
+              );
+              return { counted: n, upTo: m };
+            }),
+          );
+          await sleep(5);
+        }
+      })();
+      const streams = Array.from({ length: 25 }, () => randomUUID());
+      for (const s of streams)
+        await count(
+          db.store,
+          tenant,
+          s,
+          Array.from({ length: 100 }, (_, i) => i),
         );
-        await sleep(5);
-      }
-    })();
-    const streams = Array.from({ length: 25 }, () => randomUUID());
-    for (const s of streams) await count(db.store, tenant, s, Array.from({ length: 100 }, (_, i) => i));
-    const last = await head(db.store);
-    expect(await runtime.waitFor(last, 20_000)).toBe(true);
-    writing = false;
-    await sampler;
+      const last = await head(db.store);
+      expect(await runtime.waitFor(last, 20_000)).toBe(true);
+      writing = false;
+      await sampler;
 
-    expect(samples.length).toBeGreaterThan(0);
-    for (const s of samples) expect(s.counted).toBe(s.upTo);
-    expect(await readCounters(db.sql, "c_once")).toEqual(await expectedCounters(db.store));
-    const cp = await checkpointRow(db.sql, "c_once");
-    expect(comparePositions(cp!.position, last)).toBe(0);
-    // Built from scratch over the whole log: every event once (all of them are counter events).
-    expect(cp!.events_applied).toBe(await eventCount(db));
-    expect(projection.control.batches.reduce((a, b) => a + b, 0)).toBe(await eventCount(db));
-    expect(Math.max(...projection.control.batches)).toBeLessThanOrEqual(1000);
-  }, SLOW);
+      expect(samples.length).toBeGreaterThan(0);
+      for (const s of samples) expect(s.counted).toBe(s.upTo);
+      expect(await readCounters(db.sql, "c_once")).toEqual(await expectedCounters(db.store));
+      const cp = await checkpointRow(db.sql, "c_once");
+      expect(comparePositions(cp!.position, last)).toBe(0);
+      // Built from scratch over the whole log: every event once (all of them are counter events).
+      expect(cp!.events_applied).toBe(await eventCount(db));
+      expect(projection.control.batches.reduce((a, b) => a + b, 0)).toBe(await eventCount(db));
+      expect(Math.max(...projection.control.batches)).toBeLessThanOrEqual(1000);
+    },
+    SLOW,
+  );
 
-  it("waitFor resolves once the position is projected, and answers false on timeout", async () => {
-    const db = await openDb(kind);
-    const runtime = start(db, [counterProjection({ name: "c_wait" })]);
-    const id = randomUUID();
-    const position = await count(db.store, tenant, id, [5]);
-    expect(await runtime.waitFor(position, 10_000)).toBe(true);
-    // Read-your-writes: the row is there the moment waitFor resolves.
-    const rows = await db.sql.query("SELECT events, total FROM c_wait WHERE id = $1", [id]);
-    expect(rows).toEqual([{ events: 1, total: 5 }]);
+  it(
+    "waitFor resolves once the position is projected, and answers false on timeout",
+    async () => {
+      const db = await openDb(kind);
+      const runtime = start(db, [counterProjection({ name: "c_wait" })]);
+      const id = randomUUID();
+      const position = await count(db.store, tenant, id, [5]);
+      expect(await runtime.waitFor(position, 10_000)).toBe(true);
+      // Read-your-writes: the row is there the moment waitFor resolves.
+      const rows = await db.sql.query("SELECT events, total FROM c_wait WHERE id = $1", [id]);
+      expect(rows).toEqual([{ events: 1, total: 5 }]);
 
-    const started = Date.now();
-    const future = { commit: position.commit + 1_000_000n, prepare: position.prepare + 1_000_000n };
-    expect(await runtime.waitFor(future, 300)).toBe(false);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+      const started = Date.now();
+      const future = { commit: position.commit + 1_000_000n, prepare: position.prepare + 1_000_000n };
+      expect(await runtime.waitFor(future, 300)).toBe(false);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
 
-    // A position appended after the wait started resolves the wait.
-    const pending = runtime.waitFor(
-      { commit: position.commit, prepare: position.prepare + 1n },
-      10_000,
-    );
-    const next = await count(db.store, tenant, id, [1]);
-    expect(await pending).toBe(true);
-    expect(await runtime.waitFor(next, 10_000)).toBe(true);
-  }, SLOW);
+      // A position appended after the wait started resolves the wait.
+      const pending = runtime.waitFor({ commit: position.commit, prepare: position.prepare + 1n }, 10_000);
+      const next = await count(db.store, tenant, id, [1]);
+      expect(await pending).toBe(true);
+      expect(await runtime.waitFor(next, 10_000)).toBe(true);
+    },
+    SLOW,
+  );
 
-  it("a version bump rebuilds into fresh tables and swaps them in: old rows gone, new logic applied", async () => {
-    const db = await openDb(kind);
-    const ids = [randomUUID(), randomUUID()];
-    await count(db.store, tenant, ids[0], [1, 2, 3]);
-    await count(db.store, tenant, ids[1], [10]);
-    const v1 = start(db, [counterProjection({ name: "c_bump", version: 1, factor: 1 })]);
-    expect(await v1.waitFor(await head(db.store), 10_000)).toBe(true);
-    expect(await readCounters(db.sql, "c_bump")).toEqual(await expectedCounters(db.store, 1));
-    // A row no event explains: a rebuild from the log must not carry it over.
-    const stray = randomUUID();
-    await db.sql.query(
-      "INSERT INTO c_bump (tenant_id, id, stream_name, events, total, last_revision) VALUES ($1, $2, 'stray', 1, 1, 0)",
-      [tenant, stray],
-    );
-    await v1.stop();
+  it(
+    "a version bump rebuilds into fresh tables and swaps them in: old rows gone, new logic applied",
+    async () => {
+      const db = await openDb(kind);
+      const ids: string[] = [randomUUID(), randomUUID()];
+      await count(db.store, tenant, ids[0], [1, 2, 3]);
+      await count(db.store, tenant, ids[1], [10]);
+      const v1 = start(db, [counterProjection({ name: "c_bump", version: 1, factor: 1 })]);
+      expect(await v1.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await readCounters(db.sql, "c_bump")).toEqual(await expectedCounters(db.store, 1));
+      // A row no event explains: a rebuild from the log must not carry it over.
+      const stray = randomUUID();
+      await db.sql.query(
+        "INSERT INTO c_bump (tenant_id, id, stream_name, events, total, last_revision) VALUES ($1, $2, 'stray', 1, 1, 0)",
+        [tenant, stray],
+      );
+      await v1.stop();
 
-    await count(db.store, tenant, ids[1], [20]);
-    const v2 = start(db, [counterProjection({ name: "c_bump", version: 2, factor: 10, extraColumn: true })]);
-    expect(await v2.waitFor(await head(db.store), 10_000)).toBe(true);
-    const rows = await readCounters(db.sql, "c_bump");
-    expect(rows).toEqual(await expectedCounters(db.store, 10));
-    expect(rows.filter((r) => ids.includes(r.id)).map((r) => r.total).sort((a, b) => a - b)).toEqual([60, 300]);
-    expect(rows.some((r) => r.id === stray)).toBe(false);
-    const notes = await db.sql.query("SELECT note FROM c_bump WHERE id = ANY($1::uuid[]) ORDER BY note", [ids]);
-    expect(notes.map((n) => n.note)).toEqual(["v1", "v2"]);
-    expect((await checkpointRow(db.sql, "c_bump"))!.version).toBe(2);
-    expect(await db.sql.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pms_rebuild_%'")).toEqual([]);
+      await count(db.store, tenant, ids[1], [20]);
+      const v2 = start(db, [
+        counterProjection({ name: "c_bump", version: 2, factor: 10, extraColumn: true }),
+      ]);
+      expect(await v2.waitFor(await head(db.store), 10_000)).toBe(true);
+      const rows = await readCounters(db.sql, "c_bump");
+      expect(rows).toEqual(await expectedCounters(db.store, 10));
+      expect(
+        rows
+          .filter((r) => ids.includes(r.id))
+          .map((r) => r.total)
+          .sort((a, b) => a - b),
+      ).toEqual([60, 300]);
+      expect(rows.some((r) => r.id === stray)).toBe(false);
+      const notes = await db.sql.query("SELECT note FROM c_bump WHERE id = ANY($1::uuid[]) ORDER BY note", [
+        ids,
+      ]);
+      expect(notes.map((n) => n.note)).toEqual(["v1", "v2"]);
+      expect((await checkpointRow(db.sql, "c_bump"))!.version).toBe(2);
+      expect(
+        await db.sql.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pms_rebuild_%'"),
+      ).toEqual([]);
 
-    // Live events after the swap use the new logic too.
-    const p = await count(db.store, tenant, ids[0], [4]);
-    expect(await v2.waitFor(p, 10_000)).toBe(true);
-    const [row] = await db.sql.query("SELECT events, total FROM c_bump WHERE id = $1", [ids[0]]);
-    expect(row).toEqual({ events: 4, total: 100 });
-  }, SLOW);
+      // Live events after the swap use the new logic too.
+      const p = await count(db.store, tenant, ids[0], [4]);
+      expect(await v2.waitFor(p, 10_000)).toBe(true);
+      const [row] = await db.sql.query("SELECT events, total FROM c_bump WHERE id = $1", [ids[0]]);
+      expect(row).toEqual({ events: 4, total: 100 });
+    },
+    SLOW,
+  );
 
-  it("rebuildProjection while live appends continue ends equal to a from-scratch build", async () => {
-    const db = await openDb(kind);
-    const projection = counterProjection({ name: "c_live" });
-    const runtime = start(db, [projection]);
-    const streams = Array.from({ length: 8 }, () => randomUUID());
-    let writing = true;
-    const writer = (async () => {
-      let i = 0;
-      while (writing || i < 40) {
-        const s = streams[i % streams.length];
-        if (i % 37 === 36) await removeCounter(db.store, tenant, s).catch(() => {});
-        else await count(db.store, tenant, s, [i, 1]);
-        i++;
-        // Embedded queries resolve without an I/O turn: let timers (and the rebuilds) run.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })();
-    await sleep(50);
-    const rebuilds = await Promise.all([
-      rebuildProjection(db.sql, db.store, projection),
-      sleep(30).then(() => rebuildProjection(db.sql, db.store, projection)),
-    ]);
-    await sleep(50);
-    writing = false;
-    await writer;
-    expect(rebuilds.every((r) => r.events > 0)).toBe(true);
-    const last = await head(db.store);
-    expect(await runtime.waitFor(last, 20_000)).toBe(true);
-    const expected = await expectedCounters(db.store);
-    expect(expected.length).toBeGreaterThan(0);
-    expect(await readCounters(db.sql, "c_live")).toEqual(expected);
-    expect(comparePositions((await checkpointRow(db.sql, "c_live"))!.position, last)).toBe(0);
+  it(
+    "rebuildProjection while live appends continue ends equal to a from-scratch build",
+    async () => {
+      const db = await openDb(kind);
+      const projection = counterProjection({ name: "c_live" });
+      const runtime = start(db, [projection]);
+      const streams = Array.from({ length: 8 }, () => randomUUID());
+      let writing = true;
+      const writer = (async () => {
+        let i = 0;
+        while (writing || i < 40) {
+          const s = streams[i % streams.length];
+          if (i % 37 === 36) await removeCounter(db.store, tenant, s).catch(() => {});
+          else await count(db.store, tenant, s, [i, 1]);
+          i++;
+          // Embedded queries resolve without an I/O turn: let timers (and the rebuilds) run.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      await sleep(50);
+      const rebuilds = await Promise.all([
+        rebuildProjection(db.sql, db.store, projection),
+        sleep(30).then(() => rebuildProjection(db.sql, db.store, projection)),
+      ]);
+      await sleep(50);
+      writing = false;
+      await writer;
+      expect(rebuilds.every((r) => r.events > 0)).toBe(true);
+      const last = await head(db.store);
+      expect(await runtime.waitFor(last, 20_000)).toBe(true);
+      const expected = await expectedCounters(db.store);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await readCounters(db.sql, "c_live")).toEqual(expected);
+      expect(comparePositions((await checkpointRow(db.sql, "c_live"))!.position, last)).toBe(0);
 
-    // And equal to a from-scratch build of the same logic under another name.
-    await rebuildProjection(db.sql, db.store, counterProjection({ name: "c_check" }));
-    expect(await readCounters(db.sql, "c_check")).toEqual(await readCounters(db.sql, "c_live"));
+      // And equal to a from-scratch build of the same logic under another name.
+      await rebuildProjection(db.sql, db.store, counterProjection({ name: "c_check" }));
+      expect(await readCounters(db.sql, "c_check")).toEqual(await readCounters(db.sql, "c_live"));
 
-    // The live projector goes on after the swaps.
-    const p = await count(db.store, tenant, streams[0], [1000]);
-    expect(await runtime.waitFor(p, 10_000)).toBe(true);
-    expect(await readCounters(db.sql, "c_live")).toEqual(await expectedCounters(db.store));
-  }, SLOW);
+      // The live projector goes on after the swaps.
+      const p = await count(db.store, tenant, streams[0], [1000]);
+      expect(await runtime.waitFor(p, 10_000)).toBe(true);
+      expect(await readCounters(db.sql, "c_live")).toEqual(await expectedCounters(db.store));
+    },
+    SLOW,
+  );
 
-  it("a batch that throws midway leaves rows and checkpoint unchanged, and recovers once fixed", async () => {
-    const db = await openDb(kind);
-    const control = { broken: true, batches: [] as number[] };
-    const runtime = start(db, [counterProjection({ name: "c_poison", control })]);
-    const good = randomUUID();
-    const before = await count(db.store, tenant, good, [1, 2]);
-    expect(await runtime.waitFor(before, 10_000)).toBe(true);
-    const rowsBefore = await readCounters(db.sql, "c_poison");
-    const cpBefore = await checkpointRow(db.sql, "c_poison");
+  it(
+    "a batch that throws midway leaves rows and checkpoint unchanged, and recovers once fixed",
+    async () => {
+      const db = await openDb(kind);
+      const control = { broken: true, batches: [] as number[] };
+      const runtime = start(db, [counterProjection({ name: "c_poison", control })]);
+      const good = randomUUID();
+      const before = await count(db.store, tenant, good, [1, 2]);
+      expect(await runtime.waitFor(before, 10_000)).toBe(true);
+      const rowsBefore = await readCounters(db.sql, "c_poison");
+      const cpBefore = await checkpointRow(db.sql, "c_poison");
 
-    // The poison batch writes its rows first, then throws.
-    const after = await count(db.store, tenant, good, [100, 7], { poison: true });
-    await until(async () => (await checkpointRow(db.sql, "c_poison"))?.last_error != null, 10_000, "last_error");
-    const attempts = control.batches.length;
-    await until(async () => control.batches.length >= attempts + 1, 10_000, "a retry");
-    expect(await runtime.waitFor(after, 200)).toBe(false);
-    expect(await readCounters(db.sql, "c_poison")).toEqual(rowsBefore);
-    const cpFailing = await checkpointRow(db.sql, "c_poison");
-    expect(comparePositions(cpFailing!.position, cpBefore!.position)).toBe(0);
-    expect(cpFailing!.events_applied).toBe(cpBefore!.events_applied);
-    expect(cpFailing!.last_error).toContain("poisoned event");
+      // The poison batch writes its rows first, then throws.
+      const after = await count(db.store, tenant, good, [100, 7], { poison: true });
+      await until(
+        async () => (await checkpointRow(db.sql, "c_poison"))?.last_error != null,
+        10_000,
+        "last_error",
+      );
+      const attempts = control.batches.length;
+      await until(async () => control.batches.length >= attempts + 1, 10_000, "a retry");
+      expect(await runtime.waitFor(after, 200)).toBe(false);
+      expect(await readCounters(db.sql, "c_poison")).toEqual(rowsBefore);
+      const cpFailing = await checkpointRow(db.sql, "c_poison");
+      expect(comparePositions(cpFailing!.position, cpBefore!.position)).toBe(0);
+      expect(cpFailing!.events_applied).toBe(cpBefore!.events_applied);
+      expect(cpFailing!.last_error).toContain("poisoned event");
 
-    control.broken = false;
-    expect(await runtime.waitFor(after, 15_000)).toBe(true);
-    expect(await readCounters(db.sql, "c_poison")).toEqual(await expectedCounters(db.store));
-    const cpFixed = await checkpointRow(db.sql, "c_poison");
-    expect(cpFixed!.last_error).toBeNull();
-    expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 2);
-  }, SLOW);
+      control.broken = false;
+      expect(await runtime.waitFor(after, 15_000)).toBe(true);
+      expect(await readCounters(db.sql, "c_poison")).toEqual(await expectedCounters(db.store));
+      const cpFixed = await checkpointRow(db.sql, "c_poison");
+      expect(cpFixed!.last_error).toBeNull();
+      expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 2);
+    },
+    SLOW,
+  );
 
-  it("one projector instance at a time (advisory lock): no double counting, the other takes over", async () => {
-    const db = await openDb(kind);
-    // A second instance as another process would have it: its own pool (PostgreSQL), or the same database.
-    const otherSql = db.url ? createPostgresSql(db.url, { max: 4 }) : db.sql;
-    const otherStore = db.url ? createPostgresEventStore(otherSql) : db.store;
-    if (db.url) cleanups.push(() => otherSql.close(), () => otherStore.close());
-    const first = counterProjection({ name: "c_lock" });
-    const second = counterProjection({ name: "c_lock" });
-    const a = start(db, [first]);
-    await until(async () => (await checkpointRow(db.sql, "c_lock")) !== null, 10_000, "first instance");
-    const bRuntime = runProjections({ sql: otherSql, store: otherStore, projections: [second], log: silentLog });
-    let bStopped = false;
-    cleanups.push(() => (bStopped ? Promise.resolve() : bRuntime.stop()));
+  it(
+    "one projector instance at a time (advisory lock): no double counting, the other takes over",
+    async () => {
+      const db = await openDb(kind);
+      // A second instance as another process would have it: its own pool (PostgreSQL), or the same database.
+      const otherSql = db.url ? createPostgresSql(db.url, { max: 4 }) : db.sql;
+      const otherStore = db.url ? createPostgresEventStore(otherSql) : db.store;
+      if (db.url)
+        cleanups.push(
+          () => otherSql.close(),
+          () => otherStore.close(),
+        );
+      const first = counterProjection({ name: "c_lock" });
+      const second = counterProjection({ name: "c_lock" });
+      const a = start(db, [first]);
+      await until(async () => (await checkpointRow(db.sql, "c_lock")) !== null, 10_000, "first instance");
+      const bRuntime = runProjections({
+        sql: otherSql,
+        store: otherStore,
+        projections: [second],
+        log: silentLog,
+      });
+      let bStopped = false;
+      cleanups.push(() => (bStopped ? Promise.resolve() : bRuntime.stop()));
 
-    const streams = [randomUUID(), randomUUID(), randomUUID()];
-    for (let i = 0; i < 30; i++) await count(db.store, tenant, streams[i % 3], [i]);
-    const last = await head(db.store);
-    expect(await a.waitFor(last, 10_000)).toBe(true);
-    // The instance without the lock applies nothing (it may still answer waitFor from the checkpoint).
-    await sleep(1000);
-    expect(first.control.batches.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(30);
-    expect(second.control.batches).toEqual([]);
-    expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
+      const streams = [randomUUID(), randomUUID(), randomUUID()];
+      for (let i = 0; i < 30; i++) await count(db.store, tenant, streams[i % 3], [i]);
+      const last = await head(db.store);
+      expect(await a.waitFor(last, 10_000)).toBe(true);
+      // The instance without the lock applies nothing (it may still answer waitFor from the checkpoint).
+      await sleep(1000);
+      expect(first.control.batches.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(30);
+      expect(second.control.batches).toEqual([]);
+      expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
 
-    // The lock holder stops: the other takes over and goes on from the checkpoint.
-    await a.stop();
-    const more = await count(db.store, tenant, streams[0], [1000, 1]);
-    expect(await bRuntime.waitFor(more, 10_000)).toBe(true);
-    expect(second.control.batches.reduce((x, y) => x + y, 0)).toBe(2);
-    expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
-    bStopped = true;
-    await bRuntime.stop();
-  }, SLOW);
+      // The lock holder stops: the other takes over and goes on from the checkpoint.
+      await a.stop();
+      const more = await count(db.store, tenant, streams[0], [1000, 1]);
+      expect(await bRuntime.waitFor(more, 10_000)).toBe(true);
+      expect(second.control.batches.reduce((x, y) => x + y, 0)).toBe(2);
+      expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
+      bStopped = true;
+      await bRuntime.stop();
+    },
+    SLOW,
+  );
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on postgres", () => {
@@ -330,11 +394,19 @@ describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on pos
     child.stderr!.on("data", lines);
     const applying = () => output.filter((l) => l.startsWith("applying")).length;
     // Started: the empty first build has swapped in its checkpoint.
-    await until(async () => (await checkpointRow(db.sql, "kill_counter")) !== null, 20_000, "the child projector");
+    await until(
+      async () => (await checkpointRow(db.sql, "kill_counter")) !== null,
+      20_000,
+      "the child projector",
+    );
 
     const streams = [randomUUID(), randomUUID(), randomUUID()];
     await count(db.store, tenant, streams[0], [1, 2, 3]);
-    await until(async () => (await checkpointRow(db.sql, "kill_counter"))!.events_applied === 3, 10_000, "batch 1");
+    await until(
+      async () => (await checkpointRow(db.sql, "kill_counter"))!.events_applied === 3,
+      10_000,
+      "batch 1",
+    );
     const committed = await readCounters(db.sql, "kill_counter");
     const cpCommitted = await checkpointRow(db.sql, "kill_counter");
     expect(committed).toHaveLength(1);
@@ -348,7 +420,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on pos
     await new Promise((resolve) => child!.once("exit", resolve));
 
     expect(await readCounters(db.sql, "kill_counter")).toEqual(committed);
-    expect(comparePositions((await checkpointRow(db.sql, "kill_counter"))!.position, cpCommitted!.position)).toBe(0);
+    expect(
+      comparePositions((await checkpointRow(db.sql, "kill_counter"))!.position, cpCommitted!.position),
+    ).toBe(0);
 
     // Another instance finishes (it waits for the dead session's lock and transaction to go).
     await count(db.store, tenant, streams[2], [5]);

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../../src/platform/db.ts";
 import type { EventStore, Position, RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
-import { type Projection, type Row, rowProjection, tenantPolicy } from "../../src/platform/projections/projection.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../../src/platform/projections/projection.ts";
 
 /**
  * A test-only projection for the platform suites: one row per `counter-<uuid>` stream counting
@@ -104,7 +109,7 @@ export async function expectedCounters(store: EventStore, factor = 1): Promise<C
     for (const e of page) {
       const id = counterId(e.stream_name);
       if (!id || (e.type !== COUNTED && e.type !== REMOVED)) continue;
-      const next = evolveCounter(rows.get(id) ?? null, e, factor);
+      const next = evolveCounter((rows.get(id) ?? null) as Row | null, e, factor);
       rows.set(id, next ? ({ ...next, tenant_id: e.metadata.tenant_id, id } as unknown as CounterRow) : null);
     }
     after = page[page.length - 1].position;
@@ -116,7 +121,9 @@ export async function readCounters(sql: Sql, table: string): Promise<CounterRow[
   const rows = await sql.query(
     `SELECT tenant_id::text, id::text, stream_name, events, total, last_revision FROM ${table}`,
   );
-  return sortRows(rows.map((r) => ({ ...r, total: Number(r.total), last_revision: Number(r.last_revision) })));
+  return sortRows(
+    rows.map((r) => ({ ...r, total: Number(r.total), last_revision: Number(r.last_revision) })),
+  );
 }
 
 const sortRows = (rows: CounterRow[]) => rows.sort((a, b) => a.id.localeCompare(b.id));
@@ -150,7 +157,11 @@ export async function count(
   return result.position;
 }
 
-export async function removeCounter(store: EventStore, tenantId: string, streamId: string): Promise<Position> {
+export async function removeCounter(
+  store: EventStore,
+  tenantId: string,
+  streamId: string,
+): Promise<Position> {
   const result = await store.appendToStream(
     `counter-${streamId}`,
     [

@@ -20,7 +20,11 @@ export const hashKey = (key: string) => createHash("sha256").update(key).digest(
 
 /** The permission a request needs: the route's area by path, the level by method (DESIGN.md §5). */
 export function requiredPermission(method: string, path: string): Permission {
-  const area = path.startsWith("/api/lessees") ? "Lessee" : path.startsWith("/api/leases") ? "Leases" : "Properties";
+  const area = path.startsWith("/api/lessees")
+    ? "Lessee"
+    : path.startsWith("/api/leases")
+      ? "Leases"
+      : "Properties";
   const level = method === "GET" || method === "HEAD" ? "Read" : method === "DELETE" ? "Delete" : "Write";
   return `${area}${level}` as Permission;
 }
@@ -53,6 +57,10 @@ export const auth = fp(async (app: FastifyInstance) => {
   app.addHook("onRequest", async (request) => {
     const path = request.url.split("?")[0];
     if (request.routeOptions.config?.public || !path.startsWith("/api/")) return;
+    // The browsable docs (swagger-ui's routes) are public like /api/openapi.json: a browser sends
+    // no key. Judged by the matched route, not the raw path, so `/api/docs/../x` gains nothing.
+    const route = request.routeOptions.url ?? "";
+    if (route === "/api/docs" || route.startsWith("/api/docs/")) return;
     if (path.startsWith("/api/admin/")) return checkAdmin(app, request);
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
@@ -77,9 +85,11 @@ function bearer(request: FastifyRequest): string | undefined {
 
 function checkAdmin(app: FastifyInstance, request: FastifyRequest): void {
   const expected = app.platform.config.PMS_ADMIN_API_KEY;
-  if (!expected) throw new ApiError("Unauthorized", "Administration is disabled: PMS_ADMIN_API_KEY is not set");
+  if (!expected)
+    throw new ApiError("Unauthorized", "Administration is disabled: PMS_ADMIN_API_KEY is not set");
   const given = bearer(request);
-  if (!given) throw new ApiError("Unauthorized", "Missing admin key: send Authorization: Bearer <PMS_ADMIN_API_KEY>");
+  if (!given)
+    throw new ApiError("Unauthorized", "Missing admin key: send Authorization: Bearer <PMS_ADMIN_API_KEY>");
   const a = createHash("sha256").update(given).digest();
   const b = createHash("sha256").update(expected).digest();
   if (!timingSafeEqual(a, b)) throw new ApiError("Unauthorized", "Invalid admin key");

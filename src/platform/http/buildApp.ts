@@ -15,7 +15,10 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 export const UPLOAD_LIMIT = 20 * 1024 * 1024;
 
 /** The HTTP side: cross-cutting plugins first, then every area's routes. */
-export async function buildApp(platform: Platform, areaRoutes: FastifyPluginAsync[]): Promise<FastifyInstance> {
+export async function buildApp(
+  platform: Platform,
+  areaRoutes: FastifyPluginAsync[],
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: platform.config.LOG_LEVEL === "silent" ? false : { level: platform.config.LOG_LEVEL },
     bodyLimit: JSON_BODY_LIMIT,
@@ -26,6 +29,9 @@ export async function buildApp(platform: Platform, areaRoutes: FastifyPluginAsyn
     forceCloseConnections: true,
   });
   app.decorate("platform", platform);
+  // JSON (and multipart for uploads) only: fastify's default text/plain parser would hand a
+  // route a string body (a 400) where DESIGN.md §4 says a wrong content type is a 415.
+  app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by our own code: no per-response schema check on the hot path.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -36,7 +42,9 @@ export async function buildApp(platform: Platform, areaRoutes: FastifyPluginAsyn
 
   await app.register(errorHandler);
   await app.register(openapi);
-  await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 20, fieldSize: 64 * 1024 } });
+  await app.register(multipart, {
+    limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 20, fieldSize: 64 * 1024 },
+  });
   if (platform.config.PMS_RATE_LIMIT_PER_MINUTE > 0) {
     await app.register(rateLimit, {
       max: platform.config.PMS_RATE_LIMIT_PER_MINUTE,

@@ -60,7 +60,9 @@ export async function rebuildProjection(
       }
       await tx.exec("SET LOCAL search_path TO public");
       for (const table of projection.tables) {
-        await tx.exec(`DROP TABLE IF EXISTS public.${table} CASCADE; ALTER TABLE ${shadow}.${table} SET SCHEMA public`);
+        await tx.exec(
+          `DROP TABLE IF EXISTS public.${table} CASCADE; ALTER TABLE ${shadow}.${table} SET SCHEMA public`,
+        );
       }
       await tx.query(
         `UPDATE projection_checkpoints

@@ -233,8 +233,10 @@ export function runProjections(options: {
           const slice = events.filter((e) => comparePositions(e.position, runner.position) > 0);
           if (slice.length > 0) await applyTo(runner, slice);
         }
-        await persistSkipped();
+        // Waiters first: a skipped event changes no table, so read-your-writes need not wait
+        // for the statement (and its commit) that records the skip.
         notifyWaiters();
+        await persistSkipped();
         checkpointsMoved();
       } catch (error) {
         log.error(error, "projection reader failed; retrying");
