@@ -148,7 +148,7 @@ describe.each(databaseKinds)("media API on %s", (kind) => {
     expect(res.statusCode).toBe(413);
     expect(res.json().error).toBe("PayloadTooLarge");
     expect(await stored()).toEqual(before);
-  });
+  }, 120_000);
 
   it("accepts exactly 20 MiB", async () => {
     const max = Buffer.alloc(20 * 1024 * 1024, 0x20);
@@ -156,7 +156,7 @@ describe.each(databaseKinds)("media API on %s", (kind) => {
     const res = await upload([file(max, "application/pdf", "max.pdf")]);
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().size).toBe(20 * 1024 * 1024);
-  });
+  }, 120_000);
 
   it("400 for a missing or empty file or unknown fields; 415 for a non-multipart body; never 500", async () => {
     const before = await stored();

@@ -69,6 +69,20 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
     const list = await admin("GET", "/api/admin/tenants");
     expect(list.statusCode).toBe(200);
     expect(list.json()).toContainEqual(tenant);
+    // The Location answers the tenant.
+    expect(res.headers.location).toBe(`/api/admin/tenants/${tenant.id}`);
+    const located = await admin("GET", String(res.headers.location));
+    expect(located.statusCode).toBe(200);
+    expect(located.json()).toEqual(tenant);
+    expect((await admin("GET", `/api/admin/tenants/${randomUUID()}`)).statusCode).toBe(404);
+    // A list like any other (DESIGN.md §4): page, limit, X-Total-Count, Link.
+    const total = list.json().length;
+    expect(list.headers["x-total-count"]).toBe(String(total));
+    const page = await admin("GET", "/api/admin/tenants?page=2&limit=1");
+    expect(page.json()).toEqual([list.json()[1]]);
+    expect(page.headers["x-total-count"]).toBe(String(total));
+    expect(String(page.headers.link)).toContain(`page=${total}&limit=1>; rel="last"`);
+    expect((await admin("GET", "/api/admin/tenants?limit=0")).statusCode).toBe(400);
 
     expect((await admin("POST", "/api/admin/tenants", { name })).statusCode).toBe(409);
     for (const body of [{}, { name: "" }, { name: "   " }, { name: 3 }, { name: "x", extra: true }, []]) {
@@ -109,6 +123,7 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
     expect(listed.key).toBeUndefined();
     expect(listed.key_hash).toBeUndefined();
     expect(list.body).not.toContain(secret);
+    expect(list.headers["x-total-count"]).toBe("1");
 
     // The key works, with exactly its permissions, for its tenant.
     const as = { id: tenant.id, key: created.key };

@@ -40,6 +40,7 @@ describe.each(databaseKinds)("HTTP platform (service from startService) on %s", 
     const body = expectError(await t.request("GET", "/api/no-such-route"), 404, "NotFound");
     expect(body.message).toContain("/api/no-such-route");
     expectError(await t.request("POST", "/api/no-such-route", { body: { a: 1 } }), 404, "NotFound");
+    expectError(await t.request("PATCH", "/api/health", { body: {} }), 404, "NotFound");
   });
 
   it("serves liveness and readiness without a key", async () => {

@@ -1,9 +1,24 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { notFound } from "../errors.ts";
 import { positionToString } from "../eventstore/eventStore.ts";
-import { createApiKey, createTenant, findTenant, listApiKeys, listTenants, revokeApiKey } from "../tenants/tenants.ts";
+import {
+  createApiKey,
+  createTenant,
+  findTenant,
+  listApiKeys,
+  listTenants,
+  revokeApiKey,
+} from "../tenants/tenants.ts";
 import { PERMISSIONS } from "./auth.ts";
+import { offsetOf, pageQuery, sendPage } from "./pagination.ts";
+
+/** Admin lists are short (tenants, a tenant's keys): page them in memory. */
+function sendSlice<T>(request: FastifyRequest, reply: FastifyReply, all: T[]) {
+  const q = request.query as { page: number; limit: number };
+  const items = all.slice(offsetOf(q), offsetOf(q) + q.limit);
+  return sendPage(request, reply, { items, total: all.length, page: q.page, limit: q.limit });
+}
 
 const idParam = z.object({ id: z.uuid() });
 const tenantParam = z.object({ tenant_id: z.uuid() });
@@ -23,7 +38,20 @@ export async function adminRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get("/api/admin/tenants", { schema: { tags } }, async () => listTenants(sql));
+  // Lists follow DESIGN.md §4 like every other list: page/limit, X-Total-Count, Link.
+  app.get(
+    "/api/admin/tenants",
+    { schema: { tags, querystring: z.object(pageQuery) } },
+    async (request, reply) => sendSlice(request, reply, await listTenants(sql)),
+  );
+
+  // The Location of a created tenant.
+  app.get("/api/admin/tenants/:tenant_id", { schema: { tags, params: tenantParam } }, async (request) => {
+    const { tenant_id } = request.params as { tenant_id: string };
+    const tenant = await findTenant(sql, tenant_id);
+    if (!tenant) throw notFound("Tenant", tenant_id);
+    return tenant;
+  });
 
   app.post(
     "/api/admin/tenants/:tenant_id/api-keys",
@@ -45,15 +73,25 @@ export async function adminRoutes(app: FastifyInstance) {
       const key = await createApiKey(sql, tenant.id, body.name, body.permissions);
       return reply
         .status(201)
-        .send({ id: key.id, name: key.name, permissions: key.permissions, key: key.key, created_at: key.created_at });
+        .send({
+          id: key.id,
+          name: key.name,
+          permissions: key.permissions,
+          key: key.key,
+          created_at: key.created_at,
+        });
     },
   );
 
-  app.get("/api/admin/tenants/:tenant_id/api-keys", { schema: { tags, params: tenantParam } }, async (request) => {
-    const { tenant_id } = request.params as { tenant_id: string };
-    if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
-    return listApiKeys(sql, tenant_id);
-  });
+  app.get(
+    "/api/admin/tenants/:tenant_id/api-keys",
+    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) } },
+    async (request, reply) => {
+      const { tenant_id } = request.params as { tenant_id: string };
+      if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
+      return sendSlice(request, reply, await listApiKeys(sql, tenant_id));
+    },
+  );
 
   app.delete("/api/admin/api-keys/:id", { schema: { tags, params: idParam } }, async (request, reply) => {
     const { id } = request.params as { id: string };
