@@ -66,6 +66,13 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   };
 
   let lockClient: Promise<pg.Client> | null = null;
+  // One query at a time on the lock session (pg refuses to pipeline on one client).
+  let lockQueue: Promise<unknown> = Promise.resolve();
+  const onLockSession = <T>(run: () => Promise<T>): Promise<T> => {
+    const next = lockQueue.then(run, run);
+    lockQueue = next.catch(() => {});
+    return next;
+  };
   const lockSession = () => {
     if (!lockClient) {
       const client = new pg.Client({ connectionString });
@@ -84,10 +91,14 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     kind: "postgres",
     async tryLock(name) {
       const client = await lockSession();
-      const [row] = (await client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS ok", [name])).rows;
+      const [row] = (
+        await onLockSession(() => client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS ok", [name]))
+      ).rows;
       if (!row.ok) return null;
       return async () => {
-        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [name]).catch(() => {});
+        await onLockSession(() => client.query("SELECT pg_advisory_unlock(hashtext($1))", [name])).catch(
+          () => {},
+        );
       };
     },
     query: async (text, params) => (await pool.query(text, params as unknown[])).rows,

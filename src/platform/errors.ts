@@ -55,8 +55,10 @@ export const validationError = (message: string, details?: ErrorDetail[]) =>
   new ApiError("ValidationError", message, details);
 export const fieldError = (field: string, message: string, summary = "Invalid data") =>
   new ApiError("ValidationError", summary, [{ field, message }]);
-export const notFound = (resource: string, id: string) => new ApiError("NotFound", `${resource} ${id} not found`);
-export const conflict = (message: string, details?: ErrorDetail[]) => new ApiError("Conflict", message, details);
+export const notFound = (resource: string, id: string) =>
+  new ApiError("NotFound", `${resource} ${id} not found`);
+export const conflict = (message: string, details?: ErrorDetail[]) =>
+  new ApiError("Conflict", message, details);
 export const unprocessable = (message: string, details?: ErrorDetail[]) =>
   new ApiError("UnprocessableEntity", message, details);
 export const preconditionFailed = (message = "If-Match does not match the current ETag") =>

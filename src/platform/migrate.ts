@@ -23,4 +23,3 @@ export async function migrate(sql: Sql): Promise<string[]> {
     return applied;
   });
 }
-

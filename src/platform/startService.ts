@@ -32,7 +32,9 @@ export async function openDatabase(config: Config): Promise<Sql> {
 
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
   if (config.EVENTSTORE_URL) {
-    const { createEventStoreDbEventStore } = await import("./eventstore/eventstoredb/eventStoreDbEventStore.ts");
+    const { createEventStoreDbEventStore } = await import(
+      "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
+    );
     return createEventStoreDbEventStore(config.EVENTSTORE_URL);
   }
   return createPostgresEventStore(sql);
@@ -49,7 +51,10 @@ export async function startService(
   await migrate(sql);
   const store = options.store ?? (await openEventStore(config, sql));
   const projections = areas.flatMap((a) => a.projections);
-  const logger = { info: (m: string) => log.info(m), error: (e: unknown, m: string) => log.error({ err: e }, m) };
+  const logger = {
+    info: (m: string) => log.info(m),
+    error: (e: unknown, m: string) => log.error({ err: e }, m),
+  };
   const runtime = roles.has("projector")
     ? runProjections({ sql, store, projections, log: logger })
     : watchProjections(sql, store, projections);
@@ -62,7 +67,12 @@ export async function startService(
     firstRunKey = (await createApiKey(sql, tenant.id, "first-run key", ALL_PERMISSIONS)).key;
   }
 
-  const app = roles.has("api") ? await buildApp(platform, areas.flatMap((a) => a.routes)) : null;
+  const app = roles.has("api")
+    ? await buildApp(
+        platform,
+        areas.flatMap((a) => a.routes),
+      )
+    : null;
   let closed = false;
   return {
     platform,

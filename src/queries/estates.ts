@@ -11,6 +11,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { currentDpeJoin } from "./energyDiagnoses.ts";
 import { type Found, iso, pick, placeParams, requirePlace } from "./places.ts";
 
 /** GET routes of the Estates area (nested under places and flat), and the look-ups commands make. */
@@ -50,30 +51,16 @@ const RESPONSE_COLUMNS = [
 const toEstate = (row: Row) => pick(row, RESPONSE_COLUMNS, ["construction_date", "renovation_date"]);
 
 /**
- * The current DPE comes from the energy-diagnosis area's `estate_current_dpe` read model when
- * that area runs (joined at read time, so neither projection writes the other's tables), else
- * from the estates table's own current_dpe_* columns. Checked per database until found.
+ * The current DPE (the estate's own newest valid one, else its place's) is joined at read time
+ * from the energy-diagnosis area's read model, so validity is judged against today's date.
  */
-const dpeTableSeen = new WeakMap<Sql, true>();
-async function selectEstates(sql: Sql, tx: Sql): Promise<string> {
-  if (!dpeTableSeen.has(sql)) {
-    const [row] = await tx.query("SELECT to_regclass('estate_current_dpe') IS NOT NULL AS present");
-    if (row.present === true) dpeTableSeen.set(sql, true);
-  }
-  const own = RESPONSE_COLUMNS.filter((c) => !c.startsWith("current_dpe_")).map((c) => `e.${c}`);
-  if (!dpeTableSeen.has(sql)) {
-    return `SELECT ${own.join(", ")}, e.current_dpe_id, e.current_dpe_energy_label, e.current_dpe_ges_label,
-      e.current_dpe_diagnosis_date, e.current_dpe_valid_until, e.revision FROM estates e`;
-  }
-  return `SELECT ${own.join(", ")},
-      coalesce(d.dpe_id, e.current_dpe_id) AS current_dpe_id,
-      coalesce(d.energy_label, e.current_dpe_energy_label) AS current_dpe_energy_label,
-      coalesce(d.ges_label, e.current_dpe_ges_label) AS current_dpe_ges_label,
-      coalesce(d.diagnosis_date, e.current_dpe_diagnosis_date) AS current_dpe_diagnosis_date,
-      coalesce(d.valid_until, e.current_dpe_valid_until) AS current_dpe_valid_until,
-      e.revision
-    FROM estates e LEFT JOIN estate_current_dpe d ON d.estate_id = e.id AND d.tenant_id = e.tenant_id`;
-}
+const SELECT_ESTATES = `SELECT ${RESPONSE_COLUMNS.filter((c) => !c.startsWith("current_dpe_"))
+  .map((c) => `e.${c}`)
+  .join(", ")},
+    current_dpe.current_dpe_id, current_dpe.current_dpe_energy_label, current_dpe.current_dpe_ges_label,
+    current_dpe.current_dpe_diagnosis_date, current_dpe.current_dpe_valid_until, e.revision
+  FROM estates e ${currentDpeJoin("e")}`;
+const selectEstates = async (_sql: Sql, _tx: Sql) => SELECT_ESTATES;
 
 export interface EstateFound extends Found {
   place_id: string;

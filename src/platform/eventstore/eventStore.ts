@@ -64,7 +64,10 @@ export interface EventStore {
     options: { expected_revision: ExpectedRevision },
   ): Promise<AppendResult>;
   /** Events of one stream in revision order; [] when the stream does not exist. */
-  readStream(stream_name: string, options?: { from_revision?: bigint; max_count?: number }): Promise<RecordedEvent[]>;
+  readStream(
+    stream_name: string,
+    options?: { from_revision?: bigint; max_count?: number },
+  ): Promise<RecordedEvent[]>;
   /** Committed events of the whole log in order; never skips an event that commits later at an earlier position. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up then live delivery, in log order, one event at a time. */

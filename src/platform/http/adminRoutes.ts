@@ -71,15 +71,13 @@ export async function adminRoutes(app: FastifyInstance) {
       const tenant = await findTenant(sql, tenant_id);
       if (!tenant) throw notFound("Tenant", tenant_id);
       const key = await createApiKey(sql, tenant.id, body.name, body.permissions);
-      return reply
-        .status(201)
-        .send({
-          id: key.id,
-          name: key.name,
-          permissions: key.permissions,
-          key: key.key,
-          created_at: key.created_at,
-        });
+      return reply.status(201).send({
+        id: key.id,
+        name: key.name,
+        permissions: key.permissions,
+        key: key.key,
+        created_at: key.created_at,
+      });
     },
   );
 

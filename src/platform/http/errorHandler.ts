@@ -18,7 +18,9 @@ export const errorHandler = fp(async (app: FastifyInstance) => {
     return reply.status(error.status).send(error.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: "NotFound", message: `Route ${request.method} ${request.url.split("?")[0]} not found` });
+    reply
+      .status(404)
+      .send({ error: "NotFound", message: `Route ${request.method} ${request.url.split("?")[0]} not found` });
   });
 });
 
@@ -42,10 +44,21 @@ function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
     case "FST_INVALID_MULTIPART_CONTENT_TYPE":
       return new ApiError("UnsupportedMediaType", "Expected multipart/form-data");
   }
-  if (error instanceof SyntaxError) return validationError("Malformed JSON body", [{ field: "body", message: error.message }]);
-  if (error.statusCode === 429) return new ApiError("TooManyRequests", "Rate limit exceeded for this API key");
+  // busboy's words for a broken multipart body (no boundary, truncated part...).
+  if (
+    /boundary|multipart|unexpected end of form|malformed part header|part terminated/i.test(
+      error.message ?? "",
+    )
+  ) {
+    return validationError("Malformed multipart body", [{ field: "body", message: error.message }]);
+  }
+  if (error instanceof SyntaxError)
+    return validationError("Malformed JSON body", [{ field: "body", message: error.message }]);
+  if (error.statusCode === 429)
+    return new ApiError("TooManyRequests", "Rate limit exceeded for this API key");
   if (error.statusCode === 413) return new ApiError("PayloadTooLarge", "Request body is too large");
   if (error.statusCode === 415) return new ApiError("UnsupportedMediaType", error.message);
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return validationError(error.message);
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+    return validationError(error.message);
   return new ApiError("InternalError", "Internal error");
 }

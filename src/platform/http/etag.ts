@@ -13,6 +13,7 @@ export function ifMatchRevision(request: FastifyRequest): bigint | undefined {
   const header = request.headers["if-match"];
   if (header === undefined) return undefined;
   const match = /^\s*(?:W\/)?"(\d{1,18})"\s*$/.exec(String(header));
-  if (!match) throw new ApiError("PreconditionFailed", "If-Match must be an ETag this API issued, like W/\"3\"");
+  if (!match)
+    throw new ApiError("PreconditionFailed", 'If-Match must be an ETag this API issued, like W/"3"');
   return BigInt(match[1]);
 }

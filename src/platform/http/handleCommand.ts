@@ -79,7 +79,8 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
     if (ifMatch !== undefined && loaded.revision !== ifMatch) throw preconditionFailed();
     const cmd = typeof command === "function" ? (command as (s: State) => Command)(loaded.state) : command;
     const events = decider.decide(cmd, loaded.state);
-    if (events.length === 0) return { state: loaded.state, events, revision: loaded.revision, position: null };
+    if (events.length === 0)
+      return { state: loaded.state, events, revision: loaded.revision, position: null };
     try {
       const result = await store.appendToStream(
         stream,
@@ -119,7 +120,10 @@ export async function replyAfterProjection<T>(
 ): Promise<FastifyReply> {
   const { platform } = request.server;
   if (options.position) {
-    const ok = await platform.projections.waitFor(options.position, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
+    const ok = await platform.projections.waitFor(
+      options.position,
+      platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS,
+    );
     if (!ok) {
       if (options.location) reply.header("location", options.location);
       return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
@@ -132,7 +136,8 @@ export async function replyAfterProjection<T>(
     if (options.location) reply.header("location", options.location);
     return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
   }
-  if (options.revision !== undefined && options.revision !== null) reply.header("etag", `W/"${options.revision}"`);
+  if (options.revision !== undefined && options.revision !== null)
+    reply.header("etag", `W/"${options.revision}"`);
   return reply.status(options.status).send(body);
 }
 

@@ -2,30 +2,38 @@ import type { FastifyInstance } from "fastify";
 
 /** Liveness, and readiness: database, event store and projection lag. */
 export async function healthRoutes(app: FastifyInstance) {
-  app.get("/api/health", { config: { public: true }, schema: { tags: ["Health"] } }, async () => ({ status: "ok" }));
-  app.get("/api/health/ready", { config: { public: true }, schema: { tags: ["Health"] } }, async (_request, reply) => {
-    const { sql, store } = app.platform;
-    const checks: Record<string, { ok: boolean; detail?: string }> = {};
-    try {
-      await sql.query("SELECT 1");
-      checks.database = { ok: true };
-    } catch (error) {
-      checks.database = { ok: false, detail: (error as Error).message };
-    }
-    let head = null;
-    try {
-      head = await store.headPosition();
-      checks.event_store = { ok: true };
-    } catch (error) {
-      checks.event_store = { ok: false, detail: (error as Error).message };
-    }
-    try {
-      const ok = head ? await app.platform.projections.waitFor(head, 2000) : true;
-      checks.projections = ok ? { ok: true } : { ok: false, detail: "projections are behind the event log" };
-    } catch (error) {
-      checks.projections = { ok: false, detail: (error as Error).message };
-    }
-    const ready = Object.values(checks).every((c) => c.ok);
-    return reply.status(ready ? 200 : 503).send({ status: ready ? "ready" : "not_ready", checks });
-  });
+  app.get("/api/health", { config: { public: true }, schema: { tags: ["Health"] } }, async () => ({
+    status: "ok",
+  }));
+  app.get(
+    "/api/health/ready",
+    { config: { public: true }, schema: { tags: ["Health"] } },
+    async (_request, reply) => {
+      const { sql, store } = app.platform;
+      const checks: Record<string, { ok: boolean; detail?: string }> = {};
+      try {
+        await sql.query("SELECT 1");
+        checks.database = { ok: true };
+      } catch (error) {
+        checks.database = { ok: false, detail: (error as Error).message };
+      }
+      let head = null;
+      try {
+        head = await store.headPosition();
+        checks.event_store = { ok: true };
+      } catch (error) {
+        checks.event_store = { ok: false, detail: (error as Error).message };
+      }
+      try {
+        const ok = head ? await app.platform.projections.waitFor(head, 2000) : true;
+        checks.projections = ok
+          ? { ok: true }
+          : { ok: false, detail: "projections are behind the event log" };
+      } catch (error) {
+        checks.projections = { ok: false, detail: (error as Error).message };
+      }
+      const ready = Object.values(checks).every((c) => c.ok);
+      return reply.status(ready ? 200 : 503).send({ status: ready ? "ready" : "not_ready", checks });
+    },
+  );
 }

@@ -11,6 +11,8 @@ export const idempotency = fp(async (app: FastifyInstance) => {
   app.addHook("preHandler", async (request, reply) => {
     const key = request.headers["idempotency-key"];
     if (request.method !== "POST" || key === undefined || !request.auth) return;
+    // Uploads are streamed to the route, so their body cannot be compared: the key is not applied.
+    if (request.isMultipart()) return;
     if (typeof key !== "string" || key.length < 1 || key.length > 255) {
       throw new ApiError("ValidationError", "Idempotency-Key must be 1 to 255 characters", [
         { field: "Idempotency-Key", message: "1 to 255 characters" },
@@ -54,7 +56,10 @@ export const idempotency = fp(async (app: FastifyInstance) => {
     if (!key || !request.auth) return payload;
     const { sql } = app.platform;
     if (reply.statusCode >= 500) {
-      await sql.query("DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2", [request.auth.tenant_id, key]);
+      await sql.query("DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2", [
+        request.auth.tenant_id,
+        key,
+      ]);
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -64,7 +69,13 @@ export const idempotency = fp(async (app: FastifyInstance) => {
     }
     await sql.query(
       "UPDATE idempotency_keys SET status_code = $3, headers = $4, body = $5 WHERE tenant_id = $1 AND key = $2",
-      [request.auth.tenant_id, key, reply.statusCode, JSON.stringify(headers), typeof payload === "string" ? payload : null],
+      [
+        request.auth.tenant_id,
+        key,
+        reply.statusCode,
+        JSON.stringify(headers),
+        typeof payload === "string" ? payload : null,
+      ],
     );
     return payload;
   });

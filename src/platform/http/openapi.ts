@@ -22,5 +22,7 @@ export const openapi = fp(async (app: FastifyInstance) => {
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: "/api/docs", uiConfig: { docExpansion: "list" } });
-  app.get("/api/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get("/api/openapi.json", { config: { public: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 });

@@ -8,7 +8,10 @@ import { validationError } from "../errors.ts";
  */
 export const safeText = fp(async (app: FastifyInstance) => {
   app.addHook("preValidation", async (request) => {
-    const bad = findUnstorable(request.body, "") ?? findUnstorable(request.query, "") ?? findUnstorable(request.params, "");
+    const bad =
+      findUnstorable(request.body, "") ??
+      findUnstorable(request.query, "") ??
+      findUnstorable(request.params, "");
     if (bad !== null) {
       throw validationError("Invalid data", [
         { field: bad || "body", message: "Contains a NUL character or an invalid Unicode sequence" },

@@ -19,7 +19,11 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data) => {
     const input =
-      httpPart === "body" ? (Array.isArray(data) ? data.map((item) => stripReadOnly(item)) : stripReadOnly(data)) : data;
+      httpPart === "body"
+        ? Array.isArray(data)
+          ? data.map((item) => stripReadOnly(item))
+          : stripReadOnly(data)
+        : data;
     const result = schema.safeParse(input);
     if (result.success) return { value: result.data };
     const error = new ApiError(

@@ -15,7 +15,12 @@ export async function loadCheckpoint(sql: Sql, name: string, forUpdate = false):
   return row ? { version: row.version, position: { commit: BigInt(row.c), prepare: BigInt(row.p) } } : null;
 }
 
-export async function saveCheckpoint(sql: Sql, name: string, position: Position, applied: number): Promise<void> {
+export async function saveCheckpoint(
+  sql: Sql,
+  name: string,
+  position: Position,
+  applied: number,
+): Promise<void> {
   await sql.query(
     `UPDATE projection_checkpoints
      SET commit_position = $2, prepare_position = $3, events_applied = events_applied + $4,

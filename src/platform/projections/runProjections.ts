@@ -1,7 +1,7 @@
 import { notifier, type Sql } from "../db.ts";
+import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
 import { loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
-import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import type { Projection } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
 import { watchProjections } from "./watchProjections.ts";

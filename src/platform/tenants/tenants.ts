@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Sql } from "../db.ts";
 import { ApiError } from "../errors.ts";
-import { hashKey, type Permission, PERMISSIONS } from "../http/auth.ts";
+import { hashKey, PERMISSIONS, type Permission } from "../http/auth.ts";
 
 export interface Tenant {
   id: string;
@@ -28,7 +28,9 @@ export async function createTenant(sql: Sql, name: string): Promise<Tenant> {
     [id, name],
   );
   if (rows.length === 0) {
-    throw new ApiError("Conflict", `A tenant named ${name} exists already`, [{ field: "name", message: "taken" }]);
+    throw new ApiError("Conflict", `A tenant named ${name} exists already`, [
+      { field: "name", message: "taken" },
+    ]);
   }
   return { id: rows[0].id, name: rows[0].name, created_at: iso(rows[0].created_at)! };
 }

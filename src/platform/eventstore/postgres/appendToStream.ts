@@ -85,9 +85,10 @@ export async function appendToStream(
 }
 
 async function currentRevision(sql: Sql, stream_name: string): Promise<bigint | "no_stream"> {
-  const [row] = await sql.query("SELECT max(stream_revision) AS revision FROM events WHERE stream_name = $1", [
-    stream_name,
-  ]);
+  const [row] = await sql.query(
+    "SELECT max(stream_revision) AS revision FROM events WHERE stream_name = $1",
+    [stream_name],
+  );
   return row.revision === null ? "no_stream" : BigInt(row.revision);
 }
 
