@@ -8,7 +8,11 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const tsx = join(dirname(require.resolve("tsx/package.json")), "dist", "cli.mjs");
-const result = spawnSync(process.execPath, [tsx, join(here, "..", "src", "cli.ts"), ...process.argv.slice(2)], {
-  stdio: "inherit",
-});
+const result = spawnSync(
+  process.execPath,
+  [tsx, join(here, "..", "src", "cli.ts"), ...process.argv.slice(2)],
+  {
+    stdio: "inherit",
+  },
+);
 process.exit(result.status ?? 1);

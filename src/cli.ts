@@ -33,7 +33,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (group === "serve") {
-    const { values } = parseArgs({ args: argv.slice(1), options: { role: { type: "string", multiple: true } } });
+    const { values } = parseArgs({
+      args: argv.slice(1),
+      options: { role: { type: "string", multiple: true } },
+    });
     const asked = (values.role ?? ["all"]).flatMap((r) => r.split(","));
     const roles = asked.includes("all") ? ["api", "projector", "worker"] : asked;
     const bad = roles.find((r) => !["api", "projector", "worker"].includes(r));

@@ -286,6 +286,14 @@ describe.each(databaseKinds)("HTTP conventions through a test area on %s", (kind
     const elsewhere = await create("idempotent", { "idempotency-key": key }, w.other);
     expect(elsewhere.statusCode).toBe(201);
     expect(elsewhere.json().id).not.toBe(first.json().id);
+    // A refused request (400) or a failure (5xx) does not use the key up: the client may retry.
+    const retryKey = `idem-${crypto.randomUUID()}`;
+    expect((await create("", { "idempotency-key": retryKey })).statusCode).toBe(400);
+    expect((await create("fixed", { "idempotency-key": retryKey })).statusCode).toBe(201);
+    const boomKey = { "idempotency-key": `idem-${crypto.randomUUID()}` };
+    const boomUrl = `/api/widgets/${crypto.randomUUID()}/explode`;
+    expect((await w.request("POST", boomUrl, { headers: boomKey })).statusCode).toBe(500);
+    expect((await w.request("POST", boomUrl, { headers: boomKey })).statusCode).toBe(500);
     // A plain retry without the header creates another.
     expect((await create("idempotent")).json().id).not.toBe(first.json().id);
   });

@@ -6,13 +6,17 @@ import { migrate } from "../../src/platform/migrate.ts";
 export type DatabaseKind = "postgres" | "embedded";
 
 /** The kinds available here: embedded always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const databaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ["embedded", "postgres"] : ["embedded"];
+export const databaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL
+  ? ["embedded", "postgres"]
+  : ["embedded"];
 
 /**
  * A fresh, migrated database of the given kind. PostgreSQL: a new database created on the
  * server of TEST_DATABASE_URL (dropped by `drop`); embedded: an in-memory PGlite.
  */
-export async function createTestDatabase(kind: DatabaseKind): Promise<{ sql: Sql; url?: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  kind: DatabaseKind,
+): Promise<{ sql: Sql; url?: string; drop(): Promise<void> }> {
   if (kind === "embedded") {
     const sql = await createEmbeddedSql(undefined);
     await migrate(sql);
