@@ -14,6 +14,7 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
   beforeAll(async () => {
     w = await startPlatformApp(kind, {
       projections: [counterProjection({ name: "admin_counter", control })],
+      env: { PMS_READ_YOUR_WRITES_TIMEOUT_MS: "1000" },
     });
   });
   afterAll(async () => {
@@ -197,6 +198,14 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
       }
       expect(row!.last_error).toContain("poisoned event");
       expect(row!.lag).toBeGreaterThanOrEqual(2);
+
+      // Meanwhile writes cannot be read back within the bound: 202 with where the result will be.
+      const accepted = await w.request("POST", "/api/widgets", { body: { name: "while stuck" } });
+      expect(accepted.statusCode, accepted.body).toBe(202);
+      const { id } = accepted.json();
+      expect(id).toMatch(UUID);
+      expect(accepted.headers.location).toBe(`/api/widgets/${id}`);
+      expect((await w.request("GET", `/api/widgets/${id}`)).statusCode).toBe(200);
       control.broken = false;
       expect(await w.platform.projections.waitFor(stuck, 15_000)).toBe(true);
       const after = (await admin("GET", "/api/admin/projections"))

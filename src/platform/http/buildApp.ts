@@ -23,8 +23,11 @@ export async function buildApp(
     logger: platform.config.LOG_LEVEL === "silent" ? false : { level: platform.config.LOG_LEVEL },
     bodyLimit: JSON_BODY_LIMIT,
     // The request id becomes the events' correlation id; a caller may pass its own.
-    requestIdHeader: "x-request-id",
-    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+    },
     routerOptions: { maxParamLength: 500 },
     forceCloseConnections: true,
   });

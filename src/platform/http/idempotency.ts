@@ -29,6 +29,17 @@ export const idempotency = fp(async (app: FastifyInstance) => {
       [tenant, key, hash],
     );
     if (inserted.length === 0) {
+      // A first attempt that died mid-request (no answer recorded within a minute) gives way.
+      const takenOver = await sql.query(
+        `UPDATE idempotency_keys SET request_hash = $3, created_at = now()
+         WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND created_at < now() - interval '60 seconds'
+         RETURNING key`,
+        [tenant, key, hash],
+      );
+      if (takenOver.length > 0) {
+        (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
+        return;
+      }
       const [row] = await sql.query(
         "SELECT request_hash, status_code, headers, body FROM idempotency_keys WHERE tenant_id = $1 AND key = $2",
         [tenant, key],
