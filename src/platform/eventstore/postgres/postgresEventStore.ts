@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { notifier, type Sql } from "../../db.ts";
 import type { EventStore } from "../eventStore.ts";
 import { appendToStream } from "./appendToStream.ts";
@@ -16,7 +17,9 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   const fire = () => {
     for (const l of listeners) l();
   };
-  const notifyAppended = notifier(sql, "pms_events");
+  // Our own notifications come back to us: the payload names the sender so we skip them.
+  const instance = randomUUID();
+  const notifyAppended = notifier(sql, "pms_events", instance);
   const store: EventStore = {
     engine: sql.kind,
     async appendToStream(stream_name, events, { expected_revision }) {
@@ -31,7 +34,9 @@ export function createPostgresEventStore(sql: Sql): EventStore {
     onAppended(listener) {
       listeners.add(listener);
       if (sql.kind === "postgres" && !stopListening) {
-        stopListening = sql.listen("pms_events", fire);
+        stopListening = sql.listen("pms_events", (sender) => {
+          if (sender !== instance) fire();
+        });
         stopListening.catch(() => {
           stopListening = null;
         });
