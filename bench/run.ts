@@ -87,12 +87,11 @@ console.log(
 try {
   for (const name of selected) {
     const t = Date.now();
-    // Other work on the machine skews every figure: kept beside them.
+    // Other work on the machine skews every figure: kept beside them (the 1-minute average also
+    // counts this bench's own previous step).
     const busy = loadavg()[0];
     loadBefore[name] = Number(busy.toFixed(2));
-    console.log(
-      `• ${name}${busy > cpus().length ? ` (load average ${busy.toFixed(1)} on ${cpus().length} cores: figures skewed)` : ""}`,
-    );
+    console.log(`• ${name} (load average ${busy.toFixed(1)} on ${cpus().length} cores)`);
     try {
       await STEPS[name](ctx);
     } catch (error) {

@@ -26,7 +26,9 @@ export async function buildApp(
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+      return typeof given === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(given)
+        ? given
+        : crypto.randomUUID();
     },
     routerOptions: { maxParamLength: 500 },
     forceCloseConnections: true,
