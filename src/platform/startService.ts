@@ -58,6 +58,8 @@ export async function startService(
   const runtime = roles.has("projector")
     ? runProjections({ sql, store, projections, log: logger })
     : watchProjections(sql, store, projections);
+  // Serve only once the read-model tables exist, so no first request meets a missing table.
+  if (roles.has("api")) await runtime.ready();
   const jobs = await startJobs({ sql, store, projections, work: roles.has("worker"), log: logger });
   const platform: Platform = { config, sql, store, projections: runtime, jobs };
 

@@ -74,7 +74,7 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
       [{ ...company, bic: "12PAFRPP" }, "bic"],
       [{ ...company, custom_fields: [1, 2] }, "custom_fields"],
       [{ ...company, unknown: 1 }, "unknown"],
-      [{ ...company, custom_fields: { note: "a\u0000" } }, "custom_fields"],
+      [{ ...company, custom_fields: { note: "a\u0000" } }, "custom_fields.note"],
       [{ ...company, legal_name: "\u0000" }, "legal_name"],
     ];
     for (const [body, field] of cases) {

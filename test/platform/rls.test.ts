@@ -4,7 +4,7 @@ import type { Sql } from "../../src/platform/db.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
-import { count, counterProjection } from "../support/counterProjection.ts";
+import { count, counterProjection, untilReadable } from "../support/counterProjection.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 /**
@@ -29,7 +29,9 @@ describe.each(databaseKinds)("row-level security on %s", (kind) => {
       await db.drop();
     };
     for (let i = 0; i < 3; i++) await count(store, a, randomUUID(), [i]);
-    for (let i = 0; i < 2; i++) await count(store, b, randomUUID(), [i]);
+    let last = await count(store, b, randomUUID(), [0]);
+    last = await count(store, b, randomUUID(), [1]);
+    await untilReadable(store, last);
     // Built the way the runtime builds tables: in a shadow schema, then swapped in.
     await rebuildProjection(sql, store, counterProjection({ name: "rls_counter" }));
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../../src/platform/db.ts";
 import type { EventStore, Position, RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
+import { comparePositions } from "../../src/platform/eventstore/eventStore.ts";
 import {
   type Projection,
   type Row,
@@ -184,3 +185,22 @@ export async function removeCounter(
 }
 
 export const silentLog = { info: () => {}, error: () => {} };
+
+/**
+ * Waits until `position` is readable from the log. On a shared PostgreSQL server another
+ * database's open write transaction holds every reader back for a while (the read horizon is
+ * the server's oldest running transaction).
+ */
+export async function untilReadable(
+  store: EventStore,
+  position: Position,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const head = await store.headPosition();
+    if (head && comparePositions(head, position) >= 0) return;
+    if (Date.now() > deadline) throw new Error("position not readable in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -12,6 +12,7 @@ import {
   comparePositions,
   type EventMetadata,
   type EventStore,
+  type NewEvent,
   type Position,
   type RecordedEvent,
   WrongExpectedRevisionError,
@@ -159,19 +160,7 @@ export async function reserveEmail(
     try {
       await ctx.store.appendToStream(
         stream,
-        [
-          {
-            event_id: deterministicUuid(
-              "lessee-email-reserved",
-              stream,
-              String(reservation.revision ?? -1n),
-              lesseeId,
-            ),
-            type: "LesseeEmailReserved",
-            data: { lessee_id: lesseeId, email: key, lessee_revision: lesseeRevision },
-            metadata: ctx.metadata,
-          },
-        ],
+        [reservedEvent(ctx, stream, reservation.revision, key, lesseeId, lesseeRevision)],
         { expected_revision: reservation.revision ?? "no_stream" },
       );
       return;
@@ -182,6 +171,23 @@ export async function reserveEmail(
   throw conflict("The email is being reserved concurrently; retry", [
     { field, message: "Concurrent reservation" },
   ]);
+}
+
+/** The reservation appended over a stream at `revision` (null: new stream); its id makes retries idempotent. */
+function reservedEvent(
+  ctx: WriteContext,
+  stream: string,
+  revision: bigint | null,
+  key: string,
+  lesseeId: string,
+  lesseeRevision: number,
+): NewEvent {
+  return {
+    event_id: deterministicUuid("lessee-email-reserved", stream, String(revision ?? -1n), lesseeId),
+    type: "LesseeEmailReserved",
+    data: { lessee_id: lesseeId, email: key, lessee_revision: lesseeRevision },
+    metadata: ctx.metadata,
+  };
 }
 
 /** True when the holder's stream appeared within the grace period. */
@@ -250,18 +256,23 @@ export async function releaseEmail(ctx: WriteContext, key: string, lesseeId: str
   }
 }
 
+const toNewEvents = (
+  ctx: WriteContext,
+  events: LesseeEvent[],
+  eventId: (index: number) => string = () => randomUUID(),
+): NewEvent[] =>
+  events.map((e, i) => ({ event_id: eventId(i), type: e.type, data: e.data, metadata: ctx.metadata }));
+
 async function append(
   ctx: WriteContext,
   lesseeId: string,
   events: LesseeEvent[],
   expected: bigint | null,
-  eventId: (index: number) => string = () => randomUUID(),
+  eventId?: (index: number) => string,
 ) {
-  return ctx.store.appendToStream(
-    lesseeStream(lesseeId),
-    events.map((e, i) => ({ event_id: eventId(i), type: e.type, data: e.data, metadata: ctx.metadata })),
-    { expected_revision: expected ?? "no_stream" },
-  );
+  return ctx.store.appendToStream(lesseeStream(lesseeId), toNewEvents(ctx, events, eventId), {
+    expected_revision: expected ?? "no_stream",
+  });
 }
 
 export interface WriteResult {
@@ -270,7 +281,15 @@ export interface WriteResult {
   position: Position | null;
 }
 
-/** POST /api/lessees: validate, reserve the email, register. */
+/**
+ * POST /api/lessees: validate, reserve the email, register. `lesseeId` is a new id.
+ *
+ * A new email is the common case, so the reservation is first tried as the start of its stream
+ * without reading it; only when the stream exists does the full protocol read it (holder checks,
+ * orphan takeover, fencing). Where the store appends to several streams in one commit, that
+ * first try writes the reservation and the registration together: no orphan can arise, and one
+ * commit (one WAL flush) instead of two.
+ */
 export async function registerLessee(
   ctx: WriteContext,
   data: LesseeData,
@@ -281,7 +300,29 @@ export async function registerLessee(
     lesseeDecider.initialState(),
   );
   const key = normalizeEmail(data.email);
-  await reserveEmail(ctx, key, lesseeId, -1);
+  const stream = lesseeEmailStream(ctx.tenantId, key);
+  const reserved = reservedEvent(ctx, stream, null, key, lesseeId, -1);
+  let optimistic = false;
+  if (ctx.store.appendToStreams) {
+    try {
+      const [, result] = await ctx.store.appendToStreams([
+        { stream_name: stream, events: [reserved], expected_revision: "no_stream" },
+        { stream_name: lesseeStream(lesseeId), events: toNewEvents(ctx, events), expected_revision: "no_stream" },
+      ]);
+      return { lessee_id: lesseeId, revision: result.next_revision, position: result.position };
+    } catch (error) {
+      // Nothing was written: the email has a reservation stream already, so run the full protocol.
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  } else {
+    try {
+      await ctx.store.appendToStream(stream, [reserved], { expected_revision: "no_stream" });
+      optimistic = true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+  if (!optimistic) await reserveEmail(ctx, key, lesseeId, -1);
   try {
     const result = await append(ctx, lesseeId, events, null);
     return { lessee_id: lesseeId, revision: result.next_revision, position: result.position };

@@ -45,6 +45,12 @@ export interface AppendResult {
   position: Position;
 }
 
+export interface StreamWrite {
+  stream_name: string;
+  events: NewEvent[];
+  expected_revision: ExpectedRevision;
+}
+
 export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. */
   after?: Position;
@@ -63,6 +69,13 @@ export interface EventStore {
     events: NewEvent[],
     options: { expected_revision: ExpectedRevision },
   ): Promise<AppendResult>;
+  /**
+   * Appends to several streams (each at most once) all or nothing, in one commit. Fails with
+   * WrongExpectedRevisionError naming the first stream whose expected revision did not hold, and
+   * then writes nothing; the same writes retried after success answer as the first time. Absent on
+   * engines without multi-stream transactions (EventStoreDB): callers fall back to one append per stream.
+   */
+  appendToStreams?(writes: StreamWrite[]): Promise<AppendResult[]>;
   /** Events of one stream in revision order; [] when the stream does not exist. */
   readStream(
     stream_name: string,

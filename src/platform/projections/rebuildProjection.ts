@@ -28,7 +28,7 @@ export async function rebuildProjection(
     let position = START;
     let count = 0;
     const applyBatch = async (tx: Sql, events: RecordedEvent[]) => {
-      await tx.exec(inShadow);
+      await tx.exec(`${inShadow}; SET LOCAL synchronous_commit = off`);
       const mine = events.filter((e) => handled.has(e.type));
       if (mine.length > 0) await projection.applyBatch(tx, mine);
       position = events[events.length - 1].position;

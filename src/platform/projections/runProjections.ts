@@ -13,6 +13,8 @@ export interface ProjectionRuntime {
   waitFor(position: Position, timeoutMs?: number): Promise<boolean>;
   /** Events the projection still has to read (capped), or null when it cannot be counted. */
   lagOf(name: string, head: Position | null): Promise<number | null>;
+  /** Resolves once every projection's tables exist (built here or by another instance). */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -139,6 +141,9 @@ export function runProjections(options: {
     }
     try {
       const stale = await sql.transaction(async (tx) => {
+        // Read models are derived: a crash may lose the last commits of rows AND checkpoint together,
+        // which the projector replays from the durable log. So no WAL flush wait here.
+        await tx.exec("SET LOCAL synchronous_commit = off");
         const current = await loadCheckpoint(tx, projection.name, true);
         if (
           !current ||
@@ -203,6 +208,11 @@ export function runProjections(options: {
     }
   }
 
+  let claimedOnce: () => void = () => {};
+  const firstClaim = new Promise<void>((resolve) => {
+    claimedOnce = resolve;
+  });
+
   async function loop(): Promise<void> {
     let lastClaim = 0;
     while (!stopped) {
@@ -210,6 +220,7 @@ export function runProjections(options: {
         if (runners.size < projections.length && Date.now() - lastClaim > 2000) {
           lastClaim = Date.now();
           await claim();
+          claimedOnce();
         }
         const now = Date.now();
         const active = [...runners.values()].filter((r) => r.retryAt <= now);
@@ -262,6 +273,11 @@ export function runProjections(options: {
       const started = Date.now();
       const mine = await waitLocal(position, timeoutMs);
       return mine && othersCaughtUp(position, Math.max(0, timeoutMs - (Date.now() - started)));
+    },
+    async ready() {
+      await firstClaim;
+      const others = projections.filter((p) => !runners.has(p.name));
+      if (others.length > 0) await watchProjections(sql, store, others).ready();
     },
     lagOf,
     stop,

@@ -36,6 +36,18 @@ export function watchProjections(sql: Sql, store: EventStore, projections: Proje
       if (comparePositions({ commit: BigInt(row.c), prepare: BigInt(row.p) }, head) >= 0) return 0;
       return store.engine === "eventstoredb" ? null : -1;
     },
+    async ready() {
+      // Another instance builds the tables; wait (bounded) until each projection has a checkpoint.
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        const [row] = await sql.query(
+          "SELECT count(*)::int AS n FROM projection_checkpoints WHERE name = ANY($1::text[]) AND version >= 0",
+          [names],
+        );
+        if (row.n >= names.length) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
     async stop() {},
   };
 }

@@ -3,6 +3,7 @@ import {
   type AppendResult,
   type ExpectedRevision,
   type NewEvent,
+  type StreamWrite,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
 
@@ -36,13 +37,21 @@ SELECT (SELECT revision FROM current) AS current_revision,
        (SELECT max(transaction_id)::text FROM inserted) AS transaction_id,
        (SELECT CASE WHEN count(*) > 0 AND $5::boolean THEN pg_notify('pms_events', '') END FROM inserted) AS notified`;
 
-export async function appendToStream(
+/** One attempt of the single statement: the result, or why the store refused it. */
+type Attempt =
+  | { ok: AppendResult }
+  /** The expected revision did not hold: the stream is at `actual`. */
+  | { refused: "revision"; actual: bigint | "no_stream" }
+  /** A unique index refused the insert (the statement's transaction is now aborted). */
+  | { refused: "unique" };
+
+async function tryAppend(
   sql: Sql,
   stream_name: string,
   events: NewEvent[],
   expected_revision: ExpectedRevision,
-  options: { notify?: boolean } = {},
-): Promise<AppendResult> {
+  notify: boolean,
+): Promise<Attempt> {
   if (events.length === 0) throw new Error("appendToStream needs at least one event");
   const mode = typeof expected_revision === "bigint" ? "exact" : expected_revision;
   const payload = JSON.stringify(
@@ -62,26 +71,106 @@ export async function appendToStream(
       payload,
       mode,
       typeof expected_revision === "bigint" ? expected_revision.toString() : null,
-      options.notify ?? true,
+      notify,
     ]);
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
-    // A unique index refused the insert: a concurrent append won, or these event ids exist already.
-    const replay = await findIdempotentReplay(sql, stream_name, events, expected_revision);
-    if (replay) return replay;
-    const actual = await currentRevision(sql, stream_name);
-    throw new WrongExpectedRevisionError(stream_name, expected_revision, actual);
+    return { refused: "unique" };
   }
   if (row.next_revision === null || row.next_revision === undefined) {
-    const replay = await findIdempotentReplay(sql, stream_name, events, expected_revision);
-    if (replay) return replay;
     const actual = row.current_revision === null ? "no_stream" : BigInt(row.current_revision as number);
-    throw new WrongExpectedRevisionError(stream_name, expected_revision, actual);
+    return { refused: "revision", actual };
   }
   return {
-    next_revision: BigInt(row.next_revision as number),
-    position: { commit: BigInt(row.transaction_id as string), prepare: BigInt(row.position as number) },
+    ok: {
+      next_revision: BigInt(row.next_revision as number),
+      position: { commit: BigInt(row.transaction_id as string), prepare: BigInt(row.position as number) },
+    },
   };
+}
+
+/** A refused append: an idempotent replay of the same events answers as the first time, else the error. */
+async function settleRefusal(
+  sql: Sql,
+  stream_name: string,
+  events: NewEvent[],
+  expected_revision: ExpectedRevision,
+  actual?: bigint | "no_stream",
+): Promise<AppendResult> {
+  const replay = await findIdempotentReplay(sql, stream_name, events, expected_revision);
+  if (replay) return replay;
+  throw new WrongExpectedRevisionError(
+    stream_name,
+    expected_revision,
+    actual ?? (await currentRevision(sql, stream_name)),
+  );
+}
+
+export async function appendToStream(
+  sql: Sql,
+  stream_name: string,
+  events: NewEvent[],
+  expected_revision: ExpectedRevision,
+  options: { notify?: boolean } = {},
+): Promise<AppendResult> {
+  const attempt = await tryAppend(sql, stream_name, events, expected_revision, options.notify ?? true);
+  if ("ok" in attempt) return attempt.ok;
+  // A unique index refused the insert: a concurrent append won, or these event ids exist already.
+  return settleRefusal(
+    sql,
+    stream_name,
+    events,
+    expected_revision,
+    attempt.refused === "revision" ? attempt.actual : undefined,
+  );
+}
+
+/** Carries a refusal out of the transaction so that it rolls back. */
+class Refused extends Error {
+  constructor(
+    readonly index: number,
+    readonly actual: bigint | "no_stream" | undefined,
+  ) {
+    super("append refused");
+  }
+}
+
+/**
+ * Several streams, all or nothing, in one transaction (one commit, one WAL flush): the same
+ * single statement per stream. A refusal rolls everything back; then, outside the transaction,
+ * a retry of the very same writes answers as the first time, else the failing stream's
+ * WrongExpectedRevisionError is thrown.
+ */
+export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<AppendResult[]> {
+  if (writes.length === 0) return [];
+  const names = new Set(writes.map((w) => w.stream_name));
+  if (names.size !== writes.length) throw new Error("appendToStreams takes each stream once");
+  try {
+    return await sql.transaction(async (tx) => {
+      const results: AppendResult[] = [];
+      for (const [i, w] of writes.entries()) {
+        const attempt = await tryAppend(tx, w.stream_name, w.events, w.expected_revision, false);
+        if (!("ok" in attempt)) {
+          throw new Refused(i, attempt.refused === "revision" ? attempt.actual : undefined);
+        }
+        results.push(attempt.ok);
+      }
+      return results;
+    });
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    const replays = await Promise.all(
+      writes.map((w) => findIdempotentReplay(sql, w.stream_name, w.events, w.expected_revision)),
+    );
+    if (replays.every((r) => r !== null)) return replays as AppendResult[];
+    const failed = writes[error.index];
+    // The failing stream's own replay can't be the answer when another stream's isn't one.
+    throw new WrongExpectedRevisionError(
+      failed.stream_name,
+      failed.expected_revision,
+      error.actual ?? (await currentRevision(sql, failed.stream_name)),
+    );
+  }
 }
 
 async function currentRevision(sql: Sql, stream_name: string): Promise<bigint | "no_stream"> {

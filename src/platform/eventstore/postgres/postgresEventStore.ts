@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { notifier, type Sql } from "../../db.ts";
 import type { EventStore } from "../eventStore.ts";
-import { appendToStream } from "./appendToStream.ts";
+import { appendToStream, appendToStreams } from "./appendToStream.ts";
 import { headPosition, readAll } from "./readAll.ts";
 import { readStream } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
@@ -27,6 +27,12 @@ export function createPostgresEventStore(sql: Sql): EventStore {
       notifyAppended();
       fire();
       return result;
+    },
+    async appendToStreams(writes) {
+      const results = await appendToStreams(sql, writes);
+      notifyAppended();
+      fire();
+      return results;
     },
     readStream: (stream_name, options) => readStream(sql, stream_name, options),
     readAll: (options) => readAll(sql, options),
