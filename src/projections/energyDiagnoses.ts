@@ -37,14 +37,15 @@ const COLUMNS = [
 
 /**
  * The `energy_diagnoses` read model. Lists page over 100,000s of rows per tenant, so every
- * list filter has an index ending in the list order (created_at, id): a page is a short range
- * scan of one index. Counting 100,000s of index entries per request would dominate a list's
+ * list filter has an index ending in the list order (created_at, id): a page's ids are an
+ * index-only range scan of one index (both labels: `energy_diagnoses_labels`; a place or estate
+ * with a label: the place/estate index, whose INCLUDEd labels filter without reading the table). Counting 100,000s of index entries per request would dominate a list's
  * latency, so `energy_diagnosis_counts` keeps the number of diagnoses per tenant and label pair
  * (49 rows per tenant at most), maintained in the same transaction as the rows.
  */
 const rows = rowProjection({
   name: "energy_diagnoses",
-  version: 1,
+  version: 2,
   table: "energy_diagnoses",
   columns: COLUMNS,
   schema: `
@@ -71,8 +72,11 @@ CREATE TABLE energy_diagnoses (
 CREATE INDEX energy_diagnoses_order ON energy_diagnoses (tenant_id, created_at, id);
 CREATE INDEX energy_diagnoses_energy_label ON energy_diagnoses (tenant_id, energy_label, created_at, id);
 CREATE INDEX energy_diagnoses_ges_label ON energy_diagnoses (tenant_id, ges_label, created_at, id);
-CREATE INDEX energy_diagnoses_place ON energy_diagnoses (tenant_id, place_id, created_at, id) WHERE place_id IS NOT NULL;
-CREATE INDEX energy_diagnoses_estate ON energy_diagnoses (tenant_id, estate_id, created_at, id) WHERE estate_id IS NOT NULL;
+CREATE INDEX energy_diagnoses_labels ON energy_diagnoses (tenant_id, energy_label, ges_label, created_at, id);
+CREATE INDEX energy_diagnoses_place ON energy_diagnoses (tenant_id, place_id, created_at, id)
+  INCLUDE (energy_label, ges_label) WHERE place_id IS NOT NULL;
+CREATE INDEX energy_diagnoses_estate ON energy_diagnoses (tenant_id, estate_id, created_at, id)
+  INCLUDE (energy_label, ges_label) WHERE estate_id IS NOT NULL;
 ${tenantPolicy("energy_diagnoses")}
 CREATE TABLE energy_diagnosis_counts (
   tenant_id uuid NOT NULL,

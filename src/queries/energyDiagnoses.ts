@@ -19,8 +19,6 @@ import { ENERGY_DIAGNOSIS_FIELDS } from "../projections/energyDiagnoses.ts";
 
 const RESPONSE_COLUMNS = ["id", ...ENERGY_DIAGNOSIS_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
-/** The list order: stable, and the tail of every list index. */
-const ORDER = "ORDER BY created_at, id";
 
 const iso = (v: unknown) =>
   v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
@@ -47,41 +45,79 @@ export async function readEnergyDiagnosis(
   return row ? { body: toEnergyDiagnosisResponse(row), revision: Number(row.revision) } : null;
 }
 
-/**
- * One page and the total of the rows matching `where` (params start with the tenant as $1).
- * `countFrom` answers the total from another query (the per-label counts); by default the
- * count walks the same index as the page.
- */
-async function page(
-  sql: Sql,
-  tenantId: string,
-  where: string,
-  params: unknown[],
-  paging: { page: number; limit: number },
-  countFrom?: { text: string; params: unknown[] },
-): Promise<{ items: Record<string, unknown>[]; total: number }> {
-  return sql.asTenant(tenantId, async (tx) => {
-    const n = params.length;
-    // Deferred join: the offset is skipped inside the index (an index-only scan of the filter's
-    // index), and only the page's rows are read from the table.
-    const rows = await tx.query<Row>(
-      `SELECT ${SELECT.split(", ")
-        .map((c) => `d.${c}`)
-        .join(", ")}
-       FROM (SELECT id, created_at FROM energy_diagnoses WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}) p
-       JOIN energy_diagnoses d ON d.id = p.id
-       ORDER BY p.created_at, p.id`,
-      [...params, paging.limit, offsetOf(paging)],
-    );
-    const [count] = await tx.query<{ total: number }>(
-      countFrom?.text ?? `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`,
-      countFrom?.params ?? params,
-    );
-    return { items: rows.map(toEnergyDiagnosisResponse), total: Number(count.total) };
-  });
+/** A statement and its parameters, as `tx.query` takes them. */
+export interface Statement {
+  text: string;
+  params: unknown[];
 }
 
-export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnergyDiagnosesQuery) {
+/** `to_char` pattern rendering a UTC timestamp exactly as `Date.prototype.toISOString` does. */
+const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * The page's columns, in response order, so that each row pg returns IS the response item:
+ * timestamps are formatted by PostgreSQL (no Date parsing and re-formatting per row) and the
+ * revision, which the list does not show, is not read.
+ */
+const PAGE_COLUMNS = [
+  ...["id", ...ENERGY_DIAGNOSIS_FIELDS].map((c) => `d.${c}`),
+  ...["created_at", "updated_at"].map((c) => `to_char(d.${c} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${c}`),
+].join(", ");
+
+/**
+ * The statement of one page of the rows matching `where` (whose parameters are $1..$n, $1 the
+ * tenant), in the list order. `countText` is a statement over the same parameters answering the
+ * number of matching rows as `total`.
+ *
+ * Ids first: the offset is skipped inside the filter's index (an index-only scan of
+ * `(tenant_id, <filter>, created_at, id)`, no sort), then only the page's rows are read from the
+ * table by primary key. Skipping costs one index entry per row skipped, so a page in the second
+ * half of the list is taken from the end instead (the same index scanned backward): at most half
+ * of the matching entries are walked. The total that picks the direction is computed in the same
+ * statement, so the page is exact for the statement's snapshot.
+ */
+export function energyDiagnosisPageSql(
+  where: string,
+  params: unknown[],
+  countText: string,
+  paging: { page: number; limit: number },
+): Statement {
+  const n = params.length;
+  const limit = `$${n + 1}::int`;
+  const offset = `$${n + 2}::int`;
+  const total = "(SELECT total FROM total)";
+  return {
+    text: `WITH total AS MATERIALIZED (${countText}),
+ids AS (
+  (SELECT id, created_at FROM energy_diagnoses
+   WHERE ${where} AND 2 * ${offset} + ${limit} <= ${total}
+   ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset})
+  UNION ALL
+  -- The outer LIMIT tells the planner the page's size (it cannot estimate a computed one).
+  (SELECT * FROM (SELECT id, created_at FROM energy_diagnoses
+     WHERE ${where} AND 2 * ${offset} + ${limit} > ${total}
+     ORDER BY created_at DESC, id DESC
+     LIMIT greatest(least(${offset} + ${limit}, ${total}) - ${offset}, 0)
+     OFFSET greatest(${total} - ${offset} - ${limit}, 0)) backward LIMIT ${limit})
+)
+SELECT ${PAGE_COLUMNS}
+FROM ids p JOIN energy_diagnoses d ON d.id = p.id AND d.tenant_id = $1
+ORDER BY p.created_at, p.id`,
+    params: [...params, paging.limit, offsetOf(paging)],
+  };
+}
+
+/** The number of rows matching `where` (walks the filter's index). */
+const countSql = (where: string) => `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`;
+
+/**
+ * The two statements of GET /api/energy-diagnoses: `count` (the X-Total-Count) and `page`.
+ * Exported for the bench, which EXPLAINs exactly what the route runs.
+ */
+export function listEnergyDiagnosesSql(
+  tenantId: string,
+  query: ListEnergyDiagnosesQuery,
+): { count: Statement; page: Statement } {
   const where = ["tenant_id = $1"];
   const params: unknown[] = [tenantId];
   for (const column of ["place_id", "estate_id", "energy_label", "ges_label"] as const) {
@@ -90,15 +126,47 @@ export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnerg
     params.push(value);
     where.push(`${column} = $${params.length}`);
   }
+  const filter = where.join(" AND ");
   // Without a place or estate filter the total is a sum over at most 49 label-pair counters.
-  const byLabelsOnly = query.place_id === undefined && query.estate_id === undefined;
-  const countFrom = byLabelsOnly
-    ? {
-        text: `SELECT coalesce(sum(n), 0)::bigint AS total FROM energy_diagnosis_counts WHERE ${where.join(" AND ")}`,
-        params,
-      }
-    : undefined;
-  return page(sql, tenantId, where.join(" AND "), params, query, countFrom);
+  const count =
+    query.place_id === undefined && query.estate_id === undefined
+      ? `SELECT coalesce(sum(n), 0)::int AS total FROM energy_diagnosis_counts WHERE ${filter}`
+      : countSql(filter);
+  return { count: { text: count, params }, page: energyDiagnosisPageSql(filter, params, count, query) };
+}
+
+type PageItem = Record<string, unknown>;
+
+/** Runs a list's count and page statements on one reader connection. */
+function runPage(
+  sql: Sql,
+  tenantId: string,
+  statements: { count: Statement; page: Statement },
+): Promise<{ items: PageItem[]; total: number }> {
+  return sql.asTenant(tenantId, async (tx) => {
+    const [count] = await tx.query<{ total: number }>(statements.count.text, statements.count.params);
+    const items = await tx.query<PageItem>(statements.page.text, statements.page.params);
+    return { items, total: Number(count.total) };
+  });
+}
+
+/** One page of the rows matching `where` (params start with the tenant as $1) and their total. */
+function page(
+  sql: Sql,
+  tenantId: string,
+  where: string,
+  params: unknown[],
+  paging: { page: number; limit: number },
+): Promise<{ items: PageItem[]; total: number }> {
+  const count = countSql(where);
+  return runPage(sql, tenantId, {
+    count: { text: count, params },
+    page: energyDiagnosisPageSql(where, params, count, paging),
+  });
+}
+
+export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnergyDiagnosesQuery) {
+  return runPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query));
 }
 
 /** The place of the caller's tenant, or null (the places read model). */
@@ -156,8 +224,8 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     { schema: { ...tag, querystring: listEnergyDiagnosesQuery } },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
-      const result = await listEnergyDiagnoses(sql, tenantOf(request), query);
-      return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
+      const { items, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      return sendPage(request, reply, { items, total, page: query.page, limit: query.limit });
     },
   );
 

@@ -183,6 +183,13 @@ for (const adapter of adapters) {
           note(result.position);
           return result;
         },
+        appendToStreams: fixture.store.appendToStreams
+          ? async (writes) => {
+              const results = await fixture.store.appendToStreams!(writes);
+              for (const r of results) note(r.position);
+              return results;
+            }
+          : undefined,
       };
     });
     afterAll(async () => {
@@ -430,6 +437,106 @@ for (const adapter of adapters) {
           after = page[page.length - 1].position;
         }
         expect(ids(paged)).toEqual(ids(appended));
+      });
+    });
+
+    // Optional: engines with multi-stream transactions only (not EventStoreDB).
+    describe("appendToStreams (all or nothing)", () => {
+      const supported = () => Boolean(fixture.store.appendToStreams);
+
+      it("appends to several streams in one commit; revisions and positions per stream", async (test) => {
+        if (!supported()) return test.skip();
+        const [a, b, c] = [stream(), stream(), stream()];
+        await store.appendToStream(b, [newEvent()], { expected_revision: "no_stream" });
+        await store.appendToStream(c, [newEvent(), newEvent()], { expected_revision: "no_stream" });
+        const from = await head();
+        const writes = [
+          {
+            stream_name: a,
+            events: [newEvent("A1"), newEvent("A2")],
+            expected_revision: "no_stream" as const,
+          },
+          { stream_name: b, events: [newEvent("B")], expected_revision: 0n },
+          { stream_name: c, events: [newEvent("C")], expected_revision: "stream_exists" as const },
+        ];
+        const results = await store.appendToStreams!(writes);
+        expect(results.map((r) => r.next_revision)).toEqual([1n, 1n, 2n]);
+        expectIncreasing(results.map((r) => r.position));
+        await settled();
+        const read = await store.readAll({ after: from });
+        expect(ids(read)).toEqual(ids(writes.flatMap((w) => w.events)));
+        // Each result is the position of its stream's last event.
+        expect(results.map((r) => r.position)).toEqual([
+          read[1].position,
+          read[2].position,
+          read[3].position,
+        ]);
+        expect((await store.readStream(b)).map((e) => e.stream_revision)).toEqual([0n, 1n]);
+        // Retrying the very same writes answers as the first time, writing nothing more.
+        expect(await store.appendToStreams!(writes)).toEqual(results);
+        expect((await store.readStream(a)).length).toBe(2);
+      });
+
+      it("one stream at a wrong revision: nothing is written, the error names that stream", async (test) => {
+        if (!supported()) return test.skip();
+        const [a, b, c] = [stream(), stream(), stream()];
+        await store.appendToStream(b, [newEvent()], { expected_revision: "no_stream" });
+        const from = await head();
+        for (const [expected, actual] of [
+          ["no_stream", 0n],
+          [1n, 0n],
+        ] as [ExpectedRevision, bigint][]) {
+          const error = await rejection(
+            store.appendToStreams!([
+              { stream_name: a, events: [newEvent()], expected_revision: "no_stream" },
+              { stream_name: b, events: [newEvent()], expected_revision: expected },
+              { stream_name: c, events: [newEvent()], expected_revision: "no_stream" },
+            ]),
+          );
+          expect(error.stream_name).toBe(b);
+          expect(error.expected).toBe(expected);
+          expect(error.actual).toBe(actual);
+        }
+        const missing = await rejection(
+          store.appendToStreams!([
+            { stream_name: a, events: [newEvent()], expected_revision: "no_stream" },
+            { stream_name: c, events: [newEvent()], expected_revision: 0n },
+          ]),
+        );
+        expect(missing.stream_name).toBe(c);
+        expect(missing.actual).toBe("no_stream");
+        expect(await store.readStream(a)).toEqual([]);
+        expect((await store.readStream(b)).length).toBe(1);
+        expect(await store.readStream(c)).toEqual([]);
+        const marker = await store.appendToStream(stream(), [newEvent()], { expected_revision: "no_stream" });
+        await settled();
+        // Nothing of the refused writes reached the log: only the marker follows.
+        expect((await store.readAll({ after: from })).map((e) => e.position)).toEqual([marker.position]);
+      });
+
+      it("concurrent writes sharing a stream at the same expected revision: exactly one wins whole", async (test) => {
+        if (!supported()) return test.skip();
+        const shared = stream();
+        const attempts = Array.from({ length: 6 }, () => ({ own: stream(), event: newEvent() }));
+        const results = await Promise.allSettled(
+          attempts.map((a) =>
+            store.appendToStreams!([
+              { stream_name: shared, events: [newEvent()], expected_revision: "no_stream" },
+              { stream_name: a.own, events: [a.event], expected_revision: "no_stream" },
+            ]),
+          ),
+        );
+        const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i] : []));
+        expect(won.length).toBe(1);
+        for (const r of results) {
+          if (r.status === "rejected") {
+            expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
+            expect(r.reason.stream_name).toBe(shared);
+          }
+        }
+        for (const [i, a] of attempts.entries()) {
+          expect((await store.readStream(a.own)).length).toBe(i === won[0] ? 1 : 0);
+        }
       });
     });
 

@@ -307,7 +307,11 @@ export async function registerLessee(
     try {
       const [, result] = await ctx.store.appendToStreams([
         { stream_name: stream, events: [reserved], expected_revision: "no_stream" },
-        { stream_name: lesseeStream(lesseeId), events: toNewEvents(ctx, events), expected_revision: "no_stream" },
+        {
+          stream_name: lesseeStream(lesseeId),
+          events: toNewEvents(ctx, events),
+          expected_revision: "no_stream",
+        },
       ]);
       return { lessee_id: lesseeId, revision: result.next_revision, position: result.position };
     } catch (error) {
