@@ -150,7 +150,9 @@ export async function dpeStep(ctx: Context): Promise<void> {
     console.log(
       `\n  EXPLAIN (ANALYZE, BUFFERS) list, page ${Math.ceil(pages / 2)} of ${pages}:\n${indent(plans.list)}`,
     );
-    console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) count:\n${indent(plans.count)}\n`);
+    console.log(
+      `\n  EXPLAIN (ANALYZE, BUFFERS) count (the route runs it only when a page comes back empty):\n${indent(plans.count)}\n`,
+    );
     ctx.raw.dpe = {
       load: r,
       rowsPerTenant: PER_TENANT,

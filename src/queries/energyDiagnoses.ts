@@ -55,26 +55,27 @@ export interface Statement {
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
- * The page's columns, in response order, so that each row pg returns IS the response item:
- * timestamps are formatted by PostgreSQL (no Date parsing and re-formatting per row) and the
- * revision, which the list does not show, is not read.
+ * The page's columns: the total first, then the response's columns in order. Timestamps are
+ * formatted by PostgreSQL (no Date parsing and re-formatting per row) and the revision, which the
+ * list does not show, is not read.
  */
 const PAGE_COLUMNS = [
+  "(SELECT total FROM total) AS total",
   ...["id", ...ENERGY_DIAGNOSIS_FIELDS].map((c) => `d.${c}`),
   ...["created_at", "updated_at"].map((c) => `to_char(d.${c} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${c}`),
 ].join(", ");
 
 /**
  * The statement of one page of the rows matching `where` (whose parameters are $1..$n, $1 the
- * tenant), in the list order. `countText` is a statement over the same parameters answering the
- * number of matching rows as `total`.
+ * tenant), in the list order, each row also carrying the total. `countText` is a statement over
+ * the same parameters answering the number of matching rows as `total`.
  *
  * Ids first: the offset is skipped inside the filter's index (an index-only scan of
  * `(tenant_id, <filter>, created_at, id)`, no sort), then only the page's rows are read from the
  * table by primary key. Skipping costs one index entry per row skipped, so a page in the second
  * half of the list is taken from the end instead (the same index scanned backward): at most half
  * of the matching entries are walked. The total that picks the direction is computed in the same
- * statement, so the page is exact for the statement's snapshot.
+ * statement (and returned with the rows), so the page and the total agree: one snapshot.
  */
 export function energyDiagnosisPageSql(
   where: string,
@@ -111,8 +112,9 @@ ORDER BY p.created_at, p.id`,
 const countSql = (where: string) => `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`;
 
 /**
- * The two statements of GET /api/energy-diagnoses: `count` (the X-Total-Count) and `page`.
- * Exported for the bench, which EXPLAINs exactly what the route runs.
+ * The two statements of GET /api/energy-diagnoses: `page` (rows and total) and `count` (the total
+ * alone, run only when the page is empty). Exported for the bench, which EXPLAINs exactly what
+ * the route runs.
  */
 export function listEnergyDiagnosesSql(
   tenantId: string,
@@ -137,16 +139,27 @@ export function listEnergyDiagnosesSql(
 
 type PageItem = Record<string, unknown>;
 
-/** Runs a list's count and page statements on one reader connection. */
+/** Runs a list's page statement (and its count when the page is empty) on one reader connection. */
 function runPage(
   sql: Sql,
   tenantId: string,
   statements: { count: Statement; page: Statement },
 ): Promise<{ items: PageItem[]; total: number }> {
   return sql.asTenant(tenantId, async (tx) => {
-    const [count] = await tx.query<{ total: number }>(statements.count.text, statements.count.params);
-    const items = await tx.query<PageItem>(statements.page.text, statements.page.params);
-    return { items, total: Number(count.total) };
+    const rows = await tx.query<PageItem>(statements.page.text, statements.page.params);
+    if (rows.length === 0) {
+      const [count] = await tx.query<{ total: number }>(statements.count.text, statements.count.params);
+      return { items: [], total: Number(count.total) };
+    }
+    // One pass: each row minus its `total` is the response item (keys in response order).
+    const items = new Array<PageItem>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const item: PageItem = {};
+      for (const c of RESPONSE_COLUMNS) item[c] = row[c];
+      items[i] = item;
+    }
+    return { items, total: Number(rows[0].total) };
   });
 }
 
