@@ -4,7 +4,7 @@ import { type EventStore, type Position, type RecordedEvent, START } from "../ev
 import type { Projection } from "./projection.ts";
 
 // Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (a few MB).
-const BATCH = 5000;
+const BATCH = 2000;
 
 /**
  * Rebuilds a projection into fresh tables in a private schema while the live tables keep

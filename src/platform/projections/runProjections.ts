@@ -215,6 +215,7 @@ export function runProjections(options: {
 
   async function loop(): Promise<void> {
     let lastClaim = 0;
+    let lastPersist = 0;
     while (!stopped) {
       try {
         if (runners.size < projections.length && Date.now() - lastClaim > 2000) {
@@ -236,6 +237,7 @@ export function runProjections(options: {
         const events = await store.readAll({ after: from, max_count: BATCH });
         if (events.length === 0) {
           if (appends !== seen) continue;
+          await persistSkipped();
           if (await blockedBehindOpenTransaction(from)) await sleep(2);
           else await sleep(runners.size < projections.length ? 2000 : 1000);
           continue;
@@ -247,7 +249,11 @@ export function runProjections(options: {
         // Waiters first: a skipped event changes no table, so read-your-writes need not wait
         // for the statement (and its commit) that records the skip.
         notifyWaiters();
-        await persistSkipped();
+        // Skips change no table: record them at most every 100 ms (and when idle), off the hot path.
+        if (Date.now() - lastPersist > 100) {
+          lastPersist = Date.now();
+          await persistSkipped();
+        }
         checkpointsMoved();
       } catch (error) {
         log.error(error, "projection reader failed; retrying");
