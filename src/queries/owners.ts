@@ -7,7 +7,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { type Found, pick } from "./places.ts";
 
@@ -85,23 +85,20 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
         OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
       }
       const filter = where.join(" AND ");
-      const page = await sql.asTenant(tenantId, async (tx) => {
-        const [{ total }] = await tx.query(
-          `SELECT count(*)::int AS total FROM owners WHERE ${filter}`,
-          params,
-        );
-        const rows = await tx.query<Row>(
-          `SELECT ${SELECT} FROM owners WHERE ${filter} ORDER BY created_at, id
-         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-          [...params, query.limit, offsetOf(query)],
-        );
-        return {
-          items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
-          total,
-          page: query.page,
-          limit: query.limit,
-        };
+      const { rows, total } = await readPage<Row>(sql, tenantId, {
+        table: "owners",
+        select: SELECT,
+        where: filter,
+        params,
+        page: query.page,
+        limit: query.limit,
       });
+      const page = {
+        items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
+        total,
+        page: query.page,
+        limit: query.limit,
+      };
       return sendPage(request, reply, page);
     },
   );

@@ -6,7 +6,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Places area, and the look-ups other areas' routes make on places. */
@@ -101,23 +101,20 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
         where.push(`lower(address_city) = $${params.length}`);
       }
       const filter = where.join(" AND ");
-      const page = await sql.asTenant(tenantId, async (tx) => {
-        const [{ total }] = await tx.query(
-          `SELECT count(*)::int AS total FROM places WHERE ${filter}`,
-          params,
-        );
-        const rows = await tx.query<Row>(
-          `SELECT ${SELECT} FROM places WHERE ${filter} ORDER BY created_at, id
-         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-          [...params, query.limit, offsetOf(query)],
-        );
-        return {
-          items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
-          total,
-          page: query.page,
-          limit: query.limit,
-        };
+      const { rows, total } = await readPage<Row>(sql, tenantId, {
+        table: "places",
+        select: SELECT,
+        where: filter,
+        params,
+        page: query.page,
+        limit: query.limit,
       });
+      const page = {
+        items: rows.map((r) => pick(r, RESPONSE_COLUMNS)),
+        total,
+        page: query.page,
+        limit: query.limit,
+      };
       return sendPage(request, reply, page);
     },
   );

@@ -7,7 +7,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { nestedEstateParams, readEstateInPlace } from "./estates.ts";
 import { type Found, pick } from "./places.ts";
@@ -77,18 +77,15 @@ export async function roomQueries(app: FastifyInstance): Promise<void> {
         params.push(room_type_id);
         filter += ` AND room_type_id = $${params.length}`;
       }
-      const result = await sql.asTenant(tenantId, async (tx) => {
-        const [{ total }] = await tx.query(
-          `SELECT count(*)::int AS total FROM rooms WHERE ${filter}`,
-          params,
-        );
-        const rows = await tx.query<Row>(
-          `SELECT ${SELECT} FROM rooms WHERE ${filter} ORDER BY created_at, id
-           LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-          [...params, limit, offsetOf({ page, limit })],
-        );
-        return { items: rows.map((r) => pick(r, RESPONSE_COLUMNS)), total, page, limit };
+      const { rows, total } = await readPage<Row>(sql, tenantId, {
+        table: "rooms",
+        select: SELECT,
+        where: filter,
+        params,
+        page,
+        limit,
       });
+      const result = { items: rows.map((r) => pick(r, RESPONSE_COLUMNS)), total, page, limit };
       return sendPage(request, reply, result);
     },
   );

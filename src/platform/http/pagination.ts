@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { Sql } from "../db.ts";
 
 /** Query fields every list takes; spread into a route's querystring schema. */
 export const pageQuery = {
@@ -29,4 +30,27 @@ export function sendPage<T>(
   reply.header("x-total-count", String(page.total));
   reply.header("link", links.join(", "));
   return reply.send(page.items);
+}
+
+/**
+ * One page of a read-model table and the total, both read as the tenant (row-level security),
+ * ordered by `created_at, id` so pages are stable. `where` uses `params` ($1 is the tenant).
+ */
+export async function readPage<R = Record<string, unknown>>(
+  sql: Sql,
+  tenantId: string,
+  q: { table: string; select: string; where: string; params: unknown[]; page: number; limit: number },
+): Promise<{ rows: R[]; total: number }> {
+  return sql.asTenant(tenantId, async (tx) => {
+    const [{ total }] = await tx.query(
+      `SELECT count(*)::int AS total FROM ${q.table} WHERE ${q.where}`,
+      q.params,
+    );
+    const n = q.params.length;
+    const rows = await tx.query<R>(
+      `SELECT ${q.select} FROM ${q.table} WHERE ${q.where} ORDER BY created_at, id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...q.params, q.limit, offsetOf(q)],
+    );
+    return { rows, total };
+  });
 }
