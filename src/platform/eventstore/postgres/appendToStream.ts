@@ -125,52 +125,107 @@ export async function appendToStream(
   );
 }
 
-/** Carries a refusal out of the transaction so that it rolls back. */
-class Refused extends Error {
-  constructor(
-    readonly index: number,
-    readonly actual: bigint | "no_stream" | undefined,
-  ) {
-    super("append refused");
-  }
-}
-
 /**
- * Several streams, all or nothing, in one transaction (one commit, one WAL flush): the same
- * single statement per stream. A refusal rolls everything back; then, outside the transaction,
- * a retry of the very same writes answers as the first time, else the failing stream's
- * WrongExpectedRevisionError is thrown.
+ * Several streams, all or nothing, in ONE statement (one round trip, one commit): each
+ * stream's revision is checked, and nothing is inserted unless every check passes; a
+ * concurrent winner on any stream is refused by the unique index.
  */
+const APPEND_MANY = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS w(ord integer, stream_name text, mode text, expected bigint, events jsonb)
+), checked AS (
+  SELECT i.*, c.revision,
+    coalesce(CASE i.mode
+      WHEN 'no_stream' THEN c.revision IS NULL
+      WHEN 'stream_exists' THEN c.revision IS NOT NULL
+      WHEN 'any' THEN true
+      ELSE c.revision = i.expected
+    END, false) AS ok
+  FROM input i
+  CROSS JOIN LATERAL (SELECT max(stream_revision) AS revision FROM events e WHERE e.stream_name = i.stream_name) c
+), inserted AS (
+  INSERT INTO events (event_id, stream_name, stream_revision, type, schema_version, data, metadata)
+  SELECT e.event_id, c.stream_name, coalesce(c.revision, -1) + e.idx + 1, e.type, e.schema_version, e.data, e.metadata
+  FROM checked c, jsonb_to_recordset(c.events)
+    AS e(idx integer, event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb)
+  WHERE NOT EXISTS (SELECT 1 FROM checked WHERE NOT ok)
+  ORDER BY c.ord, e.idx
+  RETURNING stream_name, stream_revision, position, transaction_id
+)
+SELECT c.ord, c.ok, c.revision AS current_revision,
+  (SELECT max(i.stream_revision) FROM inserted i WHERE i.stream_name = c.stream_name) AS next_revision,
+  (SELECT max(i.position) FROM inserted i WHERE i.stream_name = c.stream_name) AS position,
+  (SELECT max(i.transaction_id)::text FROM inserted i) AS transaction_id
+FROM checked c ORDER BY c.ord`;
+
 export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<AppendResult[]> {
   if (writes.length === 0) return [];
   const names = new Set(writes.map((w) => w.stream_name));
   if (names.size !== writes.length) throw new Error("appendToStreams takes each stream once");
+  const payload = JSON.stringify(
+    writes.map((w, ord) => ({
+      ord,
+      stream_name: w.stream_name,
+      mode: typeof w.expected_revision === "bigint" ? "exact" : w.expected_revision,
+      expected: typeof w.expected_revision === "bigint" ? w.expected_revision.toString() : null,
+      events: w.events.map((e, idx) => ({
+        idx,
+        event_id: e.event_id,
+        type: e.type,
+        schema_version: e.schema_version ?? 1,
+        data: e.data,
+        metadata: e.metadata,
+      })),
+    })),
+  );
+  let refused: { index: number; actual?: bigint | "no_stream" } | null = null;
   try {
-    return await sql.transaction(async (tx) => {
-      const results: AppendResult[] = [];
-      for (const [i, w] of writes.entries()) {
-        const attempt = await tryAppend(tx, w.stream_name, w.events, w.expected_revision, false);
-        if (!("ok" in attempt)) {
-          throw new Refused(i, attempt.refused === "revision" ? attempt.actual : undefined);
-        }
-        results.push(attempt.ok);
-      }
-      return results;
-    });
+    const rows = await sql.query(APPEND_MANY, [payload]);
+    const failed = rows.findIndex((r) => !r.ok);
+    if (failed < 0) {
+      return rows.map((r) => ({
+        next_revision: BigInt(r.next_revision),
+        position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.position) },
+      }));
+    }
+    const actual = rows[failed].current_revision;
+    refused = { index: failed, actual: actual === null ? "no_stream" : BigInt(actual) };
   } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    const replays = await Promise.all(
-      writes.map((w) => findIdempotentReplay(sql, w.stream_name, w.events, w.expected_revision)),
-    );
-    if (replays.every((r) => r !== null)) return replays as AppendResult[];
-    const failed = writes[error.index];
-    // The failing stream's own replay can't be the answer when another stream's isn't one.
-    throw new WrongExpectedRevisionError(
-      failed.stream_name,
-      failed.expected_revision,
-      error.actual ?? (await currentRevision(sql, failed.stream_name)),
-    );
+    if ((error as { code?: string }).code !== "23505") throw error;
+    refused = { index: -1 };
   }
+  const replays = await Promise.all(
+    writes.map((w) => findIdempotentReplay(sql, w.stream_name, w.events, w.expected_revision)),
+  );
+  if (replays.every((r) => r !== null)) return replays as AppendResult[];
+  // A concurrent winner: name the first stream no longer at its expected revision.
+  let index = refused.index;
+  let actual = refused.actual;
+  if (index < 0) {
+    index = 0;
+    for (const [i, w] of writes.entries()) {
+      const now = await currentRevision(sql, w.stream_name);
+      if (!fits(w.expected_revision, now)) {
+        index = i;
+        actual = now;
+        break;
+      }
+    }
+  }
+  const failed = writes[index];
+  throw new WrongExpectedRevisionError(
+    failed.stream_name,
+    failed.expected_revision,
+    actual ?? (await currentRevision(sql, failed.stream_name)),
+  );
+}
+
+function fits(expected: ExpectedRevision, actual: bigint | "no_stream"): boolean {
+  if (expected === "any") return true;
+  if (expected === "no_stream") return actual === "no_stream";
+  if (expected === "stream_exists") return actual !== "no_stream";
+  return actual === expected;
 }
 
 async function currentRevision(sql: Sql, stream_name: string): Promise<bigint | "no_stream"> {
