@@ -8,7 +8,10 @@ export interface Checkpoint {
 
 export async function loadCheckpoint(sql: Sql, name: string, forUpdate = false): Promise<Checkpoint | null> {
   const [row] = await sql.query(
+    // Locking the row starts a projector batch; the same round trip turns off the WAL-flush wait
+    // for that transaction (read models are replayable from the log).
     `SELECT version, commit_position::text AS c, prepare_position::text AS p
+       ${forUpdate ? ", set_config('synchronous_commit', 'off', true) AS async_commit" : ""}
      FROM projection_checkpoints WHERE name = $1 ${forUpdate ? "FOR UPDATE" : ""}`,
     [name],
   );

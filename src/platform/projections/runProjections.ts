@@ -141,9 +141,8 @@ export function runProjections(options: {
     }
     try {
       const stale = await sql.transaction(async (tx) => {
-        // Read models are derived: a crash may lose the last commits of rows AND checkpoint together,
-        // which the projector replays from the durable log. So no WAL flush wait here.
-        await tx.exec("SET LOCAL synchronous_commit = off");
+        // Also turns off the WAL-flush wait for this transaction: a crash may lose the last commits
+        // of rows AND checkpoint together, which the projector replays from the durable log.
         const current = await loadCheckpoint(tx, projection.name, true);
         if (
           !current ||
