@@ -36,3 +36,20 @@ export const energyDiagnosisEventTypes: readonly EnergyDiagnosisEventType[] = [
 ];
 
 export const energyDiagnosisStream = (id: string) => `energy_diagnosis-${id}`;
+
+/** The diagnosis fields, in API order: the decider merges them, the read model stores them. */
+export const ENERGY_DIAGNOSIS_FIELDS = [
+  "place_id",
+  "estate_id",
+  "reference_number",
+  "diagnosis_date",
+  "valid_until",
+  "energy_label",
+  "ges_label",
+  "construction_year",
+  "energy_consumption",
+  "ges_emission",
+  "heated_area",
+  "notes",
+  "media_id",
+] as const satisfies readonly (keyof EnergyDiagnosisFields)[];

@@ -29,3 +29,20 @@ export type OwnerEvent =
   | { type: "OwnerDeleted"; data: { owner_id: string } };
 
 export const ownerEventTypes = ["OwnerRegistered", "OwnerUpdated", "OwnerDeleted"] as const;
+
+/** An owner's fields in API order: the decider diffs them, the read model and responses list them. */
+export const ownerFieldNames = [
+  "category",
+  "first_name",
+  "last_name",
+  "legal_name",
+  "email",
+  "phone",
+  "address_street",
+  "address_postal_code",
+  "address_city",
+  "address_country",
+  "iban",
+  "bic",
+  "custom_fields",
+] as const satisfies readonly (keyof OwnerFields)[];

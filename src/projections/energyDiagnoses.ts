@@ -1,5 +1,9 @@
 import { parisDate } from "../commands/energyDiagnoses/schemas.ts";
-import { type EnergyDiagnosisFields, energyDiagnosisEventTypes } from "../events/energyDiagnoses.ts";
+import {
+  ENERGY_DIAGNOSIS_FIELDS,
+  type EnergyDiagnosisFields,
+  energyDiagnosisEventTypes,
+} from "../events/energyDiagnoses.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { deterministicUuid } from "../platform/ids.ts";
@@ -9,22 +13,6 @@ import {
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
-
-export const ENERGY_DIAGNOSIS_FIELDS = [
-  "place_id",
-  "estate_id",
-  "reference_number",
-  "diagnosis_date",
-  "valid_until",
-  "energy_label",
-  "ges_label",
-  "construction_year",
-  "energy_consumption",
-  "ges_emission",
-  "heated_area",
-  "notes",
-  "media_id",
-] as const satisfies readonly (keyof EnergyDiagnosisFields)[];
 
 const COLUMNS = [
   "tenant_id",

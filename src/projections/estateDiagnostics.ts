@@ -1,7 +1,7 @@
 import { estateDiagnosticEventTypes } from "../events/estateDiagnostics.ts";
 import { type Projection, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
-const COLUMNS = [
+export const estateDiagnosticColumns = [
   "tenant_id",
   "id",
   "estate_id",
@@ -29,7 +29,7 @@ export const estateDiagnosticsProjection: Projection = rowProjection({
   name: "estate_diagnostics",
   version: 1,
   table: "estate_diagnostics",
-  columns: COLUMNS,
+  columns: estateDiagnosticColumns,
   schema: `
 CREATE TABLE estate_diagnostics (
   tenant_id uuid NOT NULL,

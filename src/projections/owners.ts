@@ -1,4 +1,4 @@
-import { ownerEventTypes } from "../events/owners.ts";
+import { ownerEventTypes, ownerFieldNames } from "../events/owners.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
@@ -11,19 +11,7 @@ import {
 export const ownerColumns = [
   "tenant_id",
   "id",
-  "category",
-  "first_name",
-  "last_name",
-  "legal_name",
-  "email",
-  "phone",
-  "address_street",
-  "address_postal_code",
-  "address_city",
-  "address_country",
-  "iban",
-  "bic",
-  "custom_fields",
+  ...ownerFieldNames,
   "revision",
   "created_at",
   "updated_at",

@@ -7,13 +7,13 @@ import {
   listEnergyDiagnosesQuery,
   placeEnergyDiagnosesQuery,
 } from "../commands/energyDiagnoses/schemas.ts";
+import { ENERGY_DIAGNOSIS_FIELDS } from "../events/energyDiagnoses.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
-import { ENERGY_DIAGNOSIS_FIELDS } from "../projections/energyDiagnoses.ts";
 
 /** GET routes of the Energy Diagnosis area: the `energy_diagnoses` read model only. */
 

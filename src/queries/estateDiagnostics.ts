@@ -8,26 +8,12 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { estateDiagnosticColumns } from "../projections/estateDiagnostics.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
 
 /** GET routes of the Estate Diagnostics area: the `estate_diagnostics` read model. */
 
-const RESPONSE_COLUMNS = [
-  "id",
-  "estate_id",
-  "type",
-  "active",
-  "diagnosis_date",
-  "valid_until",
-  "reference",
-  "provider",
-  "notes",
-  "media_id",
-  "replaced_by",
-  "deactivated_at",
-  "created_at",
-  "updated_at",
-] as const;
+const RESPONSE_COLUMNS = estateDiagnosticColumns.filter((c) => c !== "tenant_id" && c !== "revision");
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 const iso = (v: unknown) =>

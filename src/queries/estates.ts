@@ -60,7 +60,6 @@ const SELECT_ESTATES = `SELECT ${RESPONSE_COLUMNS.filter((c) => !c.startsWith("c
     current_dpe.current_dpe_id, current_dpe.current_dpe_energy_label, current_dpe.current_dpe_ges_label,
     current_dpe.current_dpe_diagnosis_date, current_dpe.current_dpe_valid_until, e.revision
   FROM estates e ${currentDpeJoin("e")}`;
-const selectEstates = async (_sql: Sql, _tx: Sql) => SELECT_ESTATES;
 
 export interface EstateFound extends Found {
   place_id: string;
@@ -71,7 +70,7 @@ export interface EstateFound extends Found {
 /** The estate as the API shows it, or null when the tenant has no such estate. */
 export async function readEstate(sql: Sql, tenantId: string, id: string): Promise<EstateFound | null> {
   const [row] = await sql.asTenant(tenantId, async (tx) =>
-    tx.query<Row>(`${await selectEstates(sql, tx)} WHERE e.tenant_id = $1 AND e.id = $2`, [tenantId, id]),
+    tx.query<Row>(`${SELECT_ESTATES} WHERE e.tenant_id = $1 AND e.id = $2`, [tenantId, id]),
   );
   if (!row) return null;
   return {
@@ -148,7 +147,7 @@ async function listEstates(sql: Sql, tenantId: string, query: ListQuery) {
       params,
     );
     const rows = await tx.query<Row>(
-      `${await selectEstates(sql, tx)} WHERE ${filter} ORDER BY e.created_at, e.id
+      `${SELECT_ESTATES} WHERE ${filter} ORDER BY e.created_at, e.id
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, offsetOf(query)],
     );

@@ -8,7 +8,7 @@ import { notFound, validationError } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
@@ -94,18 +94,15 @@ async function listLessees(
       OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
   }
   const filter = where.join(" AND ");
-  return sql.asTenant(tenantId, async (tx) => {
-    const [{ total }] = await tx.query<{ total: number }>(
-      `SELECT count(*)::int AS total FROM lessees WHERE ${filter}`,
-      params,
-    );
-    const rows = await tx.query<Row>(
-      `SELECT ${SELECT} FROM lessees WHERE ${filter} ORDER BY created_at, id
-       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, query.limit, offsetOf(query)],
-    );
-    return { items: rows.map(toLesseeResponse), total, page: query.page, limit: query.limit };
+  const { rows, total } = await readPage<Row>(sql, tenantId, {
+    table: "lessees",
+    select: SELECT,
+    where: filter,
+    params,
+    page: query.page,
+    limit: query.limit,
   });
+  return { items: rows.map(toLesseeResponse), total, page: query.page, limit: query.limit };
 }
 
 const idParams = z.strictObject({ id: uuidSchema });

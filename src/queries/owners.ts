@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { text, uuid } from "../commands/places/schemas.ts";
-import { ownerCategories } from "../events/owners.ts";
+import { ownerCategories, ownerFieldNames } from "../events/owners.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -13,24 +13,7 @@ import { type Found, pick } from "./places.ts";
 
 /** GET routes of the Owners area, and the owner look-ups estates make. */
 
-const RESPONSE_COLUMNS = [
-  "id",
-  "category",
-  "first_name",
-  "last_name",
-  "legal_name",
-  "email",
-  "phone",
-  "address_street",
-  "address_postal_code",
-  "address_city",
-  "address_country",
-  "iban",
-  "bic",
-  "custom_fields",
-  "created_at",
-  "updated_at",
-] as const;
+const RESPONSE_COLUMNS = ["id", ...ownerFieldNames, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 export async function readOwner(sql: Sql, tenantId: string, id: string): Promise<Found | null> {

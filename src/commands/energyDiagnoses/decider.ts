@@ -1,4 +1,5 @@
 import {
+  ENERGY_DIAGNOSIS_FIELDS,
   ENERGY_LABELS,
   type EnergyDiagnosisEvent,
   type EnergyDiagnosisFields,
@@ -41,21 +42,7 @@ export type EnergyDiagnosisState =
   | { status: "recorded"; id: string; fields: EnergyDiagnosisFields }
   | { status: "deleted"; id: string };
 
-const FIELD_NAMES: readonly (keyof EnergyDiagnosisFields)[] = [
-  "place_id",
-  "estate_id",
-  "reference_number",
-  "diagnosis_date",
-  "valid_until",
-  "energy_label",
-  "ges_label",
-  "construction_year",
-  "energy_consumption",
-  "ges_emission",
-  "heated_area",
-  "notes",
-  "media_id",
-];
+const FIELD_NAMES: readonly (keyof EnergyDiagnosisFields)[] = ENERGY_DIAGNOSIS_FIELDS;
 
 /** Upper bound (inclusive) of each class but G, in kWh/m²/year (energy) and kg CO2/m²/year (GES). */
 const ENERGY_SCALE = [50, 90, 150, 230, 330, 420];

@@ -1,4 +1,4 @@
-import type { OwnerEvent, OwnerFields } from "../../events/owners.ts";
+import { type OwnerEvent, type OwnerFields, ownerFieldNames } from "../../events/owners.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, notFound, validationError } from "../../platform/errors.ts";
 import { changedFields } from "../places/decider.ts";
@@ -14,22 +14,6 @@ export type OwnerCommand =
   | { type: "UpdateOwner"; owner_id: string; input: UpdateOwnerInput }
   /** estate_count: estates the owner currently owns (estates read model). */
   | { type: "DeleteOwner"; owner_id: string; estate_count: number };
-
-export const ownerFieldNames = [
-  "category",
-  "first_name",
-  "last_name",
-  "legal_name",
-  "email",
-  "phone",
-  "address_street",
-  "address_postal_code",
-  "address_city",
-  "address_country",
-  "iban",
-  "bic",
-  "custom_fields",
-] as const satisfies readonly (keyof OwnerFields)[];
 
 function checkCategory(owner: OwnerFields): void {
   const details = ownerCategoryDetails(owner);

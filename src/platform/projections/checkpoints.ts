@@ -1,5 +1,5 @@
 import type { Sql } from "../db.ts";
-import { comparePositions, type Position, START } from "../eventstore/eventStore.ts";
+import { comparePositions, type Position } from "../eventstore/eventStore.ts";
 
 export interface Checkpoint {
   version: number;
@@ -34,4 +34,3 @@ export async function saveCheckpoint(
 }
 
 export const samePosition = (a: Position, b: Position) => comparePositions(a, b) === 0;
-export const isStart = (p: Position) => samePosition(p, START);
