@@ -1,8 +1,11 @@
 import type { Config } from "./config.ts";
+import type { Permission } from "./http/auth.ts";
 import type { Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
 import type { Jobs } from "./jobs.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
+
+export type RouteAccess = "public" | "admin" | "worker" | Permission;
 
 /** What routes and jobs get to work with; decorated on the fastify instance as `app.platform`. */
 export interface Platform {
@@ -25,5 +28,12 @@ declare module "fastify" {
     invalidBodyMessage?: string | ((details: { field: string; message: string }[]) => string);
     /** Routes outside tenant auth (health, docs, admin with its own key). */
     public?: boolean;
+    /**
+     * What the route needs, read by the auth hook from the matched route only (docs/security.md):
+     * "public" (no key), "admin" (PMS_ADMIN_API_KEY), "worker" (a worker key in X-API-Key),
+     * or the tenant permission a tenant key must hold. A route that declares nothing is refused
+     * at start-up.
+     */
+    access?: RouteAccess;
   }
 }
