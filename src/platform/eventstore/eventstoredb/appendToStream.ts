@@ -1,7 +1,9 @@
 import {
   BACKWARDS,
+  END,
   type EventStoreDBClient,
   jsonEvent,
+  type ResolvedEvent,
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from "@eventstore/db-client";
@@ -10,14 +12,15 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type Position,
+  START,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
-import { toClientExpectedRevision, toPortActualRevision } from "./mapping.ts";
+import { knownPosition, toClientExpectedRevision, toPortActualRevision } from "./mapping.ts";
+import { headPosition } from "./readAll.ts";
 
 /**
- * Appends with the port's expected revision. The port's event_id becomes the ESDB event id: with
- * an expected revision other than "any", ESDB answers a repeated append of the same ids with the
- * first append's result instead of writing them twice.
+ * Appends with the port's expected revision; the port's event_id is the ESDB event id, so a retry
+ * answers as the first append (see the idempotency rules in docs/eventstoredb.md).
  */
 export async function appendToStream(
   client: EventStoreDBClient,
@@ -47,23 +50,24 @@ export async function appendToStream(
     }
     throw error;
   }
-  // Only reached when the connection string sets throwOnAppendFailure=false.
+  // Only reached when the connection string sets throwOnAppendFailure=false. The client's
+  // batch-append path then reports BigInt(hasCurrentStreamRevision()), a boolean: 1n for any
+  // existing stream (client streams/appendToStream/batchAppend.js), so read the revision instead.
   if (!result.success) {
-    throw new WrongExpectedRevisionError(
-      stream_name,
-      expected,
-      toPortActualRevision(result.nextExpectedRevision),
-    );
+    throw new WrongExpectedRevisionError(stream_name, expected, await currentRevision(client, stream_name));
   }
   const next_revision = result.nextExpectedRevision;
-  // A single-event write's position is that event's position in $all. For several events (or an
-  // idempotent replay, which may carry no position) read the last event back, so a caller waiting
-  // for projectors to pass `position` waits for the whole write.
+  // The reply carries the position of the write's last event: the CommitAck of its last prepare
+  // (server StorageChaser.cs, RequestManager/Managers/WriteEvents.cs), where $all shows that event;
+  // an idempotent replay answers the last retried event's position (IndexWriter.CheckCommit). Only
+  // when it is absent read it back; servers before 22.6 have no positions on stream reads, so
+  // then take the head of $all, which is at or after the event.
   const position =
-    events.length === 1 && result.position && result.position.commit >= 0n
-      ? result.position
-      : ((await positionOfRevision(client, stream_name, next_revision)) ?? result.position);
-  return { next_revision, position: copy(position ?? { commit: -1n, prepare: -1n }) };
+    knownPosition(result.position) ??
+    (await positionOfRevision(client, stream_name, next_revision)) ??
+    (await headPosition(client)) ??
+    START;
+  return { next_revision, position };
 }
 
 async function positionOfRevision(
@@ -71,19 +75,35 @@ async function positionOfRevision(
   stream_name: string,
   revision: bigint,
 ): Promise<Position | undefined> {
-  if (revision < 0n) return undefined;
+  const [last] = await lastEvents(client, stream_name, revision);
+  return knownPosition(last?.event?.position);
+}
+
+/** The stream's current revision, or "no_stream". */
+async function currentRevision(
+  client: EventStoreDBClient,
+  stream_name: string,
+): Promise<bigint | "no_stream"> {
+  const [last] = await lastEvents(client, stream_name, END);
+  return last?.event ? last.event.revision : "no_stream";
+}
+
+/** At most one event, read backwards from `from`; [] for a missing stream. */
+async function lastEvents(
+  client: EventStoreDBClient,
+  stream_name: string,
+  from: bigint | typeof END,
+): Promise<ResolvedEvent[]> {
+  const events: ResolvedEvent[] = [];
   try {
     for await (const resolved of client.readStream(stream_name, {
-      fromRevision: revision,
+      fromRevision: from,
       direction: BACKWARDS,
       maxCount: 1,
-    })) {
-      return resolved.event?.position;
-    }
+    }))
+      events.push(resolved);
   } catch (error) {
     if (!(error instanceof StreamNotFoundError)) throw error;
   }
-  return undefined;
+  return events;
 }
-
-const copy = (p: Position): Position => ({ commit: p.commit, prepare: p.prepare });

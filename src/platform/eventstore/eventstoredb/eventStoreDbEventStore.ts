@@ -10,15 +10,31 @@ import { headPosition, readAll } from "./readAll.ts";
 import { readStream } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
 
+export interface EventStoreDbOptions {
+  /** Wake-up subscription restarts: the first pause, doubled after each failure up to maxMs. */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+const BACKOFF = { initialMs: 1000, maxMs: 30_000 };
+
 /**
  * The event store port over EventStoreDB (`esdb://...`). ESDB already orders $all and never
  * exposes uncommitted events, so each operation is a thin translation (see mapping.ts).
+ * Takes a connection string, or a client (tests).
  */
-export function createEventStoreDbEventStore(connectionString: string): EventStore {
-  const client = EventStoreDBClient.connectionString(connectionString);
+export function createEventStoreDbEventStore(
+  connection: string | EventStoreDBClient,
+  options: EventStoreDbOptions = {},
+): EventStore {
+  const client =
+    typeof connection === "string" ? EventStoreDBClient.connectionString(connection) : connection;
+  const channels = trackChannels(client);
+  const backoff = options.backoff ?? BACKOFF;
   const listeners = new Set<() => void>();
   const subscriptions = new Set<Subscription>();
   let wakeUp: AllStreamSubscription | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = backoff.initialMs;
 
   const notify = () => {
     for (const listener of listeners) {
@@ -33,25 +49,44 @@ export function createEventStoreDbEventStore(connectionString: string): EventSto
   // Appends by other instances reach this one only through the server: a live subscription from
   // the end, started with the first listener, turns every new user event into a wake-up.
   const startWakeUp = () => {
-    if (wakeUp || listeners.size === 0) return;
+    if (wakeUp || retry || listeners.size === 0) return;
     const subscription = client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
     wakeUp = subscription;
-    subscription.on("data", notify);
-    subscription.on("error", () => {
+    const healthy = () => {
+      delay = backoff.initialMs;
+    };
+    subscription.on("confirmation", healthy);
+    subscription.on("data", () => {
+      healthy();
+      notify();
+    });
+    // A live subscription has no end: the server closing it cleanly ('end'), failing ('error')
+    // or the stream closing otherwise all mean no more wake-ups, so restart on any of them.
+    const restart = () => {
       if (wakeUp !== subscription) return;
       wakeUp = undefined;
       subscription.destroy();
       // Events may have been missed while it was down: wake the listeners, then resubscribe.
-      setTimeout(() => {
+      retry = setTimeout(() => {
+        retry = undefined;
         notify();
         startWakeUp();
-      }, 1000).unref();
-    });
+      }, delay);
+      retry.unref();
+      delay = Math.min(delay * 2, backoff.maxMs);
+    };
+    subscription.on("error", restart);
+    subscription.on("end", restart);
+    subscription.on("close", restart);
   };
+  // Never rejects: callers run it unawaited (`void`), and close() must go on to dispose.
   const stopWakeUp = async () => {
+    clearTimeout(retry);
+    retry = undefined;
     const subscription = wakeUp;
     wakeUp = undefined;
-    await subscription?.unsubscribe();
+    // unsubscribe() rejects when endpoint discovery failed (no call to cancel): destroy anyway.
+    await subscription?.unsubscribe().catch(() => {});
     subscription?.destroy();
   };
 
@@ -86,8 +121,28 @@ export function createEventStoreDbEventStore(connectionString: string): EventSto
     headPosition: () => headPosition(client),
     async close() {
       listeners.clear();
-      await Promise.all([stopWakeUp(), ...[...subscriptions].map((s) => s.stop())]);
+      await Promise.allSettled([stopWakeUp(), ...[...subscriptions].map((s) => s.stop())]);
       await client.dispose();
+      for (const channel of channels) channel.close();
     },
   };
+}
+
+/**
+ * Client v6's dispose() cancels the calls in flight but leaves the gRPC channel connected
+ * (client Client/index.js: nothing calls channel.close() outside reconnection). grpc-js unrefs an
+ * idle connection, so the process can still exit, but the socket stays open until then. The
+ * client creates channels only through its `createChannel` property: keep each one to close it.
+ */
+function trackChannels(client: EventStoreDBClient): Set<{ close(): void }> {
+  const channels = new Set<{ close(): void }>();
+  const internal = client as unknown as { createChannel?: () => Promise<{ close(): void }> };
+  const create = internal.createChannel;
+  if (typeof create !== "function") return channels;
+  internal.createChannel = async () => {
+    const channel = await create();
+    channels.add(channel);
+    return channel;
+  };
+  return channels;
 }

@@ -8,7 +8,13 @@ import {
   type ResolvedEvent,
   STREAM_EXISTS,
 } from "@eventstore/db-client";
-import type { EventMetadata, ExpectedRevision, Position, RecordedEvent } from "../eventStore.ts";
+import {
+  type EventMetadata,
+  type ExpectedRevision,
+  type Position,
+  type RecordedEvent,
+  START,
+} from "../eventStore.ts";
 
 /**
  * Translations between the port and the EventStoreDB client. The revision conventions already
@@ -33,6 +39,25 @@ export function toReadPosition(after: Position | undefined): ReadPosition {
   return { commit: after.commit, prepare: after.prepare };
 }
 
+/**
+ * 2^64-1, how servers say "no position": `Position.FromInt64(-1, -1)` (server
+ * `Services/Transport/Grpc/Position.cs`). Before 22.6 (server commit e5c883dd4) every event of a
+ * stream read carries it; the client's getters never return undefined, so it arrives as a number.
+ */
+const NO_POSITION = 2n ** 64n - 1n;
+
+/** A position the server really gave, or undefined for an absent one or the 2^64-1 marker. */
+export function knownPosition(position: Position | undefined): Position | undefined {
+  if (
+    !position ||
+    position.commit < 0n ||
+    position.commit === NO_POSITION ||
+    position.prepare === NO_POSITION
+  )
+    return undefined;
+  return { commit: position.commit, prepare: position.prepare };
+}
+
 /** ESDB's own events ($statsCollected, $metadata, $> links, ...) never reach the service. */
 export function isSystemType(type: string): boolean {
   return type.startsWith("$");
@@ -48,12 +73,9 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
   const { schema_version, ...metadata } = parseJson(event.metadata) as EventMetadata & {
     schema_version?: number;
   };
-  // Events of $all always carry a position; stream reads do on servers >= 22.6, else fall back to the commit.
-  const position =
-    event.position ??
-    (resolved.commitPosition !== undefined
-      ? { commit: resolved.commitPosition, prepare: resolved.commitPosition }
-      : { commit: -1n, prepare: -1n });
+  // Events of $all always carry a position. Stream reads do from server 22.6 on; before, only
+  // 2^64-1 (see knownPosition): the port's START then says "unknown" (docs/eventstoredb.md).
+  const position = knownPosition(event.position) ?? START;
   return {
     event_id: event.id,
     type: event.type,

@@ -63,7 +63,10 @@ export function subscribeToAll(
     async stop() {
       stopped = true;
       const subscription = current;
-      await subscription?.unsubscribe();
+      // unsubscribe() awaits the call's creation, which rejects when endpoint discovery failed
+      // (esdb+discover:// or several hosts; client Client/index.js resolveUri): there is then
+      // no call to cancel, and the cleanup below must still run.
+      await subscription?.unsubscribe().catch(() => {});
       // Ends the `for await` even if the cancelled gRPC stream never closes its pipe.
       subscription?.destroy();
       await done;
