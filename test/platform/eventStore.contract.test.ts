@@ -154,7 +154,23 @@ function expectIncreasing(positions: Position[]) {
   }
 }
 
+/**
+ * Idempotency beyond what the port promises every engine (eventStore.ts): a retry with "any" or
+ * "stream_exists" is a replay on PostgreSQL, best effort on EventStoreDB (a bounded cache of
+ * recent ids); an id already in another stream is refused by PostgreSQL's unique index and
+ * written again by EventStoreDB, which checks ids per stream (docs/eventstoredb.md).
+ */
+const idempotency: Record<
+  string,
+  { looseRetry: "replay" | "best effort"; otherStream: "refused" | "written" }
+> = {
+  embedded: { looseRetry: "replay", otherStream: "refused" },
+  postgres: { looseRetry: "replay", otherStream: "refused" },
+  eventstoredb: { looseRetry: "best effort", otherStream: "written" },
+};
+
 for (const adapter of adapters) {
+  const guarantees = idempotency[adapter.name];
   describe.skipIf(!adapter.available)(`event store contract: ${adapter.name}`, () => {
     let fixture: Fixture;
     let store: EventStore;
@@ -318,6 +334,51 @@ for (const adapter of adapters) {
         const third = await store.appendToStream(name, more, { expected_revision: 1n });
         expect(await store.appendToStream(name, more, { expected_revision: 1n })).toEqual(third);
         expect(ids(await store.readStream(name))).toEqual(ids([...events, ...more]));
+      });
+
+      it("a partial match of an earlier append (some ids the same, some new) is a conflict", async () => {
+        const name = stream();
+        const events = [newEvent(), newEvent()];
+        await store.appendToStream(name, events, { expected_revision: "no_stream" });
+        for (const retry of [
+          [events[0], newEvent()],
+          [...events, newEvent()],
+        ]) {
+          const error = await rejection(
+            store.appendToStream(name, retry, { expected_revision: "no_stream" }),
+          );
+          expect(error.actual).toBe(1n);
+        }
+        expect(ids(await store.readStream(name))).toEqual(ids(events));
+      });
+
+      it("with any or stream_exists: a retry is a replay only where the engine guarantees it", async (test) => {
+        if (guarantees.looseRetry !== "replay") return test.skip();
+        const name = stream();
+        await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+        for (const expected of ["any", "stream_exists"] as const) {
+          const events = [newEvent()];
+          const first = await store.appendToStream(name, events, { expected_revision: expected });
+          expect(await store.appendToStream(name, events, { expected_revision: expected })).toEqual(first);
+        }
+        expect((await store.readStream(name)).length).toBe(3);
+      });
+
+      it("ids are checked per stream: the same events in another stream are never its replay", async () => {
+        const [a, b] = [stream(), stream()];
+        const events = [newEvent()];
+        const first = await store.appendToStream(a, events, { expected_revision: "no_stream" });
+        const other = store.appendToStream(b, events, { expected_revision: "no_stream" });
+        if (guarantees.otherStream === "refused") {
+          await rejection(other);
+          expect(await store.readStream(b)).toEqual([]);
+        } else {
+          const written = await other;
+          expect(written.next_revision).toBe(0n);
+          expect(comparePositions(written.position, first.position)).toBe(1);
+          expect(ids(await store.readStream(b))).toEqual(ids(events));
+        }
+        expect(ids(await store.readStream(a))).toEqual(ids(events));
       });
 
       it("the same ids but new events in between is a conflict, not a replay", async () => {

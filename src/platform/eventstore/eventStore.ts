@@ -14,7 +14,7 @@ export interface EventMetadata {
 }
 
 export interface NewEvent<Type extends string = string, Data = unknown> {
-  /** Deterministic ids make retried appends idempotent. */
+  /** Deterministic ids make a retried append idempotent, within the limits of EventStore.appendToStream. */
   event_id: string;
   type: Type;
   schema_version?: number;
@@ -28,6 +28,10 @@ export interface Position {
   prepare: bigint;
 }
 
+/**
+ * `position` is the event's place in the log. Events of readStream on EventStoreDB servers
+ * before 22.6 carry START instead: those servers do not say (docs/eventstoredb.md).
+ */
 export interface RecordedEvent<Type extends string = string, Data = any> {
   event_id: string;
   type: Type;
@@ -41,7 +45,9 @@ export interface RecordedEvent<Type extends string = string, Data = any> {
 }
 
 export interface AppendResult {
+  /** The revision of the stream's last event after the write. */
   next_revision: bigint;
+  /** The position of the write's last event (of an idempotent replay: that or a later one). */
   position: Position;
 }
 
@@ -63,7 +69,20 @@ export interface Subscription {
 
 export interface EventStore {
   readonly engine: "postgres" | "embedded" | "eventstoredb";
-  /** Fails with WrongExpectedRevisionError when the stream is not at the expected revision. */
+  /**
+   * Fails with WrongExpectedRevisionError when the stream is not at the expected revision.
+   *
+   * Idempotency, as every engine guarantees it (docs/eventstoredb.md): the same events (same ids,
+   * same order) appended again to the same stream with the same exact revision or "no_stream",
+   * once the first append has succeeded, write nothing and answer its next_revision. A partial
+   * match (some of those ids, some new) fails with WrongExpectedRevisionError. Nothing beyond:
+   * - a retry while the first append is still in flight may fail otherwise (EventStoreDB drops a
+   *   retry of a write not yet replicated: the client sees a deadline error after 10 s);
+   * - with "any" or "stream_exists" a retry may be written twice (EventStoreDB then checks only a
+   *   bounded cache of recent ids);
+   * - ids are checked per stream: the same id in another stream is written again (EventStoreDB) or
+   *   refused with WrongExpectedRevisionError (PostgreSQL's unique index). Derive ids from the stream.
+   */
   appendToStream(
     stream_name: string,
     events: NewEvent[],
