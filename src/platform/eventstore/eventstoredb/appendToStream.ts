@@ -75,6 +75,8 @@ async function positionOfRevision(
   stream_name: string,
   revision: bigint,
 ): Promise<Position | undefined> {
+  // The client refuses a negative fromRevision (streams/readStream.js).
+  if (revision < 0n) return undefined;
   const [last] = await lastEvents(client, stream_name, revision);
   return knownPosition(last?.event?.position);
 }
