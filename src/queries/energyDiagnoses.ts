@@ -280,7 +280,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses",
-    { schema: { ...tag, querystring: listEnergyDiagnosesQuery } },
+    { schema: { ...tag, querystring: listEnergyDiagnosesQuery }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
       const { items, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
@@ -290,7 +290,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: z.strictObject({ id }) } },
+    { schema: { ...tag, params: z.strictObject({ id }) }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const found = await readEnergyDiagnosis(sql, tenantOf(request), diagnosisId);
@@ -302,7 +302,10 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/places/:place_id/energy-diagnoses",
-    { schema: { ...tag, params: z.strictObject({ place_id: id }), querystring: placeEnergyDiagnosesQuery } },
+    {
+      schema: { ...tag, params: z.strictObject({ place_id: id }), querystring: placeEnergyDiagnosesQuery },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id: placeId } = request.params as { place_id: string };
@@ -327,6 +330,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
         params: z.strictObject({ place_id: id, estate_id: id }),
         querystring: estateEnergyDiagnosesQuery,
       },
+      config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
