@@ -114,7 +114,6 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
       }
     });
 
-    // Needs the route-access auth hook (security branch): the admin key on a non-/api/admin route.
     it("adds a later quarter with the platform admin key, as an event; idempotent; corrections win", async () => {
       const res = await putIrl("2025-Q4", { value: 146.12, published_on: "2026-01-15" });
       expect(res.statusCode, res.body).toBe(200);
@@ -145,8 +144,9 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
     it("refuses tenant keys and no key on the admin route, and bad bodies, writing nothing", async () => {
       const before = await t.sql.query("SELECT count(*)::int AS n FROM events");
       const tenantKey = await putIrl("2026-Q1", { value: 147 }, { authorization: `Bearer ${t.tenant.key}` });
-      expect(tenantKey.statusCode).toBe(403);
-      expect(tenantKey.json()).toMatchObject({ error: "Forbidden" });
+      // As on every admin route: a tenant key is no admin key, 401.
+      expect(tenantKey.statusCode).toBe(401);
+      expect(tenantKey.json()).toMatchObject({ error: "Unauthorized" });
       expect((await putIrl("2026-Q1", { value: 147 }, {})).statusCode).toBe(401);
       for (const [quarter, body, field] of [
         ["2026-Q9", { value: 147 }, "quarter"],
@@ -261,7 +261,10 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
       ] as const) {
         const res = await t.request("PUT", `/api/places/${place}/rent-regulation`, { body });
         expect(res.statusCode, JSON.stringify(body)).toBe(400);
-        expect(res.json().details?.map((d: { field: string }) => d.field), res.body).toContain(field);
+        expect(
+          res.json().details?.map((d: { field: string }) => d.field),
+          res.body,
+        ).toContain(field);
       }
       expect(await t.sql.query("SELECT count(*)::int AS n FROM events")).toEqual(before);
     });

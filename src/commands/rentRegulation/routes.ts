@@ -8,7 +8,7 @@ import {
   placeRentRegulationStream,
   type RentRegulationEvent,
 } from "../../events/rentRegulation.ts";
-import { ApiError, conflict, notFound, preconditionFailed } from "../../platform/errors.ts";
+import { conflict, notFound, preconditionFailed } from "../../platform/errors.ts";
 import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { ifMatchRevision } from "../../platform/http/etag.ts";
