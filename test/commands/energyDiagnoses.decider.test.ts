@@ -14,7 +14,11 @@ import {
   parisDate,
   updateEnergyDiagnosisBody,
 } from "../../src/commands/energyDiagnoses/schemas.ts";
-import type { EnergyDiagnosisEvent, EnergyLabel } from "../../src/events/energyDiagnoses.ts";
+import {
+  type EnergyDiagnosisEvent,
+  type EnergyLabel,
+  legalValidUntil,
+} from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import { parseOrThrow } from "../../src/platform/validation.ts";
@@ -530,5 +534,20 @@ describe("calendar helpers", () => {
     expect(addYears("2024-02-29", 10)).toBe("2034-02-28");
     expect(addYears("2020-02-29", 8)).toBe("2028-02-29");
     expect(addYears("2025-12-31", 10)).toBe("2035-12-31");
+  });
+});
+
+describe("legal validity of a DPE (décret n° 2020-1610)", () => {
+  it.each([
+    ["2012-12-31", "2022-12-30", "2022-12-30"],
+    ["2013-01-01", "2023-01-01", "2022-12-31"],
+    ["2017-12-31", "2027-12-31", "2022-12-31"],
+    ["2017-12-31", "2020-06-30", "2020-06-30"],
+    ["2018-01-01", "2028-01-01", "2024-12-31"],
+    ["2021-06-30", "2031-06-30", "2024-12-31"],
+    ["2021-07-01", "2031-07-01", "2031-07-01"],
+    ["2024-03-15", "2034-03-15", "2034-03-15"],
+  ])("made %s, valid until %s by the certificate: %s by law", (made, certificate, legal) => {
+    expect(legalValidUntil(made, certificate)).toBe(legal);
   });
 });
