@@ -301,6 +301,20 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
       expect((await t.request("GET", "/api/rent-regulation/irl", { as: noRead })).statusCode).toBe(403);
     });
 
+    it("documents its routes in the OpenAPI", async () => {
+      const res = await t.request("GET", "/api/openapi.json", { as: null });
+      expect(res.statusCode).toBe(200);
+      const paths = Object.keys(res.json().paths);
+      for (const path of [
+        "/api/rent-regulation/irl",
+        "/api/rent-regulation/irl/{quarter}",
+        "/api/places/{place_id}/rent-regulation",
+        "/api/places/{place_id}/estates/{estate_id}/rent-regulation",
+      ]) {
+        expect(paths).toContain(path);
+      }
+    });
+
     it("rebuilding its projections gives the same tables", async () => {
       const tables = ["irl_values", "place_rent_regulation", "estate_rent_regulation"];
       const snapshot = async () => {
