@@ -6,6 +6,7 @@ import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
+import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import type { Projection } from "./platform/projections/projection.ts";
@@ -16,6 +17,7 @@ import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -25,6 +27,7 @@ import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { typeQueries } from "./queries/types.ts";
 
@@ -55,5 +58,10 @@ export const areas: Area[] = [
     name: "estateDiagnostics",
     routes: [estateDiagnosticCommandRoutes, estateDiagnosticQueryRoutes],
     projections: [estateDiagnosticsProjection],
+  },
+  {
+    name: "rentRegulation",
+    routes: [rentRegulationCommandRoutes, rentRegulationQueryRoutes],
+    projections: rentRegulationProjections,
   },
 ];

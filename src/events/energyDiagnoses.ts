@@ -4,6 +4,58 @@ import type { DomainEvent } from "../platform/decider.ts";
 export const ENERGY_LABELS = ["A", "B", "C", "D", "E", "F", "G"] as const;
 export type EnergyLabel = (typeof ENERGY_LABELS)[number];
 
+/**
+ * The label scales of a DPE, by the method in force on its `diagnosis_date` (docs/dpe.md):
+ * upper bounds (inclusive) of classes A..F, G above. Energy in kWh/m²/year, GES in kg CO2/m²/year.
+ */
+export interface LabelScale {
+  method: "2006" | "2021";
+  energy: readonly number[];
+  ges: readonly number[];
+}
+
+/** The method of the arrêté du 31 mars 2021 applies to diagnoses made from this day on. */
+export const DPE_2021_METHOD_FROM = "2021-07-01";
+
+/** The scale of SPEC.md, the method in force until 2021-06-30. */
+const SCALE_2006: LabelScale = {
+  method: "2006",
+  energy: [50, 90, 150, 230, 330, 420],
+  ges: [5, 10, 20, 35, 55, 80],
+};
+/** Arrêté du 31 mars 2021 (DPE of dwellings, metropolitan France), from 2021-07-01. */
+const SCALE_2021: LabelScale = {
+  method: "2021",
+  energy: [70, 110, 180, 250, 330, 420],
+  ges: [6, 11, 30, 50, 70, 100],
+};
+
+/** The scale in force on a diagnosis date (YYYY-MM-DD). */
+export const labelScaleOn = (diagnosisDate: string): LabelScale =>
+  diagnosisDate < DPE_2021_METHOD_FROM ? SCALE_2006 : SCALE_2021;
+
+/** The class a measured value gives on a scale: the first whose upper bound holds it, else G. */
+export function classOf(value: number, bounds: readonly number[]): EnergyLabel {
+  const index = bounds.findIndex((max) => value <= max);
+  return ENERGY_LABELS[index === -1 ? bounds.length : index];
+}
+
+/**
+ * The day a DPE stops being valid by law: décret n° 2020-1610 du 17 décembre 2020 ended the
+ * certificates made before the 2021 method early (made 2013-01-01..2017-12-31: valid until
+ * 2022-12-31; made 2018-01-01..2021-06-30: until 2024-12-31); a DPE made earlier than 2013 had
+ * expired by then anyway. The earlier of that day and what the certificate says.
+ */
+export function legalValidUntil(diagnosisDate: string, validUntil: string): string {
+  const legalEnd =
+    diagnosisDate >= DPE_2021_METHOD_FROM
+      ? null
+      : diagnosisDate >= "2018-01-01"
+        ? "2024-12-31"
+        : "2022-12-31";
+  return legalEnd !== null && legalEnd < validUntil ? legalEnd : validUntil;
+}
+
 /** Every field of a diagnosis apart from its id and timestamps, as recorded. */
 export interface EnergyDiagnosisFields {
   place_id: string | null;

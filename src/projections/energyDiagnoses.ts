@@ -3,6 +3,7 @@ import {
   ENERGY_DIAGNOSIS_FIELDS,
   type EnergyDiagnosisFields,
   energyDiagnosisEventTypes,
+  legalValidUntil,
 } from "../events/energyDiagnoses.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
@@ -142,6 +143,9 @@ interface DpeRow {
   place_id: string | null;
   estate_id: string | null;
   diagnosis_date: string;
+  /** What the certificate says. */
+  certificate_valid_until: string;
+  /** The earlier of that and its legal end (legalValidUntil): what "valid" means here. */
   valid_until: string;
   energy_label: string;
   ges_label: string;
@@ -151,13 +155,15 @@ interface DpeRow {
 /**
  * `estate_current_dpe`: each estate's current DPE — its own newest valid diagnosis, else its
  * place's newest valid one (DESIGN.md §6). "Newest" is the latest diagnosis_date (then the
- * latest recorded); "valid" is valid_until on or after today (Paris) when the row is computed.
+ * latest recorded); "valid" is its legal validity (the earlier of the certificate's valid_until and
+ * the end the décret n° 2020-1610 set for pre-2021 certificates, docs/dpe.md) on or after today
+ * (Paris) when the row is computed.
  * The projection keeps its own copy of what it needs (diagnosis dates and labels, the place of
  * each estate) so it never reads another projection's tables, which may be rebuilding.
  */
 export const estateCurrentDpeProjection: Projection = {
   name: "estate_current_dpe",
-  version: 1,
+  version: 2,
   tables: ["estate_current_dpe", "estate_dpe_diagnoses", "estate_dpe_estates"],
   schema: `
 CREATE TABLE estate_dpe_estates (
@@ -173,6 +179,8 @@ CREATE TABLE estate_dpe_diagnoses (
   place_id uuid,
   estate_id uuid,
   diagnosis_date date NOT NULL,
+  certificate_valid_until date NOT NULL,
+  -- legal validity: the earlier of certificate_valid_until and the legal end of its method
   valid_until date NOT NULL,
   energy_label text NOT NULL,
   ges_label text NOT NULL,
@@ -188,6 +196,7 @@ CREATE TABLE estate_current_dpe (
   energy_label text NOT NULL,
   ges_label text NOT NULL,
   diagnosis_date date NOT NULL,
+  -- legal validity (estate_dpe_diagnoses.valid_until)
   valid_until date NOT NULL,
   -- 'estate' (the estate's own diagnosis) or 'place' (the building's)
   source text NOT NULL
@@ -207,7 +216,8 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
   if (diagnosisEvents.length > 0) {
     const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id as string))];
     const stored = await tx.query<DpeRow>(
-      `SELECT tenant_id, id, place_id, estate_id, diagnosis_date, valid_until, energy_label, ges_label, recorded_at
+      `SELECT tenant_id, id, place_id, estate_id, diagnosis_date, certificate_valid_until, valid_until,
+         energy_label, ges_label, recorded_at
        FROM estate_dpe_diagnoses WHERE id = ANY($1::uuid[])`,
       [ids],
     );
@@ -228,7 +238,8 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
           place_id: e.data.place_id ?? null,
           estate_id: e.data.estate_id ?? null,
           diagnosis_date: e.data.diagnosis_date,
-          valid_until: e.data.valid_until,
+          certificate_valid_until: e.data.valid_until,
+          valid_until: legalValidUntil(e.data.diagnosis_date, e.data.valid_until),
           energy_label: e.data.energy_label,
           ges_label: e.data.ges_label,
           recorded_at: e.metadata.occurred_at,
@@ -236,16 +247,11 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
       } else if (e.type === "EnergyDiagnosisUpdated" && row) {
         const c = e.data.changes as Partial<EnergyDiagnosisFields>;
         next = { ...row };
-        for (const key of [
-          "place_id",
-          "estate_id",
-          "diagnosis_date",
-          "valid_until",
-          "energy_label",
-          "ges_label",
-        ] as const) {
+        for (const key of ["place_id", "estate_id", "diagnosis_date", "energy_label", "ges_label"] as const) {
           if (c[key] !== undefined) (next as any)[key] = c[key];
         }
+        if (c.valid_until != null) next.certificate_valid_until = c.valid_until;
+        next.valid_until = legalValidUntil(next.diagnosis_date, next.certificate_valid_until);
       } else if (e.type === "EnergyDiagnosisDeleted") {
         next = null;
       }
@@ -259,7 +265,8 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
         `INSERT INTO estate_dpe_diagnoses
          SELECT * FROM jsonb_populate_recordset(NULL::estate_dpe_diagnoses, $1::jsonb)
          ON CONFLICT (id) DO UPDATE SET place_id = excluded.place_id, estate_id = excluded.estate_id,
-           diagnosis_date = excluded.diagnosis_date, valid_until = excluded.valid_until,
+           diagnosis_date = excluded.diagnosis_date, certificate_valid_until = excluded.certificate_valid_until,
+           valid_until = excluded.valid_until,
            energy_label = excluded.energy_label, ges_label = excluded.ges_label`,
         [JSON.stringify(upserts)],
       );

@@ -206,8 +206,10 @@ export async function findEstatePlace(sql: Sql, tenantId: string, estateId: stri
  * `current_dpe_ges_label`, `current_dpe_diagnosis_date`, `current_dpe_valid_until` and
  * `current_dpe_source` ('estate' | 'place') to rows of an estates table aliased `alias` (columns
  * tenant_id, id, place_id). Unlike the `estate_current_dpe` table, which is exact as of the last
- * event touching the estate, this evaluates "valid" (valid_until on or after today in Paris) when
- * the query runs, so an expiry with no event since is seen too. Two index probes per estate.
+ * event touching the estate, this evaluates "valid" (the legal validity, the earlier of the
+ * certificate's valid_until and the end of pre-2021 certificates, docs/dpe.md, on or after today
+ * in Paris) when the query runs, so an expiry with no event since is seen too. Two index probes
+ * per estate. `current_dpe_valid_until` is that legal validity.
  */
 export function currentDpeJoin(alias = "e"): string {
   const newest = "ORDER BY d.diagnosis_date DESC, d.recorded_at DESC, d.id DESC LIMIT 1";
@@ -227,6 +229,50 @@ export function currentDpeJoin(alias = "e"): string {
   ) current_dpe ON true`;
 }
 
+/** A DPE as the lease rules need it: its labels and its dates (valid_until is the legal one). */
+export interface DpeFact {
+  id: string;
+  energy_label: string;
+  ges_label: string;
+  diagnosis_date: string;
+  certificate_valid_until: string;
+  valid_until: string;
+  source: "estate" | "place";
+}
+
+/**
+ * The DPE that covered an estate on `date` (YYYY-MM-DD), for the lease rules ("DPE present and
+ * valid at the lease start", the F/G rent freeze): the estate's own newest diagnosis made on or
+ * before that day and legally valid on it, else its place's; null when none.
+ */
+export async function readDpeOn(
+  sql: Sql,
+  tenantId: string,
+  estateId: string,
+  date: string,
+): Promise<DpeFact | null> {
+  const cols =
+    "d.id, d.energy_label, d.ges_label, d.diagnosis_date, d.certificate_valid_until, d.valid_until";
+  const newest = "ORDER BY d.diagnosis_date DESC, d.recorded_at DESC, d.id DESC LIMIT 1";
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<DpeFact>(
+      `SELECT c.* FROM estate_dpe_estates e CROSS JOIN LATERAL (
+         (SELECT ${cols}, 'estate' AS source, 0 AS rank FROM estate_dpe_diagnoses d
+          WHERE d.estate_id = e.id AND d.tenant_id = e.tenant_id
+            AND d.diagnosis_date <= $3::date AND d.valid_until >= $3::date ${newest})
+         UNION ALL
+         (SELECT ${cols}, 'place' AS source, 1 AS rank FROM estate_dpe_diagnoses d
+          WHERE d.place_id = e.place_id AND d.tenant_id = e.tenant_id
+            AND d.diagnosis_date <= $3::date AND d.valid_until >= $3::date ${newest})
+       ) c WHERE e.tenant_id = $1 AND e.id = $2 ORDER BY c.rank LIMIT 1`,
+      [tenantId, estateId, date],
+    ),
+  );
+  if (!row) return null;
+  const { rank: _rank, ...fact } = row as DpeFact & { rank?: number };
+  return fact;
+}
+
 const tag = { tags: ["Energy Diagnosis"] };
 
 export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
@@ -234,7 +280,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses",
-    { schema: { ...tag, querystring: listEnergyDiagnosesQuery } },
+    { schema: { ...tag, querystring: listEnergyDiagnosesQuery }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
       const { items, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
@@ -244,7 +290,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: z.strictObject({ id }) } },
+    { schema: { ...tag, params: z.strictObject({ id }) }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const found = await readEnergyDiagnosis(sql, tenantOf(request), diagnosisId);
@@ -256,7 +302,10 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/places/:place_id/energy-diagnoses",
-    { schema: { ...tag, params: z.strictObject({ place_id: id }), querystring: placeEnergyDiagnosesQuery } },
+    {
+      schema: { ...tag, params: z.strictObject({ place_id: id }), querystring: placeEnergyDiagnosesQuery },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id: placeId } = request.params as { place_id: string };
@@ -281,6 +330,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
         params: z.strictObject({ place_id: id, estate_id: id }),
         querystring: estateEnergyDiagnosesQuery,
       },
+      config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);

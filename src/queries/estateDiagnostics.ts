@@ -50,6 +50,7 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
     "/api/estates/:estate_id/diagnostics",
     {
       schema: { ...tag, params: z.strictObject({ estate_id: id }), querystring: listEstateDiagnosticsQuery },
+      config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -85,7 +86,10 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/estates/:estate_id/diagnostics/:id",
-    { schema: { ...tag, params: z.strictObject({ estate_id: id, id }) } },
+    {
+      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { estate_id: estateId, id: diagnosticId } = request.params as { estate_id: string; id: string };

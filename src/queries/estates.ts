@@ -167,6 +167,7 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
     "/api/places/:place_id/estates",
     {
       schema: { ...tag, summary: "List the estates of a place", params: placeParams, querystring: listQuery },
+      config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -178,7 +179,10 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id/estates/:estate_id",
-    { schema: { ...tag, summary: "Get an estate of a place", params: nestedEstateParams } },
+    {
+      schema: { ...tag, summary: "Get an estate of a place", params: nestedEstateParams },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { place_id, estate_id } = request.params;
       const found = await readEstateInPlace(sql, tenantOf(request), place_id, estate_id);
@@ -189,14 +193,20 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/estates",
-    { schema: { ...tag, summary: "List estates of every place", querystring: flatListQuery } },
+    {
+      schema: { ...tag, summary: "List estates of every place", querystring: flatListQuery },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) =>
       sendPage(request, reply, await listEstates(sql, tenantOf(request), request.query)),
   );
 
   api.get(
     "/api/estates/:id",
-    { schema: { ...tag, summary: "Get an estate", params: estateParams } },
+    {
+      schema: { ...tag, summary: "Get an estate", params: estateParams },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const found = await readEstate(sql, tenantOf(request), request.params.id);
       if (!found) throw notFound("Estate", request.params.id);
@@ -207,7 +217,10 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/estates/:id/history",
-    { schema: { ...tag, summary: "The estate's events, oldest first (audit)", params: estateParams } },
+    {
+      schema: { ...tag, summary: "The estate's events, oldest first (audit)", params: estateParams },
+      config: { access: "PropertiesRead" },
+    },
     async (request) => {
       const { id } = request.params;
       return readHistory(request, estateStream(id), () => notFound("Estate", id));
@@ -216,7 +229,10 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/estates/:id/ownership-history",
-    { schema: { ...tag, summary: "Ownership transfers of the estate, oldest first", params: estateParams } },
+    {
+      schema: { ...tag, summary: "Ownership transfers of the estate, oldest first", params: estateParams },
+      config: { access: "PropertiesRead" },
+    },
     async (request) => {
       const tenantId = tenantOf(request);
       const { id } = request.params;

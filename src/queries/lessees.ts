@@ -115,7 +115,7 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees",
-    { schema: { ...tag, summary: "List lessees", querystring: listQuery } },
+    { schema: { ...tag, summary: "List lessees", querystring: listQuery }, config: { access: "LesseeRead" } },
     async (request, reply) => {
       const { category } = request.query;
       if (category !== undefined && !isLesseeCategory(category)) throw categoryError("category");
@@ -132,6 +132,7 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
         summary: "List lessees of one category (individual, company/other, guarantor)",
         querystring: listQuery.omit({ category: true }),
       },
+      config: { access: "LesseeRead" },
     },
     async (request, reply) => {
       const type = categoryOfPath(request);
@@ -141,7 +142,7 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees/:id",
-    { schema: { ...tag, summary: "Get a lessee", params: idParams } },
+    { schema: { ...tag, summary: "Get a lessee", params: idParams }, config: { access: "LesseeRead" } },
     async (request, reply) => {
       const id = request.params.id.toLowerCase();
       const found = await readLessee(sql, tenantOf(request), id);
@@ -153,7 +154,10 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees/:id/history",
-    { schema: { ...tag, summary: "The lessee's events, oldest first (audit)", params: idParams } },
+    {
+      schema: { ...tag, summary: "The lessee's events, oldest first (audit)", params: idParams },
+      config: { access: "LesseeRead" },
+    },
     async (request) => {
       const id = request.params.id.toLowerCase();
       const history = await readHistory(request, lesseeStream(id), () => notFound("Lessee", id));

@@ -50,27 +50,35 @@ const idParams = z.strictObject({ id });
 export async function mediaQueryRoutes(app: FastifyInstance) {
   const { sql } = app.platform;
 
-  app.get("/api/media/:id", { schema: { ...tag, params: idParams } }, async (request, reply) => {
-    const { id: mediaId } = request.params as { id: string };
-    const row = await findMediaRow(sql, tenantOf(request), mediaId);
-    if (!row) throw notFound("Media", mediaId);
-    setEtag(reply, Number(row.revision));
-    return toMediaResponse(row);
-  });
+  app.get(
+    "/api/media/:id",
+    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const { id: mediaId } = request.params as { id: string };
+      const row = await findMediaRow(sql, tenantOf(request), mediaId);
+      if (!row) throw notFound("Media", mediaId);
+      setEtag(reply, Number(row.revision));
+      return toMediaResponse(row);
+    },
+  );
 
-  app.get("/api/media/:id/file", { schema: { ...tag, params: idParams } }, async (request, reply) => {
-    const { id: mediaId } = request.params as { id: string };
-    const row = await findMediaRow(sql, tenantOf(request), mediaId);
-    if (!row) throw notFound("Media", mediaId);
-    const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
-    if (!blob) throw notFound("Media", mediaId);
-    return reply
-      .header("content-type", String(row.content_type))
-      .header("content-length", String(blob.bytes.byteLength))
-      .header("content-disposition", contentDisposition("attachment", String(row.filename)))
-      .header("x-content-type-options", "nosniff")
-      .header("cache-control", "private, max-age=31536000, immutable")
-      .header("etag", `"${row.sha256}"`)
-      .send(blob.bytes);
-  });
+  app.get(
+    "/api/media/:id/file",
+    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const { id: mediaId } = request.params as { id: string };
+      const row = await findMediaRow(sql, tenantOf(request), mediaId);
+      if (!row) throw notFound("Media", mediaId);
+      const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
+      if (!blob) throw notFound("Media", mediaId);
+      return reply
+        .header("content-type", String(row.content_type))
+        .header("content-length", String(blob.bytes.byteLength))
+        .header("content-disposition", contentDisposition("attachment", String(row.filename)))
+        .header("x-content-type-options", "nosniff")
+        .header("cache-control", "private, max-age=31536000, immutable")
+        .header("etag", `"${row.sha256}"`)
+        .send(blob.bytes);
+    },
+  );
 }

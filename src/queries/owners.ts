@@ -46,7 +46,10 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/owners",
-    { schema: { ...tag, summary: "List owners", querystring: listQuery } },
+    {
+      schema: { ...tag, summary: "List owners", querystring: listQuery },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const query = request.query;
@@ -88,7 +91,10 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/owners/:owner_id",
-    { schema: { ...tag, summary: "Get an owner", params: ownerParams } },
+    {
+      schema: { ...tag, summary: "Get an owner", params: ownerParams },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const found = await readOwner(sql, tenantOf(request), request.params.owner_id);
       if (!found) throw notFound("Owner", request.params.owner_id);

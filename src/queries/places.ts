@@ -84,7 +84,10 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places",
-    { schema: { ...tag, summary: "List places", querystring: listQuery } },
+    {
+      schema: { ...tag, summary: "List places", querystring: listQuery },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const query = request.query;
@@ -121,7 +124,7 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id",
-    { schema: { ...tag, summary: "Get a place", params: placeParams } },
+    { schema: { ...tag, summary: "Get a place", params: placeParams }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const found = await readPlace(sql, tenantOf(request), request.params.place_id);
       if (!found) throw notFound("Place", request.params.place_id);

@@ -65,6 +65,7 @@ export async function roomQueries(app: FastifyInstance): Promise<void> {
         params: nestedEstateParams,
         querystring: listQuery,
       },
+      config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -92,7 +93,7 @@ export async function roomQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id/estates/:estate_id/rooms/:room_id",
-    { schema: { ...tag, summary: "Get a room", params: roomParams } },
+    { schema: { ...tag, summary: "Get a room", params: roomParams }, config: { access: "PropertiesRead" } },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id, estate_id, room_id } = request.params;

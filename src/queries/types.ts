@@ -89,6 +89,7 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
           summary: `List ${kind} types (global catalog, then the tenant's)`,
           querystring: listQuery,
         },
+        config: { access: "PropertiesRead" },
       },
       async (request, reply) => {
         const tenantId = tenantOf(request);
@@ -114,7 +115,10 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
 
     api.get(
       `/api/types/${segment}/:type_id`,
-      { schema: { ...tag, summary: `Get a ${kind} type`, params: typeParams } },
+      {
+        schema: { ...tag, summary: `Get a ${kind} type`, params: typeParams },
+        config: { access: "PropertiesRead" },
+      },
       async (request) => {
         const found = await readType(sql, tenantOf(request), kind, request.params.type_id);
         if (!found) throw notFound(typeLabels[kind], request.params.type_id);

@@ -5,7 +5,7 @@ import {
   energyDiagnosesProjection,
   estateCurrentDpeProjection,
 } from "../../src/projections/energyDiagnoses.ts";
-import { currentDpeJoin } from "../../src/queries/energyDiagnoses.ts";
+import { currentDpeJoin, readDpeOn } from "../../src/queries/energyDiagnoses.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -241,12 +241,24 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       ],
       ["energy label better than value", "energy_label", () => dpe({ place_id: placeId, energy_label: "C" })],
       [
-        "energy A above 50",
+        "energy A above 70 (2021 method)",
         "energy_label",
-        () => dpe({ place_id: placeId, energy_label: "A", energy_consumption: 51 }),
+        () => dpe({ place_id: placeId, energy_label: "A", energy_consumption: 70.5 }),
+      ],
+      [
+        "energy A above 50 on the scale before 2021-07-01",
+        "energy_label",
+        () =>
+          dpe({
+            place_id: placeId,
+            diagnosis_date: "2021-06-30",
+            valid_until: "2031-06-30",
+            energy_label: "A",
+            energy_consumption: 51,
+          }),
       ],
       ["GES label better than value", "ges_label", () => dpe({ place_id: placeId, ges_label: "B" })],
-      ["GES B above 10", "ges_label", () => dpe({ place_id: placeId, ges_label: "B", ges_emission: 10.5 })],
+      ["GES B above 11", "ges_label", () => dpe({ place_id: placeId, ges_label: "B", ges_emission: 11.5 })],
     ];
     it.each(cases)("%s", async (_name, field, body) => {
       const before = await count();
@@ -284,7 +296,32 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
           energy_label: "F",
           energy_consumption: 420,
           ges_label: "F",
-          ges_emission: 80,
+          ges_emission: 100,
+        }),
+        // The 2021 method's A and C, which the scale before it would refuse.
+        dpe({
+          place_id: placeId,
+          energy_label: "A",
+          energy_consumption: 65,
+          ges_label: "A",
+          ges_emission: 6,
+        }),
+        dpe({
+          place_id: placeId,
+          energy_label: "C",
+          energy_consumption: 175,
+          ges_label: "C",
+          ges_emission: 30,
+        }),
+        // The scale before 2021-07-01, on its last day.
+        dpe({
+          place_id: placeId,
+          diagnosis_date: "2021-06-30",
+          valid_until: "2031-06-30",
+          energy_label: "A",
+          energy_consumption: 50,
+          ges_label: "A",
+          ges_emission: 5,
         }),
       ]) {
         const created = await create(body);
@@ -653,8 +690,8 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       const own = await create(
         dpe({
           estate_id: unit,
-          diagnosis_date: "2021-01-01",
-          valid_until: "2031-01-01",
+          diagnosis_date: "2021-07-01",
+          valid_until: "2031-07-01",
           energy_label: "F",
           energy_consumption: 400,
         }),
@@ -711,6 +748,65 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
         newer.id,
       ]);
       expect(await viaJoin(unit2)).toEqual({ current_dpe_id: building.id, current_dpe_source: "place" });
+    });
+
+    it("uses the legal validity of pre-2021 certificates; the record keeps what the certificate says", async () => {
+      const tenant = await t.newTenant();
+      const place = await createPlace(tenant);
+      const unit = await createEstate(place, tenant);
+      // Made on the last day of the old method: its 10 years ended on 2024-12-31 by law.
+      const old = await create(
+        dpe({
+          estate_id: unit,
+          diagnosis_date: "2021-06-30",
+          valid_until: "2031-06-30",
+          energy_consumption: 200,
+        }),
+        tenant,
+      );
+      expect(old.valid_until).toBe("2031-06-30");
+      expect(await currentDpe(unit)).toBeNull();
+      // The DPE that covered the estate on a day: valid through 2024-12-31, not on 2025-01-01.
+      expect(await readDpeOn(t.sql, tenant.id, unit, "2024-12-31")).toMatchObject({
+        id: old.id,
+        certificate_valid_until: "2031-06-30",
+        valid_until: "2024-12-31",
+        source: "estate",
+      });
+      expect(await readDpeOn(t.sql, tenant.id, unit, "2025-01-01")).toBeNull();
+      expect(await readDpeOn(t.sql, t.other.id, unit, "2024-12-31")).toBeNull();
+      // A building DPE of the 2021 method made on its first day counts.
+      const modern = await create(
+        dpe({ place_id: place, diagnosis_date: "2021-07-01", valid_until: "2031-07-01" }),
+        tenant,
+      );
+      expect(await currentDpe(unit)).toMatchObject({
+        dpe_id: modern.id,
+        valid_until: "2031-07-01",
+        source: "place",
+      });
+      // Moving the old one's date into the 2021 method makes its own validity count again.
+      await t.request("PUT", `/api/energy-diagnoses/${old.id}`, {
+        as: tenant,
+        body: { diagnosis_date: "2021-07-01", valid_until: "2031-06-30" },
+      });
+      expect(await currentDpe(unit)).toMatchObject({
+        dpe_id: old.id,
+        valid_until: "2031-06-30",
+        source: "estate",
+      });
+      // And back: legally ended again.
+      const back = await t.request("PUT", `/api/energy-diagnoses/${old.id}`, {
+        as: tenant,
+        body: { diagnosis_date: "2021-06-30" },
+      });
+      expect(back.statusCode, back.body).toBe(200);
+      expect(await currentDpe(unit)).toMatchObject({ dpe_id: modern.id });
+      const estate = await t.request("GET", `/api/estates/${unit}`, { as: tenant });
+      expect(estate.json()).toMatchObject({
+        current_dpe_id: modern.id,
+        current_dpe_valid_until: "2031-07-01",
+      });
     });
   });
 });

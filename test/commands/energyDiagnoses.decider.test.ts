@@ -14,7 +14,11 @@ import {
   parisDate,
   updateEnergyDiagnosisBody,
 } from "../../src/commands/energyDiagnoses/schemas.ts";
-import type { EnergyDiagnosisEvent, EnergyLabel } from "../../src/events/energyDiagnoses.ts";
+import {
+  type EnergyDiagnosisEvent,
+  type EnergyLabel,
+  legalValidUntil,
+} from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import { parseOrThrow } from "../../src/platform/validation.ts";
@@ -205,57 +209,55 @@ describe("energy diagnosis decider: create", () => {
   });
 });
 
-describe("energy diagnosis decider: labels against values", () => {
+/** Each class's bounds as [value, class] pairs: 0, each upper bound, just above it, and beyond. */
+function boundsOf(upper: readonly number[], step: number): [number, EnergyLabel][] {
+  const classes: EnergyLabel[] = ["A", "B", "C", "D", "E", "F", "G"];
+  const pairs: [number, EnergyLabel][] = [[0, "A"]];
+  upper.forEach((max, i) => {
+    pairs.push([max, classes[i]], [max + step, classes[i + 1]]);
+  });
+  pairs.push([upper[upper.length - 1] * 10, "G"]);
+  return pairs;
+}
+
+/**
+ * The scale of the method in force on the diagnosis date (docs/dpe.md): SPEC.md's up to
+ * 2021-06-30, the arrêté du 31 mars 2021's from 2021-07-01.
+ */
+const scales = [
+  {
+    method: "before 2021-07-01 (SPEC.md scale)",
+    date: "2021-06-30",
+    validUntil: "2031-06-30",
+    energy: boundsOf([50, 90, 150, 230, 330, 420], 0.01),
+    ges: boundsOf([5, 10, 20, 35, 55, 80], 0.5),
+  },
+  {
+    method: "from 2021-07-01 (arrêté du 31 mars 2021)",
+    date: "2021-07-01",
+    validUntil: "2031-07-01",
+    energy: boundsOf([70, 110, 180, 250, 330, 420], 0.01),
+    ges: boundsOf([6, 11, 30, 50, 70, 100], 0.5),
+  },
+];
+
+describe.each(scales)("energy diagnosis decider: labels against values, $method", (scale) => {
   const labels: EnergyLabel[] = ["A", "B", "C", "D", "E", "F", "G"];
-  const energyBounds: [number, EnergyLabel][] = [
-    [0, "A"],
-    [50, "A"],
-    [50.01, "B"],
-    [51, "B"],
-    [90, "B"],
-    [91, "C"],
-    [150, "C"],
-    [151, "D"],
-    [230, "D"],
-    [231, "E"],
-    [330, "E"],
-    [331, "F"],
-    [420, "F"],
-    [420.5, "G"],
-    [421, "G"],
-    [5000, "G"],
-  ];
-  const gesBounds: [number, EnergyLabel][] = [
-    [0, "A"],
-    [5, "A"],
-    [5.5, "B"],
-    [6, "B"],
-    [10, "B"],
-    [11, "C"],
-    [20, "C"],
-    [21, "D"],
-    [35, "D"],
-    [36, "E"],
-    [55, "E"],
-    [56, "F"],
-    [80, "F"],
-    [81, "G"],
-    [300, "G"],
-  ];
+  const on = { diagnosis_date: scale.date, valid_until: scale.validUntil };
 
-  it.each(energyBounds)("energy %d kWh/m²/year is class %s", (value, klass) => {
-    expect(energyClassOf(value)).toBe(klass);
+  it.each(scale.energy)("energy %d kWh/m²/year is class %s", (value, klass) => {
+    expect(energyClassOf(value, scale.date)).toBe(klass);
   });
-  it.each(gesBounds)("GES %d kg CO2/m²/year is class %s", (value, klass) => {
-    expect(gesClassOf(value)).toBe(klass);
+  it.each(scale.ges)("GES %d kg CO2/m²/year is class %s", (value, klass) => {
+    expect(gesClassOf(value, scale.date)).toBe(klass);
   });
 
-  it.each(energyBounds)(
+  it.each(scale.energy)(
     "energy %d: its class and worse labels pass, better labels are a 422",
     (value, klass) => {
       for (const label of labels) {
         const run = given([]).when(
-          record({ energy_consumption: value, energy_label: label, ges_label: "G" }),
+          record({ ...on, energy_consumption: value, energy_label: label, ges_label: "G" }),
         );
         if (label >= klass) expect(run()).toHaveLength(1);
         else expect(rulesBroken(run)).toEqual(["energy_label"]);
@@ -263,16 +265,64 @@ describe("energy diagnosis decider: labels against values", () => {
     },
   );
 
-  it.each(gesBounds)("GES %d: its class and worse labels pass, better labels are a 422", (value, klass) => {
+  it.each(scale.ges)("GES %d: its class and worse labels pass, better labels are a 422", (value, klass) => {
     for (const label of labels) {
-      const run = given([]).when(record({ ges_emission: value, ges_label: label, energy_label: "G" }));
+      const run = given([]).when(record({ ...on, ges_emission: value, ges_label: label, energy_label: "G" }));
       if (label >= klass) expect(run()).toHaveLength(1);
       else expect(rulesBroken(run)).toEqual(["ges_label"]);
     }
   });
 
   it("checks no label when its value is absent", () => {
-    expect(given([]).when(record({ energy_label: "A", ges_label: "A" }))()).toHaveLength(1);
+    expect(given([]).when(record({ ...on, energy_label: "A", ges_label: "A" }))()).toHaveLength(1);
+  });
+});
+
+describe("energy diagnosis decider: the scale follows the diagnosis date", () => {
+  it("a 2021-method certificate of 65 kWh labelled A, or 175 labelled C, is accepted", () => {
+    expect(
+      given([]).when(record({ energy_consumption: 65, energy_label: "A", ges_label: "G" }))(),
+    ).toHaveLength(1);
+    expect(
+      given([]).when(record({ energy_consumption: 175, energy_label: "C", ges_label: "G" }))(),
+    ).toHaveLength(1);
+  });
+
+  it("65 kWh labelled A is refused the day before 2021-07-01 and accepted on it, the message naming the scale", () => {
+    const before = refusal(
+      given([]).when(
+        record({
+          diagnosis_date: "2021-06-30",
+          valid_until: "2031-06-30",
+          energy_consumption: 65,
+          energy_label: "A",
+          ges_label: "G",
+        }),
+      ),
+    );
+    expect(before.status).toBe(422);
+    expect(before.details?.[0].message).toMatch(/class B .* before 2021-07-01/);
+    const on = given([]).when(
+      record({
+        diagnosis_date: "2021-07-01",
+        valid_until: "2031-07-01",
+        energy_consumption: 65,
+        energy_label: "A",
+        ges_label: "G",
+      }),
+    );
+    expect(on()).toHaveLength(1);
+  });
+
+  it("an update moving the diagnosis date before 2021-07-01 re-checks the labels on the old scale", () => {
+    const modern = given([]).when(record({ energy_consumption: 65, energy_label: "A", ges_label: "G" }))();
+    const err = refusal(
+      given(modern as EnergyDiagnosisEvent[]).when(
+        update({ diagnosis_date: "2021-06-30", valid_until: "2031-06-30" }),
+      ),
+    );
+    expect(err.status).toBe(422);
+    expect(err.details?.map((d) => d.field)).toEqual(["energy_label"]);
   });
 });
 
@@ -310,7 +360,7 @@ describe("energy diagnosis decider: update", () => {
     // a label made better than the stored value
     expect(rulesBroken(given([recorded]).when(update({ energy_label: "C" })))).toEqual(["energy_label"]);
     // a value made worse than the stored label
-    expect(rulesBroken(given([recorded]).when(update({ ges_emission: 21 })))).toEqual(["ges_label"]);
+    expect(rulesBroken(given([recorded]).when(update({ ges_emission: 31 })))).toEqual(["ges_label"]);
     // removing the value removes the check
     expect(given([recorded]).when(update({ energy_consumption: null, energy_label: "A" }))()).toHaveLength(1);
   });
@@ -484,5 +534,20 @@ describe("calendar helpers", () => {
     expect(addYears("2024-02-29", 10)).toBe("2034-02-28");
     expect(addYears("2020-02-29", 8)).toBe("2028-02-29");
     expect(addYears("2025-12-31", 10)).toBe("2035-12-31");
+  });
+});
+
+describe("legal validity of a DPE (décret n° 2020-1610)", () => {
+  it.each([
+    ["2012-12-31", "2022-12-30", "2022-12-30"],
+    ["2013-01-01", "2023-01-01", "2022-12-31"],
+    ["2017-12-31", "2027-12-31", "2022-12-31"],
+    ["2017-12-31", "2020-06-30", "2020-06-30"],
+    ["2018-01-01", "2028-01-01", "2024-12-31"],
+    ["2021-06-30", "2031-06-30", "2024-12-31"],
+    ["2021-07-01", "2031-07-01", "2031-07-01"],
+    ["2024-03-15", "2034-03-15", "2034-03-15"],
+  ])("made %s, valid until %s by the certificate: %s by law", (made, certificate, legal) => {
+    expect(legalValidUntil(made, certificate)).toBe(legal);
   });
 });

@@ -123,49 +123,60 @@ const tags = ["Widgets"];
 
 export async function widgetRoutes(app: FastifyInstance) {
   const { sql } = app.platform;
-  app.post("/api/widgets", { schema: { tags, body: widgetBody } }, async (request, reply) => {
-    const id = randomUUID();
-    const { name } = request.body as z.output<typeof widgetBody>;
-    const result = await handleCommand(request, widgetStream(id), widgetDecider, {
-      type: "CreateWidget",
-      id,
-      name,
-    });
-    return replyAfterProjection(request, reply, {
-      position: result.position,
-      status: 201,
-      id,
-      location: `/api/widgets/${id}`,
-      revision: result.revision,
-      read: async () => (await readWidget(sql, tenantOf(request), id))?.body,
-    });
-  });
+  app.post(
+    "/api/widgets",
+    { schema: { tags, body: widgetBody }, config: { access: "PropertiesWrite" } },
+    async (request, reply) => {
+      const id = randomUUID();
+      const { name } = request.body as z.output<typeof widgetBody>;
+      const result = await handleCommand(request, widgetStream(id), widgetDecider, {
+        type: "CreateWidget",
+        id,
+        name,
+      });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 201,
+        id,
+        location: `/api/widgets/${id}`,
+        revision: result.revision,
+        read: async () => (await readWidget(sql, tenantOf(request), id))?.body,
+      });
+    },
+  );
 
-  app.get("/api/widgets", { schema: { tags, querystring: z.object(pageQuery) } }, async (request, reply) => {
-    const q = request.query as { page: number; limit: number };
-    const tenant = tenantOf(request);
-    const [rows, [{ n }]] = await sql.asTenant(tenant, async (tx) => [
-      await tx.query("SELECT * FROM test_widgets WHERE tenant_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3", [
-        tenant,
-        q.limit,
-        offsetOf(q),
-      ]),
-      await tx.query("SELECT count(*)::int AS n FROM test_widgets WHERE tenant_id = $1", [tenant]),
-    ]);
-    return sendPage(request, reply, { items: rows.map(toWidget), total: n, page: q.page, limit: q.limit });
-  });
+  app.get(
+    "/api/widgets",
+    { schema: { tags, querystring: z.object(pageQuery) }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const q = request.query as { page: number; limit: number };
+      const tenant = tenantOf(request);
+      const [rows, [{ n }]] = await sql.asTenant(tenant, async (tx) => [
+        await tx.query(
+          "SELECT * FROM test_widgets WHERE tenant_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3",
+          [tenant, q.limit, offsetOf(q)],
+        ),
+        await tx.query("SELECT count(*)::int AS n FROM test_widgets WHERE tenant_id = $1", [tenant]),
+      ]);
+      return sendPage(request, reply, { items: rows.map(toWidget), total: n, page: q.page, limit: q.limit });
+    },
+  );
 
-  app.get("/api/widgets/:id", { schema: { tags, params: idParams } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
-    const found = await readWidget(sql, tenantOf(request), id);
-    if (!found) throw notFound("Widget", id);
-    setEtag(reply, found.revision);
-    return found.body;
-  });
+  app.get(
+    "/api/widgets/:id",
+    { schema: { tags, params: idParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const found = await readWidget(sql, tenantOf(request), id);
+      if (!found) throw notFound("Widget", id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
 
   app.put(
     "/api/widgets/:id",
-    { schema: { tags, params: idParams, body: widgetBody } },
+    { schema: { tags, params: idParams, body: widgetBody }, config: { access: "PropertiesWrite" } },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { name } = request.body as z.output<typeof widgetBody>;
@@ -186,27 +197,35 @@ export async function widgetRoutes(app: FastifyInstance) {
     },
   );
 
-  app.delete("/api/widgets/:id", { schema: { tags, params: idParams } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
-    const result = await handleCommand(
-      request,
-      widgetStream(id),
-      widgetDecider,
-      { type: "DeleteWidget", id },
-      { notFound: () => notFound("Widget", id) },
-    );
-    return replyAfterProjection(request, reply, {
-      position: result.position,
-      status: 204,
-      read: async () => null,
-    });
-  });
+  app.delete(
+    "/api/widgets/:id",
+    { schema: { tags, params: idParams }, config: { access: "PropertiesDelete" } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const result = await handleCommand(
+        request,
+        widgetStream(id),
+        widgetDecider,
+        { type: "DeleteWidget", id },
+        { notFound: () => notFound("Widget", id) },
+      );
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 204,
+        read: async () => null,
+      });
+    },
+  );
 
   // An unexpected failure (bad SQL): must answer 500 in the error shape, with no SQL or stack.
-  app.post("/api/widgets/:id/explode", { schema: { tags, params: idParams } }, async () => {
-    await sql.query("SELECT secret_column FROM no_such_table_xyz");
-    return {};
-  });
+  app.post(
+    "/api/widgets/:id/explode",
+    { schema: { tags, params: idParams }, config: { access: "PropertiesWrite" } },
+    async () => {
+      await sql.query("SELECT secret_column FROM no_such_table_xyz");
+      return {};
+    },
+  );
 }
 
 export interface PlatformApp {

@@ -1,9 +1,9 @@
 import {
+  classOf,
   ENERGY_DIAGNOSIS_FIELDS,
-  ENERGY_LABELS,
   type EnergyDiagnosisEvent,
   type EnergyDiagnosisFields,
-  type EnergyLabel,
+  labelScaleOn,
 } from "../../events/energyDiagnoses.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, unprocessable } from "../../platform/errors.ts";
@@ -44,17 +44,12 @@ export type EnergyDiagnosisState =
 
 const FIELD_NAMES: readonly (keyof EnergyDiagnosisFields)[] = ENERGY_DIAGNOSIS_FIELDS;
 
-/** Upper bound (inclusive) of each class but G, in kWh/m²/year (energy) and kg CO2/m²/year (GES). */
-const ENERGY_SCALE = [50, 90, 150, 230, 330, 420];
-const GES_SCALE = [5, 10, 20, 35, 55, 80];
-
-/** The class a measured value gives on a scale: the first whose upper bound holds it, else G. */
-export function classOf(value: number, scale: readonly number[]): EnergyLabel {
-  const index = scale.findIndex((max) => value <= max);
-  return ENERGY_LABELS[index === -1 ? scale.length : index];
-}
-export const energyClassOf = (kwh: number) => classOf(kwh, ENERGY_SCALE);
-export const gesClassOf = (kgCo2: number) => classOf(kgCo2, GES_SCALE);
+export { classOf };
+/** The energy / GES class of a value on the scale in force on `diagnosisDate` (docs/dpe.md). */
+export const energyClassOf = (kwh: number, diagnosisDate: string) =>
+  classOf(kwh, labelScaleOn(diagnosisDate).energy);
+export const gesClassOf = (kgCo2: number, diagnosisDate: string) =>
+  classOf(kgCo2, labelScaleOn(diagnosisDate).ges);
 
 /** date + years on the calendar; 29 February lands on 28 February of a common year. */
 export function addYears(date: string, years: number): string {
@@ -101,22 +96,23 @@ export function businessRuleViolations(
     });
   }
   // A label worse than its value is fine (since 2021 the label is the worse of the two classes);
-  // a label better than the value is not.
-  if (fields.energy_consumption != null) {
-    const byValue = energyClassOf(fields.energy_consumption);
-    if (fields.energy_label < byValue) {
+  // a label better than the value, on the scale of the method in force that day, is not.
+  const scale = labelScaleOn(fields.diagnosis_date);
+  const law =
+    scale.method === "2021"
+      ? "scale of the arrêté du 31 mars 2021 (DPE made from 2021-07-01)"
+      : "scale in force before 2021-07-01";
+  const checks = [
+    ["energy_label", fields.energy_label, "energy_consumption", fields.energy_consumption, scale.energy],
+    ["ges_label", fields.ges_label, "ges_emission", fields.ges_emission, scale.ges],
+  ] as const;
+  for (const [labelField, label, valueField, value, bounds] of checks) {
+    if (value == null) continue;
+    const byValue = classOf(value, bounds);
+    if (label < byValue) {
       details.push({
-        field: "energy_label",
-        message: `energy_label ${fields.energy_label} is better than class ${byValue} of energy_consumption ${fields.energy_consumption}`,
-      });
-    }
-  }
-  if (fields.ges_emission != null) {
-    const byValue = gesClassOf(fields.ges_emission);
-    if (fields.ges_label < byValue) {
-      details.push({
-        field: "ges_label",
-        message: `ges_label ${fields.ges_label} is better than class ${byValue} of ges_emission ${fields.ges_emission}`,
+        field: labelField,
+        message: `${labelField} ${label} is better than class ${byValue} of ${valueField} ${value} on the ${law}`,
       });
     }
   }

@@ -98,7 +98,10 @@ function replyWithDiagnosis(
 export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/energy-diagnoses",
-    { schema: { ...tag, body: createEnergyDiagnosisBody }, config: { invalidBodyMessage } },
+    {
+      schema: { ...tag, body: createEnergyDiagnosisBody },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
+    },
     async (request, reply) => {
       const body = request.body as CreateEnergyDiagnosisBody;
       const diagnosisId = randomUUID();
@@ -121,7 +124,10 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
 
   app.put(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: idParams, body: updateEnergyDiagnosisBody }, config: { invalidBodyMessage } },
+    {
+      schema: { ...tag, params: idParams, body: updateEnergyDiagnosisBody },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
+    },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const body = request.body as UpdateEnergyDiagnosisBody;
@@ -145,7 +151,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: idParams } },
+    { schema: { ...tag, params: idParams }, config: { access: "PropertiesDelete" } },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const result = await handleCommand(

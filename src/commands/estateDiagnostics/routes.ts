@@ -23,7 +23,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
     "/api/estates/:estate_id/diagnostics",
     {
       schema: { ...tag, params: z.strictObject({ estate_id: id }), body: createEstateDiagnosticBody },
-      config: { invalidBodyMessage: "Invalid estate diagnostic data" },
+      config: { access: "PropertiesWrite", invalidBodyMessage: "Invalid estate diagnostic data" },
     },
     async (request, reply) => {
       const { estate_id: estateId } = request.params as { estate_id: string };
@@ -63,7 +63,10 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/estates/:estate_id/diagnostics/:id",
-    { schema: { ...tag, params: z.strictObject({ estate_id: id, id }) } },
+    {
+      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const { estate_id: estateId, id: diagnosticId } = request.params as { estate_id: string; id: string };
       if (!(await estateExists(request, estateId))) throw notFound("Estate", estateId);

@@ -104,7 +104,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         params: placeParams,
         body: createEstateSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -137,7 +137,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         params: nestedEstateParams,
         body: updateEstateSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) =>
       updateEstate(request, reply, request.params.estate_id, request.params.place_id, request.body),
@@ -152,7 +152,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         params: estateParams,
         body: updateEstateSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => updateEstate(request, reply, request.params.id, null, request.body),
   );
@@ -165,6 +165,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         summary: "Delete an estate (refused while it has rooms or leases not terminated)",
         params: nestedEstateParams,
       },
+      config: { access: "PropertiesDelete" },
     },
     async (request, reply) => deleteEstate(request, reply, request.params.estate_id, request.params.place_id),
   );
@@ -177,6 +178,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         summary: "Delete an estate (refused while it has rooms or leases not terminated)",
         params: estateParams,
       },
+      config: { access: "PropertiesDelete" },
     },
     async (request, reply) => deleteEstate(request, reply, request.params.id, null),
   );

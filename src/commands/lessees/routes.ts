@@ -79,7 +79,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
     "/api/lessees",
     {
       schema: { ...tag, summary: "Create a lessee", body: createLesseeSchema },
-      config: { invalidBodyMessage },
+      config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const result = await registerLessee(contextOf(request), toLesseeData(request.body));
@@ -96,7 +96,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         params: idParams,
         body: updateLesseeSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const ifMatch = ifMatchRevision(request);
@@ -108,7 +108,10 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/lessees/:id",
-    { schema: { ...tag, summary: "Delete a lessee (refused while on active leases)", params: idParams } },
+    {
+      schema: { ...tag, summary: "Delete a lessee (refused while on active leases)", params: idParams },
+      config: { access: "LesseeDelete" },
+    },
     async (request, reply) => {
       const ctx = contextOf(request);
       const id = request.params.id.toLowerCase();
@@ -135,7 +138,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: `Create up to ${MAX_BULK_ITEMS} lessees, all or nothing`,
         body: bulkCreateBody,
       },
-      config: { invalidBodyMessage },
+      config: { access: "LesseeWrite", invalidBodyMessage },
       preValidation: bulkLimit,
     },
     async (request, reply) => {
@@ -158,7 +161,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: `Delete up to ${MAX_BULK_ITEMS} lessees, all or nothing`,
         body: bulkDeleteBody,
       },
-      config: { invalidBodyMessage: INVALID_DATA },
+      config: { access: "LesseeDelete", invalidBodyMessage: INVALID_DATA },
       preValidation: bulkLimit,
     },
     async (request, reply) => {

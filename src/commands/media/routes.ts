@@ -59,6 +59,7 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
         summary:
           "Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB",
       },
+      config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);

@@ -27,7 +27,7 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
     "/api/owners",
     {
       schema: { ...tag, summary: "Create an owner", body: createOwnerSchema },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const id = randomUUID();
@@ -54,7 +54,7 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
         params: ownerParams,
         body: updateOwnerSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const id = request.params.owner_id;
@@ -75,7 +75,10 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/owners/:owner_id",
-    { schema: { ...tag, summary: "Delete an owner (refused while owning estates)", params: ownerParams } },
+    {
+      schema: { ...tag, summary: "Delete an owner (refused while owning estates)", params: ownerParams },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const id = request.params.owner_id;
       const estate_count = await countEstates(sql, tenantOf(request), "owner_id", id);

@@ -43,7 +43,10 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
 
   api.post(
     "/api/places",
-    { schema: { ...tag, summary: "Create a place", body: createPlaceSchema } },
+    {
+      schema: { ...tag, summary: "Create a place", body: createPlaceSchema },
+      config: { access: "PropertiesWrite" },
+    },
     async (request, reply) => {
       const id = randomUUID();
       const result = await handleCommand(request, placeStream(id), placeDecider, {
@@ -69,6 +72,7 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
         params: placeParams,
         body: updatePlaceSchema,
       },
+      config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
       const id = request.params.place_id;
@@ -89,7 +93,10 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/places/:place_id",
-    { schema: { ...tag, summary: "Delete a place (refused while it holds estates)", params: placeParams } },
+    {
+      schema: { ...tag, summary: "Delete a place (refused while it holds estates)", params: placeParams },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const id = request.params.place_id;
       const estate_count = await countEstates(sql, tenantOf(request), "place_id", id);

@@ -30,7 +30,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
         params: nestedEstateParams,
         body: createRoomSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -62,7 +62,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
         params: roomParams,
         body: updateRoomSchema,
       },
-      config: { invalidBodyMessage },
+      config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
@@ -92,7 +92,10 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/places/:place_id/estates/:estate_id/rooms/:room_id",
-    { schema: { ...tag, summary: "Delete a room", params: roomParams } },
+    {
+      schema: { ...tag, summary: "Delete a room", params: roomParams },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id, estate_id, room_id } = request.params;

@@ -16,7 +16,10 @@ export async function typeRoutes(app: FastifyInstance): Promise<void> {
   for (const [kind, segment] of Object.entries(typeSegments) as [TypeKind, string][]) {
     api.post(
       `/api/types/${segment}`,
-      { schema: { tags: ["Types"], summary: `Create a ${kind} type of the tenant`, body: createTypeSchema } },
+      {
+        schema: { tags: ["Types"], summary: `Create a ${kind} type of the tenant`, body: createTypeSchema },
+        config: { access: "PropertiesWrite" },
+      },
       async (request, reply) => {
         const tenantId = tenantOf(request);
         const code = request.body.code ?? codeFromName(request.body.name);

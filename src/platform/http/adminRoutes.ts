@@ -30,7 +30,10 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.post(
     "/api/admin/tenants",
-    { schema: { tags, body: z.strictObject({ name: z.string().trim().min(1).max(255) }) } },
+    {
+      schema: { tags, body: z.strictObject({ name: z.string().trim().min(1).max(255) }) },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { name } = request.body as { name: string };
       const tenant = await createTenant(sql, name);
@@ -41,17 +44,21 @@ export async function adminRoutes(app: FastifyInstance) {
   // Lists follow DESIGN.md §4 like every other list: page/limit, X-Total-Count, Link.
   app.get(
     "/api/admin/tenants",
-    { schema: { tags, querystring: z.object(pageQuery) } },
+    { schema: { tags, querystring: z.object(pageQuery) }, config: { access: "admin" } },
     async (request, reply) => sendSlice(request, reply, await listTenants(sql)),
   );
 
   // The Location of a created tenant.
-  app.get("/api/admin/tenants/:tenant_id", { schema: { tags, params: tenantParam } }, async (request) => {
-    const { tenant_id } = request.params as { tenant_id: string };
-    const tenant = await findTenant(sql, tenant_id);
-    if (!tenant) throw notFound("Tenant", tenant_id);
-    return tenant;
-  });
+  app.get(
+    "/api/admin/tenants/:tenant_id",
+    { schema: { tags, params: tenantParam }, config: { access: "admin" } },
+    async (request) => {
+      const { tenant_id } = request.params as { tenant_id: string };
+      const tenant = await findTenant(sql, tenant_id);
+      if (!tenant) throw notFound("Tenant", tenant_id);
+      return tenant;
+    },
+  );
 
   app.post(
     "/api/admin/tenants/:tenant_id/api-keys",
@@ -64,6 +71,7 @@ export async function adminRoutes(app: FastifyInstance) {
           permissions: z.array(z.enum(PERMISSIONS)).min(1),
         }),
       },
+      config: { access: "admin" },
     },
     async (request, reply) => {
       const { tenant_id } = request.params as { tenant_id: string };
@@ -83,7 +91,7 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/admin/tenants/:tenant_id/api-keys",
-    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) } },
+    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) }, config: { access: "admin" } },
     async (request, reply) => {
       const { tenant_id } = request.params as { tenant_id: string };
       if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
@@ -91,13 +99,17 @@ export async function adminRoutes(app: FastifyInstance) {
     },
   );
 
-  app.delete("/api/admin/api-keys/:id", { schema: { tags, params: idParam } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
-    if (!(await revokeApiKey(sql, id))) throw notFound("API key", id);
-    return reply.status(204).send();
-  });
+  app.delete(
+    "/api/admin/api-keys/:id",
+    { schema: { tags, params: idParam }, config: { access: "admin" } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      if (!(await revokeApiKey(sql, id))) throw notFound("API key", id);
+      return reply.status(204).send();
+    },
+  );
 
-  app.get("/api/admin/projections", { schema: { tags } }, async () => {
+  app.get("/api/admin/projections", { schema: { tags }, config: { access: "admin" } }, async () => {
     const head = await app.platform.store.headPosition();
     const rows = await sql.query(
       `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
@@ -119,7 +131,7 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.post(
     "/api/admin/projections/:name/rebuild",
-    { schema: { tags, params: z.object({ name: z.string().min(1).max(100) }) } },
+    { schema: { tags, params: z.object({ name: z.string().min(1).max(100) }) }, config: { access: "admin" } },
     async (request, reply) => {
       const { name } = request.params as { name: string };
       const job = await app.platform.jobs.requestRebuild(name);

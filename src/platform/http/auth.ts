@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError } from "../errors.ts";
+import type { RouteAccess } from "../platform.ts";
 
 export const PERMISSIONS = [
   "LesseeRead",
@@ -18,15 +19,18 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
-/** The permission a request needs: the route's area by path, the level by method (DESIGN.md §5). */
-export function requiredPermission(method: string, path: string): Permission {
-  const area = path.startsWith("/api/lessees")
-    ? "Lessee"
-    : path.startsWith("/api/leases")
-      ? "Leases"
-      : "Properties";
-  const level = method === "GET" || method === "HEAD" ? "Read" : method === "DELETE" ? "Delete" : "Write";
-  return `${area}${level}` as Permission;
+/** One registered route and what it declared; the router's own table (docs/security.md). */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  access: RouteAccess | undefined;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every route as registered (onRoute), with its declared access. */
+    routeTable: RouteEntry[];
+  }
 }
 
 interface CachedKey {
@@ -37,6 +41,34 @@ interface CachedKey {
 /** Revocation takes effect within this long: the cache of key lookups. */
 const KEY_CACHE_MS = 1000;
 
+const ACCESS_KINDS: readonly string[] = ["public", "admin", "worker", ...PERMISSIONS];
+
+/**
+ * Records every route with what it declares and refuses to start when one declares nothing
+ * (deny by default, docs/security.md). Registered first so that it sees every route; the check
+ * runs at ready time so that a plugin's own onRoute hook (the docs) may still set `access`.
+ */
+export const routeAccess = fp(async (app: FastifyInstance) => {
+  const routes: RouteOptions[] = [];
+  app.decorate("routeTable", [] as RouteEntry[]);
+  app.addHook("onRoute", (route) => {
+    routes.push(route);
+  });
+  app.addHook("onReady", async () => {
+    for (const route of routes) {
+      const access = route.config?.access;
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (typeof access !== "string" || !ACCESS_KINDS.includes(access)) {
+        throw new Error(
+          `Route ${methods.join(",")} ${route.url} declares no valid config.access; every route must say who may call it (docs/security.md)`,
+        );
+      }
+      for (const method of methods) app.routeTable.push({ method, url: route.url, access });
+    }
+  });
+});
+
+/** Authorization from the matched route's declared access only, never from the raw URL. */
 export const auth = fp(async (app: FastifyInstance) => {
   const cache = new Map<string, CachedKey>();
   app.decorateRequest("auth", null);
@@ -55,21 +87,27 @@ export const auth = fp(async (app: FastifyInstance) => {
   };
 
   app.addHook("onRequest", async (request) => {
-    const path = request.url.split("?")[0];
-    if (request.routeOptions.config?.public || !path.startsWith("/api/")) return;
-    // The browsable docs (swagger-ui's routes) are public like /api/openapi.json: a browser sends
-    // no key. Judged by the matched route, not the raw path, so `/api/docs/../x` gains nothing.
-    const route = request.routeOptions.url ?? "";
-    if (route === "/api/docs" || route.startsWith("/api/docs/")) return;
-    if (path.startsWith("/api/admin/")) return checkAdmin(app, request);
+    // No route matched: the not-found handler answers 404 in the error shape.
+    if (request.is404) return;
+    const access = request.routeOptions.config?.access;
+    switch (access) {
+      case "public":
+        return;
+      case "admin":
+        return checkAdmin(app, request);
+      case "worker":
+        return checkWorker(request);
+      case undefined:
+        // Unreachable: start-up refuses such routes. Deny anyway.
+        throw new ApiError("Forbidden", "This route declares no access");
+    }
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
     if (!/^pms_[A-Za-z0-9_-]{20,100}$/.test(key)) throw new ApiError("Unauthorized", "Malformed API key");
     const found = await lookup(hashKey(key));
     if (!found) throw new ApiError("Unauthorized", "Unknown or revoked API key");
-    const needed = requiredPermission(request.method, path);
-    if (!found.permissions.includes(needed)) {
-      throw new ApiError("Forbidden", `This API key lacks the ${needed} permission`);
+    if (!found.permissions.includes(access)) {
+      throw new ApiError("Forbidden", `This API key lacks the ${access} permission`);
     }
     request.auth = found;
   });
@@ -93,6 +131,13 @@ function checkAdmin(app: FastifyInstance, request: FastifyRequest): void {
   const a = createHash("sha256").update(given).digest();
   const b = createHash("sha256").update(expected).digest();
   if (!timingSafeEqual(a, b)) throw new ApiError("Unauthorized", "Invalid admin key");
+}
+
+/** Worker routes take a worker key in X-API-Key; no worker key exists yet, so every call is refused. */
+function checkWorker(request: FastifyRequest): void {
+  const given = request.headers["x-api-key"];
+  if (!given) throw new ApiError("Unauthorized", "Missing worker key: send X-API-Key: <worker key>");
+  throw new ApiError("Unauthorized", "Unknown or revoked worker key");
 }
 
 /** The caller's tenant; routes behind auth always have one. */

@@ -3,7 +3,7 @@ import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import type { Platform } from "../platform.ts";
 import { adminRoutes } from "./adminRoutes.ts";
-import { auth, hashKey } from "./auth.ts";
+import { auth, hashKey, routeAccess } from "./auth.ts";
 import { errorHandler } from "./errorHandler.ts";
 import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
@@ -45,6 +45,8 @@ export async function buildApp(
     return payload;
   });
 
+  // First, so that it sees every route, the docs' included (deny by default, docs/security.md).
+  await app.register(routeAccess);
   await app.register(errorHandler);
   await app.register(openapi);
   await app.register(multipart, {

@@ -2,12 +2,12 @@ import type { FastifyInstance } from "fastify";
 
 /** Liveness, and readiness: database, event store and projection lag. */
 export async function healthRoutes(app: FastifyInstance) {
-  app.get("/api/health", { config: { public: true }, schema: { tags: ["Health"] } }, async () => ({
+  app.get("/api/health", { config: { access: "public" }, schema: { tags: ["Health"] } }, async () => ({
     status: "ok",
   }));
   app.get(
     "/api/health/ready",
-    { config: { public: true }, schema: { tags: ["Health"] } },
+    { config: { access: "public" }, schema: { tags: ["Health"] } },
     async (_request, reply) => {
       const { sql, store } = app.platform;
       const checks: Record<string, { ok: boolean; detail?: string }> = {};

@@ -1,0 +1,296 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { irlParams, quarter } from "../commands/rentRegulation/schemas.ts";
+import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation.ts";
+import type { Sql } from "../platform/db.ts";
+import { fieldError, notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { findEstatePlace } from "./energyDiagnoses.ts";
+import { requirePlace } from "./places.ts";
+
+/** Rent regulation data (docs/rent-regulation.md): the IRL, reference rents, the revision cap. */
+
+// ---------------------------------------------------------------- IRL
+
+/** An IRL value of a quarter. */
+export interface IrlPoint {
+  quarter: string;
+  value: number;
+}
+
+export interface IrlValue extends IrlPoint {
+  published_on: string | null;
+  /** "shipped" (migration 060) or "published" (PUT by the platform administrator). */
+  source: "shipped" | "published";
+  note: string | null;
+}
+
+/** Shipped values, overridden by published ones; one row per quarter. */
+const IRL_SELECT = `SELECT coalesce(v.quarter, s.quarter) AS quarter, coalesce(v.value, s.value) AS value,
+    v.published_on, CASE WHEN v.quarter IS NULL THEN 'shipped' ELSE 'published' END AS source,
+    s.note, v.revision
+  FROM irl_shipped s FULL JOIN irl_values v ON v.quarter = s.quarter`;
+
+const toIrl = (r: Record<string, unknown>): IrlValue => ({
+  quarter: String(r.quarter),
+  value: Number(r.value),
+  published_on: (r.published_on as string | null) ?? null,
+  source: r.source as IrlValue["source"],
+  note: (r.note as string | null) ?? null,
+});
+
+/** The IRL of a quarter, or null when neither shipped nor published. Platform data: no tenant. */
+export async function readIrl(sql: Sql, q: string): Promise<(IrlValue & { revision: number | null }) | null> {
+  const [row] = await sql.query(`SELECT * FROM (${IRL_SELECT}) irl WHERE quarter = $1`, [q]);
+  return row ? { ...toIrl(row), revision: row.revision == null ? null : Number(row.revision) } : null;
+}
+
+export async function listIrl(sql: Sql, paging: { page: number; limit: number }) {
+  const rows = await sql.query(
+    `SELECT *, count(*) OVER () AS total FROM (${IRL_SELECT}) irl ORDER BY quarter LIMIT $1 OFFSET $2`,
+    [paging.limit, offsetOf(paging)],
+  );
+  const total =
+    rows.length > 0
+      ? Number(rows[0].total)
+      : Number((await sql.query(`SELECT count(*)::int AS n FROM (${IRL_SELECT}) irl`))[0].n);
+  return { items: rows.map(toIrl), total };
+}
+
+/** Quarters published for 2022-Q3..2024-Q1 carry the 3.5 % cap of loi n° 2022-1158, art. 12. */
+const CAPPED_FROM = "2022-Q3";
+const CAPPED_TO = "2024-Q1";
+
+/** The calculation of an IRL revision: loi n° 89-462, art. 17-1. */
+export interface RentRevision {
+  rent: number;
+  reference: IrlPoint;
+  new: IrlPoint;
+  /** The highest revised rent, rent × new / reference, rounded down to the cent. */
+  capped_rent: number;
+  increase: number;
+  formula: string;
+  legal_reference: string;
+  note: string | null;
+}
+
+const cents = (amount: number) => BigInt(Math.round(amount * 100));
+const euros = (c: bigint) => Number(c) / 100;
+
+/**
+ * The capped rent of an IRL revision (loi n° 89-462, art. 17-1: the revised rent may not exceed
+ * rent × IRL of the new quarter / IRL of the reference quarter). Computed in whole cents and
+ * hundredths of index points, rounded down: one cent more is above the cap.
+ */
+export function rentRevision(reference: IrlPoint, next: IrlPoint, rent: number): RentRevision {
+  const capped = (cents(rent) * cents(next.value)) / cents(reference.value);
+  const capNote =
+    next.quarter >= CAPPED_FROM && next.quarter <= CAPPED_TO
+      ? `The IRL of ${next.quarter} is used as published: it already carries the 3.5 % yearly cap of loi n° 2022-1158 du 16 août 2022, art. 12.`
+      : null;
+  return {
+    rent,
+    reference: { quarter: reference.quarter, value: reference.value },
+    new: { quarter: next.quarter, value: next.value },
+    capped_rent: euros(capped),
+    increase: euros(capped - cents(rent)),
+    formula: `${rent.toFixed(2)} × ${next.value.toFixed(2)} / ${reference.value.toFixed(2)} = ${euros(capped).toFixed(2)} (rounded down to the cent)`,
+    legal_reference: "Loi n° 89-462 du 6 juillet 1989, art. 17-1",
+    note: capNote,
+  };
+}
+
+/** The revision from the IRL data, or why it cannot be computed (an unknown quarter). */
+export async function irlRentRevision(
+  sql: Sql,
+  referenceQuarter: string,
+  newQuarter: string,
+  rent: number,
+): Promise<{ status: "ok"; revision: RentRevision } | { status: "unknown"; reason: string }> {
+  for (const q of [referenceQuarter, newQuarter]) {
+    if (!quarter.safeParse(q).success) return { status: "unknown", reason: `${q} is not a quarter YYYY-Qn` };
+  }
+  const [reference, next] = await Promise.all([readIrl(sql, referenceQuarter), readIrl(sql, newQuarter)]);
+  if (!reference) return { status: "unknown", reason: `No IRL value for ${referenceQuarter}` };
+  if (!next) return { status: "unknown", reason: `No IRL value for ${newQuarter}` };
+  return { status: "ok", revision: rentRevision(reference, next, rent) };
+}
+
+// ---------------------------------------------------------------- reference rents
+
+export interface RentRegulation {
+  high_demand_zone: boolean | null;
+  reference_rents: ReferenceRent[];
+  order_reference: string | null;
+  effective_from: string | null;
+  updated_at: string | null;
+}
+
+const NONE: RentRegulation = {
+  high_demand_zone: null,
+  reference_rents: [],
+  order_reference: null,
+  effective_from: null,
+  updated_at: null,
+};
+
+const REGULATION_COLS =
+  "high_demand_zone, reference_rents, order_reference, effective_from, updated_at, revision";
+
+function toRegulation(
+  row: Record<string, unknown> | undefined,
+): RentRegulation & { revision: number | null } {
+  if (!row) return { ...NONE, revision: null };
+  return {
+    high_demand_zone: row.high_demand_zone as boolean,
+    reference_rents: row.reference_rents as ReferenceRent[],
+    order_reference: (row.order_reference as string | null) ?? null,
+    effective_from: (row.effective_from as string | null) ?? null,
+    updated_at: row.updated_at instanceof Date ? row.updated_at.toISOString() : String(row.updated_at),
+    revision: Number(row.revision),
+  };
+}
+
+async function readRow(sql: Sql, tenantId: string, table: string, id: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query(`SELECT ${REGULATION_COLS} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+  );
+  return toRegulation(row);
+}
+
+/** A place's rent regulation (high_demand_zone null when never set). */
+export const readPlaceRentRegulation = (sql: Sql, tenantId: string, placeId: string) =>
+  readRow(sql, tenantId, "place_rent_regulation", placeId);
+
+/**
+ * The rent regulation that applies to an estate: its own override, else its place's, else none.
+ * null when the estate is unknown to the tenant. For lease rules (rent control, re-letting cap).
+ */
+export async function readEstateRentRegulation(
+  sql: Sql,
+  tenantId: string,
+  estateId: string,
+): Promise<
+  (RentRegulation & { estate_id: string; place_id: string; source: "estate" | "place" | "none" }) | null
+> {
+  const placeId = await findEstatePlace(sql, tenantId, estateId);
+  if (!placeId) return null;
+  const own = await readRow(sql, tenantId, "estate_rent_regulation", estateId);
+  const chosen = own.revision !== null ? own : await readPlaceRentRegulation(sql, tenantId, placeId);
+  const source = own.revision !== null ? "estate" : chosen.revision !== null ? "place" : "none";
+  const { revision: _revision, ...regulation } = chosen;
+  return { estate_id: estateId, place_id: placeId, source, ...regulation };
+}
+
+/** The reference rent line for a dwelling (rooms above 4 count as 4), or null when the order has none. */
+export function referenceRentFor(
+  regulation: Pick<RentRegulation, "reference_rents">,
+  dwelling: { rooms: number; construction_period: ConstructionPeriod; furnished: boolean },
+): ReferenceRent | null {
+  const rooms = Math.min(Math.max(Math.trunc(dwelling.rooms), 1), 4);
+  return (
+    regulation.reference_rents.find(
+      (r) =>
+        r.rooms === rooms &&
+        r.construction_period === dwelling.construction_period &&
+        r.furnished === dwelling.furnished,
+    ) ?? null
+  );
+}
+
+/** The construction period of a rent-control order for a construction year. */
+export function constructionPeriodOf(year: number): ConstructionPeriod {
+  if (year < 1946) return "BEFORE_1946";
+  if (year <= 1970) return "1946_1970";
+  if (year <= 1990) return "1971_1990";
+  return "AFTER_1990";
+}
+
+// ---------------------------------------------------------------- routes
+
+const uuid = z.guid({ error: "must be a UUID" }).overwrite((v) => v.toLowerCase());
+export const placeRegulationParams = z.strictObject({ place_id: uuid });
+export const estateRegulationParams = z.strictObject({ place_id: uuid, estate_id: uuid });
+
+/** 404 for an unknown place or estate; 400 when the estate is in another place (DESIGN.md §6). */
+export async function requireEstateInPlace(sql: Sql, tenantId: string, placeId: string, estateId: string) {
+  await requirePlace(sql, tenantId, placeId);
+  const estatePlace = await findEstatePlace(sql, tenantId, estateId);
+  if (!estatePlace) throw notFound("Estate", estateId);
+  if (estatePlace !== placeId) {
+    throw fieldError("place_id", `Estate ${estateId} does not belong to place ${placeId}`);
+  }
+}
+
+export const placeRegulationBody = (placeId: string, r: RentRegulation) => ({ place_id: placeId, ...r });
+
+export async function estateRegulationBody(sql: Sql, tenantId: string, estateId: string) {
+  const found = await readEstateRentRegulation(sql, tenantId, estateId);
+  if (!found) return null;
+  const own = await readRow(sql, tenantId, "estate_rent_regulation", estateId);
+  return { body: found, revision: own.revision };
+}
+
+const tag = { tags: ["Rent Regulation and Rent Control"] };
+
+export async function rentRegulationQueryRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
+
+  app.get(
+    "/api/rent-regulation/irl",
+    {
+      schema: { ...tag, querystring: z.strictObject({ ...pageQuery }) },
+      config: { access: "PropertiesRead" },
+    },
+    async (request, reply) => {
+      const query = request.query as { page: number; limit: number };
+      const { items, total } = await listIrl(sql, query);
+      return sendPage(request, reply, { items, total, ...query });
+    },
+  );
+
+  app.get(
+    "/api/rent-regulation/irl/:quarter",
+    { schema: { ...tag, params: irlParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const { quarter: q } = request.params as { quarter: string };
+      const found = await readIrl(sql, q);
+      if (!found) throw notFound("IRL of quarter", q);
+      const { revision, ...body } = found;
+      setEtag(reply, revision);
+      return body;
+    },
+  );
+
+  app.get(
+    "/api/places/:place_id/rent-regulation",
+    { schema: { ...tag, params: placeRegulationParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { place_id: placeId } = request.params as { place_id: string };
+      await requirePlace(sql, tenantId, placeId);
+      const { revision, ...regulation } = await readPlaceRentRegulation(sql, tenantId, placeId);
+      setEtag(reply, revision);
+      return placeRegulationBody(placeId, regulation);
+    },
+  );
+
+  app.get(
+    "/api/places/:place_id/estates/:estate_id/rent-regulation",
+    { schema: { ...tag, params: estateRegulationParams }, config: { access: "PropertiesRead" } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { place_id: placeId, estate_id: estateId } = request.params as {
+        place_id: string;
+        estate_id: string;
+      };
+      await requireEstateInPlace(sql, tenantId, placeId, estateId);
+      const found = await estateRegulationBody(sql, tenantId, estateId);
+      if (!found) throw notFound("Estate", estateId);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/platform/http/buildApp.ts";
+import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+describe.each(databaseKinds)("authorization by the matched route on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("refuses to start when a route declares no access", async () => {
+    const app = await buildApp(t.app.platform, [
+      async (api) => {
+        api.get("/api/undeclared", async () => ({ ok: true }));
+      },
+    ]);
+    await expect(app.ready()).rejects.toThrow(/GET \/api\/undeclared declares no valid config\.access/);
+    await app.close();
+  });
+
+  it("every route of the service declares its access", () => {
+    expect(t.app.routeTable.length).toBeGreaterThan(50);
+    for (const route of t.app.routeTable) expect(route.access, `${route.method} ${route.url}`).toBeTruthy();
+  });
+
+  it("shows each operation's permission in the OpenAPI document", async () => {
+    const doc = (await t.request("GET", "/api/openapi.json", { as: null })).json();
+    const op = (path: string, method: string) => doc.paths[path][method];
+    expect(op("/api/lessees", "get")["x-permission"]).toBe("LesseeRead");
+    expect(op("/api/lessees/{id}", "delete")["x-permission"]).toBe("LesseeDelete");
+    expect(op("/api/places", "post")["x-permission"]).toBe("PropertiesWrite");
+    expect(op("/api/places", "post").security).toEqual([{ apiKey: [] }]);
+    expect(op("/api/admin/tenants", "post")["x-permission"]).toBe("admin");
+    expect(op("/api/admin/tenants", "post").security).toEqual([{ adminKey: [] }]);
+    expect(op("/api/health", "get")["x-permission"]).toBe("public");
+    expect(op("/api/health", "get").security).toEqual([]);
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(
+        methods as Record<string, { "x-permission"?: string }>,
+      )) {
+        expect(operation["x-permission"], `${method} ${path}`).toBeTruthy();
+      }
+    }
+  });
+
+  it("the attacks of issue 6 are refused", async () => {
+    const none = { as: null };
+    for (const url of ["/%61pi/admin/tenants", "/ap%69/admin/tenants", "/api/%61dmin/tenants"]) {
+      const res = await t.request("GET", url, none);
+      expect(res.statusCode, url).toBe(401);
+      expect(res.json().error).toBe("Unauthorized");
+    }
+    const created = await t.request("POST", `/%61pi/admin/tenants/${t.other.id}/api-keys`, {
+      ...none,
+      body: { name: "stolen", permissions: ["LesseeRead"] },
+    });
+    expect(created.statusCode).toBe(401);
+    const properties = await t.newTenant(undefined, [
+      "PropertiesRead",
+      "PropertiesWrite",
+      "PropertiesDelete",
+    ]);
+    for (const url of ["/api/%6cessees", "/api/%6Cessees", "/api/lessee%73"]) {
+      const res = await t.request("GET", url, { as: properties });
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json()).toEqual({
+        error: "Forbidden",
+        message: "This API key lacks the LesseeRead permission",
+      });
+    }
+    const tenantOnAdmin = await t.request("GET", "/api/%61dmin/tenants", { as: properties });
+    expect(tenantOnAdmin.statusCode).toBe(401);
+    const adminOnTenant = await t.request("GET", "/api/lessees", {
+      as: null,
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    });
+    expect(adminOnTenant.statusCode).toBe(401);
+  });
+
+  it("answers 404 in the error shape for an unknown route, with or without a key", async () => {
+    for (const as of [null, t.tenant]) {
+      const res = await t.request("GET", "/api/nothing-here", { as });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: "NotFound", message: "Route GET /api/nothing-here not found" });
+    }
+  });
+});
