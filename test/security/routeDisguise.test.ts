@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
-import { ALL_PERMISSIONS } from "../../src/platform/tenants/tenants.ts";
+import { ALL_PERMISSIONS, createWorkerKey } from "../../src/platform/tenants/tenants.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 import { expectErrorShape } from "./errorShape.ts";
@@ -111,8 +111,10 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
   const totals = { routes: 0, plain: 0, disguised: 0 };
   let t: TestApp;
   const lacking = new Map<string, string>();
+  let workerKey: string;
   beforeAll(async () => {
     t = await createTestApp(kind);
+    workerKey = (await createWorkerKey(t.sql, t.tenant.id, "disguise")).key;
     for (const permission of ALL_PERMISSIONS) {
       const key = await t.newTenant(
         undefined,
@@ -139,7 +141,7 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
       case "admin":
         return { authorization: `Bearer ${TEST_ADMIN_KEY}` };
       case "worker":
-        return { "x-api-key": `pmw_${"w".repeat(32)}` };
+        return { "x-api-key": workerKey };
     }
   };
 
