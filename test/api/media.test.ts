@@ -251,4 +251,28 @@ describe.each(databaseKinds)("media API on %s", (kind) => {
     expect(stolen.statusCode).toBe(422);
     expect(stolen.json().details).toEqual([{ field: "media_id", message: `Media ${media} not found` }]);
   });
+  it("honours Idempotency-Key: the same file replays, another file is a 409, no key uploads twice", async () => {
+    const before = await stored();
+    const key = { "idempotency-key": `media-${crypto.randomUUID()}` };
+    const first = await upload([file(PDF, "application/pdf", "bail.pdf")], t.tenant, key);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await upload([file(PDF, "application/pdf", "bail.pdf")], t.tenant, key);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers.location).toBe(first.headers.location);
+    expect(await stored()).toEqual({ media: before.media + 1, blobs: before.blobs + 1 });
+
+    const other = await upload([file(PNG, "image/png", "bail.png")], t.tenant, key);
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error).toBe("Conflict");
+    expect(await stored()).toEqual({ media: before.media + 1, blobs: before.blobs + 1 });
+
+    const plain = [
+      await upload([file(PDF, "application/pdf")]),
+      await upload([file(PDF, "application/pdf")]),
+    ];
+    expect(plain.map((r) => r.statusCode)).toEqual([201, 201]);
+    expect(plain[0].json().id).not.toBe(plain[1].json().id);
+  });
 });

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantOf } from "../../src/platform/http/auth.ts";
 import { buildApp } from "../../src/platform/http/buildApp.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -79,6 +81,70 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
       headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
     });
     expect(adminOnTenant.statusCode).toBe(401);
+  });
+
+  it("worker routes take only a live worker key in X-API-Key, issued and revoked by the admin API", async () => {
+    const app = await buildApp(t.app.platform, [
+      async (api) => {
+        api.get("/api/workers/whoami", { config: { access: "worker" } }, async (request) => ({
+          tenant: tenantOf(request),
+        }));
+      },
+    ]);
+    await app.ready();
+    try {
+      const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
+      const issue = await app.inject({
+        method: "POST",
+        url: `/api/admin/tenants/${t.tenant.id}/worker-keys`,
+        headers: { ...admin, "content-type": "application/json" },
+        payload: JSON.stringify({ name: "reminders" }),
+      });
+      expect(issue.statusCode, issue.body).toBe(201);
+      const worker = issue.json();
+      expect(worker.key).toMatch(/^pmw_/);
+      const listed = await app.inject({
+        url: `/api/admin/tenants/${t.tenant.id}/worker-keys`,
+        headers: admin,
+      });
+      expect(listed.json().map((k: { id: string }) => k.id)).toContain(worker.id);
+      expect(listed.body).not.toContain(worker.key);
+
+      const whoami = (headers: Record<string, string>) => app.inject({ url: "/api/workers/whoami", headers });
+      const ok = await whoami({ "x-api-key": worker.key });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json()).toEqual({ tenant: t.tenant.id });
+      const refused: Record<string, string>[] = [
+        {},
+        { authorization: `Bearer ${worker.key}` },
+        { "x-api-key": t.tenant.key },
+        { "x-api-key": TEST_ADMIN_KEY },
+        { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+        { "x-api-key": `pmw_${"a".repeat(32)}` },
+      ];
+      for (const headers of refused) {
+        const res = await whoami(headers);
+        expect(res.statusCode, JSON.stringify(headers)).toBe(401);
+        expect(res.json().error).toBe("Unauthorized");
+      }
+      // A worker key opens no tenant route.
+      const tenantRoute = await t.request("GET", "/api/lessees", {
+        as: null,
+        headers: { "x-api-key": worker.key },
+      });
+      expect(tenantRoute.statusCode).toBe(401);
+
+      const revoked = await app.inject({
+        method: "DELETE",
+        url: `/api/admin/worker-keys/${worker.id}`,
+        headers: admin,
+      });
+      expect(revoked.statusCode).toBe(204);
+      await sleep(1100);
+      expect((await whoami({ "x-api-key": worker.key })).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
   });
 
   it("answers 404 in the error shape for an unknown route, with or without a key", async () => {

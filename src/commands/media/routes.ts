@@ -1,10 +1,11 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { mediaStream } from "../../events/media.ts";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
 import { ApiError, notFound, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
 import { findMediaRow, toMediaResponse } from "../../queries/media.ts";
 import { mediaDecider } from "./decider.ts";
 import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "./schemas.ts";
@@ -64,6 +65,16 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const upload = await readUpload(request);
+      // Idempotency-Key as on every POST (DESIGN.md §4): the same file under the same key replays.
+      const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
+      if (
+        await honourIdempotencyKey(
+          request,
+          reply,
+          `${upload.filename}\u0000${upload.mimetype}\u0000${sha256}`,
+        )
+      )
+        return reply;
       const decision = decideContentType(upload.mimetype, upload.bytes);
       if (!decision.ok) throw unsupportedMediaType(decision.message);
       const mediaId = randomUUID();

@@ -5,10 +5,13 @@ import { positionToString } from "../eventstore/eventStore.ts";
 import {
   createApiKey,
   createTenant,
+  createWorkerKey,
   findTenant,
   listApiKeys,
   listTenants,
+  listWorkerKeys,
   revokeApiKey,
+  revokeWorkerKey,
 } from "../tenants/tenants.ts";
 import { PERMISSIONS } from "./auth.ts";
 import { offsetOf, pageQuery, sendPage } from "./pagination.ts";
@@ -105,6 +108,47 @@ export async function adminRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { id } = request.params as { id: string };
       if (!(await revokeApiKey(sql, id))) throw notFound("API key", id);
+      return reply.status(204).send();
+    },
+  );
+
+  // Worker keys (docs/security.md): for the Workers area's routes, sent in X-API-Key.
+  app.post(
+    "/api/admin/tenants/:tenant_id/worker-keys",
+    {
+      schema: {
+        tags,
+        params: tenantParam,
+        body: z.strictObject({ name: z.string().trim().min(1).max(255) }),
+      },
+      config: { access: "admin" },
+    },
+    async (request, reply) => {
+      const { tenant_id } = request.params as { tenant_id: string };
+      const { name } = request.body as { name: string };
+      const tenant = await findTenant(sql, tenant_id);
+      if (!tenant) throw notFound("Tenant", tenant_id);
+      const key = await createWorkerKey(sql, tenant.id, name);
+      return reply.status(201).send({ id: key.id, name: key.name, key: key.key, created_at: key.created_at });
+    },
+  );
+
+  app.get(
+    "/api/admin/tenants/:tenant_id/worker-keys",
+    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) }, config: { access: "admin" } },
+    async (request, reply) => {
+      const { tenant_id } = request.params as { tenant_id: string };
+      if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
+      return sendSlice(request, reply, await listWorkerKeys(sql, tenant_id));
+    },
+  );
+
+  app.delete(
+    "/api/admin/worker-keys/:id",
+    { schema: { tags, params: idParam }, config: { access: "admin" } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      if (!(await revokeWorkerKey(sql, id))) throw notFound("Worker key", id);
       return reply.status(204).send();
     },
   );

@@ -73,16 +73,20 @@ export const auth = fp(async (app: FastifyInstance) => {
   const cache = new Map<string, CachedKey>();
   app.decorateRequest("auth", null);
 
-  const lookup = async (hash: string) => {
-    const hit = cache.get(hash);
+  /** A live key's owner: tenant keys in api_keys, worker keys in worker_keys (never each other). */
+  const lookup = async (table: "api_keys" | "worker_keys", hash: string) => {
+    const cacheKey = `${table}:${hash}`;
+    const hit = cache.get(cacheKey);
     if (hit && hit.expires > Date.now()) return hit.auth;
     const [row] = await app.platform.sql.query(
-      "SELECT id, tenant_id, permissions FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+      table === "api_keys"
+        ? "SELECT id, tenant_id, permissions FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL"
+        : "SELECT id, tenant_id, ARRAY[]::text[] AS permissions FROM worker_keys WHERE key_hash = $1 AND revoked_at IS NULL",
       [hash],
     );
     const found = row ? { tenant_id: row.tenant_id, key_id: row.id, permissions: row.permissions } : null;
     if (cache.size > 10_000) cache.clear();
-    cache.set(hash, { auth: found, expires: Date.now() + KEY_CACHE_MS });
+    cache.set(cacheKey, { auth: found, expires: Date.now() + KEY_CACHE_MS });
     return found;
   };
 
@@ -95,8 +99,11 @@ export const auth = fp(async (app: FastifyInstance) => {
         return;
       case "admin":
         return checkAdmin(app, request);
-      case "worker":
-        return checkWorker(request);
+      case "worker": {
+        request.auth = await lookup("worker_keys", hashKey(workerKey(request)));
+        if (!request.auth) throw new ApiError("Unauthorized", "Unknown or revoked worker key");
+        return;
+      }
       case undefined:
         // Unreachable: start-up refuses such routes. Deny anyway.
         throw new ApiError("Forbidden", "This route declares no access");
@@ -104,7 +111,7 @@ export const auth = fp(async (app: FastifyInstance) => {
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
     if (!/^pms_[A-Za-z0-9_-]{20,100}$/.test(key)) throw new ApiError("Unauthorized", "Malformed API key");
-    const found = await lookup(hashKey(key));
+    const found = await lookup("api_keys", hashKey(key));
     if (!found) throw new ApiError("Unauthorized", "Unknown or revoked API key");
     if (!found.permissions.includes(access)) {
       throw new ApiError("Forbidden", `This API key lacks the ${access} permission`);
@@ -133,11 +140,13 @@ function checkAdmin(app: FastifyInstance, request: FastifyRequest): void {
   if (!timingSafeEqual(a, b)) throw new ApiError("Unauthorized", "Invalid admin key");
 }
 
-/** Worker routes take a worker key in X-API-Key; no worker key exists yet, so every call is refused. */
-function checkWorker(request: FastifyRequest): void {
+/** Worker routes take a worker key (`pmw_…`) in X-API-Key only (SPEC.md, Workers area). */
+function workerKey(request: FastifyRequest): string {
   const given = request.headers["x-api-key"];
   if (!given) throw new ApiError("Unauthorized", "Missing worker key: send X-API-Key: <worker key>");
-  throw new ApiError("Unauthorized", "Unknown or revoked worker key");
+  if (typeof given !== "string" || !/^pmw_[A-Za-z0-9_-]{20,100}$/.test(given))
+    throw new ApiError("Unauthorized", "Malformed worker key");
+  return given;
 }
 
 /** The caller's tenant; routes behind auth always have one. */

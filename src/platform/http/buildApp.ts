@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify"
 import type { Platform } from "../platform.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { auth, hashKey, routeAccess } from "./auth.ts";
-import { errorHandler } from "./errorHandler.ts";
+import { clientErrorHandler, errorHandler, frameworkErrors } from "./errorHandler.ts";
 import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
 import { openapi } from "./openapi.ts";
@@ -32,6 +32,9 @@ export async function buildApp(
     },
     routerOptions: { maxParamLength: 500 },
     forceCloseConnections: true,
+    // Router and HTTP-parser refusals in the DESIGN.md §4 shape too (docs/security.md).
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.decorate("platform", platform);
   // JSON (and multipart for uploads) only: fastify's default text/plain parser would hand a

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError, validationError } from "../errors.ts";
 
@@ -61,4 +62,44 @@ function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
     return validationError(error.message);
   return new ApiError("InternalError", "Internal error");
+}
+
+/**
+ * Errors the router raises before any route runs (fastify's `frameworkErrors`): a URL that is
+ * not valid percent-encoding, a path segment past the router's length bound.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return reply
+      .status(414)
+      .send({ error: "PayloadTooLarge", message: "A path segment is longer than 500 characters" });
+  }
+  const message =
+    error.code === "FST_ERR_BAD_URL" ? "Malformed URL: invalid percent-encoding" : "Malformed request";
+  return reply.status(400).send(validationError(message, [{ field: "url", message }]).toBody());
+}
+
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (headers or URL over 16 KiB,
+ * timeouts, broken HTTP): answered in the DESIGN.md §4 shape, then the connection is closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, reason, body] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [
+          431,
+          "Request Header Fields Too Large",
+          { error: "PayloadTooLarge", message: "Request headers or URL too large (16 KiB at most)" },
+        ]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", { error: "ValidationError", message: "Request not received in time" }]
+        : [400, "Bad Request", { error: "ValidationError", message: "Malformed HTTP request" }];
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,7 +1,67 @@
 import { createHash } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError } from "../errors.ts";
+
+/**
+ * Claims the request's `Idempotency-Key` for this request (`fingerprint`: what makes two
+ * requests the same), or replays the first answer; true when it answered. For routes whose
+ * body is streamed (uploads), the route calls it once it has read the body.
+ */
+export async function honourIdempotencyKey(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fingerprint: string,
+): Promise<boolean> {
+  const key = request.headers["idempotency-key"];
+  if (request.method !== "POST" || key === undefined || !request.auth) return false;
+  if (typeof key !== "string" || key.length < 1 || key.length > 255) {
+    throw new ApiError("ValidationError", "Idempotency-Key must be 1 to 255 characters", [
+      { field: "Idempotency-Key", message: "1 to 255 characters" },
+    ]);
+  }
+  const hash = createHash("sha256").update(`${request.url}\u0000${fingerprint}`).digest("hex");
+  const { sql } = request.server.platform;
+  const tenant = request.auth.tenant_id;
+  const inserted = await sql.query(
+    `INSERT INTO idempotency_keys (tenant_id, key, request_hash) VALUES ($1, $2, $3)
+     ON CONFLICT (tenant_id, key) DO NOTHING RETURNING key`,
+    [tenant, key, hash],
+  );
+  if (inserted.length === 0) {
+    // A first attempt that died mid-request (no answer recorded within a minute) gives way.
+    const takenOver = await sql.query(
+      `UPDATE idempotency_keys SET request_hash = $3, created_at = now()
+       WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND created_at < now() - interval '60 seconds'
+       RETURNING key`,
+      [tenant, key, hash],
+    );
+    if (takenOver.length > 0) {
+      (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
+      return false;
+    }
+    const [row] = await sql.query(
+      "SELECT request_hash, status_code, headers, body FROM idempotency_keys WHERE tenant_id = $1 AND key = $2",
+      [tenant, key],
+    );
+    if (!row || row.request_hash !== hash) {
+      throw new ApiError("Conflict", "This Idempotency-Key was used with another request", [
+        { field: "Idempotency-Key", message: "already used with a different body" },
+      ]);
+    }
+    if (row.status_code === null) {
+      throw new ApiError("Conflict", "A request with this Idempotency-Key is still in progress");
+    }
+    reply.header("idempotent-replayed", "true");
+    for (const [name, value] of Object.entries(row.headers ?? {})) reply.header(name, value as string);
+    reply.status(row.status_code);
+    if (row.body === null) reply.send();
+    else reply.header("content-type", "application/json; charset=utf-8").send(row.body);
+    return true;
+  }
+  (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
+  return false;
+}
 
 /**
  * POST with an `Idempotency-Key` header: the same key and body replay the first response;
@@ -9,57 +69,9 @@ import { ApiError } from "../errors.ts";
  */
 export const idempotency = fp(async (app: FastifyInstance) => {
   app.addHook("preHandler", async (request, reply) => {
-    const key = request.headers["idempotency-key"];
-    if (request.method !== "POST" || key === undefined || !request.auth) return;
-    // Uploads are streamed to the route, so their body cannot be compared: the key is not applied.
-    if (request.isMultipart()) return;
-    if (typeof key !== "string" || key.length < 1 || key.length > 255) {
-      throw new ApiError("ValidationError", "Idempotency-Key must be 1 to 255 characters", [
-        { field: "Idempotency-Key", message: "1 to 255 characters" },
-      ]);
-    }
-    const hash = createHash("sha256")
-      .update(`${request.url}\u0000${JSON.stringify(request.body ?? null)}`)
-      .digest("hex");
-    const { sql } = app.platform;
-    const tenant = request.auth.tenant_id;
-    const inserted = await sql.query(
-      `INSERT INTO idempotency_keys (tenant_id, key, request_hash) VALUES ($1, $2, $3)
-       ON CONFLICT (tenant_id, key) DO NOTHING RETURNING key`,
-      [tenant, key, hash],
-    );
-    if (inserted.length === 0) {
-      // A first attempt that died mid-request (no answer recorded within a minute) gives way.
-      const takenOver = await sql.query(
-        `UPDATE idempotency_keys SET request_hash = $3, created_at = now()
-         WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND created_at < now() - interval '60 seconds'
-         RETURNING key`,
-        [tenant, key, hash],
-      );
-      if (takenOver.length > 0) {
-        (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
-        return;
-      }
-      const [row] = await sql.query(
-        "SELECT request_hash, status_code, headers, body FROM idempotency_keys WHERE tenant_id = $1 AND key = $2",
-        [tenant, key],
-      );
-      if (!row || row.request_hash !== hash) {
-        throw new ApiError("Conflict", "This Idempotency-Key was used with another request", [
-          { field: "Idempotency-Key", message: "already used with a different body" },
-        ]);
-      }
-      if (row.status_code === null) {
-        throw new ApiError("Conflict", "A request with this Idempotency-Key is still in progress");
-      }
-      reply.header("idempotent-replayed", "true");
-      for (const [name, value] of Object.entries(row.headers ?? {})) reply.header(name, value as string);
-      reply.status(row.status_code);
-      if (row.body === null) return reply.send();
-      reply.header("content-type", "application/json; charset=utf-8");
-      return reply.send(row.body);
-    }
-    (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
+    // Uploads are streamed to the route, which applies the key once it has read the file.
+    if (request.method !== "POST" || request.isMultipart()) return;
+    if (await honourIdempotencyKey(request, reply, JSON.stringify(request.body ?? null))) return reply;
   });
 
   app.addHook("onSend", async (request, reply, payload) => {

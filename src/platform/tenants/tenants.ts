@@ -92,3 +92,46 @@ export async function revokeApiKey(sql: Sql, id: string): Promise<boolean> {
 }
 
 export const ALL_PERMISSIONS: readonly Permission[] = PERMISSIONS;
+
+export interface WorkerKeyInfo {
+  id: string;
+  tenant_id: string;
+  name: string;
+  key_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A worker's key (`pmw_…`, X-API-Key): shown once, stored as a hash, for one tenant. */
+export async function createWorkerKey(
+  sql: Sql,
+  tenantId: string,
+  name: string,
+): Promise<WorkerKeyInfo & { key: string }> {
+  const key = `pmw_${randomBytes(24).toString("base64url")}`;
+  const id = randomUUID();
+  const [row] = await sql.query(
+    `INSERT INTO worker_keys (id, tenant_id, name, key_hash, key_prefix)
+     VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
+    [id, tenantId, name, hashKey(key), key.slice(0, 8)],
+  );
+  const created_at = iso(row.created_at)!;
+  return { id, tenant_id: tenantId, name, key_prefix: key.slice(0, 8), created_at, revoked_at: null, key };
+}
+
+export async function listWorkerKeys(sql: Sql, tenantId: string): Promise<WorkerKeyInfo[]> {
+  const rows = await sql.query(
+    `SELECT id, tenant_id, name, key_prefix, created_at, revoked_at FROM worker_keys
+     WHERE tenant_id = $1 ORDER BY created_at, id`,
+    [tenantId],
+  );
+  return rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, revoked_at: iso(r.revoked_at) }));
+}
+
+export async function revokeWorkerKey(sql: Sql, id: string): Promise<boolean> {
+  const rows = await sql.query(
+    "UPDATE worker_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id",
+    [id],
+  );
+  return rows.length > 0;
+}
