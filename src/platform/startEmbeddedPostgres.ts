@@ -202,15 +202,33 @@ const exists = (path: string) =>
 
 /**
  * Initialises (first run) and starts the server under `dataDir`, waits until it answers, and creates
- * the `pms` database. `maxConnections` is PostgreSQL's `max_connections`.
+ * the `pms` database. `maxConnections` is PostgreSQL's `max_connections`. With `join`, a directory
+ * owned by a running service is used through that service's server (the CLI beside `npm start`).
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { maxConnections?: number } = {},
+  options: { maxConnections?: number; join?: boolean } = {},
 ): Promise<EmbeddedPostgres> {
   const root = resolve(dataDir);
   await mkdir(root, { recursive: true });
-  const unlock = await lockDataDirectory(root);
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockDataDirectory(root);
+  } catch (error) {
+    const running = join(root, "run");
+    if (
+      !(
+        error instanceof DataDirectoryBusyError &&
+        options.join &&
+        (await exists(join(running, `.s.PGSQL.${PORT}`)))
+      )
+    )
+      throw error;
+    return {
+      url: `postgres://postgres@localhost/${DATABASE}?host=${encodeURIComponent(running)}`,
+      stop: async () => {},
+    };
+  }
   let child: ChildProcess | null = null;
   let socket: { dir: string; temporary: boolean } | null = null;
   try {

@@ -26,11 +26,12 @@ export interface Service {
 
 /**
  * The external server of DATABASE_URL, or else a PostgreSQL server of our own under PMS_DATA_DIR
- * (docs/operations.md, "Embedded mode"), stopped when the returned `Sql` is closed.
+ * (docs/operations.md, "Embedded mode"), stopped when the returned `Sql` is closed. `join`: the
+ * server of a service already running on that directory, if any (offline CLI commands).
  */
-export async function openDatabase(config: Config): Promise<Sql> {
+export async function openDatabase(config: Config, options: { join?: boolean } = {}): Promise<Sql> {
   if (config.DATABASE_URL) return createPostgresSql(config.DATABASE_URL);
-  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR);
+  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, options);
   const sql = createPostgresSql(server.url);
   return {
     ...sql,

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -37,14 +37,16 @@ const portIsFree = (port: number) =>
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 
-function start(command: string[], dataDir: string, port: number): Started {
-  const env = Object.fromEntries(
+const cleanEnv = () =>
+  Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) => !/^(HOST|PORT|DATABASE_URL|EVENTSTORE_URL|PMS_.*|LOG_LEVEL|TEST_DATABASE_URL)$/.test(k),
     ),
   );
+
+function start(command: string[], dataDir: string, port: number): Started {
   const proc = spawn(command[0], command.slice(1), {
-    env: { ...env, PMS_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" },
+    env: { ...cleanEnv(), PMS_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -151,6 +153,19 @@ describe("the service process in embedded mode", () => {
     expect(await second.exit).not.toBe(0);
     expect(second.stderr()).toMatch(/in use by another pms process \(pid \d+\)/);
     expect(second.stderr()).toContain(dataDir);
+
+    // The CLI beside the running service works through the service's server.
+    const cli = spawnSync(process.execPath, ["bin/pms.js", "keys", "create", "--tenant", "default"], {
+      env: { ...cleanEnv(), PMS_DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(cli.status, cli.stderr).toBe(0);
+    const cliKey = JSON.parse(cli.stdout).key;
+    const viaCliKey = await fetch(`${first.url}/api/lessees`, {
+      headers: { authorization: `Bearer ${cliKey}` },
+    });
+    expect(viaCliKey.status).toBe(200);
 
     // Requests in flight when the signal comes are answered; none fails with a 5xx.
     const posts = Array.from({ length: 12 }, (_, n) =>
