@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import {
   chmod,
   chown,
   mkdir,
   mkdtemp,
+  open,
   readFile,
   rename,
   rm,
@@ -242,8 +242,9 @@ export async function startEmbeddedPostgres(
     await chmod(socket.dir, 0o700);
     if (user) await chown(socket.dir, user.uid, user.gid);
 
-    const log = createWriteStream(join(root, "postgres.log"), { flags: "a" });
-    const tail: string[] = [];
+    // The server writes its log straight to the file: nothing of it depends on this process.
+    const logPath = join(root, "postgres.log");
+    const log = await open(logPath, "a");
     // Detached: a Ctrl-C in the terminal reaches the service's process group, not the server, so the
     // service drains first and then stops the server itself.
     child = spawn(
@@ -262,16 +263,10 @@ export async function startEmbeddedPostgres(
         "-c",
         `max_connections=${options.maxConnections ?? 100}`,
       ],
-      { detached: true, stdio: ["ignore", "pipe", "pipe"], ...(user ?? {}) },
+      { detached: true, stdio: ["ignore", log.fd, log.fd], ...(user ?? {}) },
     );
+    await log.close();
     const started = child;
-    for (const stream of [started.stdout, started.stderr]) {
-      stream?.on("data", (c: Buffer) => {
-        log.write(c);
-        tail.push(...c.toString().trim().split("\n"));
-        tail.splice(0, Math.max(0, tail.length - 10));
-      });
-    }
     let exited = false;
     const exit = new Promise<void>((done) =>
       started.on("exit", () => {
@@ -286,7 +281,9 @@ export async function startEmbeddedPostgres(
 
     const url = `postgres://postgres@localhost/${DATABASE}?host=${encodeURIComponent(socket.dir)}`;
     const admin = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socket.dir)}`;
-    await waitUntilReady(admin, () => (exited ? tail.join("\n") : null));
+    await waitUntilReady(admin, async () =>
+      exited ? (await readFile(logPath, "utf8")).trim().split("\n").slice(-10).join("\n") : null,
+    );
     await createDatabaseIfMissing(admin);
 
     const sock = socket;
@@ -302,7 +299,6 @@ export async function startEmbeddedPostgres(
             await exit;
           }
           process.off("exit", onExit);
-          log.end();
           if (sock.temporary) await rm(sock.dir, { recursive: true, force: true });
           await unlock();
         })();
@@ -317,10 +313,10 @@ export async function startEmbeddedPostgres(
   }
 }
 
-async function waitUntilReady(url: string, failed: () => string | null): Promise<void> {
+async function waitUntilReady(url: string, failed: () => Promise<string | null>): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const output = failed();
+    const output = await failed();
     if (output !== null) throw new Error(`embedded PostgreSQL did not start:\n${output}`);
     const client = new pg.Client({ connectionString: url });
     client.on("error", () => {});

@@ -117,12 +117,12 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 
 const firstRunKey = (stdout: string) => /First run:[\s\S]*?\n\s+(pms_\S+)/.exec(stdout)?.[1];
 
-/** SIGTERM to exactly `s.proc`: exit 0 within the bound, port free, nothing left of its tree. */
-async function stopsCleanly(s: Started, port: number): Promise<void> {
+/** A signal to exactly `s.proc`: exit 0 within the bound, port free, nothing left of its tree. */
+async function stopsCleanly(s: Started, port: number, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   const tree = descendants(s.proc.pid!);
   expect(tree.length).toBeGreaterThan(0); // the embedded PostgreSQL at least
   const t = Date.now();
-  s.proc.kill("SIGTERM");
+  s.proc.kill(signal);
   expect(await s.exit).toBe(0);
   expect(Date.now() - t).toBeLessThan(25_000);
   expect(await portIsFree(port)).toBe(true);
@@ -201,7 +201,7 @@ describe("the service process in embedded mode", () => {
     await stopsCleanly(again, port);
   }, 240_000);
 
-  it("recovers the data directory of a killed run", async () => {
+  it("recovers the data directory of a killed run; SIGINT stops it too", async () => {
     const dataDir = join(root, "killed");
     const port = await freePort();
     const killed = start([process.execPath, "bin/pms.js", "serve"], dataDir, port);
@@ -214,7 +214,7 @@ describe("the service process in embedded mode", () => {
     const next = start([process.execPath, "bin/pms.js", "serve"], dataDir, port);
     await untilHealthy(next);
     expect(orphans.filter(alive)).toEqual([]);
-    await stopsCleanly(next, port);
+    await stopsCleanly(next, port, "SIGINT");
   }, 240_000);
 
   it("npm start: SIGTERM to the npm process stops the service", async () => {
