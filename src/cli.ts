@@ -49,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
     return -1;
   }
   const config = loadConfig();
-  const sql = await openDatabase(config);
+  // Beside a running service on the same data directory, through its embedded server.
+  const sql = await openDatabase(config, { join: true });
   try {
     await migrate(sql);
     if (group === "tenants" && action === "create" && rest[0]) {

@@ -1,9 +1,19 @@
-import { ConfigError, loadConfig } from "./platform/config.ts";
-import { type Role, startService } from "./platform/startService.ts";
+import { type Config, ConfigError, loadConfig } from "./platform/config.ts";
+import { type Role, type Service, startService } from "./platform/startService.ts";
 
-/** Starts the roles in this process and serves until SIGTERM/SIGINT, then drains and stops. */
+/**
+ * How long a stop may take before the process gives up and exits 1: in-flight requests drain (a
+ * command may wait up to PMS_READ_YOUR_WRITES_TIMEOUT_MS for its read model), the projector
+ * finishes its batch, pg-boss stops, then the embedded PostgreSQL (docs/operations.md).
+ */
+export const STOP_BOUND_MS = 25_000;
+
+/**
+ * Starts the roles in this process and serves until SIGTERM/SIGINT; then stops taking requests,
+ * drains those in flight, stops the projectors, jobs and storage, and exits 0.
+ */
 export async function serve(roles: Role[]): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -13,33 +23,46 @@ export async function serve(roles: Role[]): Promise<void> {
     }
     throw error;
   }
-  let service: Awaited<ReturnType<typeof startService>>;
+  const starting = startService(config, { roles });
+  // Handlers first: a signal during the start (migrations, embedded PostgreSQL) also stops cleanly.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`${signal}: stopping (at most ${STOP_BOUND_MS / 1000} s)`);
+    setTimeout(() => {
+      console.error(`not stopped after ${STOP_BOUND_MS / 1000} s: exiting`);
+      process.exit(1);
+    }, STOP_BOUND_MS).unref();
+    const service = await starting.catch(() => null);
+    await service?.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+
+  let service: Service;
   try {
-    service = await startService(config, { roles });
+    service = await starting;
   } catch (error) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(1);
   }
+  if (stopping) return;
   if (service.firstRunKey) {
     console.log(
       `\nFirst run: created tenant "default" and an API key with every permission (shown only now):\n\n  ${service.firstRunKey}\n`,
     );
   }
   if (service.app) {
-    await service.app.listen({ host: config.HOST, port: config.PORT });
+    try {
+      await service.app.listen({ host: config.HOST, port: config.PORT });
+    } catch (error) {
+      console.error(`Cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`);
+      await service.close();
+      process.exit(1);
+    }
   }
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.app?.log.info(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    await service.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

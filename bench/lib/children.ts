@@ -42,7 +42,7 @@ export async function startChild(
   name: string,
   script: string,
   env: Record<string, string>,
-  options: { readyPath?: string; readyTimeoutMs?: number } = {},
+  options: { readyPath?: string; readyTimeoutMs?: number; cwd?: string } = {},
 ): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -53,7 +53,7 @@ export async function startChild(
     process.execPath,
     [...extra, "--import", "tsx", "--import", GUARD, script],
     {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: {
         ...process.env,
         ...env,

@@ -89,6 +89,15 @@ async function startService(ctx: Context): Promise<Service> {
     PMS_ADMIN_API_KEY: adminKey,
     PMS_RATE_LIMIT_PER_MINUTE: "0",
   });
+  return { child, adminKey, ...(await tenantsOf(child, adminKey, ctx.runId)) };
+}
+
+/** Tenants with a lessee/property key on a started service, through its admin API. */
+export async function tenantsOf(
+  child: Child,
+  adminKey: string,
+  runId: string,
+): Promise<Pick<Service, "tenant" | "newTenant">> {
   const admin = async (path: string, body: unknown) => {
     const res = await fetch(child.url + path, {
       method: "POST",
@@ -99,14 +108,14 @@ async function startService(ctx: Context): Promise<Service> {
     return (await res.json()) as Record<string, string>;
   };
   const newTenant = async (name: string): Promise<Tenant> => {
-    const tenant = await admin("/api/admin/tenants", { name: `${name}-${ctx.runId}` });
+    const tenant = await admin("/api/admin/tenants", { name: `${name}-${runId}` });
     const key = await admin(`/api/admin/tenants/${tenant.id}/api-keys`, {
       name: "bench",
       permissions: ["LesseeRead", "LesseeWrite", "LesseeDelete", "PropertiesRead", "PropertiesWrite"],
     });
     return { id: tenant.id, key: key.key };
   };
-  return { child, adminKey, tenant: await newTenant("bench"), newTenant };
+  return { tenant: await newTenant("bench"), newTenant };
 }
 
 /** Pass/fail of a figure against a lower or upper bound. */

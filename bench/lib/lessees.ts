@@ -1,4 +1,5 @@
 import type { LesseeData } from "../../src/events/lessees.ts";
+import { sleep } from "./stats.ts";
 
 /** A realistic create body: an individual with the usual fields filled in. */
 export function lesseeBody(email: string, n: number): Record<string, unknown> {
@@ -91,4 +92,15 @@ export async function seedLessees(
     }),
   );
   return ids;
+}
+
+/** Until every projection of the service has passed the head of the log (bounded). */
+export async function waitReady(url: string) {
+  const deadline = Date.now() + 5 * 60_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${url}/api/health/ready`).catch(() => null);
+    if (res?.status === 200) return;
+    await sleep(250);
+  }
+  throw new Error("the service's projections did not catch up within 5 minutes");
 }

@@ -1,8 +1,8 @@
 import { atLeast, atMost, type Context, type Tenant } from "../lib/context.ts";
-import { lesseeBody, seedLessees } from "../lib/lessees.ts";
+import { lesseeBody, seedLessees, waitReady } from "../lib/lessees.ts";
 import { alternate, type LoadResult, load } from "../lib/load.ts";
 import { sampleRss } from "../lib/rss.ts";
-import { mb, round, sleep } from "../lib/stats.ts";
+import { mb, round } from "../lib/stats.ts";
 
 /**
  * Steps 1-3: the lessee routes of the service against the plain baseline, same database, same key,
@@ -137,17 +137,6 @@ async function listTenant(ctx: Context): Promise<ListTenant> {
   })();
   ctx.shared.set("listTenant", seeded);
   return seeded;
-}
-
-/** Until every projection of the service has passed the head of the log (bounded). */
-async function waitReady(url: string) {
-  const deadline = Date.now() + 5 * 60_000;
-  while (Date.now() < deadline) {
-    const res = await fetch(`${url}/api/health/ready`).catch(() => null);
-    if (res?.status === 200) return;
-    await sleep(250);
-  }
-  throw new Error("the service's projections did not catch up within 5 minutes");
 }
 
 /** Same fields in the same order on both sides, or the comparison is not fair. */

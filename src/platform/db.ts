@@ -1,12 +1,10 @@
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 
 /**
- * The one small SQL interface every part of the service uses, whether the database is a
- * PostgreSQL server (through a `pg` pool) or embedded PGlite in this process.
+ * The one small SQL interface every part of the service uses, over a PostgreSQL server through a
+ * `pg` pool (an external server, or the embedded one the service starts: docs/operations.md).
  */
 export interface Sql {
-  readonly kind: "postgres" | "embedded";
   query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs a script of several statements, without parameters. */
   exec(text: string): Promise<any[]>;
@@ -14,23 +12,11 @@ export interface Sql {
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Reads as the restricted `pms_reader` role, row-level security bound to the tenant. */
   asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
-  /** LISTEN on a channel (PostgreSQL only; embedded wakes up in-process). */
+  /** LISTEN on a channel, on a connection of its own. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** A session-level advisory lock held until released (one projector instance at a time). */
   tryLock(name: string): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
-}
-
-/** In one process the embedded database is private, so its locks are in-process. */
-function inProcessLocks(): Sql["tryLock"] {
-  const held = new Set<string>();
-  return async (name) => {
-    if (held.has(name)) return null;
-    held.add(name);
-    return async () => {
-      held.delete(name);
-    };
-  };
 }
 
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
@@ -53,7 +39,6 @@ export function createPostgresSql(connectionString: string, options: { max?: num
 
   const overClient = (client: pg.PoolClient): Sql => {
     const sql: Sql = {
-      kind: "postgres",
       query: async (text, params) => (await client.query(text, params as unknown[])).rows,
       exec: async (text) => lastRows(await client.query(text)),
       transaction: (fn) => fn(sql),
@@ -88,7 +73,6 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   };
 
   return {
-    kind: "postgres",
     async tryLock(name) {
       const client = await lockSession();
       const [row] = (
@@ -164,7 +148,6 @@ export function createPostgresSql(connectionString: string, options: { max?: num
  * and WAL flush, serializing every such commit (appends: about 5x fewer per second).
  */
 export function notifier(sql: Sql, channel: string, payload = ""): () => void {
-  if (sql.kind !== "postgres") return () => {};
   let inFlight = false;
   let again = false;
   const send = () => {
@@ -192,51 +175,4 @@ function lastRows(result: pg.QueryResult | pg.QueryResult[]): any[] {
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return typeof code !== "string" || code.startsWith("08") || code === "57P01";
-}
-
-export async function createEmbeddedSql(dataDir: string | undefined): Promise<Sql> {
-  const db = await PGlite.create(dataDir ?? "memory://", {
-    parsers: {
-      [NUMERIC]: (v: string) => Number.parseFloat(v),
-      [INT8]: (v: string) => Number(v),
-      [DATE]: (v: string) => v,
-    },
-  });
-  type Tx = { query: PGlite["query"]; exec: PGlite["exec"] };
-  const overTx = (tx: Tx): Sql => {
-    const sql: Sql = {
-      kind: "embedded",
-      query: async (text, params) => (await tx.query<any>(text, params as unknown[])).rows,
-      exec: async (text) => (await tx.exec(text)).at(-1)?.rows ?? [],
-      transaction: (fn) => fn(sql),
-      async asTenant(tenantId, fn) {
-        await tx.exec("SET LOCAL ROLE pms_reader");
-        await tx.query("SELECT set_config('pms.tenant_id', $1, true)", [tenantId]);
-        // On failure the transaction rolls back, which undoes SET LOCAL too.
-        const result = await fn(sql);
-        await tx.exec("RESET ROLE");
-        return result;
-      },
-      listen: () => Promise.reject(new Error("listen inside a transaction")),
-      tryLock: () => Promise.reject(new Error("lock inside a transaction")),
-      close: async () => {},
-    };
-    return sql;
-  };
-  let closed = false;
-  return {
-    kind: "embedded",
-    query: async (text, params) => (await db.query<any>(text, params as unknown[])).rows,
-    exec: async (text) => (await db.exec(text)).at(-1)?.rows ?? [],
-    transaction: (fn) => db.transaction((tx) => fn(overTx(tx))),
-    asTenant: (tenantId, fn) => db.transaction((tx) => overTx(tx).asTenant(tenantId, fn)),
-    // One process owns the embedded database, so wake-ups are in-process only.
-    listen: async () => async () => {},
-    tryLock: inProcessLocks(),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await db.close();
-    },
-  };
 }

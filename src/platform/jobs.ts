@@ -14,8 +14,8 @@ export interface Jobs {
 }
 
 /**
- * pg-boss on the service's own database, through the same `Sql` port (so embedded PGlite
- * works too, through pg-boss's `db` option). Workers run only in roles that work jobs.
+ * pg-boss on the service's own database, through the same `Sql` port (pg-boss's `db` option),
+ * so it shares the service's pool. Workers run only in roles that work jobs.
  */
 export async function startJobs(options: {
   sql: Sql;

@@ -1,9 +1,8 @@
-import { mkdir } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { areas } from "../areas.ts";
 import type { Config } from "./config.ts";
-import { createEmbeddedSql, createPostgresSql, type Sql } from "./db.ts";
+import { createPostgresSql, type Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
 import { createPostgresEventStore } from "./eventstore/postgres/postgresEventStore.ts";
 import { buildApp } from "./http/buildApp.ts";
@@ -12,6 +11,7 @@ import { migrate } from "./migrate.ts";
 import type { Platform } from "./platform.ts";
 import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
+import { startEmbeddedPostgres } from "./startEmbeddedPostgres.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant, listTenants } from "./tenants/tenants.ts";
 
 export type Role = "api" | "projector" | "worker";
@@ -19,15 +19,27 @@ export type Role = "api" | "projector" | "worker";
 export interface Service {
   platform: Platform;
   app: FastifyInstance | null;
-  /** Set on first run with embedded storage: the printed key of tenant `default`. */
+  /** Set on first run in embedded mode without an admin key: the printed key of tenant `default`. */
   firstRunKey: string | null;
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Config): Promise<Sql> {
+/**
+ * The external server of DATABASE_URL, or else a PostgreSQL server of our own under PMS_DATA_DIR
+ * (docs/operations.md, "Embedded mode"), stopped when the returned `Sql` is closed. `join`: the
+ * server of a service already running on that directory, if any (offline CLI commands).
+ */
+export async function openDatabase(config: Config, options: { join?: boolean } = {}): Promise<Sql> {
   if (config.DATABASE_URL) return createPostgresSql(config.DATABASE_URL);
-  await mkdir(config.PMS_DATA_DIR, { recursive: true });
-  return createEmbeddedSql(config.PMS_DATA_DIR);
+  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, options);
+  const sql = createPostgresSql(server.url);
+  return {
+    ...sql,
+    async close() {
+      await sql.close();
+      await server.stop();
+    },
+  };
 }
 
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
@@ -45,9 +57,24 @@ export async function startService(
   config: Config,
   options: { roles?: Role[]; sql?: Sql; store?: EventStore } = {},
 ): Promise<Service> {
-  const roles = new Set(options.roles ?? ["api", "projector", "worker"]);
-  const log = pino({ level: config.LOG_LEVEL });
+  const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
   const sql = options.sql ?? (await openDatabase(config));
+  try {
+    return await startOn(sql, config, roles, options);
+  } catch (error) {
+    // A failed start leaves nothing running (the embedded PostgreSQL stops too).
+    if (!options.sql) await sql.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function startOn(
+  sql: Sql,
+  config: Config,
+  roles: Set<Role>,
+  options: { sql?: Sql; store?: EventStore },
+): Promise<Service> {
+  const log = pino({ level: config.LOG_LEVEL });
   await migrate(sql);
   const store = options.store ?? (await openEventStore(config, sql));
   const projections = areas.flatMap((a) => a.projections);
@@ -64,7 +91,7 @@ export async function startService(
   const platform: Platform = { config, sql, store, projections: runtime, jobs };
 
   let firstRunKey: string | null = null;
-  if (sql.kind === "embedded" && !config.PMS_ADMIN_API_KEY && (await listTenants(sql)).length === 0) {
+  if (!config.DATABASE_URL && !config.PMS_ADMIN_API_KEY && (await listTenants(sql)).length === 0) {
     const tenant = await createTenant(sql, "default");
     firstRunKey = (await createApiKey(sql, tenant.id, "first-run key", ALL_PERMISSIONS)).key;
   }

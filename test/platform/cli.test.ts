@@ -1,11 +1,13 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEmbeddedSql, type Sql } from "../../src/platform/db.ts";
+import { loadConfig } from "../../src/platform/config.ts";
+import type { Sql } from "../../src/platform/db.ts";
+import { openDatabase } from "../../src/platform/startService.ts";
 import { type PlatformApp, startPlatformApp } from "../support/platformApp.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 
@@ -127,6 +129,7 @@ describe("pms CLI offline on embedded storage", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pms-cli-"));
+    await chmod(dir, 0o755); // as root, the embedded server's user must reach it
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -140,7 +143,8 @@ describe("pms CLI offline on embedded storage", () => {
     expect(created.code, created.stderr).toBe(0);
     const key = JSON.parse(created.stdout);
     expect(key.key).toMatch(/^pms_/);
-    const sql = await createEmbeddedSql(dir);
+    // The data outlives the CLI's own server: a new one on the same directory reads it.
+    const sql = await openDatabase(loadConfig({ PMS_DATA_DIR: dir }));
     try {
       const rows = await sql.query("SELECT id, permissions, key_hash FROM api_keys");
       expect(rows).toEqual([{ id: key.id, permissions: ["LeasesRead"], key_hash: expect.any(String) }]);

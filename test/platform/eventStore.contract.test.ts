@@ -20,7 +20,7 @@ import { openTransaction } from "../support/openTransaction.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 
 /**
- * One contract, every adapter: embedded always, PostgreSQL with TEST_DATABASE_URL, EventStoreDB
+ * One contract, every adapter: PostgreSQL (TEST_DATABASE_URL, or the embedded server `npm test` starts), EventStoreDB
  * with EVENTSTORE_URL. Tests only look at positions after the head they start from, so they also
  * hold on an EventStoreDB server that already has a log (and system events).
  *
@@ -41,23 +41,6 @@ interface Fixture {
 }
 
 const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[] = [
-  {
-    name: "embedded",
-    available: true,
-    async open() {
-      const db = await createTestDatabase("embedded");
-      const store = createPostgresEventStore(db.sql);
-      return {
-        store,
-        fresh: true,
-        close: () =>
-          inOrder(
-            () => store.close(),
-            () => db.drop(),
-          ),
-      };
-    },
-  },
   {
     name: "postgres",
     available: Boolean(process.env.TEST_DATABASE_URL),
@@ -164,7 +147,6 @@ const idempotency: Record<
   string,
   { looseRetry: "replay" | "best effort"; otherStream: "refused" | "written" }
 > = {
-  embedded: { looseRetry: "replay", otherStream: "refused" },
   postgres: { looseRetry: "replay", otherStream: "refused" },
   eventstoredb: { looseRetry: "best effort", otherStream: "written" },
 };
@@ -712,7 +694,7 @@ for (const adapter of adapters) {
       });
 
       it("fires for appends made by another instance on the same log", async () => {
-        if (!fixture.another) return; // embedded: one process owns the database
+        if (!fixture.another) return; // an adapter without a second instance
         const other = await fixture.another();
         let calls = 0;
         const unsubscribe = store.onAppended(() => calls++);
@@ -734,7 +716,7 @@ for (const adapter of adapters) {
     describe("ordering under delayed commits (PostgreSQL)", () => {
       for (const variant of ["inserted before", "inserted after"] as const) {
         it(`a transaction still open holds readers back, then its event is delivered (${variant} the others)`, async () => {
-          if (!fixture.url) return; // embedded has a single connection: no concurrent transactions
+          if (!fixture.url) return; // PostgreSQL only: a raw transaction needs its url
           const first = newEvent("First");
           const late = newEvent("Late");
           const other = newEvent("Other");

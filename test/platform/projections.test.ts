@@ -155,7 +155,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         while (writing) {
           samples.push(
             await db.sql.transaction(async (tx) => {
-              if (tx.kind === "postgres") await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+              await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
               const [cp] = await tx.query(
                 "SELECT commit_position::text AS c, prepare_position::text AS p FROM projection_checkpoints WHERE name = 'c_once'",
               );

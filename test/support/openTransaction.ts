@@ -13,7 +13,6 @@ export async function openTransaction(
   await client.connect();
   await client.query("BEGIN");
   const sql: Sql = {
-    kind: "postgres",
     query: async (text, params) => (await client.query(text, params as unknown[])).rows,
     exec: async (text) => {
       // A multi-statement query answers one result per statement; callers want the last.

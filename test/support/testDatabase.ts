@@ -1,41 +1,35 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createEmbeddedSql, createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 
-export type DatabaseKind = "postgres" | "embedded";
-
-/** The kinds available here: embedded always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const databaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL
-  ? ["embedded", "postgres"]
-  : ["embedded"];
+/** Every kind is a real PostgreSQL server (docs/decisions.md: the embedded store is PostgreSQL). */
+export type DatabaseKind = "postgres";
 
 /**
- * A fresh, migrated database of the given kind. PostgreSQL: a new database created on the
- * server of TEST_DATABASE_URL (dropped by `drop`); embedded: an in-memory PGlite.
+ * The server of TEST_DATABASE_URL: given by the caller, or the embedded PostgreSQL that the
+ * global setup (`test/support/globalSetup.ts`) starts when it is unset.
  */
+export const databaseKinds: DatabaseKind[] = ["postgres"];
+
+/** A fresh, migrated database on the server of TEST_DATABASE_URL (dropped by `drop`). */
 export async function createTestDatabase(
-  kind: DatabaseKind,
+  _kind: DatabaseKind,
 ): Promise<{ sql: Sql; url?: string; drop(): Promise<void> }> {
-  if (kind === "embedded") {
-    const sql = await createEmbeddedSql(undefined);
-    await migrate(sql);
-    return { sql, drop: () => sql.close() };
-  }
   const base = process.env.TEST_DATABASE_URL;
-  if (!base) throw new Error("TEST_DATABASE_URL is not set");
+  if (!base)
+    throw new Error("TEST_DATABASE_URL is not set (run the tests through vitest: its global setup sets it)");
   const name = `pms_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const sql = createPostgresSql(url.toString(), { max: 10 });
+  const url = withDatabase(base, name);
+  const sql = createPostgresSql(url, { max: 10 });
   await migrate(sql);
   return {
     sql,
-    url: url.toString(),
+    url,
     async drop() {
       await sql.close();
       const c = new pg.Client({ connectionString: base });
@@ -44,4 +38,11 @@ export async function createTestDatabase(
       await c.end();
     },
   };
+}
+
+/** The same server, another database (socket URLs too: postgres://user@localhost/db?host=/dir). */
+function withDatabase(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

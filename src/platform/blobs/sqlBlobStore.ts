@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Sql } from "../db.ts";
 import type { BlobInfo, BlobStore, StoredBlob } from "./blobStore.ts";
 
-/** The PostgreSQL adapter (server or embedded PGlite alike): one bytea row per key. */
+/** The PostgreSQL adapter: one bytea row per key. */
 export function sqlBlobStore(sql: Sql): BlobStore {
   return {
     async putBlob(key, bytes, { content_type }) {

@@ -68,7 +68,7 @@ export interface Subscription {
 }
 
 export interface EventStore {
-  readonly engine: "postgres" | "embedded" | "eventstoredb";
+  readonly engine: "postgres" | "eventstoredb";
   /**
    * Fails with WrongExpectedRevisionError when the stream is not at the expected revision.
    *

@@ -7,8 +7,8 @@ import { readStream } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
 
 /**
- * The event store on PostgreSQL, or on embedded PGlite: the same SQL over the same `Sql` port.
- * Wake-ups come in-process after local appends, and from LISTEN pms_events on a server. The
+ * The event store on PostgreSQL (external or embedded: the same server either way).
+ * Wake-ups come in-process after local appends, and from LISTEN pms_events for other processes. The
  * NOTIFY goes out after the append's commit (see `notifier`), not inside it.
  */
 export function createPostgresEventStore(sql: Sql): EventStore {
@@ -21,7 +21,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   const instance = randomUUID();
   const notifyAppended = notifier(sql, "pms_events", instance);
   const store: EventStore = {
-    engine: sql.kind,
+    engine: "postgres",
     async appendToStream(stream_name, events, { expected_revision }) {
       const result = await appendToStream(sql, stream_name, events, expected_revision, { notify: false });
       notifyAppended();
@@ -39,7 +39,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
     subscribeToAll: (options, onEvent) => subscribeToAll(store.readAll, store.onAppended, options, onEvent),
     onAppended(listener) {
       listeners.add(listener);
-      if (sql.kind === "postgres" && !stopListening) {
+      if (!stopListening) {
         stopListening = sql.listen("pms_events", (sender) => {
           if (sender !== instance) fire();
         });
