@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
@@ -12,6 +13,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leasesProjection } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
@@ -21,6 +23,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leaseQueryRoutes } from "./queries/leases.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -56,4 +59,5 @@ export const areas: Area[] = [
     routes: [estateDiagnosticCommandRoutes, estateDiagnosticQueryRoutes],
     projections: [estateDiagnosticsProjection],
   },
+  { name: "leases", routes: [leaseCommandRoutes, leaseQueryRoutes], projections: [leasesProjection] },
 ];
