@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { globalTypeIds } from "../../src/events/types.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -8,64 +8,13 @@ const fields = (res: { json(): any }) => res.json().details?.map((d: { field: st
 
 describe.each(databaseKinds)("leases API on %s", (kind) => {
   let t: TestApp;
-  let place: string;
-  let n = 0;
   beforeAll(async () => {
     t = await createTestApp(kind);
-    place = (await t.request("POST", "/api/places", { body: { name: "Résidence" } })).json().id;
   });
   afterAll(async () => {
     await t?.close();
   });
-
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
-  const writesNothing = async (fn: () => Promise<void>) => {
-    const before = await eventCount();
-    await fn();
-    expect(await eventCount()).toBe(before);
-  };
-  const newEstate = async (extra: object = {}) => {
-    const res = await t.request("POST", `/api/places/${place}/estates`, {
-      body: {
-        name: `Apt ${++n}`,
-        estate_type_id: globalTypeIds.estate.apartment,
-        area: 40,
-        fiscal_identifier: `FI-${n}`,
-        ...extra,
-      },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().id as string;
-  };
-  const newLessee = async (category = "individual") => {
-    const body =
-      category === "guarantor"
-        ? { category, legal_name: `Garant ${++n}`, email: `g${n}@example.fr` }
-        : { category, first_name: "Camille", last_name: `Martin${++n}`, email: `c${n}@example.fr` };
-    const res = await t.request("POST", "/api/lessees", { body });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().id as string;
-  };
-  const newLease = async (extra: object = {}) => {
-    const estate_id = await newEstate();
-    const primary_lessee_id = await newLessee();
-    const res = await t.request("POST", "/api/leases", {
-      body: {
-        estate_id,
-        primary_lessee_id,
-        lease_type: "UNFURNISHED",
-        start_date: "2025-01-01",
-        rent_amount: 800,
-        charges_amount: 50,
-        deposit_amount: 800,
-        ...extra,
-      },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return { lease: res.json(), estate_id, primary_lessee_id };
-  };
-  const setStatus = (id: string, status: string, extra: object = {}) =>
-    t.request("PUT", `/api/leases/${id}/status`, { body: { status, ...extra } });
+  const { newEstate, newLessee, newLease, setStatus, writesNothing, place } = leaseFixtures(() => t);
   const estateOf = async (id: string) => (await t.request("GET", `/api/estates/${id}`)).json();
 
   it("creates a DRAFT lease with its Primary tenant and reads it", async () => {
@@ -164,7 +113,10 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     expect(byType.json().map((l: { id: string }) => l.id)).toEqual([a.lease.id]);
     const byLessee = await t.request("GET", `/api/leases?lessee_id=${b.primary_lessee_id}`);
     expect(byLessee.json().map((l: { id: string }) => l.id)).toEqual([b.lease.id]);
-    const byPlace = await t.request("GET", `/api/leases?place_id=${place}&end_date_from=2027-01-01&limit=1`);
+    const byPlace = await t.request(
+      "GET",
+      `/api/leases?place_id=${place()}&end_date_from=2027-01-01&limit=1`,
+    );
     expect(byPlace.json().map((l: { id: string }) => l.id)).toEqual([b.lease.id]);
     expect(byPlace.headers["x-total-count"]).toBe("1");
     const page = await t.request("GET", "/api/leases?limit=1&page=2");

@@ -353,7 +353,6 @@ function changeRent(command: Extract<LeaseCommand, { type: "ChangeRent" }>, stat
     effective_date: i.effective_date,
     dpe: command.dpe,
   });
-  checkDepositCap({ ...lease.terms, rent_amount: i.rent_amount });
   const charges = i.charges_amount === undefined ? lease.terms.charges_amount : i.charges_amount;
   return [
     {
