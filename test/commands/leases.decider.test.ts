@@ -21,7 +21,7 @@ const given = (events: LeaseEvent[]) => ({
   when: (command: LeaseCommand) => {
     const run = () => leaseDecider.decide(command, fold(leaseDecider, events));
     return {
-      then: (expected: LeaseEvent[]) => expect(run()).toEqual(expected),
+      thenEmits: (expected: LeaseEvent[]) => expect(run()).toEqual(expected),
       thenRefuses: (status: number, message: RegExp, field?: string) => {
         let error: unknown;
         try {
@@ -141,7 +141,7 @@ describe("lease decider: create", () => {
   it("creates a DRAFT lease with its Primary association", () => {
     given([])
       .when(create(createInput({ deposit_amount: 800 })))
-      .then([
+      .thenEmits([
         {
           type: "LeaseCreated",
           data: {
@@ -203,7 +203,7 @@ describe("lease decider: update and delete", () => {
   it("changes only what differs, before activation", () => {
     given(draft)
       .when({ type: "UpdateLease", lease_id: leaseId, input: { rent_amount: 800, charges_amount: 60 } })
-      .then([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { charges_amount: 60 } } }]);
+      .thenEmits([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { charges_amount: 60 } } }]);
   });
   it("refuses contract terms after activation naming the amendment and rent routes (409)", () => {
     given(active)
@@ -211,7 +211,9 @@ describe("lease decider: update and delete", () => {
       .thenRefuses(409, /amendments.*\/rent/, "rent_amount");
     given(active)
       .when({ type: "UpdateLease", lease_id: leaseId, input: { payment_method: "CHEQUE" } })
-      .then([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } }]);
+      .thenEmits([
+        { type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } },
+      ]);
   });
   it("re-checks the deposit cap and dates on the merged terms", () => {
     given(draft)
@@ -224,7 +226,7 @@ describe("lease decider: update and delete", () => {
   it("deletes only in DRAFT", () => {
     given(draft)
       .when({ type: "DeleteLease", lease_id: leaseId })
-      .then([{ type: "LeaseDeleted", data: { lease_id: leaseId, estate_id: estateId } }]);
+      .thenEmits([{ type: "LeaseDeleted", data: { lease_id: leaseId, estate_id: estateId } }]);
     given(reach.PENDING_SIGNATURE)
       .when({ type: "DeleteLease", lease_id: leaseId })
       .thenRefuses(409, /only a DRAFT/);
@@ -253,7 +255,7 @@ describe("lease decider: status machine", () => {
       const type = eventFor[`${from}>${to}`];
       it(`${from} -> ${to}: ${type ?? "409"}`, () => {
         const when = given(reach[from]).when(status(to, "2025-03-01", "why"));
-        if (type) when.then([{ type, data: change("2025-03-01", "why") } as LeaseEvent]);
+        if (type) when.thenEmits([{ type, data: change("2025-03-01", "why") } as LeaseEvent]);
         else when.thenRefuses(409, /cannot go from/);
       });
     }
@@ -295,7 +297,7 @@ describe("lease decider: tenants", () => {
   it("adds a co-tenant from the lease start in DRAFT, from today once active", () => {
     given(draft)
       .when(add(otherId, "CoTenant"))
-      .then([
+      .thenEmits([
         {
           type: "LeaseLesseeAdded",
           data: {
@@ -334,7 +336,7 @@ describe("lease decider: tenants", () => {
       .thenRefuses(409, /last Primary/);
     given(draft)
       .when(end)
-      .then([
+      .thenEmits([
         {
           type: "LeaseLesseeEnded",
           data: { lease_id: leaseId, lessee_id: primaryId, end_date: "2025-06-30" },
@@ -355,7 +357,7 @@ describe("lease decider: tenants", () => {
     };
     given([...active, second])
       .when(end)
-      .then([
+      .thenEmits([
         {
           type: "LeaseLesseeEnded",
           data: { lease_id: leaseId, lessee_id: primaryId, end_date: "2025-06-30" },
@@ -366,7 +368,7 @@ describe("lease decider: tenants", () => {
     const remove = { type: "RemoveLeaseLessee", lease_id: leaseId, lessee_id: primaryId } as const;
     given(draft)
       .when(remove)
-      .then([{ type: "LeaseLesseeRemoved", data: { lease_id: leaseId, lessee_id: primaryId } }]);
+      .thenEmits([{ type: "LeaseLesseeRemoved", data: { lease_id: leaseId, lessee_id: primaryId } }]);
     given(active)
       .when(remove)
       .thenRefuses(409, /end the tenant's term/);
@@ -384,7 +386,7 @@ describe("lease decider: rent", () => {
   it("records a change with the previous figures", () => {
     given(active)
       .when(rent(820, { charges_amount: 55 }))
-      .then([
+      .thenEmits([
         {
           type: "LeaseRentChanged",
           data: {
