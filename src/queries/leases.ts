@@ -117,7 +117,8 @@ async function listLeases(sql: Sql, tenantId: string, q: ListQuery) {
 async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string, asOf: string) {
   const events = await request.server.platform.store.readStream(leaseStream(id));
   if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) throw notFound("Lease", id);
-  const at = Date.parse(asOf);
+  // A date or a timestamp without a zone is read as UTC (DESIGN.md §4).
+  const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
   let row: Row | null = null;
   const lessees = new Map<string, Row>();
   let seen = false;
