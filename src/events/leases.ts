@@ -40,6 +40,14 @@ export const LEASE_STATUSES = [
   "EXPIRED",
 ] as const;
 export const LEASE_ROLES = ["Primary", "CoTenant", "Guarantor"] as const;
+export const AMENDMENT_STATUSES = [
+  "DRAFT",
+  "PENDING_VALIDATION",
+  "VALIDATED",
+  "REJECTED",
+  "CANCELLED",
+] as const;
+export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
 export const RENT_CHANGE_REASONS = ["INDEX_REVISION", "AGREEMENT", "RENT_CONTROL", "CORRECTION"] as const;
 
 export type LeaseType = (typeof LEASE_TYPES)[number];
@@ -105,6 +113,36 @@ export interface RentIndex {
   new_value: number;
 }
 
+/** What an amendment changes on its lease (DESIGN.md §6 Leases). */
+export interface AmendmentChanges {
+  rent_amount?: number;
+  charges_amount?: number | null;
+  end_date?: string | null;
+  duration_months?: number | null;
+  special_conditions?: string | null;
+}
+
+export interface AmendmentFields {
+  title: string;
+  effective_date: string;
+  changes: AmendmentChanges;
+  reason: string | null;
+}
+
+export interface AmendmentStatusChange {
+  lease_id: string;
+  amendment_id: string;
+  reason: string | null;
+}
+
+/** The amendment status each amendment status event leads to. */
+export const AMENDMENT_STATUS_OF_EVENT: Record<string, AmendmentStatus> = {
+  LeaseAmendmentSubmitted: "PENDING_VALIDATION",
+  LeaseAmendmentValidated: "VALIDATED",
+  LeaseAmendmentRejected: "REJECTED",
+  LeaseAmendmentCancelled: "CANCELLED",
+};
+
 /** Data of every status event: when it takes effect and why. */
 export interface StatusChange {
   lease_id: string;
@@ -146,6 +184,21 @@ export type LeaseEvent =
     }
   | { type: "LeaseLesseeEnded"; data: { lease_id: string; lessee_id: string; end_date: string } }
   | { type: "LeaseLesseeRemoved"; data: { lease_id: string; lessee_id: string } }
+  | { type: "LeaseAmendmentDrafted"; data: { lease_id: string; amendment_id: string } & AmendmentFields }
+  | {
+      type: "LeaseAmendmentRevised";
+      data: { lease_id: string; amendment_id: string; changes: Partial<AmendmentFields> };
+    }
+  | { type: "LeaseAmendmentDeleted"; data: { lease_id: string; amendment_id: string } }
+  | { type: "LeaseAmendmentSubmitted"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentValidated"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentRejected"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentCancelled"; data: AmendmentStatusChange }
+  /** A validated amendment's changes to the terms (rent and charges go through LeaseRentChanged). */
+  | {
+      type: "LeaseAmended";
+      data: { lease_id: string; amendment_id: string; changes: Partial<LeaseTerms> };
+    }
   | {
       type: "LeaseRentChanged";
       data: {
@@ -182,6 +235,11 @@ export const leaseEventTypes = [
   "LeaseLesseeEnded",
   "LeaseLesseeRemoved",
   "LeaseRentChanged",
+  "LeaseAmendmentDrafted",
+  "LeaseAmendmentRevised",
+  "LeaseAmendmentDeleted",
+  ...Object.keys(AMENDMENT_STATUS_OF_EVENT),
+  "LeaseAmended",
 ] as const;
 
 /**

@@ -1,4 +1,10 @@
-import { LEASE_TERM_FIELDS, type LeaseEvent, leaseEventTypes, STATUS_OF_EVENT } from "../events/leases.ts";
+import {
+  AMENDMENT_STATUS_OF_EVENT,
+  LEASE_TERM_FIELDS,
+  type LeaseEvent,
+  leaseEventTypes,
+  STATUS_OF_EVENT,
+} from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
@@ -12,7 +18,8 @@ import {
  * The leases read models:
  * - `leases`: one row per live lease (terms, status, status dates, revision for the ETag);
  * - `lease_lessees`: one row per lease-lessee association (its term and whether it ended);
- * - `lease_rent_history`: one row per LeaseRentChanged.
+ * - `lease_rent_history`: one row per LeaseRentChanged;
+ * - `lease_amendments`: one row per amendment not deleted (the log keeps deleted ones).
  * The estates projection (estate_lease_status, rental_status) and the lessees' active-lease
  * model read the same events through `feedEstateLeaseStatus` and `feedLesseeActiveLeases`.
  */
@@ -101,7 +108,23 @@ CREATE TABLE lease_rent_history (
   created_at timestamptz NOT NULL
 );
 CREATE INDEX lease_rent_history_lease ON lease_rent_history (tenant_id, lease_id, revision);
-${tenantPolicy("lease_rent_history")}`;
+${tenantPolicy("lease_rent_history")}
+
+CREATE TABLE lease_amendments (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  title text NOT NULL,
+  effective_date date NOT NULL,
+  changes jsonb NOT NULL,
+  reason text,
+  status text NOT NULL,
+  status_reason text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX lease_amendments_lease ON lease_amendments (tenant_id, lease_id, created_at, id);
+${tenantPolicy("lease_amendments")}`;
 
 /** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
 export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | null {
@@ -124,6 +147,7 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | 
   if (!row) return row;
   switch (event.type) {
     case "LeaseUpdated":
+    case "LeaseAmended":
       return { ...row, ...event.data.changes, ...stamp };
     case "LeaseDeleted":
       return null;
@@ -204,8 +228,56 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         ]);
         break;
       case "LeaseDeleted":
-        await tx.query("DELETE FROM lease_lessees WHERE lease_id = $1", [event.data.lease_id]);
-        await tx.query("DELETE FROM lease_rent_history WHERE lease_id = $1", [event.data.lease_id]);
+        for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments"])
+          await tx.query(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
+        break;
+      case "LeaseAmendmentDrafted": {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO lease_amendments (tenant_id, id, lease_id, title, effective_date, changes, reason, status,
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'DRAFT', $8, $8) ON CONFLICT (id) DO NOTHING`,
+          [
+            tenant,
+            d.amendment_id,
+            d.lease_id,
+            d.title,
+            d.effective_date,
+            JSON.stringify(d.changes),
+            d.reason,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseAmendmentRevised": {
+        const c = event.data.changes;
+        await tx.query(
+          `UPDATE lease_amendments SET title = coalesce($2, title), effective_date = coalesce($3::date, effective_date),
+             changes = coalesce($4::jsonb, changes), reason = CASE WHEN $5 THEN $6 ELSE reason END, updated_at = $7
+           WHERE id = $1`,
+          [
+            event.data.amendment_id,
+            c.title ?? null,
+            c.effective_date ?? null,
+            c.changes ? JSON.stringify(c.changes) : null,
+            "reason" in c,
+            c.reason ?? null,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseAmendmentDeleted":
+        await tx.query("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
+        break;
+      case "LeaseAmendmentSubmitted":
+      case "LeaseAmendmentValidated":
+      case "LeaseAmendmentRejected":
+      case "LeaseAmendmentCancelled":
+        await tx.query(
+          "UPDATE lease_amendments SET status = $2, status_reason = $3, updated_at = $4 WHERE id = $1",
+          [event.data.amendment_id, AMENDMENT_STATUS_OF_EVENT[event.type], event.data.reason, at],
+        );
         break;
       case "LeaseRentChanged": {
         const d = event.data;
@@ -240,7 +312,7 @@ export const leasesProjection: Projection = rowProjection({
   name: "leases",
   version: 1,
   table: "leases",
-  extraTables: ["lease_lessees", "lease_rent_history"],
+  extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments"],
   columns: LEASE_COLUMNS,
   schema,
   handles: leaseEventTypes,

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { date } from "../commands/leases/schemas.ts";
 import { uuid } from "../commands/places/schemas.ts";
-import { LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
+import { AMENDMENT_STATUS_OF_EVENT, LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -32,7 +32,22 @@ const ASSOCIATION_RESPONSE = [
   "updated_at",
 ] as const;
 
+const AMENDMENT_RESPONSE = [
+  "id",
+  "lease_id",
+  "title",
+  "effective_date",
+  "changes",
+  "reason",
+  "status",
+  "status_reason",
+  "created_at",
+  "updated_at",
+] as const;
+
 export const leaseParams = z.strictObject({ lease_id: uuid() });
+export const amendmentParams = z.strictObject({ lease_id: uuid(), amendment_id: uuid() });
+
 export const associationParams = z.strictObject({ lease_id: uuid(), lessee_id: uuid() });
 
 const toLease = (row: Row) => pick(row, LEASE_RESPONSE);
@@ -44,20 +59,41 @@ export async function readLease(sql: Sql, tenantId: string, id: string): Promise
   return row ? { body: toLease(row), revision: Number(row.revision) } : null;
 }
 
-export async function readAssociation(
+/** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */
+async function readChild(
   sql: Sql,
   tenantId: string,
+  child: { table: string; key: string; columns: readonly string[] },
   leaseId: string,
-  lesseeId: string,
+  id: string,
 ): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      `SELECT a.*, l.revision FROM lease_lessees a JOIN leases l ON l.id = a.lease_id
-       WHERE a.tenant_id = $1 AND a.lease_id = $2 AND a.lessee_id = $3`,
-      [tenantId, leaseId, lesseeId],
+      `SELECT a.*, l.revision FROM ${child.table} a JOIN leases l ON l.id = a.lease_id
+       WHERE a.tenant_id = $1 AND a.lease_id = $2 AND a.${child.key} = $3`,
+      [tenantId, leaseId, id],
     ),
   );
-  return row ? { body: pick(row, ASSOCIATION_RESPONSE), revision: Number(row.revision) } : null;
+  return row ? { body: pick(row, child.columns), revision: Number(row.revision) } : null;
+}
+
+const ASSOCIATIONS = { table: "lease_lessees", key: "lessee_id", columns: ASSOCIATION_RESPONSE };
+const AMENDMENTS = { table: "lease_amendments", key: "id", columns: AMENDMENT_RESPONSE };
+
+export const readAssociation = (sql: Sql, tenantId: string, leaseId: string, lesseeId: string) =>
+  readChild(sql, tenantId, ASSOCIATIONS, leaseId, lesseeId);
+export const readAmendment = (sql: Sql, tenantId: string, leaseId: string, id: string) =>
+  readChild(sql, tenantId, AMENDMENTS, leaseId, id);
+
+/** The rows of a lease's child table, oldest first; 404 when the lease is unknown. */
+async function listChildren(sql: Sql, tenantId: string, table: string, leaseId: string, extra = "") {
+  await requireLease(sql, tenantId, leaseId);
+  return sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT * FROM ${table} WHERE tenant_id = $1 AND lease_id = $2 ${extra}`, [
+      tenantId,
+      leaseId,
+    ]),
+  );
 }
 
 async function requireLease(sql: Sql, tenantId: string, id: string): Promise<Found> {
@@ -121,6 +157,7 @@ async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string,
   const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
   let row: Row | null = null;
   const lessees = new Map<string, Row>();
+  const amendments = new Map<string, Row>();
   let seen = false;
   for (const e of events) {
     if (Date.parse(e.metadata.occurred_at) > at) break;
@@ -141,6 +178,16 @@ async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string,
     else if (e.type === "LeaseLesseeEnded")
       Object.assign(lessees.get(String(d.lessee_id)) ?? {}, { end_date: d.end_date, ended: true });
     else if (e.type === "LeaseLesseeRemoved") lessees.delete(String(d.lessee_id));
+    else if (e.type === "LeaseAmendmentDrafted") {
+      const { lease_id: _, amendment_id, ...fields } = d;
+      amendments.set(String(amendment_id), { id: amendment_id, ...fields, status: "DRAFT" });
+    } else if (e.type === "LeaseAmendmentRevised")
+      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, d.changes as Row);
+    else if (e.type === "LeaseAmendmentDeleted") amendments.delete(String(d.amendment_id));
+    else if (e.type in AMENDMENT_STATUS_OF_EVENT)
+      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, {
+        status: AMENDMENT_STATUS_OF_EVENT[e.type],
+      });
   }
   if (!seen || !row) throw notFound("Lease", `${id} as of ${asOf}`);
   return {
@@ -235,14 +282,8 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
   );
 
   const associations = async (tenantId: string, leaseId: string, activeOnly: boolean) => {
-    await requireLease(sql, tenantId, leaseId);
-    const rows = await sql.asTenant(tenantId, (tx) =>
-      tx.query<Row>(
-        `SELECT * FROM lease_lessees WHERE tenant_id = $1 AND lease_id = $2 ${activeOnly ? "AND NOT ended" : ""}
-         ORDER BY created_at, id`,
-        [tenantId, leaseId],
-      ),
-    );
+    const order = `${activeOnly ? "AND NOT ended" : ""} ORDER BY created_at, id`;
+    const rows = await listChildren(sql, tenantId, "lease_lessees", leaseId, order);
     return rows.map((r) => pick(r, ASSOCIATION_RESPONSE));
   };
 
@@ -276,17 +317,46 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
   );
 
   api.get(
+    "/api/leases/:lease_id/amendments",
+    { schema: { tags, summary: "Amendments of a lease, oldest first", params: leaseParams }, config: read },
+    async (request) => {
+      const { lease_id } = request.params;
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_amendments",
+        lease_id,
+        "ORDER BY created_at, id",
+      );
+      return rows.map((r) => pick(r, AMENDMENT_RESPONSE));
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    { schema: { tags, summary: "One amendment of a lease", params: amendmentParams }, config: read },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id, amendment_id } = request.params;
+      await requireLease(sql, tenantId, lease_id);
+      const found = await readAmendment(sql, tenantId, lease_id, amendment_id);
+      if (!found) throw notFound("Amendment", amendment_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
     "/api/leases/:lease_id/rent-history",
     { schema: { tags, summary: "Rent changes of a lease, oldest first", params: leaseParams }, config: read },
     async (request) => {
-      const tenantId = tenantOf(request);
       const { lease_id } = request.params;
-      await requireLease(sql, tenantId, lease_id);
-      const rows = await sql.asTenant(tenantId, (tx) =>
-        tx.query<Row>(
-          "SELECT * FROM lease_rent_history WHERE tenant_id = $1 AND lease_id = $2 ORDER BY revision",
-          [tenantId, lease_id],
-        ),
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_rent_history",
+        lease_id,
+        "ORDER BY revision",
       );
       return rows.map((r) =>
         pick(r, [

@@ -447,3 +447,94 @@ describe("lease decider: rent", () => {
       .thenRefuses(409, /TERMINATED/);
   });
 });
+
+describe("lease decider: amendments", () => {
+  const amendmentId = "0b6f9a8e-6666-4c3b-9d4e-000000000006";
+  const ids = { lease_id: leaseId, amendment_id: amendmentId };
+  const fields = {
+    title: "Avenant n°1",
+    effective_date: "2025-09-01",
+    changes: { rent_amount: 820, end_date: "2028-12-31" },
+    reason: null,
+  };
+  const drafted: LeaseEvent = { type: "LeaseAmendmentDrafted", data: { ...ids, ...fields } };
+  const submitted: LeaseEvent = { type: "LeaseAmendmentSubmitted", data: { ...ids, reason: null } };
+  const to = (status: "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED" | "DRAFT", dpe = null) =>
+    ({ type: "ChangeAmendmentStatus", ...ids, status, reason: null, dpe }) as LeaseCommand;
+
+  it("drafts an amendment, refusing an end before the start (400) and a deposit over the cap (422)", () => {
+    given(active)
+      .when({ type: "DraftAmendment", ...ids, input: fields })
+      .thenEmits([drafted]);
+    given(active)
+      .when({ type: "DraftAmendment", ...ids, input: { ...fields, changes: { end_date: "2024-01-01" } } })
+      .thenRefuses(400, /before/, "changes.end_date");
+    given(active)
+      .when({ type: "DraftAmendment", ...ids, input: { ...fields, changes: { rent_amount: 799.99 } } })
+      .thenRefuses(422, /deposit/i, "deposit_amount");
+  });
+  it("updates and deletes only in DRAFT", () => {
+    given([...active, drafted])
+      .when({ type: "ReviseAmendment", ...ids, input: { title: "Avenant 1 bis" } })
+      .thenEmits([{ type: "LeaseAmendmentRevised", data: { ...ids, changes: { title: "Avenant 1 bis" } } }]);
+    given([...active, drafted, submitted])
+      .when({ type: "ReviseAmendment", ...ids, input: { title: "x" } })
+      .thenRefuses(409, /only a DRAFT/);
+    given([...active, drafted, submitted])
+      .when({ type: "DeleteAmendment", ...ids })
+      .thenRefuses(409, /only a DRAFT/);
+    given([...active, drafted])
+      .when({ type: "DeleteAmendment", ...ids })
+      .thenEmits([{ type: "LeaseAmendmentDeleted", data: ids }]);
+    given(active)
+      .when({ type: "DeleteAmendment", ...ids })
+      .thenRefuses(404, /Amendment/);
+  });
+  it("follows DRAFT -> PENDING_VALIDATION -> VALIDATED|REJECTED, cancel from the first two", () => {
+    given([...active, drafted])
+      .when(to("VALIDATED"))
+      .thenRefuses(409, /cannot go from DRAFT/);
+    given([...active, drafted])
+      .when(to("PENDING_VALIDATION"))
+      .thenEmits([submitted]);
+    given([...active, drafted])
+      .when(to("CANCELLED"))
+      .thenEmits([{ type: "LeaseAmendmentCancelled", data: { ...ids, reason: null } }]);
+    given([...active, drafted, submitted])
+      .when(to("REJECTED"))
+      .thenEmits([{ type: "LeaseAmendmentRejected", data: { ...ids, reason: null } }]);
+    given([...active, drafted, submitted, { type: "LeaseAmendmentRejected", data: { ...ids, reason: null } }])
+      .when(to("CANCELLED"))
+      .thenRefuses(409, /REJECTED is final/);
+  });
+  it("validation applies the changes in the same events: terms, then the rent by agreement", () => {
+    given([...active, drafted, submitted])
+      .when(to("VALIDATED"))
+      .thenEmits([
+        { type: "LeaseAmendmentValidated", data: { ...ids, reason: null } },
+        { type: "LeaseAmended", data: { ...ids, changes: { end_date: "2028-12-31" } } },
+        {
+          type: "LeaseRentChanged",
+          data: {
+            lease_id: leaseId,
+            rent_amount: 820,
+            charges_amount: 50,
+            previous_rent_amount: 800,
+            previous_charges_amount: 50,
+            effective_date: "2025-09-01",
+            reason: "AGREEMENT",
+            index: null,
+          },
+        },
+      ]);
+  });
+  it("a validated rent increase is frozen while the DPE is F or G", () => {
+    const raise: LeaseEvent = {
+      type: "LeaseAmendmentDrafted",
+      data: { ...ids, ...fields, changes: { rent_amount: 850 } },
+    };
+    given([...active, raise, submitted])
+      .when({ ...to("VALIDATED"), dpe: { energy_label: "F", valid_until: "2030-01-01" } } as LeaseCommand)
+      .thenRefuses(422, /classed F/);
+  });
+});

@@ -1,4 +1,7 @@
 import {
+  AMENDMENT_STATUS_OF_EVENT,
+  type AmendmentFields,
+  type AmendmentStatus,
   LEASE_TERM_FIELDS,
   type LeaseEvent,
   type LeaseRole,
@@ -13,8 +16,10 @@ import { changedFields } from "../places/decider.ts";
 import { checkDepositCap, checkDpeFreeze, checkIndexCap } from "./rules.ts";
 import type {
   AddLesseeInput,
+  CreateAmendmentInput,
   CreateLeaseInput,
   RentInput,
+  UpdateAmendmentInput,
   UpdateAssociationInput,
   UpdateLeaseInput,
 } from "./schemas.ts";
@@ -28,17 +33,25 @@ export interface Association {
   ended: boolean;
 }
 
+export interface Amendment extends AmendmentFields {
+  status: AmendmentStatus;
+}
+
 export interface LiveLease {
   status: LeaseStatus;
   terms: LeaseTerms;
   /** By lessee id: a lessee holds at most one association per lease. */
   lessees: Record<string, Association>;
+  amendments: Record<string, Amendment>;
 }
 
 export type LeaseState = { status: "absent" } | { status: "deleted" } | LiveLease;
 
 /** A lessee as the route found it in the lessees read model (null: unknown to the tenant). */
 export type LesseeFact = { category: string } | null;
+
+/** The estate's current DPE (energy-diagnosis read model), null when it has none. */
+export type DpeFact = { energy_label: string | null; valid_until: string | null } | null;
 
 export type LeaseCommand =
   | {
@@ -69,12 +82,22 @@ export type LeaseCommand =
   | { type: "UpdateLeaseLessee"; lease_id: string; lessee_id: string; input: UpdateAssociationInput }
   | { type: "EndLeaseLessee"; lease_id: string; lessee_id: string; end_date: string }
   | { type: "RemoveLeaseLessee"; lease_id: string; lessee_id: string }
+  | { type: "DraftAmendment"; lease_id: string; amendment_id: string; input: CreateAmendmentInput }
+  | { type: "ReviseAmendment"; lease_id: string; amendment_id: string; input: UpdateAmendmentInput }
+  | { type: "DeleteAmendment"; lease_id: string; amendment_id: string }
+  | {
+      type: "ChangeAmendmentStatus";
+      lease_id: string;
+      amendment_id: string;
+      status: AmendmentStatus;
+      reason: string | null;
+      dpe: DpeFact;
+    }
   | {
       type: "ChangeRent";
       lease_id: string;
       input: RentInput;
-      /** The estate's current DPE (energy-diagnosis read model), null when it has none. */
-      dpe: { energy_label: string | null; valid_until: string | null } | null;
+      dpe: DpeFact;
     };
 
 /** Terms fixed by the contract: after activation only amendments and the rent route change them. */
@@ -371,10 +394,146 @@ function changeRent(command: Extract<LeaseCommand, { type: "ChangeRent" }>, stat
   ];
 }
 
+/** DESIGN.md §6 Leases: amendment transitions and their events. */
+const AMENDMENT_TRANSITIONS: Record<AmendmentStatus, Partial<Record<AmendmentStatus, LeaseEvent["type"]>>> = {
+  DRAFT: { PENDING_VALIDATION: "LeaseAmendmentSubmitted", CANCELLED: "LeaseAmendmentCancelled" },
+  PENDING_VALIDATION: {
+    VALIDATED: "LeaseAmendmentValidated",
+    REJECTED: "LeaseAmendmentRejected",
+    CANCELLED: "LeaseAmendmentCancelled",
+  },
+  VALIDATED: {},
+  REJECTED: {},
+  CANCELLED: {},
+};
+
+function amendmentOf(lease: LiveLease, command: { lease_id: string; amendment_id: string }): Amendment {
+  const found = lease.amendments[command.amendment_id];
+  if (!found) throw notFound("Amendment", command.amendment_id);
+  return found;
+}
+
+function draftOnly(amendment: Amendment, id: string) {
+  if (amendment.status !== "DRAFT")
+    throw conflict(
+      `Amendment ${id} is ${amendment.status}: only a DRAFT amendment can be changed or deleted`,
+    );
+}
+
+/** The rules an amendment's changes must meet against the lease's terms (400 dates, 422 deposit cap). */
+function checkAmendment(lease: LiveLease, fields: AmendmentFields) {
+  const merged = { ...lease.terms, ...fields.changes };
+  const details: ErrorDetail[] = [];
+  checkDates(details, merged.start_date, merged.end_date, "changes.end_date");
+  if (fields.effective_date < lease.terms.start_date)
+    details.push({
+      field: "effective_date",
+      message: `Must not be before the lease start ${lease.terms.start_date}`,
+    });
+  throwIfAny(details);
+  checkDepositCap(merged);
+}
+
+function draftAmendment(
+  command: Extract<LeaseCommand, { type: "DraftAmendment" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  const lease = live(state, command.lease_id);
+  if (lease.status === "TERMINATED" || lease.status === "EXPIRED")
+    throw conflict(`Lease ${command.lease_id} is ${lease.status}`);
+  const i = command.input;
+  const fields: AmendmentFields = {
+    title: i.title,
+    effective_date: i.effective_date,
+    changes: i.changes,
+    reason: i.reason ?? null,
+  };
+  checkAmendment(lease, fields);
+  return [
+    {
+      type: "LeaseAmendmentDrafted",
+      data: { lease_id: command.lease_id, amendment_id: command.amendment_id, ...fields },
+    },
+  ];
+}
+
+function reviseAmendment(
+  command: Extract<LeaseCommand, { type: "ReviseAmendment" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  const lease = live(state, command.lease_id);
+  const current = amendmentOf(lease, command);
+  const { status: _s, lease_id: _l, ...input } = command.input;
+  const changes = changedFields(current, input, ["title", "effective_date", "changes", "reason"] as const);
+  draftOnly(current, command.amendment_id);
+  checkAmendment(lease, { ...current, ...changes });
+  return [
+    {
+      type: "LeaseAmendmentRevised",
+      data: { lease_id: command.lease_id, amendment_id: command.amendment_id, changes },
+    },
+  ];
+}
+
+/** Validation applies the changes in the same commit: LeaseAmended for terms, LeaseRentChanged for rent. */
+function changeAmendmentStatus(
+  command: Extract<LeaseCommand, { type: "ChangeAmendmentStatus" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  const lease = live(state, command.lease_id);
+  const amendment = amendmentOf(lease, command);
+  const type = AMENDMENT_TRANSITIONS[amendment.status][command.status];
+  if (!type) {
+    const allowed = Object.keys(AMENDMENT_TRANSITIONS[amendment.status]);
+    throw conflict(
+      `Amendment ${command.amendment_id} cannot go from ${amendment.status} to ${command.status}` +
+        (allowed.length ? ` (allowed: ${allowed.join(", ")})` : ` (${amendment.status} is final)`),
+    );
+  }
+  const ids = { lease_id: command.lease_id, amendment_id: command.amendment_id };
+  const events = [{ type, data: { ...ids, reason: command.reason } } as LeaseEvent];
+  if (type !== "LeaseAmendmentValidated") return events;
+  if (lease.status === "TERMINATED" || lease.status === "EXPIRED")
+    throw conflict(`Lease ${command.lease_id} is ${lease.status}`);
+  checkAmendment(lease, amendment);
+  const { rent_amount, charges_amount, ...terms } = amendment.changes;
+  const termChanges = changedFields(lease.terms, terms, [
+    "end_date",
+    "duration_months",
+    "special_conditions",
+  ] as const);
+  if (Object.keys(termChanges).length > 0)
+    events.push({ type: "LeaseAmended", data: { ...ids, changes: termChanges } });
+  const newRent = rent_amount ?? lease.terms.rent_amount;
+  const newCharges = charges_amount === undefined ? lease.terms.charges_amount : charges_amount;
+  if (newRent !== lease.terms.rent_amount || newCharges !== lease.terms.charges_amount) {
+    checkDpeFreeze({
+      current_rent: lease.terms.rent_amount,
+      new_rent: newRent,
+      effective_date: amendment.effective_date,
+      dpe: command.dpe,
+    });
+    events.push({
+      type: "LeaseRentChanged",
+      data: {
+        lease_id: command.lease_id,
+        rent_amount: newRent,
+        charges_amount: newCharges,
+        previous_rent_amount: lease.terms.rent_amount,
+        previous_charges_amount: lease.terms.charges_amount,
+        effective_date: amendment.effective_date,
+        reason: "AGREEMENT",
+        index: null,
+      },
+    });
+  }
+  return events;
+}
+
 function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
   if (event.type === "LeaseCreated") {
     const { lease_id: _, ...terms } = event.data;
-    return { status: "DRAFT", terms, lessees: {} };
+    return { status: "DRAFT", terms, lessees: {}, amendments: {} };
   }
   if (state.status === "absent" || state.status === "deleted") return state;
   switch (event.type) {
@@ -419,6 +578,34 @@ function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
           charges_amount: event.data.charges_amount,
         },
       };
+    case "LeaseAmended":
+      return { ...state, terms: { ...state.terms, ...event.data.changes } };
+    case "LeaseAmendmentDrafted": {
+      const { lease_id: _, amendment_id, ...fields } = event.data;
+      return {
+        ...state,
+        amendments: { ...state.amendments, [amendment_id]: { ...fields, status: "DRAFT" } },
+      };
+    }
+    case "LeaseAmendmentRevised": {
+      const a = state.amendments[event.data.amendment_id];
+      return {
+        ...state,
+        amendments: { ...state.amendments, [event.data.amendment_id]: { ...a, ...event.data.changes } },
+      };
+    }
+    case "LeaseAmendmentDeleted": {
+      const { [event.data.amendment_id]: _, ...rest } = state.amendments;
+      return { ...state, amendments: rest };
+    }
+    case "LeaseAmendmentSubmitted":
+    case "LeaseAmendmentValidated":
+    case "LeaseAmendmentRejected":
+    case "LeaseAmendmentCancelled": {
+      const a = state.amendments[event.data.amendment_id];
+      const status = AMENDMENT_STATUS_OF_EVENT[event.type];
+      return { ...state, amendments: { ...state.amendments, [event.data.amendment_id]: { ...a, status } } };
+    }
   }
 }
 
@@ -451,6 +638,22 @@ export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
         return removeLessee(command, state);
       case "ChangeRent":
         return changeRent(command, state);
+      case "DraftAmendment":
+        return draftAmendment(command, state);
+      case "ReviseAmendment":
+        return reviseAmendment(command, state);
+      case "DeleteAmendment": {
+        const lease = live(state, command.lease_id);
+        draftOnly(amendmentOf(lease, command), command.amendment_id);
+        return [
+          {
+            type: "LeaseAmendmentDeleted",
+            data: { lease_id: command.lease_id, amendment_id: command.amendment_id },
+          },
+        ];
+      }
+      case "ChangeAmendmentStatus":
+        return changeAmendmentStatus(command, state);
       default: {
         const exhaustive: never = command;
         return exhaustive;

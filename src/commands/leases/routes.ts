@@ -9,17 +9,27 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { ifMatchRevision } from "../../platform/http/etag.ts";
 import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
 import { readEstate } from "../../queries/estates.ts";
-import { associationParams, leaseParams, readAssociation, readLease } from "../../queries/leases.ts";
+import {
+  amendmentParams,
+  associationParams,
+  leaseParams,
+  readAmendment,
+  readAssociation,
+  readLease,
+} from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
 import { replyWithResource } from "../places/routes.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
 import { appendWithOccupancy } from "./occupancy.ts";
 import {
   addLesseeSchema,
+  amendmentStatusSchema,
+  createAmendmentSchema,
   createLeaseSchema,
   endAssociationSchema,
   rentSchema,
   statusSchema,
+  updateAmendmentSchema,
   updateAssociationSchema,
   updateLeaseSchema,
 } from "./schemas.ts";
@@ -315,6 +325,105 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         lessee_id,
       }));
       return replyWithResource(request, reply, 204, { id: lease_id, position: result.position });
+    },
+  );
+
+  const answerAmendment = (request: FastifyRequest, leaseId: string, id: string) => () =>
+    readAmendment(sql, tenantOf(request), leaseId, id);
+
+  api.post(
+    "/api/leases/:lease_id/amendments",
+    {
+      schema: { tags, summary: "Draft an amendment", params: leaseParams, body: createAmendmentSchema },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const amendment_id = randomUUID();
+      const result = await handleLease(request, lease_id, () => ({
+        type: "DraftAmendment",
+        lease_id,
+        amendment_id,
+        input: request.body,
+      }));
+      return replyWithResource(request, reply, 201, {
+        id: amendment_id,
+        ...result,
+        location: `/api/leases/${lease_id}/amendments/${amendment_id}`,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    {
+      schema: {
+        tags,
+        summary: "Update a DRAFT amendment",
+        params: amendmentParams,
+        body: updateAmendmentSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ReviseAmendment",
+        lease_id,
+        amendment_id,
+        input: request.body,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: amendment_id,
+        ...result,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
+    },
+  );
+
+  api.delete(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    { schema: { tags, summary: "Delete a DRAFT amendment", params: amendmentParams }, config: remove },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "DeleteAmendment",
+        lease_id,
+        amendment_id,
+      }));
+      return replyWithResource(request, reply, 204, { id: amendment_id, position: result.position });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/amendments/:amendment_id/status",
+    {
+      schema: {
+        tags,
+        summary: "Submit, validate (applies the changes), reject or cancel an amendment",
+        params: amendmentParams,
+        body: amendmentStatusSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const dpe =
+        request.body.status === "VALIDATED" ? await currentDpe(sql, tenantOf(request), lease_id) : null;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ChangeAmendmentStatus",
+        lease_id,
+        amendment_id,
+        status: request.body.status,
+        reason: request.body.reason ?? null,
+        dpe,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: amendment_id,
+        ...result,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
     },
   );
 }

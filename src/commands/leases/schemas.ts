@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  AMENDMENT_STATUSES,
   CHARGE_SETTLEMENT_MODES,
   LEASE_ROLES,
   LEASE_STATUSES,
@@ -125,3 +126,39 @@ export type StatusInput = z.output<typeof statusSchema>;
 export type AddLesseeInput = z.output<typeof addLesseeSchema>;
 export type UpdateAssociationInput = z.output<typeof updateAssociationSchema>;
 export type RentInput = z.output<typeof rentSchema>;
+
+const amendmentChanges = z
+  .strictObject({
+    rent_amount: money().optional(),
+    charges_amount: money().nullish(),
+    end_date: date().nullish(),
+    duration_months: z.number().int("Must be an integer").min(1).max(1200).nullish(),
+    special_conditions: text(10_000).nullish(),
+  })
+  .refine((c) => Object.values(c).some((v) => v !== undefined), "Must change at least one term");
+
+export const createAmendmentSchema = z.strictObject({
+  title: text(255),
+  effective_date: date(),
+  changes: amendmentChanges,
+  reason: text(2000).nullish(),
+  status: readOnly("status", "change it with PUT .../amendments/{id}/status"),
+  lease_id: uuid().optional(),
+});
+
+export const updateAmendmentSchema = z.strictObject({
+  title: notNull(text(255), "title").optional(),
+  effective_date: notNull(date(), "effective_date").optional(),
+  changes: notNull(amendmentChanges, "changes").optional(),
+  reason: text(2000).nullish(),
+  status: readOnly("status", "change it with PUT .../amendments/{id}/status"),
+  lease_id: uuid().optional(),
+});
+
+export const amendmentStatusSchema = z.strictObject({
+  status: z.enum(AMENDMENT_STATUSES),
+  reason: text(1000).nullish(),
+});
+
+export type CreateAmendmentInput = z.output<typeof createAmendmentSchema>;
+export type UpdateAmendmentInput = z.output<typeof updateAmendmentSchema>;
