@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -9,6 +10,7 @@ import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import type { ScheduledJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
@@ -39,6 +41,8 @@ export interface Area {
   name: string;
   routes: FastifyPluginAsync[];
   projections: Projection[];
+  /** Scheduled jobs (pg-boss), run by the worker role. */
+  jobs?: ScheduledJob[];
 }
 
 export const areas: Area[] = [
@@ -59,5 +63,10 @@ export const areas: Area[] = [
     routes: [estateDiagnosticCommandRoutes, estateDiagnosticQueryRoutes],
     projections: [estateDiagnosticsProjection],
   },
-  { name: "leases", routes: [leaseCommandRoutes, leaseQueryRoutes], projections: [leasesProjection] },
+  {
+    name: "leases",
+    routes: [leaseCommandRoutes, leaseQueryRoutes],
+    projections: [leasesProjection],
+    jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
+  },
 ];
