@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
@@ -65,7 +66,7 @@ export const areas: Area[] = [
   },
   {
     name: "leases",
-    routes: [leaseCommandRoutes, leaseQueryRoutes],
+    routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes],
     projections: [leasesProjection],
     jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
   },

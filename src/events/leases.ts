@@ -200,6 +200,29 @@ export type LeaseEvent =
       data: { lease_id: string; amendment_id: string; changes: Partial<LeaseTerms> };
     }
   | {
+      type: "LeaseDocumentAdded";
+      data: {
+        lease_id: string;
+        document_id: string;
+        document_type: string;
+        description: string | null;
+        filename: string;
+        content_type: string;
+        size: number;
+        sha256: string;
+        blob_key: string;
+      };
+    }
+  | {
+      type: "LeaseDocumentUpdated";
+      data: {
+        lease_id: string;
+        document_id: string;
+        changes: { document_type?: string; description?: string | null };
+      };
+    }
+  | { type: "LeaseDocumentDeleted"; data: { lease_id: string; document_id: string } }
+  | {
       type: "LeaseRentChanged";
       data: {
         lease_id: string;
@@ -240,6 +263,9 @@ export const leaseEventTypes = [
   "LeaseAmendmentDeleted",
   ...Object.keys(AMENDMENT_STATUS_OF_EVENT),
   "LeaseAmended",
+  "LeaseDocumentAdded",
+  "LeaseDocumentUpdated",
+  "LeaseDocumentDeleted",
 ] as const;
 
 /**

@@ -19,7 +19,8 @@ import {
  * - `leases`: one row per live lease (terms, status, status dates, revision for the ETag);
  * - `lease_lessees`: one row per lease-lessee association (its term and whether it ended);
  * - `lease_rent_history`: one row per LeaseRentChanged;
- * - `lease_amendments`: one row per amendment not deleted (the log keeps deleted ones).
+ * - `lease_amendments`: one row per amendment not deleted (the log keeps deleted ones);
+ * - `lease_documents`: one row per document not deleted (metadata; bytes in the blob store).
  * The estates projection (estate_lease_status, rental_status) and the lessees' active-lease
  * model read the same events through `feedEstateLeaseStatus` and `feedLesseeActiveLeases`.
  */
@@ -124,7 +125,24 @@ CREATE TABLE lease_amendments (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX lease_amendments_lease ON lease_amendments (tenant_id, lease_id, created_at, id);
-${tenantPolicy("lease_amendments")}`;
+${tenantPolicy("lease_amendments")}
+
+CREATE TABLE lease_documents (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  document_type text NOT NULL,
+  description text,
+  filename text NOT NULL,
+  content_type text NOT NULL,
+  size bigint NOT NULL,
+  sha256 text NOT NULL,
+  blob_key text NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, created_at, id);
+${tenantPolicy("lease_documents")}`;
 
 /** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
 export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | null {
@@ -228,7 +246,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         ]);
         break;
       case "LeaseDeleted":
-        for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments"])
+        for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"])
           await tx.query(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
         break;
       case "LeaseAmendmentDrafted": {
@@ -267,6 +285,40 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         );
         break;
       }
+      case "LeaseDocumentAdded": {
+        const { lease_id, document_id, ...d } = event.data;
+        await tx.query(
+          `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
+             size, sha256, blob_key, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
+          [
+            tenant,
+            document_id,
+            lease_id,
+            d.document_type,
+            d.description,
+            d.filename,
+            d.content_type,
+            d.size,
+            d.sha256,
+            d.blob_key,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseDocumentUpdated": {
+        const c = event.data.changes;
+        await tx.query(
+          `UPDATE lease_documents SET document_type = coalesce($2, document_type),
+             description = CASE WHEN $3 THEN $4 ELSE description END, updated_at = $5 WHERE id = $1`,
+          [event.data.document_id, c.document_type ?? null, "description" in c, c.description ?? null, at],
+        );
+        break;
+      }
+      case "LeaseDocumentDeleted":
+        await tx.query("DELETE FROM lease_documents WHERE id = $1", [event.data.document_id]);
+        break;
       case "LeaseAmendmentDeleted":
         await tx.query("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
         break;
@@ -312,7 +364,7 @@ export const leasesProjection: Projection = rowProjection({
   name: "leases",
   version: 1,
   table: "leases",
-  extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments"],
+  extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"],
   columns: LEASE_COLUMNS,
   schema,
   handles: leaseEventTypes,

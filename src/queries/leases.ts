@@ -4,6 +4,7 @@ import { z } from "zod";
 import { date } from "../commands/leases/schemas.ts";
 import { uuid } from "../commands/places/schemas.ts";
 import { AMENDMENT_STATUS_OF_EVENT, LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
+import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -48,6 +49,7 @@ const AMENDMENT_RESPONSE = [
 export const leaseParams = z.strictObject({ lease_id: uuid() });
 export const amendmentParams = z.strictObject({ lease_id: uuid(), amendment_id: uuid() });
 
+export const documentParams = z.strictObject({ lease_id: uuid(), document_id: uuid() });
 export const associationParams = z.strictObject({ lease_id: uuid(), lessee_id: uuid() });
 
 const toLease = (row: Row) => pick(row, LEASE_RESPONSE);
@@ -76,6 +78,22 @@ async function readChild(
   );
   return row ? { body: pick(row, child.columns), revision: Number(row.revision) } : null;
 }
+
+const DOCUMENT_RESPONSE = [
+  "id",
+  "lease_id",
+  "document_type",
+  "description",
+  "filename",
+  "content_type",
+  "size",
+  "sha256",
+  "created_at",
+  "updated_at",
+] as const;
+const DOCUMENTS = { table: "lease_documents", key: "id", columns: DOCUMENT_RESPONSE };
+export const readDocument = (sql: Sql, tenantId: string, leaseId: string, id: string) =>
+  readChild(sql, tenantId, DOCUMENTS, leaseId, id);
 
 const ASSOCIATIONS = { table: "lease_lessees", key: "lessee_id", columns: ASSOCIATION_RESPONSE };
 const AMENDMENTS = { table: "lease_amendments", key: "id", columns: AMENDMENT_RESPONSE };
@@ -343,6 +361,58 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
       if (!found) throw notFound("Amendment", amendment_id);
       setEtag(reply, found.revision);
       return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/documents",
+    { schema: { tags, summary: "Documents of a lease, oldest first", params: leaseParams }, config: read },
+    async (request) => {
+      const { lease_id } = request.params;
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_documents",
+        lease_id,
+        "ORDER BY created_at, id",
+      );
+      return rows.map((r) => pick(r, DOCUMENT_RESPONSE));
+    },
+  );
+
+  const requireDocument = async (tenantId: string, leaseId: string, id: string) => {
+    await requireLease(sql, tenantId, leaseId);
+    const found = await readDocument(sql, tenantId, leaseId, id);
+    if (!found) throw notFound("Document", id);
+    return found;
+  };
+
+  api.get(
+    "/api/leases/:lease_id/documents/:document_id",
+    { schema: { tags, summary: "One document's metadata", params: documentParams }, config: read },
+    async (request, reply) => {
+      const { lease_id, document_id } = request.params;
+      const found = await requireDocument(tenantOf(request), lease_id, document_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/documents/:document_id/file",
+    { schema: { tags, summary: "The document's bytes", params: documentParams }, config: read },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id, document_id } = request.params;
+      const found = await requireDocument(tenantId, lease_id, document_id);
+      const blob = await blobStoreFor(sql).getBlob(blobKey(tenantId, "lease-documents", document_id));
+      if (!blob) throw notFound("Document file", document_id);
+      const filename = String(found.body.filename).replace(/["\\\r\n]/g, "_");
+      return reply
+        .header("content-type", blob.content_type)
+        .header("content-length", String(blob.size))
+        .header("content-disposition", `attachment; filename="${filename}"`)
+        .send(blob.bytes);
     },
   );
 

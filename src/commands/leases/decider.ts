@@ -21,6 +21,7 @@ import type {
   RentInput,
   UpdateAmendmentInput,
   UpdateAssociationInput,
+  UpdateDocumentInput,
   UpdateLeaseInput,
 } from "./schemas.ts";
 
@@ -37,12 +38,18 @@ export interface Amendment extends AmendmentFields {
   status: AmendmentStatus;
 }
 
+export interface LeaseDocument {
+  document_type: string;
+  description: string | null;
+}
+
 export interface LiveLease {
   status: LeaseStatus;
   terms: LeaseTerms;
   /** By lessee id: a lessee holds at most one association per lease. */
   lessees: Record<string, Association>;
   amendments: Record<string, Amendment>;
+  documents: Record<string, LeaseDocument>;
 }
 
 export type LeaseState = { status: "absent" } | { status: "deleted" } | LiveLease;
@@ -93,6 +100,13 @@ export type LeaseCommand =
       reason: string | null;
       dpe: DpeFact;
     }
+  | {
+      type: "AddLeaseDocument";
+      lease_id: string;
+      document: Extract<LeaseEvent, { type: "LeaseDocumentAdded" }>["data"];
+    }
+  | { type: "UpdateLeaseDocument"; lease_id: string; document_id: string; input: UpdateDocumentInput }
+  | { type: "DeleteLeaseDocument"; lease_id: string; document_id: string }
   | {
       type: "ChangeRent";
       lease_id: string;
@@ -530,10 +544,16 @@ function changeAmendmentStatus(
   return events;
 }
 
+function documentOf(lease: LiveLease, id: string): LeaseDocument {
+  const found = lease.documents[id];
+  if (!found) throw notFound("Document", id);
+  return found;
+}
+
 function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
   if (event.type === "LeaseCreated") {
     const { lease_id: _, ...terms } = event.data;
-    return { status: "DRAFT", terms, lessees: {}, amendments: {} };
+    return { status: "DRAFT", terms, lessees: {}, amendments: {}, documents: {} };
   }
   if (state.status === "absent" || state.status === "deleted") return state;
   switch (event.type) {
@@ -580,6 +600,21 @@ function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
       };
     case "LeaseAmended":
       return { ...state, terms: { ...state.terms, ...event.data.changes } };
+    case "LeaseDocumentAdded": {
+      const { document_id, document_type, description } = event.data;
+      return { ...state, documents: { ...state.documents, [document_id]: { document_type, description } } };
+    }
+    case "LeaseDocumentUpdated": {
+      const d = state.documents[event.data.document_id];
+      return {
+        ...state,
+        documents: { ...state.documents, [event.data.document_id]: { ...d, ...event.data.changes } },
+      };
+    }
+    case "LeaseDocumentDeleted": {
+      const { [event.data.document_id]: _, ...rest } = state.documents;
+      return { ...state, documents: rest };
+    }
     case "LeaseAmendmentDrafted": {
       const { lease_id: _, amendment_id, ...fields } = event.data;
       return {
@@ -654,6 +689,27 @@ export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
       }
       case "ChangeAmendmentStatus":
         return changeAmendmentStatus(command, state);
+      case "AddLeaseDocument":
+        live(state, command.lease_id);
+        return [{ type: "LeaseDocumentAdded", data: command.document }];
+      case "UpdateLeaseDocument": {
+        const current = documentOf(live(state, command.lease_id), command.document_id);
+        const changes = changedFields(current, command.input, ["document_type", "description"] as const);
+        return [
+          {
+            type: "LeaseDocumentUpdated",
+            data: { lease_id: command.lease_id, document_id: command.document_id, changes },
+          },
+        ];
+      }
+      case "DeleteLeaseDocument":
+        documentOf(live(state, command.lease_id), command.document_id);
+        return [
+          {
+            type: "LeaseDocumentDeleted",
+            data: { lease_id: command.lease_id, document_id: command.document_id },
+          },
+        ];
       default: {
         const exhaustive: never = command;
         return exhaustive;

@@ -62,7 +62,7 @@ async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
  * when the events activate or end the lease (./occupancy.ts). With `If-Match` a stale revision
  * is a 412; without, a concurrent write is retried on fresh state, then answered 409.
  */
-async function handleLease(
+export async function handleLease(
   request: FastifyRequest,
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand,

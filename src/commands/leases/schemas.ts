@@ -162,3 +162,20 @@ export const amendmentStatusSchema = z.strictObject({
 
 export type CreateAmendmentInput = z.output<typeof createAmendmentSchema>;
 export type UpdateAmendmentInput = z.output<typeof updateAmendmentSchema>;
+
+export const documentFields = {
+  document_type: text(100),
+  description: text(2000).nullish(),
+};
+
+export const updateDocumentSchema = z.strictObject({
+  document_type: notNull(documentFields.document_type, "document_type").optional(),
+  description: documentFields.description,
+  lease_id: uuid().optional(),
+  filename: z.string().optional(),
+  content_type: z.string().optional(),
+  size: z.number().optional(),
+  sha256: z.string().optional(),
+});
+
+export type UpdateDocumentInput = z.output<typeof updateDocumentSchema>;
