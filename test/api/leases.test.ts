@@ -214,6 +214,25 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     expect((await estateOf(estate_id)).rent_amount).toBe(active[0].rent_amount);
   });
 
+  it("honours If-Match on PUT (412 when stale) and answers 403 without the Leases permission", async () => {
+    const { lease } = await newLease();
+    const stale = await t.request("PUT", `/api/leases/${lease.id}`, {
+      body: { special_conditions: "x" },
+      headers: { "if-match": 'W/"0"' },
+    });
+    expect(stale.statusCode).toBe(412);
+    const fresh = await t.request("PUT", `/api/leases/${lease.id}`, {
+      body: { special_conditions: "x" },
+      headers: { "if-match": 'W/"1"' },
+    });
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.headers.etag).toBe('W/"2"');
+    const readOnly = await t.newTenant(undefined, ["LeasesRead"]);
+    expect((await t.request("GET", "/api/leases", { as: readOnly })).statusCode).toBe(200);
+    expect((await t.request("POST", "/api/leases", { body: {}, as: readOnly })).statusCode).toBe(403);
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: readOnly })).statusCode).toBe(403);
+  });
+
   it("deletes only DRAFT leases, and a deleted lease reads 404", async () => {
     const { lease, estate_id } = await newLease();
     expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: t.other })).statusCode).toBe(404);
