@@ -233,6 +233,59 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: readOnly })).statusCode).toBe(403);
   });
 
+  it("never answers 500 to malformed requests on any lease route, and always the error shape", async () => {
+    const { lease } = await newLease();
+    const id = lease.id;
+    const a = unknownId;
+    const routes: [string, string][] = [
+      ["POST", "/api/leases"],
+      ["PUT", `/api/leases/${id}`],
+      ["PUT", `/api/leases/${id}/status`],
+      ["PUT", `/api/leases/${id}/rent`],
+      ["POST", `/api/leases/${id}/lessees`],
+      ["PUT", `/api/leases/${id}/lessees/${a}`],
+      ["PUT", `/api/leases/${id}/lessees/${a}/end`],
+      ["POST", `/api/leases/${id}/amendments`],
+      ["PUT", `/api/leases/${id}/amendments/${a}`],
+      ["PUT", `/api/leases/${id}/amendments/${a}/status`],
+      ["PUT", `/api/leases/${id}/documents/${a}`],
+    ];
+    const bodies = [
+      "{",
+      "[]",
+      "null",
+      '"x"',
+      '{"status": {"$gt": 1}}',
+      '{"rent_amount": 1e400}',
+      '{"custom_fields": {"a": "\\u0000"}}',
+    ];
+    await writesNothing(async () => {
+      for (const [method, url] of routes) {
+        for (const rawBody of bodies) {
+          const res = await t.request(method, url, {
+            rawBody,
+            headers: { "content-type": "application/json" },
+          });
+          expect(res.statusCode, `${method} ${url} ${rawBody}: ${res.body}`).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode, `${method} ${url} ${rawBody}`).toBeLessThan(500);
+          expect(res.json()).toHaveProperty("error");
+        }
+      }
+      for (const url of [
+        "/api/leases/not-a-uuid",
+        "/api/leases/estate/nope",
+        `/api/leases/${id}/lessees/x`,
+      ]) {
+        expect((await t.request("GET", url)).statusCode).toBe(400);
+      }
+      expect((await t.request("GET", `/api/leases/${a}/amendments`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases/${a}/documents`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases/${a}/history`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases?page=0`)).statusCode).toBe(400);
+      expect((await t.request("GET", `/api/leases?start_date_from=2025-02-30`)).statusCode).toBe(400);
+    });
+  });
+
   it("deletes only DRAFT leases, and a deleted lease reads 404", async () => {
     const { lease, estate_id } = await newLease();
     expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: t.other })).statusCode).toBe(404);
