@@ -5,6 +5,7 @@ import { type Context, createContext, type Figure } from "./lib/context.ts";
 import { databases } from "./lib/databases.ts";
 import { catchupStep } from "./steps/catchup.ts";
 import { dpeStep } from "./steps/dpe.ts";
+import { leasesStep } from "./steps/leases.ts";
 import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
 import { storeStep } from "./steps/store.ts";
@@ -14,7 +15,7 @@ import { storeStep } from "./steps/store.ts";
  * catch-up and read-your-writes, on throw-away databases. Environment:
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
- *   BENCH_ONLY          comma-separated steps (create,get,list,store,catchup,ryw,dpe)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,store,catchup,ryw,dpe,leases)
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service process (e.g. --cpu-prof)
@@ -27,6 +28,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   catchup: catchupStep,
   ryw: readYourWritesStep,
   dpe: dpeStep,
+  leases: leasesStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")
