@@ -2,6 +2,9 @@ import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
+import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
+import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
@@ -9,10 +12,12 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import type { ScheduledJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leasesProjection } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
@@ -23,6 +28,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leaseQueryRoutes } from "./queries/leases.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -39,6 +45,8 @@ export interface Area {
   name: string;
   routes: FastifyPluginAsync[];
   projections: Projection[];
+  /** Scheduled jobs (pg-boss), run by the worker role. */
+  jobs?: ScheduledJob[];
 }
 
 export const areas: Area[] = [
@@ -63,5 +71,11 @@ export const areas: Area[] = [
     name: "rentRegulation",
     routes: [rentRegulationCommandRoutes, rentRegulationQueryRoutes],
     projections: rentRegulationProjections,
+  },
+  {
+    name: "leases",
+    routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes],
+    projections: [leasesProjection],
+    jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
   },
 ];

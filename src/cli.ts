@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { areas } from "./areas.ts";
+import { expireLeases } from "./commands/leases/expire.ts";
 import { ConfigError, loadConfig } from "./platform/config.ts";
 import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -23,6 +24,7 @@ const usage = `pms: property management service
   pms keys revoke <key id>
   pms projections rebuild <name>
   pms projections list
+  pms leases expire [--date YYYY-MM-DD]               expire ACTIVE leases past their end_date (also daily, by the worker)
 
 Permissions: ${PERMISSIONS.join(", ")}`;
 
@@ -115,6 +117,18 @@ async function main(argv: string[]): Promise<number> {
         console.log(`Rebuilt ${projection.name}: ${result.events} events`);
         return 0;
       }
+    }
+    if (group === "leases" && action === "expire") {
+      const { values } = parseArgs({ args: rest, options: { date: { type: "string" } } });
+      if (values.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) {
+        console.error("--date must be YYYY-MM-DD");
+        return 2;
+      }
+      const store = await openEventStore(config, sql);
+      const { expired } = await expireLeases({ sql, store }, values.date);
+      await store.close();
+      console.log(`Expired ${expired.length} lease(s)${expired.length ? `: ${expired.join(", ")}` : ""}`);
+      return 0;
     }
     console.error(usage);
     return 2;

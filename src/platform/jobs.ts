@@ -6,6 +6,13 @@ import { rebuildProjection } from "./projections/rebuildProjection.ts";
 
 export const REBUILD_QUEUE = "projection-rebuild";
 
+/** A job an area schedules (cron, UTC) and that `pms` can also run by hand. */
+export interface ScheduledJob {
+  queue: string;
+  cron: string;
+  run(deps: { sql: Sql; store: EventStore }): Promise<unknown>;
+}
+
 export interface Jobs {
   /** Queues a rebuild; null when no projection has that name. */
   requestRebuild(name: string): Promise<string | null>;
@@ -21,6 +28,7 @@ export async function startJobs(options: {
   sql: Sql;
   store: EventStore;
   projections: Projection[];
+  scheduled?: ScheduledJob[];
   work: boolean;
   log: { info(msg: string): void; error(obj: unknown, msg: string): void };
 }): Promise<Jobs> {
@@ -46,6 +54,14 @@ export async function startJobs(options: {
         await rebuildProjection(sql, store, projection, log.info);
       }
     });
+    // pg-boss keeps one schedule per queue and hands each due job to one worker.
+    for (const job of options.scheduled ?? []) {
+      await boss.createQueue(job.queue).catch(() => {});
+      await boss.schedule(job.queue, job.cron);
+      await boss.work(job.queue, { pollingIntervalSeconds: 5 }, async () => {
+        await job.run({ sql, store });
+      });
+    }
   }
   return {
     boss,

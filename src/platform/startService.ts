@@ -87,7 +87,15 @@ async function startOn(
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
-  const jobs = await startJobs({ sql, store, projections, work: roles.has("worker"), log: logger });
+  const scheduled = areas.flatMap((a) => a.jobs ?? []);
+  const jobs = await startJobs({
+    sql,
+    store,
+    projections,
+    scheduled,
+    work: roles.has("worker"),
+    log: logger,
+  });
   const platform: Platform = { config, sql, store, projections: runtime, jobs };
 
   let firstRunKey: string | null = null;

@@ -7,6 +7,7 @@ import {
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
+import { ESTATE_STATUS_EVENT_TYPES, feedEstateLeaseStatus } from "./leases.ts";
 
 /**
  * The estates read models:
@@ -16,8 +17,8 @@ import {
  *   FINALISATION, else VACANT; the rent of that lease, else the reference rent).
  *   The current_dpe_* columns exist for the energy-diagnosis area; this projection never writes them.
  * - `estate_ownership_transfers`: one row per EstateOwnershipTransferred.
- * - `estate_lease_status`: one row per lease of an estate (status, current rent). The leases
- *   area will feed it from its events here; no event writes it yet.
+ * - `estate_lease_status`: one row per lease of an estate (status, current rent), fed from the
+ *   lease events by `feedEstateLeaseStatus` (src/projections/leases.ts).
  */
 export const estateColumns = [
   "tenant_id",
@@ -110,9 +111,9 @@ CREATE TABLE estate_lease_status (
 CREATE INDEX estate_lease_status_estate ON estate_lease_status (tenant_id, estate_id);
 ${tenantPolicy("estate_lease_status")}`;
 
-export const estatesProjection: Projection = rowProjection({
+const estateRows = rowProjection({
   name: "estates",
-  version: 1,
+  version: 2,
   table: "estates",
   extraTables: ["estate_ownership_transfers", "estate_lease_status"],
   columns: estateColumns,
@@ -122,6 +123,12 @@ export const estatesProjection: Projection = rowProjection({
   evolve: evolveEstate,
   after: afterEstates,
 });
+
+/** The estate rows, and their rental state following the lease events. */
+export const estatesProjection: Projection = {
+  ...estateRows,
+  handles: [...estateEventTypes, ...ESTATE_STATUS_EVENT_TYPES],
+};
 
 function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
@@ -191,6 +198,7 @@ async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
   const touched = events
     .filter((e) => e.type === "EstateCreated" || e.type === "EstateUpdated")
     .map((e) => e.data.estate_id as string);
+  touched.push(...(await feedEstateLeaseStatus(tx, events)));
   if (touched.length > 0) await syncRentalState(tx, [...new Set(touched)]);
 }
 

@@ -7,6 +7,7 @@ import {
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
+import { feedLesseeActiveLeases, LESSEE_LINK_EVENT_TYPES } from "./leases.ts";
 
 /** The `lessees` read model: one row per live lessee; `revision` is the stream revision for the ETag. */
 export const LESSEE_COLUMNS = [
@@ -95,12 +96,12 @@ export const ACTIVE_LEASE_STATUSES = [
 ] as const;
 
 /**
- * Which lessees are on which leases: fed by the leases area's events (none yet), read by
- * lessee deletes. One row per lease-lessee association (`id` is the association's id).
+ * Which lessees are on which leases: fed by the leases area's events (`feedLesseeActiveLeases`),
+ * read by lessee deletes. One row per lease-lessee association (`id` is the association's id).
  */
 export const lesseeLeaseLinksProjection: Projection = {
   name: "lesseeLeaseLinks",
-  version: 1,
+  version: 2,
   tables: ["lessee_active_leases"],
   schema: `
 CREATE TABLE lessee_active_leases (
@@ -115,8 +116,8 @@ CREATE TABLE lessee_active_leases (
 CREATE INDEX lessee_active_leases_lessee ON lessee_active_leases (tenant_id, lessee_id);
 CREATE INDEX lessee_active_leases_lease ON lessee_active_leases (tenant_id, lease_id);
 ${tenantPolicy("lessee_active_leases")}`,
-  handles: [],
-  async applyBatch() {},
+  handles: LESSEE_LINK_EVENT_TYPES,
+  applyBatch: feedLesseeActiveLeases,
 };
 
 /** Active-lease counts of the given lessees of one tenant; lessees without any are absent. */

@@ -1,0 +1,429 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { leaseStream } from "../../events/leases.ts";
+import type { Sql } from "../../platform/db.ts";
+import { conflict, notFound, preconditionFailed } from "../../platform/errors.ts";
+import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { ifMatchRevision } from "../../platform/http/etag.ts";
+import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
+import { readEstate } from "../../queries/estates.ts";
+import {
+  amendmentParams,
+  associationParams,
+  leaseParams,
+  readAmendment,
+  readAssociation,
+  readLease,
+} from "../../queries/leases.ts";
+import { readLessee } from "../../queries/lessees.ts";
+import { replyWithResource } from "../places/routes.ts";
+import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
+import { appendWithOccupancy } from "./occupancy.ts";
+import {
+  addLesseeSchema,
+  amendmentStatusSchema,
+  createAmendmentSchema,
+  createLeaseSchema,
+  endAssociationSchema,
+  rentSchema,
+  statusSchema,
+  updateAmendmentSchema,
+  updateAssociationSchema,
+  updateLeaseSchema,
+} from "./schemas.ts";
+
+const tags = ["Leases"];
+const invalidBodyMessage = "Invalid lease data";
+const write = { access: "LeasesWrite" as const, invalidBodyMessage };
+const remove = { access: "LeasesDelete" as const };
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function lesseeFact(sql: Sql, tenantId: string, id: string): Promise<LesseeFact> {
+  const found = await readLessee(sql, tenantId, id);
+  return found ? { category: String(found.body.category) } : null;
+}
+
+const estateExists = async (sql: Sql, tenantId: string, id: string | undefined) =>
+  id === undefined ? undefined : (await readEstate(sql, tenantId, id)) !== null;
+
+/** The current DPE of the lease's estate (estates read model, validity judged today). */
+async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
+  const lease = await readLease(sql, tenantId, leaseId);
+  const estate = lease ? await readEstate(sql, tenantId, String(lease.body.estate_id)) : null;
+  if (!estate) return null;
+  const { current_dpe_energy_label, current_dpe_valid_until } = estate.body as Record<string, string | null>;
+  return { energy_label: current_dpe_energy_label, valid_until: current_dpe_valid_until };
+}
+
+/**
+ * Load, decide, append a lease command; the append carries the estate's occupancy reservation
+ * when the events activate or end the lease (./occupancy.ts). With `If-Match` a stale revision
+ * is a 412; without, a concurrent write is retried on fresh state, then answered 409.
+ */
+export async function handleLease(
+  request: FastifyRequest,
+  leaseId: string,
+  command: (state: LeaseState) => LeaseCommand,
+) {
+  const { store } = request.server.platform;
+  const tenantId = tenantOf(request);
+  const ifMatch = ifMatchRevision(request);
+  const metadata = metadataOf(request);
+  for (let attempt = 0; ; attempt++) {
+    const loaded = await loadStream(store, leaseStream(leaseId), tenantId, leaseDecider);
+    if (loaded.foreign) throw notFound("Lease", leaseId);
+    if (ifMatch !== undefined && loaded.revision !== ifMatch) throw preconditionFailed();
+    const events = leaseDecider.decide(command(loaded.state), loaded.state);
+    if (events.length === 0) return { position: null, revision: loaded.revision };
+    const state = loaded.state;
+    const estateId = "terms" in state ? state.terms.estate_id : "";
+    try {
+      return await appendWithOccupancy(store, {
+        lease_id: leaseId,
+        estate_id: estateId,
+        tenant_id: tenantId,
+        lease_revision: loaded.revision,
+        events,
+        metadata,
+      });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (ifMatch !== undefined) throw preconditionFailed();
+      if (attempt >= 9) throw conflict("The lease was changed concurrently; retry");
+    }
+  }
+}
+
+/** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
+export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+  const answerLease = (request: FastifyRequest, id: string) => () => readLease(sql, tenantOf(request), id);
+
+  api.post(
+    "/api/leases",
+    {
+      schema: { tags, summary: "Create a lease in DRAFT with its Primary tenant", body: createLeaseSchema },
+      config: write,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const id = randomUUID();
+      const input = request.body;
+      const [estate, primary] = await Promise.all([
+        estateExists(sql, tenantId, input.estate_id),
+        lesseeFact(sql, tenantId, input.primary_lessee_id),
+      ]);
+      const result = await handleCommand(request, leaseStream(id), leaseDecider, {
+        type: "CreateLease",
+        lease_id: id,
+        association_id: randomUUID(),
+        input,
+        estate_exists: estate === true,
+        primary,
+      });
+      return replyWithResource(request, reply, 201, {
+        id,
+        position: result.position,
+        location: `/api/leases/${id}`,
+        read: answerLease(request, id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id",
+    {
+      schema: {
+        tags,
+        summary: "Update a lease (contract terms only before activation)",
+        params: leaseParams,
+        body: updateLeaseSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const estate_exists = await estateExists(sql, tenantOf(request), request.body.estate_id);
+      const result = await handleLease(request, lease_id, () => ({
+        type: "UpdateLease",
+        lease_id,
+        input: request.body,
+        estate_exists,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: lease_id,
+        ...result,
+        read: answerLease(request, lease_id),
+      });
+    },
+  );
+
+  api.delete(
+    "/api/leases/:lease_id",
+    { schema: { tags, summary: "Delete a DRAFT lease", params: leaseParams }, config: remove },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({ type: "DeleteLease", lease_id }));
+      return replyWithResource(request, reply, 204, { id: lease_id, position: result.position });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/status",
+    {
+      schema: { tags, summary: "Change the status of a lease", params: leaseParams, body: statusSchema },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const b = request.body;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ChangeLeaseStatus",
+        lease_id,
+        status: b.status,
+        effective_date: b.effective_date ?? today(),
+        reason: b.reason ?? null,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: lease_id,
+        ...result,
+        read: answerLease(request, lease_id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/rent",
+    {
+      schema: {
+        tags,
+        summary: "Change the rent (kept in the rent history)",
+        params: leaseParams,
+        body: rentSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const dpe = await currentDpe(sql, tenantOf(request), lease_id);
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ChangeRent",
+        lease_id,
+        input: request.body,
+        dpe,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: lease_id,
+        ...result,
+        read: answerLease(request, lease_id),
+      });
+    },
+  );
+
+  const answerAssociation = (request: FastifyRequest, leaseId: string, lesseeId: string) => () =>
+    readAssociation(sql, tenantOf(request), leaseId, lesseeId);
+
+  api.post(
+    "/api/leases/:lease_id/lessees",
+    {
+      schema: {
+        tags,
+        summary: "Add a tenant or guarantor to a lease",
+        params: leaseParams,
+        body: addLesseeSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const lessee = await lesseeFact(sql, tenantOf(request), request.body.lessee_id);
+      const result = await handleLease(request, lease_id, () => ({
+        type: "AddLeaseLessee",
+        lease_id,
+        association_id: randomUUID(),
+        input: request.body,
+        lessee,
+        today: today(),
+      }));
+      return replyWithResource(request, reply, 201, {
+        id: lease_id,
+        ...result,
+        location: `/api/leases/${lease_id}/lessees/${request.body.lessee_id}`,
+        read: answerAssociation(request, lease_id, request.body.lessee_id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/lessees/:lessee_id",
+    {
+      schema: {
+        tags,
+        summary: "Change a tenant's role or term dates",
+        params: associationParams,
+        body: updateAssociationSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, lessee_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "UpdateLeaseLessee",
+        lease_id,
+        lessee_id,
+        input: request.body,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: lease_id,
+        ...result,
+        read: answerAssociation(request, lease_id, lessee_id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/lessees/:lessee_id/end",
+    {
+      schema: {
+        tags,
+        summary: "End a tenant's term",
+        params: associationParams,
+        body: endAssociationSchema.optional(),
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, lessee_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "EndLeaseLessee",
+        lease_id,
+        lessee_id,
+        end_date: request.body?.end_date ?? today(),
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: lease_id,
+        ...result,
+        read: answerAssociation(request, lease_id, lessee_id),
+      });
+    },
+  );
+
+  api.delete(
+    "/api/leases/:lease_id/lessees/:lessee_id",
+    {
+      schema: { tags, summary: "Remove a tenant from a DRAFT lease", params: associationParams },
+      config: remove,
+    },
+    async (request, reply) => {
+      const { lease_id, lessee_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "RemoveLeaseLessee",
+        lease_id,
+        lessee_id,
+      }));
+      return replyWithResource(request, reply, 204, { id: lease_id, position: result.position });
+    },
+  );
+
+  const answerAmendment = (request: FastifyRequest, leaseId: string, id: string) => () =>
+    readAmendment(sql, tenantOf(request), leaseId, id);
+
+  api.post(
+    "/api/leases/:lease_id/amendments",
+    {
+      schema: { tags, summary: "Draft an amendment", params: leaseParams, body: createAmendmentSchema },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const amendment_id = randomUUID();
+      const result = await handleLease(request, lease_id, () => ({
+        type: "DraftAmendment",
+        lease_id,
+        amendment_id,
+        input: request.body,
+      }));
+      return replyWithResource(request, reply, 201, {
+        id: amendment_id,
+        ...result,
+        location: `/api/leases/${lease_id}/amendments/${amendment_id}`,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    {
+      schema: {
+        tags,
+        summary: "Update a DRAFT amendment",
+        params: amendmentParams,
+        body: updateAmendmentSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ReviseAmendment",
+        lease_id,
+        amendment_id,
+        input: request.body,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: amendment_id,
+        ...result,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
+    },
+  );
+
+  api.delete(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    { schema: { tags, summary: "Delete a DRAFT amendment", params: amendmentParams }, config: remove },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "DeleteAmendment",
+        lease_id,
+        amendment_id,
+      }));
+      return replyWithResource(request, reply, 204, { id: amendment_id, position: result.position });
+    },
+  );
+
+  api.put(
+    "/api/leases/:lease_id/amendments/:amendment_id/status",
+    {
+      schema: {
+        tags,
+        summary: "Submit, validate (applies the changes), reject or cancel an amendment",
+        params: amendmentParams,
+        body: amendmentStatusSchema,
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      const { lease_id, amendment_id } = request.params;
+      const dpe =
+        request.body.status === "VALIDATED" ? await currentDpe(sql, tenantOf(request), lease_id) : null;
+      const result = await handleLease(request, lease_id, () => ({
+        type: "ChangeAmendmentStatus",
+        lease_id,
+        amendment_id,
+        status: request.body.status,
+        reason: request.body.reason ?? null,
+        dpe,
+      }));
+      return replyWithResource(request, reply, 200, {
+        id: amendment_id,
+        ...result,
+        read: answerAmendment(request, lease_id, amendment_id),
+      });
+    },
+  );
+}

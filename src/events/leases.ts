@@ -1,0 +1,278 @@
+/**
+ * Leases (stream `lease-<uuid>`) and the occupancy reservation of an estate
+ * (stream `lease_occupancy-<estate uuid>`), which keeps one occupying lease per estate on every
+ * event store engine (DESIGN.md §1: invariants across aggregates).
+ */
+
+export const leaseStream = (id: string) => `lease-${id}`;
+export const occupancyStream = (estateId: string) => `lease_occupancy-${estateId}`;
+
+export const LEASE_TYPES = [
+  "UNFURNISHED",
+  "FURNISHED",
+  "MOBILITY",
+  "STUDENT",
+  "COMMERCIAL",
+  "PROFESSIONAL",
+  "PARKING",
+] as const;
+export const USAGE_TYPES = ["RESIDENTIAL_ONLY", "MIXED_PROFESSIONAL"] as const;
+export const RENT_FREQUENCIES = ["MONTHLY", "QUARTERLY", "ANNUALLY"] as const;
+export const REVISION_INDEX_TYPES = ["IRL", "ICC", "ILAT", "ILC", "NONE"] as const;
+export const CHARGE_SETTLEMENT_MODES = ["PROVISION", "PERIODIC", "FLAT_RATE"] as const;
+export const PAYMENT_TERMS = ["TERME_A_ECHOIR", "TERME_ECHU"] as const;
+export const PAYMENT_METHODS = [
+  "VIREMENT_BANCAIRE",
+  "PRELEVEMENT_AUTOMATIQUE",
+  "CHEQUE",
+  "ESPECES",
+  "CARTE_BANCAIRE",
+  "MANDAT_CASH",
+  "AUTRE",
+] as const;
+export const LEASE_STATUSES = [
+  "DRAFT",
+  "PENDING_SIGNATURE",
+  "ACTIVE",
+  "NOTICE",
+  "FINALISATION",
+  "TERMINATED",
+  "EXPIRED",
+] as const;
+export const LEASE_ROLES = ["Primary", "CoTenant", "Guarantor"] as const;
+export const AMENDMENT_STATUSES = [
+  "DRAFT",
+  "PENDING_VALIDATION",
+  "VALIDATED",
+  "REJECTED",
+  "CANCELLED",
+] as const;
+export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
+export const RENT_CHANGE_REASONS = ["INDEX_REVISION", "AGREEMENT", "RENT_CONTROL", "CORRECTION"] as const;
+
+export type LeaseType = (typeof LEASE_TYPES)[number];
+export type LeaseStatus = (typeof LEASE_STATUSES)[number];
+export type LeaseRole = (typeof LEASE_ROLES)[number];
+export type RentChangeReason = (typeof RENT_CHANGE_REASONS)[number];
+
+/** Statuses in which a lease occupies its estate (DESIGN.md §6 Estates). */
+export const OCCUPYING_STATUSES: readonly LeaseStatus[] = ["ACTIVE", "NOTICE", "FINALISATION"];
+export const TERMINAL_STATUSES: readonly LeaseStatus[] = ["TERMINATED", "EXPIRED"];
+
+/** Every client-settable term of a lease, in the order of the read model's columns. */
+export const LEASE_TERM_FIELDS = [
+  "estate_id",
+  "lease_type",
+  "usage_type",
+  "start_date",
+  "end_date",
+  "duration_months",
+  "rent_amount",
+  "charges_amount",
+  "charge_settlement_mode",
+  "deposit_amount",
+  "rent_frequency",
+  "payment_terms",
+  "payment_method",
+  "payment_day",
+  "revision_index_type",
+  "revision_reference_quarter",
+  "revision_reference_value",
+  "special_conditions",
+  "custom_fields",
+] as const satisfies readonly (keyof LeaseTerms)[];
+
+/** The client-settable terms of a lease; absent optional fields are null. */
+export interface LeaseTerms {
+  estate_id: string;
+  lease_type: LeaseType;
+  usage_type: (typeof USAGE_TYPES)[number] | null;
+  start_date: string;
+  end_date: string | null;
+  duration_months: number | null;
+  rent_amount: number;
+  charges_amount: number | null;
+  charge_settlement_mode: (typeof CHARGE_SETTLEMENT_MODES)[number] | null;
+  deposit_amount: number | null;
+  rent_frequency: (typeof RENT_FREQUENCIES)[number] | null;
+  payment_terms: (typeof PAYMENT_TERMS)[number] | null;
+  payment_method: (typeof PAYMENT_METHODS)[number] | null;
+  payment_day: number | null;
+  revision_index_type: (typeof REVISION_INDEX_TYPES)[number] | null;
+  revision_reference_quarter: string | null;
+  revision_reference_value: number | null;
+  special_conditions: string | null;
+  custom_fields: Record<string, unknown> | null;
+}
+
+export interface RentIndex {
+  type: (typeof REVISION_INDEX_TYPES)[number];
+  reference_quarter: string;
+  reference_value: number;
+  new_quarter: string;
+  new_value: number;
+}
+
+/** What an amendment changes on its lease (DESIGN.md §6 Leases). */
+export interface AmendmentChanges {
+  rent_amount?: number;
+  charges_amount?: number | null;
+  end_date?: string | null;
+  duration_months?: number | null;
+  special_conditions?: string | null;
+}
+
+export interface AmendmentFields {
+  title: string;
+  effective_date: string;
+  changes: AmendmentChanges;
+  reason: string | null;
+}
+
+export interface AmendmentStatusChange {
+  lease_id: string;
+  amendment_id: string;
+  reason: string | null;
+}
+
+/** The amendment status each amendment status event leads to. */
+export const AMENDMENT_STATUS_OF_EVENT: Record<string, AmendmentStatus> = {
+  LeaseAmendmentSubmitted: "PENDING_VALIDATION",
+  LeaseAmendmentValidated: "VALIDATED",
+  LeaseAmendmentRejected: "REJECTED",
+  LeaseAmendmentCancelled: "CANCELLED",
+};
+
+/** Data of every status event: when it takes effect and why. */
+export interface StatusChange {
+  lease_id: string;
+  effective_date: string;
+  reason: string | null;
+}
+
+export type LeaseEvent =
+  | { type: "LeaseCreated"; data: { lease_id: string } & LeaseTerms }
+  /** Only the fields that changed (null = removed). */
+  | { type: "LeaseUpdated"; data: { lease_id: string; changes: Partial<LeaseTerms> } }
+  | { type: "LeaseDeleted"; data: { lease_id: string; estate_id: string } }
+  | { type: "LeaseSentForSignature"; data: StatusChange }
+  | { type: "LeaseReturnedToDraft"; data: StatusChange }
+  | { type: "LeaseActivated"; data: StatusChange }
+  | { type: "LeaseNoticeGiven"; data: StatusChange }
+  | { type: "LeaseNoticeWithdrawn"; data: StatusChange }
+  | { type: "LeaseFinalisationStarted"; data: StatusChange }
+  | { type: "LeaseTerminated"; data: StatusChange }
+  | { type: "LeaseExpired"; data: StatusChange }
+  | {
+      type: "LeaseLesseeAdded";
+      data: {
+        lease_id: string;
+        association_id: string;
+        lessee_id: string;
+        role: LeaseRole;
+        start_date: string;
+        end_date: string | null;
+      };
+    }
+  | {
+      type: "LeaseLesseeUpdated";
+      data: {
+        lease_id: string;
+        lessee_id: string;
+        changes: { role?: LeaseRole; start_date?: string; end_date?: string | null };
+      };
+    }
+  | { type: "LeaseLesseeEnded"; data: { lease_id: string; lessee_id: string; end_date: string } }
+  | { type: "LeaseLesseeRemoved"; data: { lease_id: string; lessee_id: string } }
+  | { type: "LeaseAmendmentDrafted"; data: { lease_id: string; amendment_id: string } & AmendmentFields }
+  | {
+      type: "LeaseAmendmentRevised";
+      data: { lease_id: string; amendment_id: string; changes: Partial<AmendmentFields> };
+    }
+  | { type: "LeaseAmendmentDeleted"; data: { lease_id: string; amendment_id: string } }
+  | { type: "LeaseAmendmentSubmitted"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentValidated"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentRejected"; data: AmendmentStatusChange }
+  | { type: "LeaseAmendmentCancelled"; data: AmendmentStatusChange }
+  /** A validated amendment's changes to the terms (rent and charges go through LeaseRentChanged). */
+  | {
+      type: "LeaseAmended";
+      data: { lease_id: string; amendment_id: string; changes: Partial<LeaseTerms> };
+    }
+  | {
+      type: "LeaseDocumentAdded";
+      data: {
+        lease_id: string;
+        document_id: string;
+        document_type: string;
+        description: string | null;
+        filename: string;
+        content_type: string;
+        size: number;
+        sha256: string;
+        blob_key: string;
+      };
+    }
+  | {
+      type: "LeaseDocumentUpdated";
+      data: {
+        lease_id: string;
+        document_id: string;
+        changes: { document_type?: string; description?: string | null };
+      };
+    }
+  | { type: "LeaseDocumentDeleted"; data: { lease_id: string; document_id: string } }
+  | {
+      type: "LeaseRentChanged";
+      data: {
+        lease_id: string;
+        rent_amount: number;
+        charges_amount: number | null;
+        previous_rent_amount: number;
+        previous_charges_amount: number | null;
+        effective_date: string;
+        reason: RentChangeReason;
+        index: RentIndex | null;
+      };
+    };
+
+/** The status each status event leads to. */
+export const STATUS_OF_EVENT: Record<string, LeaseStatus> = {
+  LeaseSentForSignature: "PENDING_SIGNATURE",
+  LeaseReturnedToDraft: "DRAFT",
+  LeaseActivated: "ACTIVE",
+  LeaseNoticeGiven: "NOTICE",
+  LeaseNoticeWithdrawn: "ACTIVE",
+  LeaseFinalisationStarted: "FINALISATION",
+  LeaseTerminated: "TERMINATED",
+  LeaseExpired: "EXPIRED",
+};
+
+export const leaseEventTypes = [
+  "LeaseCreated",
+  "LeaseUpdated",
+  "LeaseDeleted",
+  ...Object.keys(STATUS_OF_EVENT),
+  "LeaseLesseeAdded",
+  "LeaseLesseeUpdated",
+  "LeaseLesseeEnded",
+  "LeaseLesseeRemoved",
+  "LeaseRentChanged",
+  "LeaseAmendmentDrafted",
+  "LeaseAmendmentRevised",
+  "LeaseAmendmentDeleted",
+  ...Object.keys(AMENDMENT_STATUS_OF_EVENT),
+  "LeaseAmended",
+  "LeaseDocumentAdded",
+  "LeaseDocumentUpdated",
+  "LeaseDocumentDeleted",
+] as const;
+
+/**
+ * The occupancy reservation of an estate. `lease_revision` is the revision the lease stream
+ * stood at before its activation was appended: while the lease stream is still there, the
+ * activation may be in flight (engines without multi-stream commits) and the reservation binds.
+ */
+export type OccupancyEvent =
+  | { type: "EstateOccupancyReserved"; data: { estate_id: string; lease_id: string; lease_revision: number } }
+  | { type: "EstateOccupancyReleased"; data: { estate_id: string; lease_id: string } };

@@ -1,0 +1,502 @@
+import {
+  AMENDMENT_STATUS_OF_EVENT,
+  LEASE_TERM_FIELDS,
+  type LeaseEvent,
+  leaseEventTypes,
+  STATUS_OF_EVENT,
+} from "../events/leases.ts";
+import type { Sql } from "../platform/db.ts";
+import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
+import {
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
+
+/**
+ * The leases read models:
+ * - `leases`: one row per live lease (terms, status, status dates, revision for the ETag);
+ * - `lease_lessees`: one row per lease-lessee association (its term and whether it ended);
+ * - `lease_rent_history`: one row per LeaseRentChanged;
+ * - `lease_amendments`: one row per amendment not deleted (the log keeps deleted ones);
+ * - `lease_documents`: one row per document not deleted (metadata; bytes in the blob store).
+ * The estates projection (estate_lease_status, rental_status) and the lessees' active-lease
+ * model read the same events through `feedEstateLeaseStatus` and `feedLesseeActiveLeases`.
+ */
+export const LEASE_COLUMNS = [
+  "tenant_id",
+  "id",
+  ...LEASE_TERM_FIELDS,
+  "status",
+  "rent_regulation_compliance_status",
+  "signed_at",
+  "notice_date",
+  "notice_end_date",
+  "terminated_at",
+  "revision",
+  "created_at",
+  "updated_at",
+] as const;
+
+const schema = `
+CREATE TABLE leases (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  estate_id uuid NOT NULL,
+  lease_type text NOT NULL,
+  usage_type text,
+  start_date date NOT NULL,
+  end_date date,
+  duration_months integer,
+  rent_amount numeric NOT NULL,
+  charges_amount numeric,
+  charge_settlement_mode text,
+  deposit_amount numeric,
+  rent_frequency text,
+  payment_terms text,
+  payment_method text,
+  payment_day integer,
+  revision_index_type text,
+  revision_reference_quarter text,
+  revision_reference_value numeric,
+  status text NOT NULL,
+  rent_regulation_compliance_status text NOT NULL,
+  special_conditions text,
+  custom_fields jsonb,
+  signed_at date,
+  notice_date date,
+  notice_end_date date,
+  terminated_at date,
+  revision bigint NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX leases_tenant_order ON leases (tenant_id, created_at, id);
+CREATE INDEX leases_estate ON leases (tenant_id, estate_id, created_at, id);
+CREATE INDEX leases_status ON leases (tenant_id, status, created_at, id);
+CREATE INDEX leases_expiry ON leases (end_date) WHERE status = 'ACTIVE';
+${tenantPolicy("leases")}
+
+CREATE TABLE lease_lessees (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  lessee_id uuid NOT NULL,
+  role text NOT NULL,
+  start_date date NOT NULL,
+  end_date date,
+  ended boolean NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  UNIQUE (lease_id, lessee_id)
+);
+CREATE INDEX lease_lessees_lessee ON lease_lessees (tenant_id, lessee_id);
+${tenantPolicy("lease_lessees")}
+
+CREATE TABLE lease_rent_history (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  rent_amount numeric NOT NULL,
+  charges_amount numeric,
+  previous_rent_amount numeric NOT NULL,
+  previous_charges_amount numeric,
+  effective_date date NOT NULL,
+  reason text NOT NULL,
+  index jsonb,
+  revision bigint NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX lease_rent_history_lease ON lease_rent_history (tenant_id, lease_id, revision);
+${tenantPolicy("lease_rent_history")}
+
+CREATE TABLE lease_amendments (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  title text NOT NULL,
+  effective_date date NOT NULL,
+  changes jsonb NOT NULL,
+  reason text,
+  status text NOT NULL,
+  status_reason text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX lease_amendments_lease ON lease_amendments (tenant_id, lease_id, created_at, id);
+${tenantPolicy("lease_amendments")}
+
+CREATE TABLE lease_documents (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  document_type text NOT NULL,
+  description text,
+  filename text NOT NULL,
+  content_type text NOT NULL,
+  size bigint NOT NULL,
+  sha256 text NOT NULL,
+  blob_key text NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, created_at, id);
+${tenantPolicy("lease_documents")}`;
+
+/** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
+export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | null {
+  const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+  const stamp = { revision: Number(recorded.stream_revision), updated_at: recorded.metadata.occurred_at };
+  if (event.type === "LeaseCreated") {
+    const { lease_id: _, ...terms } = event.data;
+    return {
+      ...terms,
+      status: "DRAFT",
+      rent_regulation_compliance_status: "UNKNOWN",
+      signed_at: null,
+      notice_date: null,
+      notice_end_date: null,
+      terminated_at: null,
+      created_at: recorded.metadata.occurred_at,
+      ...stamp,
+    };
+  }
+  if (!row) return row;
+  switch (event.type) {
+    case "LeaseUpdated":
+    case "LeaseAmended":
+      return { ...row, ...event.data.changes, ...stamp };
+    case "LeaseDeleted":
+      return null;
+    case "LeaseActivated":
+      return { ...row, status: "ACTIVE", signed_at: row.signed_at ?? event.data.effective_date, ...stamp };
+    case "LeaseNoticeGiven":
+      return { ...row, status: "NOTICE", notice_date: event.data.effective_date, ...stamp };
+    case "LeaseNoticeWithdrawn":
+      return { ...row, status: "ACTIVE", notice_date: null, notice_end_date: null, ...stamp };
+    case "LeaseTerminated":
+    case "LeaseExpired":
+      return {
+        ...row,
+        status: STATUS_OF_EVENT[event.type],
+        terminated_at: event.data.effective_date,
+        ...stamp,
+      };
+    case "LeaseSentForSignature":
+    case "LeaseReturnedToDraft":
+    case "LeaseFinalisationStarted":
+      return { ...row, status: STATUS_OF_EVENT[event.type], ...stamp };
+    case "LeaseRentChanged":
+      return {
+        ...row,
+        rent_amount: event.data.rent_amount,
+        charges_amount: event.data.charges_amount,
+        ...stamp,
+      };
+    default:
+      // Tenant changes move the lease's revision (its ETag) and updated_at.
+      return { ...row, ...stamp };
+  }
+}
+
+async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
+  for (const recorded of events) {
+    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+    const tenant = recorded.metadata.tenant_id;
+    const at = recorded.metadata.occurred_at;
+    switch (event.type) {
+      case "LeaseLesseeAdded": {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO lease_lessees (tenant_id, id, lease_id, lessee_id, role, start_date, end_date, ended, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, $8) ON CONFLICT (id) DO NOTHING`,
+          [tenant, d.association_id, d.lease_id, d.lessee_id, d.role, d.start_date, d.end_date, at],
+        );
+        break;
+      }
+      case "LeaseLesseeUpdated": {
+        const c = event.data.changes;
+        await tx.query(
+          `UPDATE lease_lessees SET role = coalesce($3, role), start_date = coalesce($4::date, start_date),
+             end_date = CASE WHEN $5 THEN $6::date ELSE end_date END, updated_at = $7
+           WHERE lease_id = $1 AND lessee_id = $2`,
+          [
+            event.data.lease_id,
+            event.data.lessee_id,
+            c.role ?? null,
+            c.start_date ?? null,
+            "end_date" in c,
+            c.end_date ?? null,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseLesseeEnded":
+        await tx.query(
+          "UPDATE lease_lessees SET ended = true, end_date = $3, updated_at = $4 WHERE lease_id = $1 AND lessee_id = $2",
+          [event.data.lease_id, event.data.lessee_id, event.data.end_date, at],
+        );
+        break;
+      case "LeaseLesseeRemoved":
+        await tx.query("DELETE FROM lease_lessees WHERE lease_id = $1 AND lessee_id = $2", [
+          event.data.lease_id,
+          event.data.lessee_id,
+        ]);
+        break;
+      case "LeaseDeleted":
+        for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"])
+          await tx.query(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
+        break;
+      case "LeaseAmendmentDrafted": {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO lease_amendments (tenant_id, id, lease_id, title, effective_date, changes, reason, status,
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'DRAFT', $8, $8) ON CONFLICT (id) DO NOTHING`,
+          [
+            tenant,
+            d.amendment_id,
+            d.lease_id,
+            d.title,
+            d.effective_date,
+            JSON.stringify(d.changes),
+            d.reason,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseAmendmentRevised": {
+        const c = event.data.changes;
+        await tx.query(
+          `UPDATE lease_amendments SET title = coalesce($2, title), effective_date = coalesce($3::date, effective_date),
+             changes = coalesce($4::jsonb, changes), reason = CASE WHEN $5 THEN $6 ELSE reason END, updated_at = $7
+           WHERE id = $1`,
+          [
+            event.data.amendment_id,
+            c.title ?? null,
+            c.effective_date ?? null,
+            c.changes ? JSON.stringify(c.changes) : null,
+            "reason" in c,
+            c.reason ?? null,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseDocumentAdded": {
+        const { lease_id, document_id, ...d } = event.data;
+        await tx.query(
+          `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
+             size, sha256, blob_key, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
+          [
+            tenant,
+            document_id,
+            lease_id,
+            d.document_type,
+            d.description,
+            d.filename,
+            d.content_type,
+            d.size,
+            d.sha256,
+            d.blob_key,
+            at,
+          ],
+        );
+        break;
+      }
+      case "LeaseDocumentUpdated": {
+        const c = event.data.changes;
+        await tx.query(
+          `UPDATE lease_documents SET document_type = coalesce($2, document_type),
+             description = CASE WHEN $3 THEN $4 ELSE description END, updated_at = $5 WHERE id = $1`,
+          [event.data.document_id, c.document_type ?? null, "description" in c, c.description ?? null, at],
+        );
+        break;
+      }
+      case "LeaseDocumentDeleted":
+        await tx.query("DELETE FROM lease_documents WHERE id = $1", [event.data.document_id]);
+        break;
+      case "LeaseAmendmentDeleted":
+        await tx.query("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
+        break;
+      case "LeaseAmendmentSubmitted":
+      case "LeaseAmendmentValidated":
+      case "LeaseAmendmentRejected":
+      case "LeaseAmendmentCancelled":
+        await tx.query(
+          "UPDATE lease_amendments SET status = $2, status_reason = $3, updated_at = $4 WHERE id = $1",
+          [event.data.amendment_id, AMENDMENT_STATUS_OF_EVENT[event.type], event.data.reason, at],
+        );
+        break;
+      case "LeaseRentChanged": {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO lease_rent_history (tenant_id, id, lease_id, rent_amount, charges_amount, previous_rent_amount,
+             previous_charges_amount, effective_date, reason, index, revision, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+          [
+            tenant,
+            recorded.event_id,
+            d.lease_id,
+            d.rent_amount,
+            d.charges_amount,
+            d.previous_rent_amount,
+            d.previous_charges_amount,
+            d.effective_date,
+            d.reason,
+            d.index === null ? null : JSON.stringify(d.index),
+            Number(recorded.stream_revision),
+            at,
+          ],
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+export const leasesProjection: Projection = rowProjection({
+  name: "leases",
+  version: 1,
+  table: "leases",
+  extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"],
+  columns: LEASE_COLUMNS,
+  schema,
+  handles: leaseEventTypes,
+  idOf: (event) => (event.data as { lease_id?: string }).lease_id ?? null,
+  evolve: evolveLeaseRow,
+  after: afterLeases,
+});
+
+/** Lease events that change what an estate's rental state is derived from. */
+export const ESTATE_STATUS_EVENT_TYPES = [
+  "LeaseCreated",
+  "LeaseUpdated",
+  "LeaseDeleted",
+  "LeaseRentChanged",
+  ...Object.keys(STATUS_OF_EVENT),
+];
+
+/**
+ * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
+ * row per lease keyed by the lease id. Returns the estates whose rental state must be recomputed.
+ */
+export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): Promise<string[]> {
+  const touched = new Set<string>();
+  const estateOf = async (leaseId: string) => {
+    const rows = await tx.query<{ estate_id: string }>(
+      "SELECT estate_id FROM estate_lease_status WHERE id = $1",
+      [leaseId],
+    );
+    for (const r of rows) touched.add(r.estate_id);
+  };
+  for (const recorded of events) {
+    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+    switch (event.type) {
+      case "LeaseCreated":
+        await tx.query(
+          `INSERT INTO estate_lease_status (tenant_id, id, estate_id, lease_id, status, rent_amount)
+           VALUES ($1, $2, $3, $2, 'DRAFT', $4) ON CONFLICT (id) DO NOTHING`,
+          [recorded.metadata.tenant_id, event.data.lease_id, event.data.estate_id, event.data.rent_amount],
+        );
+        touched.add(event.data.estate_id);
+        break;
+      case "LeaseUpdated": {
+        const c = event.data.changes;
+        if (c.estate_id === undefined && c.rent_amount === undefined) break;
+        await estateOf(event.data.lease_id);
+        await tx.query(
+          `UPDATE estate_lease_status SET estate_id = coalesce($2, estate_id), rent_amount = coalesce($3, rent_amount)
+           WHERE id = $1`,
+          [event.data.lease_id, c.estate_id ?? null, c.rent_amount ?? null],
+        );
+        if (c.estate_id) touched.add(c.estate_id);
+        break;
+      }
+      case "LeaseRentChanged":
+        await estateOf(event.data.lease_id);
+        await tx.query("UPDATE estate_lease_status SET rent_amount = $2 WHERE id = $1", [
+          event.data.lease_id,
+          event.data.rent_amount,
+        ]);
+        break;
+      case "LeaseDeleted":
+        await tx.query("DELETE FROM estate_lease_status WHERE id = $1", [event.data.lease_id]);
+        touched.add(event.data.estate_id);
+        break;
+      default:
+        if (!(event.type in STATUS_OF_EVENT)) break;
+        await estateOf(event.data.lease_id);
+        await tx.query("UPDATE estate_lease_status SET status = $2 WHERE id = $1", [
+          event.data.lease_id,
+          STATUS_OF_EVENT[event.type],
+        ]);
+    }
+  }
+  return [...touched];
+}
+
+/** Lease events the lessees' active-lease model reads. */
+export const LESSEE_LINK_EVENT_TYPES = [
+  "LeaseLesseeAdded",
+  "LeaseLesseeEnded",
+  "LeaseLesseeUpdated",
+  "LeaseLesseeRemoved",
+  "LeaseDeleted",
+  ...Object.keys(STATUS_OF_EVENT),
+];
+
+/** Keeps `lessee_active_leases` (owned by the lessees area) in step with lease events. */
+export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
+  for (const recorded of events) {
+    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+    switch (event.type) {
+      case "LeaseLesseeAdded": {
+        const d = event.data;
+        // A tenant added later shares the lease's current status, which its other rows carry.
+        await tx.query(
+          `INSERT INTO lessee_active_leases (tenant_id, id, lessee_id, lease_id, role, lease_status, ended)
+           VALUES ($1, $2, $3, $4, $5,
+             coalesce((SELECT lease_status FROM lessee_active_leases WHERE lease_id = $4 LIMIT 1), 'DRAFT'), false)
+           ON CONFLICT (id) DO NOTHING`,
+          [recorded.metadata.tenant_id, d.association_id, d.lessee_id, d.lease_id, d.role],
+        );
+        break;
+      }
+      case "LeaseLesseeUpdated":
+        if (event.data.changes.role)
+          await tx.query("UPDATE lessee_active_leases SET role = $3 WHERE lease_id = $1 AND lessee_id = $2", [
+            event.data.lease_id,
+            event.data.lessee_id,
+            event.data.changes.role,
+          ]);
+        break;
+      case "LeaseLesseeEnded":
+        await tx.query(
+          "UPDATE lessee_active_leases SET ended = true WHERE lease_id = $1 AND lessee_id = $2",
+          [event.data.lease_id, event.data.lessee_id],
+        );
+        break;
+      case "LeaseLesseeRemoved":
+        await tx.query("DELETE FROM lessee_active_leases WHERE lease_id = $1 AND lessee_id = $2", [
+          event.data.lease_id,
+          event.data.lessee_id,
+        ]);
+        break;
+      case "LeaseDeleted":
+        await tx.query("DELETE FROM lessee_active_leases WHERE lease_id = $1", [event.data.lease_id]);
+        break;
+      default:
+        if (event.type in STATUS_OF_EVENT)
+          await tx.query("UPDATE lessee_active_leases SET lease_status = $2 WHERE lease_id = $1", [
+            event.data.lease_id,
+            STATUS_OF_EVENT[event.type],
+          ]);
+    }
+  }
+}

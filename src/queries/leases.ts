@@ -1,0 +1,448 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { date } from "../commands/leases/schemas.ts";
+import { uuid } from "../commands/places/schemas.ts";
+import { AMENDMENT_STATUS_OF_EVENT, LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
+import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound, validationError } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { readHistory } from "../platform/http/handleCommand.ts";
+import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { evolveLeaseRow, LEASE_COLUMNS } from "../projections/leases.ts";
+import { readEstate } from "./estates.ts";
+import { type Found, pick } from "./places.ts";
+
+/** GET routes of the Leases area, and the look-ups other areas and the lease commands make. */
+
+const tags = ["Leases"];
+const read = { access: "LeasesRead" as const };
+const LEASE_RESPONSE = LEASE_COLUMNS.filter((c) => c !== "tenant_id" && c !== "revision");
+const ASSOCIATION_RESPONSE = [
+  "id",
+  "lease_id",
+  "lessee_id",
+  "role",
+  "start_date",
+  "end_date",
+  "ended",
+  "created_at",
+  "updated_at",
+] as const;
+
+const AMENDMENT_RESPONSE = [
+  "id",
+  "lease_id",
+  "title",
+  "effective_date",
+  "changes",
+  "reason",
+  "status",
+  "status_reason",
+  "created_at",
+  "updated_at",
+] as const;
+
+export const leaseParams = z.strictObject({ lease_id: uuid() });
+export const amendmentParams = z.strictObject({ lease_id: uuid(), amendment_id: uuid() });
+
+export const documentParams = z.strictObject({ lease_id: uuid(), document_id: uuid() });
+export const associationParams = z.strictObject({ lease_id: uuid(), lessee_id: uuid() });
+
+const toLease = (row: Row) => pick(row, LEASE_RESPONSE);
+
+export async function readLease(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT * FROM leases WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+  );
+  return row ? { body: toLease(row), revision: Number(row.revision) } : null;
+}
+
+/** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */
+async function readChild(
+  sql: Sql,
+  tenantId: string,
+  child: { table: string; key: string; columns: readonly string[] },
+  leaseId: string,
+  id: string,
+): Promise<Found | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT a.*, l.revision FROM ${child.table} a JOIN leases l ON l.id = a.lease_id
+       WHERE a.tenant_id = $1 AND a.lease_id = $2 AND a.${child.key} = $3`,
+      [tenantId, leaseId, id],
+    ),
+  );
+  return row ? { body: pick(row, child.columns), revision: Number(row.revision) } : null;
+}
+
+const DOCUMENT_RESPONSE = [
+  "id",
+  "lease_id",
+  "document_type",
+  "description",
+  "filename",
+  "content_type",
+  "size",
+  "sha256",
+  "created_at",
+  "updated_at",
+] as const;
+const DOCUMENTS = { table: "lease_documents", key: "id", columns: DOCUMENT_RESPONSE };
+export const readDocument = (sql: Sql, tenantId: string, leaseId: string, id: string) =>
+  readChild(sql, tenantId, DOCUMENTS, leaseId, id);
+
+const ASSOCIATIONS = { table: "lease_lessees", key: "lessee_id", columns: ASSOCIATION_RESPONSE };
+const AMENDMENTS = { table: "lease_amendments", key: "id", columns: AMENDMENT_RESPONSE };
+
+export const readAssociation = (sql: Sql, tenantId: string, leaseId: string, lesseeId: string) =>
+  readChild(sql, tenantId, ASSOCIATIONS, leaseId, lesseeId);
+export const readAmendment = (sql: Sql, tenantId: string, leaseId: string, id: string) =>
+  readChild(sql, tenantId, AMENDMENTS, leaseId, id);
+
+/** The rows of a lease's child table, oldest first; 404 when the lease is unknown. */
+async function listChildren(sql: Sql, tenantId: string, table: string, leaseId: string, extra = "") {
+  await requireLease(sql, tenantId, leaseId);
+  return sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT * FROM ${table} WHERE tenant_id = $1 AND lease_id = $2 ${extra}`, [
+      tenantId,
+      leaseId,
+    ]),
+  );
+}
+
+async function requireLease(sql: Sql, tenantId: string, id: string): Promise<Found> {
+  const found = await readLease(sql, tenantId, id);
+  if (!found) throw notFound("Lease", id);
+  return found;
+}
+
+const listQuery = z.strictObject({
+  ...pageQuery,
+  status: z.enum(LEASE_STATUSES).optional(),
+  lease_type: z.enum(LEASE_TYPES).optional(),
+  estate_id: uuid().optional(),
+  place_id: uuid().optional(),
+  lessee_id: uuid().optional(),
+  start_date_from: date().optional(),
+  start_date_to: date().optional(),
+  end_date_from: date().optional(),
+  end_date_to: date().optional(),
+});
+type ListQuery = z.output<typeof listQuery>;
+
+async function listLeases(sql: Sql, tenantId: string, q: ListQuery) {
+  const where = ["l.tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  const add = (value: unknown, clause: (p: string) => string) => {
+    if (value === undefined) return;
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  add(q.status, (p) => `l.status = ${p}`);
+  add(q.lease_type, (p) => `l.lease_type = ${p}`);
+  add(q.estate_id, (p) => `l.estate_id = ${p}`);
+  add(q.place_id, (p) => `l.estate_id IN (SELECT id FROM estates WHERE tenant_id = $1 AND place_id = ${p})`);
+  add(
+    q.lessee_id,
+    (p) =>
+      `EXISTS (SELECT 1 FROM lease_lessees a WHERE a.tenant_id = $1 AND a.lease_id = l.id AND a.lessee_id = ${p})`,
+  );
+  add(q.start_date_from, (p) => `l.start_date >= ${p}::date`);
+  add(q.start_date_to, (p) => `l.start_date <= ${p}::date`);
+  add(q.end_date_from, (p) => `l.end_date >= ${p}::date`);
+  add(q.end_date_to, (p) => `l.end_date <= ${p}::date`);
+  const filter = where.join(" AND ");
+  return sql.asTenant(tenantId, async (tx) => {
+    const [{ total }] = await tx.query(`SELECT count(*)::int AS total FROM leases l WHERE ${filter}`, params);
+    const rows = await tx.query<Row>(
+      `SELECT l.* FROM leases l WHERE ${filter} ORDER BY l.created_at, l.id
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, q.limit, offsetOf(q)],
+    );
+    return { items: rows.map(toLease), total: Number(total), page: q.page, limit: q.limit };
+  });
+}
+
+/** The lease as it stood at `asOf`, replayed from its stream (DESIGN.md §1: the audit view). */
+async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string, asOf: string) {
+  const events = await request.server.platform.store.readStream(leaseStream(id));
+  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) throw notFound("Lease", id);
+  // A date or a timestamp without a zone is read as UTC (DESIGN.md §4).
+  const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
+  let row: Row | null = null;
+  const lessees = new Map<string, Row>();
+  const amendments = new Map<string, Row>();
+  let seen = false;
+  for (const e of events) {
+    if (Date.parse(e.metadata.occurred_at) > at) break;
+    seen = true;
+    row = evolveLeaseRow(row, e);
+    const d = e.data as Row;
+    if (e.type === "LeaseLesseeAdded")
+      lessees.set(String(d.lessee_id), {
+        id: d.association_id,
+        lessee_id: d.lessee_id,
+        role: d.role,
+        start_date: d.start_date,
+        end_date: d.end_date,
+        ended: false,
+      });
+    else if (e.type === "LeaseLesseeUpdated")
+      Object.assign(lessees.get(String(d.lessee_id)) ?? {}, d.changes as Row);
+    else if (e.type === "LeaseLesseeEnded")
+      Object.assign(lessees.get(String(d.lessee_id)) ?? {}, { end_date: d.end_date, ended: true });
+    else if (e.type === "LeaseLesseeRemoved") lessees.delete(String(d.lessee_id));
+    else if (e.type === "LeaseAmendmentDrafted") {
+      const { lease_id: _, amendment_id, ...fields } = d;
+      amendments.set(String(amendment_id), { id: amendment_id, ...fields, status: "DRAFT" });
+    } else if (e.type === "LeaseAmendmentRevised")
+      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, d.changes as Row);
+    else if (e.type === "LeaseAmendmentDeleted") amendments.delete(String(d.amendment_id));
+    else if (e.type in AMENDMENT_STATUS_OF_EVENT)
+      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, {
+        status: AMENDMENT_STATUS_OF_EVENT[e.type],
+      });
+  }
+  if (!seen || !row) throw notFound("Lease", `${id} as of ${asOf}`);
+  return {
+    body: { ...toLease({ ...row, id }), lessees: [...lessees.values()] },
+    revision: Number(row.revision),
+  };
+}
+
+const timestamp = z.iso.datetime({ offset: true, local: true, message: "Must be an ISO 8601 timestamp" });
+
+export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/leases",
+    { schema: { tags, summary: "List leases", querystring: listQuery }, config: read },
+    async (request, reply) =>
+      sendPage(request, reply, await listLeases(sql, tenantOf(request), request.query)),
+  );
+
+  api.get(
+    "/api/leases/estate/:estate_id",
+    {
+      schema: {
+        tags,
+        summary: "Leases of an estate",
+        params: z.strictObject({ estate_id: uuid() }),
+        querystring: z.strictObject(pageQuery),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { estate_id } = request.params;
+      if (!(await readEstate(sql, tenantId, estate_id))) throw notFound("Estate", estate_id);
+      return sendPage(request, reply, await listLeases(sql, tenantId, { ...request.query, estate_id }));
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id",
+    {
+      schema: {
+        tags,
+        summary: "A lease; with as_of, the lease as it stood then, replayed from its events",
+        params: leaseParams,
+        querystring: z.strictObject({ as_of: z.string().optional() }),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id } = request.params;
+      const asOf = request.query.as_of;
+      if (asOf !== undefined && !timestamp.safeParse(asOf).success && !date().safeParse(asOf).success)
+        throw validationError("Invalid query", [
+          { field: "as_of", message: "Must be an ISO 8601 timestamp" },
+        ]);
+      const found =
+        asOf !== undefined
+          ? await leaseAsOf(request, lease_id, asOf)
+          : await requireLease(sql, tenantId, lease_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/history",
+    {
+      schema: {
+        tags,
+        summary: "The lease's events in order (audit)",
+        params: leaseParams,
+        querystring: z.strictObject(pageQuery),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const events = await readHistory(request, leaseStream(lease_id), () => notFound("Lease", lease_id));
+      const { page, limit } = request.query;
+      const start = offsetOf(request.query);
+      return sendPage(request, reply, {
+        items: events.slice(start, start + limit),
+        total: events.length,
+        page,
+        limit,
+      });
+    },
+  );
+
+  const associations = async (tenantId: string, leaseId: string, activeOnly: boolean) => {
+    const order = `${activeOnly ? "AND NOT ended" : ""} ORDER BY created_at, id`;
+    const rows = await listChildren(sql, tenantId, "lease_lessees", leaseId, order);
+    return rows.map((r) => pick(r, ASSOCIATION_RESPONSE));
+  };
+
+  api.get(
+    "/api/leases/:lease_id/lessees",
+    { schema: { tags, summary: "Tenants of a lease (every term)", params: leaseParams }, config: read },
+    async (request) => associations(tenantOf(request), request.params.lease_id, false),
+  );
+
+  api.get(
+    "/api/leases/:lease_id/lessees/active",
+    {
+      schema: { tags, summary: "Tenants of a lease whose term has not ended", params: leaseParams },
+      config: read,
+    },
+    async (request) => associations(tenantOf(request), request.params.lease_id, true),
+  );
+
+  api.get(
+    "/api/leases/:lease_id/lessees/:lessee_id",
+    { schema: { tags, summary: "One tenant of a lease", params: associationParams }, config: read },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id, lessee_id } = request.params;
+      await requireLease(sql, tenantId, lease_id);
+      const found = await readAssociation(sql, tenantId, lease_id, lessee_id);
+      if (!found) throw notFound("Lease lessee", `${lessee_id} of lease ${lease_id}`);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/amendments",
+    { schema: { tags, summary: "Amendments of a lease, oldest first", params: leaseParams }, config: read },
+    async (request) => {
+      const { lease_id } = request.params;
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_amendments",
+        lease_id,
+        "ORDER BY created_at, id",
+      );
+      return rows.map((r) => pick(r, AMENDMENT_RESPONSE));
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/amendments/:amendment_id",
+    { schema: { tags, summary: "One amendment of a lease", params: amendmentParams }, config: read },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id, amendment_id } = request.params;
+      await requireLease(sql, tenantId, lease_id);
+      const found = await readAmendment(sql, tenantId, lease_id, amendment_id);
+      if (!found) throw notFound("Amendment", amendment_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/documents",
+    { schema: { tags, summary: "Documents of a lease, oldest first", params: leaseParams }, config: read },
+    async (request) => {
+      const { lease_id } = request.params;
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_documents",
+        lease_id,
+        "ORDER BY created_at, id",
+      );
+      return rows.map((r) => pick(r, DOCUMENT_RESPONSE));
+    },
+  );
+
+  const requireDocument = async (tenantId: string, leaseId: string, id: string) => {
+    await requireLease(sql, tenantId, leaseId);
+    const found = await readDocument(sql, tenantId, leaseId, id);
+    if (!found) throw notFound("Document", id);
+    return found;
+  };
+
+  api.get(
+    "/api/leases/:lease_id/documents/:document_id",
+    { schema: { tags, summary: "One document's metadata", params: documentParams }, config: read },
+    async (request, reply) => {
+      const { lease_id, document_id } = request.params;
+      const found = await requireDocument(tenantOf(request), lease_id, document_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/documents/:document_id/file",
+    { schema: { tags, summary: "The document's bytes", params: documentParams }, config: read },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id, document_id } = request.params;
+      const found = await requireDocument(tenantId, lease_id, document_id);
+      const blob = await blobStoreFor(sql).getBlob(blobKey(tenantId, "lease-documents", document_id));
+      if (!blob) throw notFound("Document file", document_id);
+      const filename = String(found.body.filename).replace(/["\\\r\n]/g, "_");
+      return reply
+        .header("content-type", blob.content_type)
+        .header("content-length", String(blob.size))
+        .header("content-disposition", `attachment; filename="${filename}"`)
+        .send(blob.bytes);
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/rent-history",
+    { schema: { tags, summary: "Rent changes of a lease, oldest first", params: leaseParams }, config: read },
+    async (request) => {
+      const { lease_id } = request.params;
+      const rows = await listChildren(
+        sql,
+        tenantOf(request),
+        "lease_rent_history",
+        lease_id,
+        "ORDER BY revision",
+      );
+      return rows.map((r) =>
+        pick(r, [
+          "id",
+          "lease_id",
+          "rent_amount",
+          "charges_amount",
+          "previous_rent_amount",
+          "previous_charges_amount",
+          "effective_date",
+          "reason",
+          "index",
+          "revision",
+          "created_at",
+        ]),
+      );
+    },
+  );
+}

@@ -1,0 +1,121 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+const PDF = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(2048, 7), Buffer.from("\n%%EOF\n")]);
+
+/** A multipart body: text fields, then the file part when given. */
+function form(fields: Record<string, string>, file?: { content: Buffer; filename: string; type: string }) {
+  const boundary = `----lease${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields))
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    );
+  if (file)
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
+      file.content,
+      Buffer.from("\r\n"),
+    );
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+describe.each(databaseKinds)("lease documents API on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const { newLease, writesNothing } = leaseFixtures(() => t);
+  const upload = (leaseId: string, body: { payload: Buffer; type: string }, key = t.tenant.key) =>
+    t.app.inject({
+      method: "POST",
+      url: `/api/leases/${leaseId}/documents`,
+      payload: body.payload,
+      headers: { "content-type": body.type, authorization: `Bearer ${key}` },
+    });
+
+  it("uploads, reads metadata and bytes, updates and deletes a document, keeping its events", async () => {
+    const { id } = await newLease();
+    const res = await upload(
+      id,
+      form(
+        { document_type: "ETAT_DES_LIEUX", description: "Entrée" },
+        { content: PDF, filename: "edl.pdf", type: "application/pdf" },
+      ),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const doc = res.json();
+    expect(doc).toMatchObject({
+      lease_id: id,
+      document_type: "ETAT_DES_LIEUX",
+      description: "Entrée",
+      filename: "edl.pdf",
+      content_type: "application/pdf",
+      size: PDF.length,
+      sha256: createHash("sha256").update(PDF).digest("hex"),
+    });
+    const url = `/api/leases/${id}/documents/${doc.id}`;
+    expect(res.headers.location).toBe(url);
+    const file = await t.request("GET", `${url}/file`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("application/pdf");
+    expect(file.rawPayload.equals(PDF)).toBe(true);
+    expect((await t.request("GET", `${url}/file`, { as: t.other })).statusCode).toBe(404);
+    expect((await t.request("GET", `/api/leases/${id}/documents`)).json()).toHaveLength(1);
+    const put = await t.request("PUT", url, { body: { description: null, document_type: "BAIL" } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({ document_type: "BAIL", description: null });
+    expect((await t.request("PUT", url, { body: { document_type: "" } })).statusCode).toBe(400);
+    expect((await t.request("DELETE", url)).statusCode).toBe(204);
+    expect((await t.request("GET", url)).statusCode).toBe(404);
+    const history = (await t.request("GET", `/api/leases/${id}/history`)).json();
+    expect(history.map((e: { type: string }) => e.type)).toContain("LeaseDocumentDeleted");
+    expect(history.map((e: { type: string }) => e.type)).toContain("LeaseDocumentAdded");
+  });
+
+  it("refuses bad uploads (400, 415, 413, 404) and writes nothing", async () => {
+    const { id } = await newLease();
+    const blobCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM blobs"))[0].n);
+    const blobsBefore = await blobCount();
+    await writesNothing(async () => {
+      expect((await upload(id, form({ document_type: "BAIL" }))).statusCode).toBe(400);
+      const noType = await upload(id, form({}, { content: PDF, filename: "a.pdf", type: "application/pdf" }));
+      expect(noType.statusCode).toBe(400);
+      expect(noType.json().details.map((d: { field: string }) => d.field)).toContain("document_type");
+      const exe = await upload(
+        id,
+        form(
+          { document_type: "BAIL" },
+          { content: Buffer.from("MZ\x90\x00"), filename: "a.exe", type: "application/octet-stream" },
+        ),
+      );
+      expect(exe.statusCode).toBe(415);
+      const big = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(20 * 1024 * 1024 + 1)]);
+      const tooBig = await upload(
+        id,
+        form({ document_type: "BAIL" }, { content: big, filename: "b.pdf", type: "application/pdf" }),
+      );
+      expect(tooBig.statusCode).toBe(413);
+      const foreign = await upload(
+        id,
+        form({ document_type: "BAIL" }, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
+        t.other.key,
+      );
+      expect(foreign.statusCode).toBe(404);
+      const json = await t.request("POST", `/api/leases/${id}/documents`, {
+        body: { document_type: "BAIL" },
+      });
+      expect(json.statusCode).toBe(415);
+    });
+    expect(await blobCount()).toBe(blobsBefore);
+  });
+});

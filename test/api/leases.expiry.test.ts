@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expireLeases, LEASE_EXPIRY_QUEUE } from "../../src/commands/leases/expire.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(databaseKinds)("lease expiry on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const { newLease, setStatus } = leaseFixtures(() => t);
+  const deps = () => ({ sql: t.sql, store: t.service.platform.store });
+  const statusOf = async (id: string) => (await t.request("GET", `/api/leases/${id}`)).json().status;
+  const until = async (check: () => Promise<boolean>, ms = 20_000) => {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error("timed out");
+      await sleep(100);
+    }
+  };
+
+  it("expires ACTIVE leases past their end date once, even with two workers at it, and frees the estate", async () => {
+    const past = await newLease({ start_date: "2023-01-01", end_date: "2024-12-31" });
+    const future = await newLease({ start_date: "2023-01-01", end_date: "2099-12-31" });
+    const draft = await newLease({ start_date: "2023-01-01", end_date: "2024-12-31" });
+    for (const l of [past, future]) expect((await setStatus(l.id, "ACTIVE")).statusCode).toBe(200);
+    const [a, b] = await Promise.all([
+      expireLeases(deps(), "2025-01-01"),
+      expireLeases(deps(), "2025-01-01"),
+    ]);
+    expect([...a.expired, ...b.expired]).toEqual([past.id]);
+    expect((await expireLeases(deps(), "2025-01-01")).expired).toEqual([]);
+    await until(async () => (await statusOf(past.id)) === "EXPIRED");
+    const lease = (await t.request("GET", `/api/leases/${past.id}`)).json();
+    expect(lease.terminated_at).toBe("2024-12-31");
+    expect(await statusOf(future.id)).toBe("ACTIVE");
+    expect(await statusOf(draft.id)).toBe("DRAFT");
+    expect((await t.request("GET", `/api/estates/${past.estate_id}`)).json().rental_status).toBe("VACANT");
+    const history = (await t.request("GET", `/api/leases/${past.id}/history`)).json();
+    expect(history.filter((e: { type: string }) => e.type === "LeaseExpired")).toHaveLength(1);
+    // the estate can take a new lease
+    const next = await t.request("POST", "/api/leases", {
+      body: {
+        estate_id: past.estate_id,
+        primary_lessee_id: past.primary_lessee_id,
+        lease_type: "UNFURNISHED",
+        start_date: "2025-02-01",
+        rent_amount: 810,
+      },
+    });
+    expect((await setStatus(next.json().id, "ACTIVE")).statusCode).toBe(200);
+  });
+
+  it("runs as a pg-boss job on the worker", async () => {
+    const due = await newLease({ start_date: "2020-01-01", end_date: "2021-12-31" });
+    expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);
+    await t.service.platform.jobs.boss.send(LEASE_EXPIRY_QUEUE, {});
+    await until(async () => (await statusOf(due.id)) === "EXPIRED");
+  }, 30_000);
+});

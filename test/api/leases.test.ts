@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+const unknownId = "00000000-0000-4000-8000-000000000000";
+const fields = (res: { json(): any }) => res.json().details?.map((d: { field: string }) => d.field) ?? [];
+
+describe.each(databaseKinds)("leases API on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const { newEstate, newLessee, newLease, setStatus, writesNothing, place } = leaseFixtures(() => t);
+  const estateOf = async (id: string) => (await t.request("GET", `/api/estates/${id}`)).json();
+
+  it("creates a DRAFT lease with its Primary tenant and reads it", async () => {
+    const { lease, primary_lessee_id, estate_id } = await newLease({
+      payment_day: 5,
+      custom_fields: { a: 1 },
+    });
+    expect(lease).toMatchObject({
+      estate_id,
+      status: "DRAFT",
+      rent_amount: 800,
+      rent_regulation_compliance_status: "UNKNOWN",
+      payment_day: 5,
+      custom_fields: { a: 1 },
+      end_date: null,
+    });
+    const got = await t.request("GET", `/api/leases/${lease.id}`);
+    expect(got.statusCode).toBe(200);
+    expect(got.headers.etag).toBe('W/"1"');
+    expect(got.json()).toEqual(lease);
+    const tenants = (await t.request("GET", `/api/leases/${lease.id}/lessees`)).json();
+    expect(tenants).toMatchObject([{ lessee_id: primary_lessee_id, role: "Primary", ended: false }]);
+    expect((await t.request("GET", `/api/leases/${lease.id}`, { as: t.other })).statusCode).toBe(404);
+  });
+
+  it("refuses bad input with 400 and writes nothing", async () => {
+    const estate_id = await newEstate();
+    const primary_lessee_id = await newLessee();
+    const base = {
+      estate_id,
+      primary_lessee_id,
+      lease_type: "UNFURNISHED",
+      start_date: "2025-01-01",
+      rent_amount: 800,
+    };
+    const cases: [object, string][] = [
+      [{ start_date: "2025-02-30" }, "start_date"],
+      [{ end_date: "2024-12-31" }, "end_date"],
+      [{ rent_amount: -1 }, "rent_amount"],
+      [{ rent_amount: 800.001 }, "rent_amount"],
+      [{ lease_type: "CASTLE" }, "lease_type"],
+      [{ payment_day: 29 }, "payment_day"],
+      [{ status: "ACTIVE" }, "status"],
+      [{ unknown: 1 }, ""],
+      [{ estate_id: unknownId }, "estate_id"],
+      [{ primary_lessee_id: unknownId }, "primary_lessee_id"],
+      [{ primary_lessee_id: await newLessee("guarantor") }, "primary_lessee_id"],
+    ];
+    await writesNothing(async () => {
+      for (const [extra, field] of cases) {
+        const res = await t.request("POST", "/api/leases", { body: { ...base, ...extra } });
+        expect(res.statusCode, JSON.stringify(extra)).toBe(400);
+        expect(res.json().error).toBe("ValidationError");
+        if (field) expect(fields(res)).toContain(field);
+      }
+      const foreignEstate = await t.request("POST", "/api/leases", { body: base, as: t.other });
+      expect(foreignEstate.statusCode).toBe(400);
+      expect(fields(foreignEstate)).toEqual(["estate_id", "primary_lessee_id"]);
+    });
+  });
+
+  it("caps the deposit by lease type with 422 and the figures", async () => {
+    const estate_id = await newEstate();
+    const primary_lessee_id = await newLessee();
+    const base = { estate_id, primary_lessee_id, start_date: "2025-01-01", rent_amount: 800 };
+    await writesNothing(async () => {
+      const over = await t.request("POST", "/api/leases", {
+        body: { ...base, lease_type: "UNFURNISHED", deposit_amount: 800.01 },
+      });
+      expect(over.statusCode).toBe(422);
+      expect(over.json().details[0]).toMatchObject({ field: "deposit_amount" });
+      expect(over.json().details[0].message).toContain("800.01");
+      expect(over.json().details[0].message).toContain("800.00");
+      const mobility = await t.request("POST", "/api/leases", {
+        body: { ...base, lease_type: "MOBILITY", deposit_amount: 1 },
+      });
+      expect(mobility.statusCode).toBe(422);
+    });
+    const furnished = await t.request("POST", "/api/leases", {
+      body: { ...base, lease_type: "FURNISHED", deposit_amount: 1600 },
+    });
+    expect(furnished.statusCode).toBe(201);
+    const raise = await t.request("PUT", `/api/leases/${furnished.json().id}`, {
+      body: { deposit_amount: 1600.01 },
+    });
+    expect(raise.statusCode).toBe(422);
+  });
+
+  it("lists with filters and pagination, and by estate", async () => {
+    const a = await newLease({ lease_type: "FURNISHED", start_date: "2024-03-01" });
+    const b = await newLease({ start_date: "2024-06-01", end_date: "2027-05-31" });
+    const byType = await t.request(
+      "GET",
+      `/api/leases?lease_type=FURNISHED&start_date_from=2024-01-01&start_date_to=2024-12-31`,
+    );
+    expect(byType.json().map((l: { id: string }) => l.id)).toEqual([a.lease.id]);
+    const byLessee = await t.request("GET", `/api/leases?lessee_id=${b.primary_lessee_id}`);
+    expect(byLessee.json().map((l: { id: string }) => l.id)).toEqual([b.lease.id]);
+    const byPlace = await t.request(
+      "GET",
+      `/api/leases?place_id=${place()}&end_date_from=2027-01-01&limit=1`,
+    );
+    expect(byPlace.json().map((l: { id: string }) => l.id)).toEqual([b.lease.id]);
+    expect(byPlace.headers["x-total-count"]).toBe("1");
+    const page = await t.request("GET", "/api/leases?limit=1&page=2");
+    expect(page.json()).toHaveLength(1);
+    expect(page.headers.link).toContain('rel="prev"');
+    const byEstate = await t.request("GET", `/api/leases/estate/${a.estate_id}`);
+    expect(byEstate.json().map((l: { id: string }) => l.id)).toEqual([a.lease.id]);
+    expect((await t.request("GET", `/api/leases/estate/${a.estate_id}`, { as: t.other })).statusCode).toBe(
+      404,
+    );
+    expect((await t.request("GET", "/api/leases", { as: t.other })).json()).toEqual([]);
+    expect((await t.request("GET", "/api/leases?status=BOGUS")).statusCode).toBe(400);
+  });
+
+  it("walks the status machine, derives the estate's rental status and rent, and refuses other moves", async () => {
+    const { lease, estate_id, primary_lessee_id } = await newLease();
+    expect((await estateOf(estate_id)).rental_status).toBe("VACANT");
+    const bad = await setStatus(lease.id, "NOTICE");
+    expect(bad.statusCode).toBe(409);
+    const active = await setStatus(lease.id, "ACTIVE", { effective_date: "2025-01-01", reason: "signed" });
+    expect(active.statusCode, active.body).toBe(200);
+    expect(active.json()).toMatchObject({ status: "ACTIVE", signed_at: "2025-01-01" });
+    expect(await estateOf(estate_id)).toMatchObject({ rental_status: "RENTED", rent_amount: 800 });
+    // the lessee is on an active lease: 409 on delete
+    expect((await t.request("DELETE", `/api/lessees/${primary_lessee_id}`)).statusCode).toBe(409);
+    const put = await t.request("PUT", `/api/leases/${lease.id}`, { body: { rent_amount: 900 } });
+    expect(put.statusCode).toBe(409);
+    expect(put.json().message).toContain("/rent");
+    expect(
+      (await t.request("PUT", `/api/leases/${lease.id}`, { body: { payment_method: "CHEQUE" } })).statusCode,
+    ).toBe(200);
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`)).statusCode).toBe(409);
+    expect((await setStatus(lease.id, "NOTICE", { effective_date: "2025-06-01" })).json().notice_date).toBe(
+      "2025-06-01",
+    );
+    expect((await estateOf(estate_id)).rental_status).toBe("NOTICE");
+    expect((await setStatus(lease.id, "FINALISATION")).statusCode).toBe(200);
+    expect((await setStatus(lease.id, "TERMINATED", { effective_date: "2025-09-01" })).json()).toMatchObject({
+      status: "TERMINATED",
+      terminated_at: "2025-09-01",
+    });
+    expect((await estateOf(estate_id)).rental_status).toBe("VACANT");
+    expect((await setStatus(lease.id, "ACTIVE")).statusCode).toBe(409);
+    expect((await t.request("DELETE", `/api/lessees/${primary_lessee_id}`)).statusCode).toBe(204);
+    // the estate is free again for another lease
+    const next = await t.request("POST", "/api/leases", {
+      body: {
+        estate_id,
+        primary_lessee_id: await newLessee(),
+        lease_type: "UNFURNISHED",
+        start_date: "2025-10-01",
+        rent_amount: 850,
+      },
+    });
+    expect((await setStatus(next.json().id, "ACTIVE")).statusCode).toBe(200);
+    expect(await estateOf(estate_id)).toMatchObject({ rental_status: "RENTED", rent_amount: 850 });
+    const history = (await t.request("GET", `/api/leases/${lease.id}/history`)).json();
+    expect(history.map((e: { type: string }) => e.type)).toEqual([
+      "LeaseCreated",
+      "LeaseLesseeAdded",
+      "LeaseActivated",
+      "LeaseUpdated",
+      "LeaseNoticeGiven",
+      "LeaseFinalisationStarted",
+      "LeaseTerminated",
+    ]);
+    expect(history[2]).toMatchObject({
+      revision: 2,
+      data: { effective_date: "2025-01-01", reason: "signed" },
+    });
+  });
+
+  it("lets exactly one of 10 concurrent activations on one estate win", async () => {
+    const estate_id = await newEstate();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await t.request("POST", "/api/leases", {
+        body: {
+          estate_id,
+          primary_lessee_id: await newLessee(),
+          lease_type: "UNFURNISHED",
+          start_date: "2025-01-01",
+          rent_amount: 700 + i,
+        },
+      });
+      ids.push(res.json().id);
+    }
+    const results = await Promise.all(ids.map((id) => setStatus(id, "ACTIVE")));
+    const codes = results.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([200, ...Array(9).fill(409)]);
+    const active = (await t.request("GET", `/api/leases/estate/${estate_id}?limit=100`))
+      .json()
+      .filter((l: { status: string }) => l.status === "ACTIVE");
+    expect(active).toHaveLength(1);
+    expect((await estateOf(estate_id)).rent_amount).toBe(active[0].rent_amount);
+  });
+
+  it("honours If-Match on PUT (412 when stale) and answers 403 without the Leases permission", async () => {
+    const { lease } = await newLease();
+    const stale = await t.request("PUT", `/api/leases/${lease.id}`, {
+      body: { special_conditions: "x" },
+      headers: { "if-match": 'W/"0"' },
+    });
+    expect(stale.statusCode).toBe(412);
+    const fresh = await t.request("PUT", `/api/leases/${lease.id}`, {
+      body: { special_conditions: "x" },
+      headers: { "if-match": 'W/"1"' },
+    });
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.headers.etag).toBe('W/"2"');
+    const readOnly = await t.newTenant(undefined, ["LeasesRead"]);
+    expect((await t.request("GET", "/api/leases", { as: readOnly })).statusCode).toBe(200);
+    expect((await t.request("POST", "/api/leases", { body: {}, as: readOnly })).statusCode).toBe(403);
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: readOnly })).statusCode).toBe(403);
+  });
+
+  it("never answers 500 to malformed requests on any lease route, and always the error shape", async () => {
+    const { lease } = await newLease();
+    const id = lease.id;
+    const a = unknownId;
+    const routes: [string, string][] = [
+      ["POST", "/api/leases"],
+      ["PUT", `/api/leases/${id}`],
+      ["PUT", `/api/leases/${id}/status`],
+      ["PUT", `/api/leases/${id}/rent`],
+      ["POST", `/api/leases/${id}/lessees`],
+      ["PUT", `/api/leases/${id}/lessees/${a}`],
+      ["PUT", `/api/leases/${id}/lessees/${a}/end`],
+      ["POST", `/api/leases/${id}/amendments`],
+      ["PUT", `/api/leases/${id}/amendments/${a}`],
+      ["PUT", `/api/leases/${id}/amendments/${a}/status`],
+      ["PUT", `/api/leases/${id}/documents/${a}`],
+    ];
+    const bodies = [
+      "{",
+      "[]",
+      "null",
+      '"x"',
+      '{"status": {"$gt": 1}}',
+      '{"rent_amount": 1e400}',
+      '{"custom_fields": {"a": "\\u0000"}}',
+    ];
+    await writesNothing(async () => {
+      for (const [method, url] of routes) {
+        for (const rawBody of bodies) {
+          const res = await t.request(method, url, {
+            rawBody,
+            headers: { "content-type": "application/json" },
+          });
+          expect(res.statusCode, `${method} ${url} ${rawBody}: ${res.body}`).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode, `${method} ${url} ${rawBody}`).toBeLessThan(500);
+          expect(res.json()).toHaveProperty("error");
+        }
+      }
+      for (const url of [
+        "/api/leases/not-a-uuid",
+        "/api/leases/estate/nope",
+        `/api/leases/${id}/lessees/x`,
+      ]) {
+        expect((await t.request("GET", url)).statusCode).toBe(400);
+      }
+      expect((await t.request("GET", `/api/leases/${a}/amendments`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases/${a}/documents`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases/${a}/history`)).statusCode).toBe(404);
+      expect((await t.request("GET", `/api/leases?page=0`)).statusCode).toBe(400);
+      expect((await t.request("GET", `/api/leases?start_date_from=2025-02-30`)).statusCode).toBe(400);
+    });
+  });
+
+  it("deletes only DRAFT leases, and a deleted lease reads 404", async () => {
+    const { lease, estate_id } = await newLease();
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`, { as: t.other })).statusCode).toBe(404);
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`)).statusCode).toBe(204);
+    expect((await t.request("GET", `/api/leases/${lease.id}`)).statusCode).toBe(404);
+    expect((await t.request("DELETE", `/api/leases/${lease.id}`)).statusCode).toBe(404);
+    expect((await t.request("GET", `/api/leases/estate/${estate_id}`)).json()).toEqual([]);
+  });
+});
