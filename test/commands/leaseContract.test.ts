@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ContractLeaseType } from "../../src/commands/leases/contract/leaseContract.ts";
 import {
@@ -10,10 +9,7 @@ import {
 } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import { sampleContract } from "../support/leaseContractSample.ts";
-
-/** The PDF's text as pdftotext extracts it (poppler-utils), lines joined so wrapped phrases match. */
-const textOf = (pdf: Buffer) =>
-  execFileSync("pdftotext", ["-", "-"], { input: pdf }).toString("utf8").replace(/\s+/g, " ");
+import { pdfText } from "../support/pdfText.ts";
 
 describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
   "lease contract %s",
@@ -23,7 +19,7 @@ describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
     it("renders a PDF whose text names the parties, the rent, the deposit and the index quarter", async () => {
       const pdf = await renderLeaseContract(contract);
       expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
-      const text = textOf(pdf);
+      const text = await pdfText(pdf);
       expect(text).toContain("Hélène Marchand");
       for (const tenant of contract.tenants) expect(text).toContain(tenant.name);
       for (const guarantor of contract.guarantors) expect(text).toContain(guarantor.name);
@@ -103,7 +99,7 @@ describe("lease contract", () => {
       name: "SCI Les Tilleuls",
       company_details: "SCI, SIREN 812 345 678",
     };
-    const text = textOf(await renderLeaseContract(contract));
+    const text = await pdfText(await renderLeaseContract(contract));
     expect(text).toContain("Diagnostic de performance énergétique : non fourni");
     expect(text).toContain("Durée : 6 ans (six ans, le bailleur étant une personne morale");
     expect(text).toContain("SCI Les Tilleuls");

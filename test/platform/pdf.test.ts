@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderPdf, sandbox } from "../../src/platform/pdf/renderPdf.ts";
 import { compileTemplate, markupToContent, neutralise } from "../../src/platform/pdf/renderTemplate.ts";
+import { pdfText } from "../support/pdfText.ts";
 
 /** A 1×1 red PNG. */
 const PNG = Buffer.from(
@@ -15,7 +15,6 @@ const PNG = Buffer.from(
 );
 const DATA_URL = `data:image/png;base64,${PNG.toString("base64")}`;
 
-const textOf = (pdf: Buffer) => execFileSync("pdftotext", ["-", "-"], { input: pdf }).toString("utf8");
 /** Embedded images are XObjects of subtype Image (uncompressed dictionaries, readable as latin1). */
 const imageCount = (pdf: Buffer) => (pdf.toString("latin1").match(/\/Subtype \/Image/g) ?? []).length;
 
@@ -44,7 +43,7 @@ describe("PDF renderer sandbox", () => {
     const pdf = await renderPdf({ content: markupToContent(markup) });
     expect(requests).toBe(0);
     expect(imageCount(pdf)).toBe(0);
-    const text = textOf(pdf);
+    const text = await pdfText(pdf);
     expect(text).toContain(`[image non incluse : ${url}]`);
     expect(text).toContain(`[image non incluse : ${filePath}]`);
     expect(text).toContain("Fin du document.");
@@ -64,7 +63,7 @@ describe("PDF renderer sandbox", () => {
     });
     expect(requests).toBe(0);
     expect(imageCount(pdf)).toBe(0);
-    expect(textOf(pdf)).toContain("[image SVG non incluse");
+    expect(await pdfText(pdf)).toContain("[image SVG non incluse");
   });
 
   it("embedded PNG data URLs are kept, directly or through the images dictionary", async () => {
@@ -96,7 +95,7 @@ describe("PDF renderer sandbox", () => {
       "list",
       "table",
     ]);
-    const text = textOf(await renderPdf({ content }));
+    const text = await pdfText(await renderPdf({ content }));
     for (const s of ["Bail", "Loyer", "Montant : 912,40 € par mois.", "premier", "second", "85,00 €"]) {
       expect(text).toContain(s);
     }
