@@ -1,7 +1,7 @@
 import type { Config } from "./config.ts";
-import type { Permission } from "./http/auth.ts";
 import type { Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
+import type { Permission } from "./http/auth.ts";
 import type { Jobs } from "./jobs.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
 

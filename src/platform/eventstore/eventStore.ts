@@ -28,17 +28,22 @@ export interface Position {
   prepare: bigint;
 }
 
-export interface RecordedEvent<Type extends string = string, Data = any> {
+interface RecordedFields {
   event_id: string;
-  type: Type;
   schema_version: number;
-  data: Data;
   metadata: EventMetadata;
   stream_name: string;
   stream_revision: bigint;
   position: Position;
   created_at: string;
 }
+
+/**
+ * An event as the log holds it. `E` is an area's event union, so a switch on `type` narrows
+ * `data` (docs/conventions.md, "Typed projections"); untyped readers get `data: any`.
+ */
+export type RecordedEvent<E extends { type: string; data: unknown } = { type: string; data: any }> =
+  E extends unknown ? E & RecordedFields : never;
 
 export interface AppendResult {
   next_revision: bigint;
@@ -117,3 +122,7 @@ export function comparePositions(a: Position, b: Position): number {
 export function positionToString(p: Position): string {
   return `${p.commit}/${p.prepare}`;
 }
+
+/** The latest of several positions (null when none). */
+export const latestPosition = (positions: readonly (Position | null)[]): Position | null =>
+  positions.reduce<Position | null>((a, b) => (b && (!a || comparePositions(b, a) > 0) ? b : a), null);
