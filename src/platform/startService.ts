@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { areas } from "../areas.ts";
+import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createEmbeddedSql, createPostgresSql, type Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
@@ -49,7 +50,7 @@ export async function startService(
   const log = pino({ level: config.LOG_LEVEL });
   const sql = options.sql ?? (await openDatabase(config));
   await migrate(sql);
-  const store = options.store ?? (await openEventStore(config, sql));
+  const store = instrumentStore(options.store ?? (await openEventStore(config, sql)));
   const projections = areas.flatMap((a) => a.projections);
   const logger = {
     info: (m: string) => log.info(m),

@@ -9,6 +9,7 @@ import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
 import { openapi } from "./openapi.ts";
 import { safeText } from "./safeText.ts";
+import { serveMetrics } from "./serveMetrics.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -46,6 +47,7 @@ export async function buildApp(
   });
 
   await app.register(errorHandler);
+  await app.register(serveMetrics);
   await app.register(openapi);
   await app.register(multipart, {
     limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 20, fieldSize: 64 * 1024 },

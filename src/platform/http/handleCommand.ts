@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { metrics } from "../collectMetrics.ts";
 import type { Decider, DomainEvent } from "../decider.ts";
 import { type ApiError, conflict, preconditionFailed } from "../errors.ts";
 import { type EventMetadata, type Position, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
@@ -71,11 +72,14 @@ export async function replyAfterProjection<T>(
 ): Promise<FastifyReply> {
   const { platform } = request.server;
   if (options.position) {
+    const waited = metrics.readYourWritesSeconds.startTimer();
     const ok = await platform.projections.waitFor(
       options.position,
       platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS,
     );
+    waited({ outcome: ok ? "seen" : "timeout" });
     if (!ok) {
+      metrics.accepted.inc();
       if (options.location) reply.header("location", options.location);
       return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
     }
@@ -84,6 +88,7 @@ export async function replyAfterProjection<T>(
   if (options.status === 204) return reply.status(204).send();
   const body = await options.read();
   if (body === null || body === undefined) {
+    metrics.accepted.inc();
     if (options.location) reply.header("location", options.location);
     return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
   }
