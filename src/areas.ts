@@ -12,6 +12,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
@@ -56,4 +57,5 @@ export const areas: Area[] = [
     routes: [estateDiagnosticCommandRoutes, estateDiagnosticQueryRoutes],
     projections: [estateDiagnosticsProjection],
   },
+  { name: "leases", routes: [], projections: leaseProjections },
 ];

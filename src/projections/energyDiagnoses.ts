@@ -1,13 +1,16 @@
 import { parisDate } from "../commands/energyDiagnoses/schemas.ts";
 import {
   ENERGY_DIAGNOSIS_FIELDS,
+  type EnergyDiagnosisEvent,
   type EnergyDiagnosisFields,
   energyDiagnosisEventTypes,
 } from "../events/energyDiagnoses.ts";
+import type { EstateEvent } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import {
+  eventsOf,
   type Projection,
   type Row,
   rowProjection,
@@ -31,7 +34,7 @@ const COLUMNS = [
  * latency, so `energy_diagnosis_counts` keeps the number of diagnoses per tenant and label pair
  * (49 rows per tenant at most), maintained in the same transaction as the rows.
  */
-const rows = rowProjection({
+const rows = rowProjection<EnergyDiagnosisEvent>({
   name: "energy_diagnoses",
   version: 2,
   table: "energy_diagnoses",
@@ -77,16 +80,16 @@ CREATE UNIQUE INDEX energy_diagnosis_counts_labels ON energy_diagnosis_counts (t
 ${tenantPolicy("energy_diagnosis_counts")}`,
   extraTables: ["energy_diagnosis_counts"],
   handles: energyDiagnosisEventTypes,
-  idOf: (event) => (event.data as { diagnosis_id?: string }).diagnosis_id ?? null,
+  idOf: (event) => event.data.diagnosis_id,
   evolve(row, event) {
     const stamp = { updated_at: event.metadata.occurred_at, revision: Number(event.stream_revision) };
     switch (event.type) {
       case "EnergyDiagnosisRecorded": {
-        const { diagnosis_id: _id, ...fields } = event.data as Record<string, unknown>;
+        const { diagnosis_id: _id, ...fields } = event.data;
         return { ...fields, created_at: event.metadata.occurred_at, ...stamp };
       }
       case "EnergyDiagnosisUpdated":
-        return row && { ...row, ...(event.data.changes as Row), ...stamp };
+        return row && { ...row, ...event.data.changes, ...stamp };
       case "EnergyDiagnosisDeleted":
         return null;
       default:
@@ -203,9 +206,9 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
   const affectedPlaces = new Set<string>();
 
   // Diagnoses: fold the batch in memory over the stored rows, then one upsert and one delete.
-  const diagnosisEvents = events.filter((e) => e.type.startsWith("EnergyDiagnosis"));
+  const diagnosisEvents = eventsOf<EnergyDiagnosisEvent>(events, energyDiagnosisEventTypes);
   if (diagnosisEvents.length > 0) {
-    const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id as string))];
+    const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id))];
     const stored = await tx.query<DpeRow>(
       `SELECT tenant_id, id, place_id, estate_id, diagnosis_date, valid_until, energy_label, ges_label, recorded_at
        FROM estate_dpe_diagnoses WHERE id = ANY($1::uuid[])`,
@@ -218,7 +221,7 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
     };
     stored.forEach(touch);
     for (const e of diagnosisEvents) {
-      const id = e.data.diagnosis_id as string;
+      const id = e.data.diagnosis_id;
       const row = rows.get(id) ?? null;
       let next: DpeRow | null = row;
       if (e.type === "EnergyDiagnosisRecorded") {
@@ -234,18 +237,16 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
           recorded_at: e.metadata.occurred_at,
         };
       } else if (e.type === "EnergyDiagnosisUpdated" && row) {
-        const c = e.data.changes as Partial<EnergyDiagnosisFields>;
-        next = { ...row };
-        for (const key of [
-          "place_id",
-          "estate_id",
-          "diagnosis_date",
-          "valid_until",
-          "energy_label",
-          "ges_label",
-        ] as const) {
-          if (c[key] !== undefined) (next as any)[key] = c[key];
-        }
+        const c: Partial<EnergyDiagnosisFields> = e.data.changes;
+        next = {
+          ...row,
+          place_id: c.place_id !== undefined ? c.place_id : row.place_id,
+          estate_id: c.estate_id !== undefined ? c.estate_id : row.estate_id,
+          diagnosis_date: c.diagnosis_date ?? row.diagnosis_date,
+          valid_until: c.valid_until ?? row.valid_until,
+          energy_label: c.energy_label ?? row.energy_label,
+          ges_label: c.ges_label ?? row.ges_label,
+        };
       } else if (e.type === "EnergyDiagnosisDeleted") {
         next = null;
       }
@@ -270,11 +271,11 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
   }
 
   // Estates: where each one is.
-  const estateEvents = events.filter((e) => (ESTATE_EVENTS as readonly string[]).includes(e.type));
+  const estateEvents = eventsOf<EstateEvent>(events, ESTATE_EVENTS);
   if (estateEvents.length > 0) {
     const estates = new Map<string, { tenant_id: string; id: string; place_id: string } | null>();
     for (const e of estateEvents) {
-      const id = e.data.estate_id as string;
+      const id = e.data.estate_id;
       affectedEstates.add(id);
       if (e.type === "EstateCreated")
         estates.set(id, { tenant_id: e.metadata.tenant_id, id, place_id: e.data.place_id });

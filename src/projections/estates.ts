@@ -1,7 +1,8 @@
-import { estateEventTypes } from "../events/estates.ts";
+import { type EstateEvent, estateEventTypes } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
+  eventsOf,
   type Projection,
   type Row,
   rowProjection,
@@ -110,7 +111,7 @@ CREATE TABLE estate_lease_status (
 CREATE INDEX estate_lease_status_estate ON estate_lease_status (tenant_id, estate_id);
 ${tenantPolicy("estate_lease_status")}`;
 
-export const estatesProjection: Projection = rowProjection({
+export const estatesProjection: Projection = rowProjection<EstateEvent>({
   name: "estates",
   version: 1,
   table: "estates",
@@ -118,12 +119,12 @@ export const estatesProjection: Projection = rowProjection({
   columns: estateColumns,
   schema,
   handles: estateEventTypes,
-  idOf: (event) => (event.data as { estate_id?: string }).estate_id ?? null,
+  idOf: (event) => event.data.estate_id,
   evolve: evolveEstate,
   after: afterEstates,
 });
 
-function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
+function evolveEstate(row: Row | null, event: RecordedEvent<EstateEvent>): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
   switch (event.type) {
     case "EstateCreated": {
@@ -138,7 +139,7 @@ function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
     }
     case "EstateUpdated": {
       if (!row) return row;
-      const { rent_amount, ...changes } = event.data.changes as Row;
+      const { rent_amount, ...changes } = event.data.changes;
       return {
         ...row,
         ...changes,
@@ -164,18 +165,21 @@ function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
   }
 }
 
-async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
-  const transfers = events
-    .filter((e) => e.type === "EstateOwnershipTransferred")
-    .map((e) => ({
-      tenant_id: e.metadata.tenant_id,
-      id: e.event_id,
-      estate_id: e.data.estate_id,
-      previous_owner_id: e.data.previous_owner_id,
-      new_owner_id: e.data.new_owner_id,
-      transferred_at: e.data.transferred_at,
-      revision: Number(e.stream_revision),
-    }));
+async function afterEstates(tx: Sql, batch: RecordedEvent[]): Promise<void> {
+  const events = eventsOf<EstateEvent>(batch, estateEventTypes);
+  const transfers = events.flatMap((e) =>
+    e.type !== "EstateOwnershipTransferred"
+      ? []
+      : {
+          tenant_id: e.metadata.tenant_id,
+          id: e.event_id,
+          estate_id: e.data.estate_id,
+          previous_owner_id: e.data.previous_owner_id,
+          new_owner_id: e.data.new_owner_id,
+          transferred_at: e.data.transferred_at,
+          revision: Number(e.stream_revision),
+        },
+  );
   if (transfers.length > 0) {
     await tx.query(
       `INSERT INTO estate_ownership_transfers
@@ -184,13 +188,13 @@ async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
       [JSON.stringify(transfers)],
     );
   }
-  const deleted = events.filter((e) => e.type === "EstateDeleted").map((e) => e.data.estate_id as string);
+  const deleted = events.flatMap((e) => (e.type === "EstateDeleted" ? e.data.estate_id : []));
   if (deleted.length > 0) {
     await tx.query("DELETE FROM estate_ownership_transfers WHERE estate_id = ANY($1::uuid[])", [deleted]);
   }
-  const touched = events
-    .filter((e) => e.type === "EstateCreated" || e.type === "EstateUpdated")
-    .map((e) => e.data.estate_id as string);
+  const touched = events.flatMap((e) =>
+    e.type === "EstateCreated" || e.type === "EstateUpdated" ? e.data.estate_id : [],
+  );
   if (touched.length > 0) await syncRentalState(tx, [...new Set(touched)]);
 }
 

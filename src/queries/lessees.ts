@@ -10,6 +10,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { ACTIVE_LEASE_STATUSES } from "../projections/leases.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
 
@@ -169,4 +170,21 @@ function categoryOfPath(request: FastifyRequest): LesseeCategory {
   const type = ((request.params as Record<string, string>)["*"] ?? "").replace(/\/+$/, "");
   if (!isLesseeCategory(type)) throw categoryError("type");
   return type;
+}
+
+/** Active-lease counts of the given lessees of one tenant; lessees without any are absent. */
+export async function activeLeaseCounts(
+  sql: Sql,
+  tenantId: string,
+  lesseeIds: string[],
+): Promise<Map<string, number>> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ lessee_id: string; count: number }>(
+      `SELECT lessee_id, count(*)::int AS count FROM lessee_active_leases
+        WHERE tenant_id = $1 AND lessee_id = ANY($2::uuid[]) AND NOT ended AND lease_status = ANY($3::text[])
+        GROUP BY lessee_id`,
+      [tenantId, lesseeIds, ACTIVE_LEASE_STATUSES],
+    ),
+  );
+  return new Map(rows.map((r) => [r.lessee_id, r.count]));
 }

@@ -74,7 +74,7 @@ export const widgetDecider: Decider<WidgetState, WidgetCommand, WidgetEvent> = {
   },
 };
 
-export const widgetProjection: Projection = rowProjection({
+export const widgetProjection: Projection = rowProjection<WidgetEvent>({
   name: "test_widgets",
   version: 1,
   table: "test_widgets",
