@@ -34,15 +34,3 @@ export function joinPath(prefix: string, path: readonly PropertyKey[]): string {
   }
   return out;
 }
-
-/** Parses with a zod schema or throws a 400 ValidationError with details. */
-export function parseOrThrow<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  message = "Invalid data",
-  prefix = "",
-): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw validationError(message, issuesToDetails(result.error.issues, prefix));
-  return result.data;
-}

@@ -13,8 +13,8 @@ import { lesseeDecider } from "./decider.ts";
 import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {
   createLesseeSchema,
-  INVALID_CATEGORY,
   INVALID_DATA,
+  invalidBodyMessage,
   MAX_BULK_ITEMS,
   toLesseeData,
   updateLesseeSchema,
@@ -22,10 +22,6 @@ import {
 } from "./schemas.ts";
 
 /** POST, PUT and DELETE routes of the Lessees area (SPEC.md Endpoints, DESIGN.md §6). */
-
-/** SPEC.md names a category problem "Invalid lessee category", any other "Invalid lessee data". */
-const invalidBodyMessage = (details: ErrorDetail[]) =>
-  details.some((d) => /^(\[\d+\]\.)?category$/.test(d.field)) ? INVALID_CATEGORY : INVALID_DATA;
 
 /** DESIGN.md §4: a bulk request over 1000 items is a 413, checked before item validation. */
 async function bulkLimit(request: FastifyRequest) {

@@ -239,79 +239,12 @@ export function toLesseeData(input: z.output<typeof createLesseeSchema>): Lessee
   return data as unknown as LesseeData;
 }
 
-/** The summary message: a category problem is named as such (SPEC.md Errors). */
-export function lesseeValidationError(details: ErrorDetail[], categoryPaths: Set<string>): ApiError {
-  const categoryFirst = [
-    ...details.filter((d) => categoryPaths.has(d.field)),
-    ...details.filter((d) => !categoryPaths.has(d.field)),
-  ];
-  const message =
-    categoryFirst.length && categoryPaths.has(categoryFirst[0].field) ? INVALID_CATEGORY : INVALID_DATA;
-  return validationError(message, categoryFirst);
-}
-
-function parseWith<S extends z.ZodType>(schema: S, body: unknown, prefix: string): z.output<S> {
-  const result = schema.safeParse(stripReadOnly(body));
-  if (result.success) return result.data;
-  const details = issuesToDetails(result.error.issues, prefix);
-  throw lesseeValidationError(details, new Set([prefix ? `${prefix}.category` : "category"]));
-}
-
-/** A create body, validated field by field (category rules are the decider's). */
-export function parseCreateLessee(body: unknown, prefix = ""): LesseeData {
-  return toLesseeData(parseWith(createLesseeSchema, body, prefix));
-}
-
-/** An update body: only the keys sent, with their new values. */
-export function parseUpdateLessee(body: unknown): LesseeUpdateInput {
-  return parseWith(updateLesseeSchema, body, "");
-}
-
-/** A bulk create body: an array of 1..1000 create bodies, every item checked, details `[i].field`. */
-export function parseBulkCreateLessees(body: unknown): LesseeData[] {
-  if (!Array.isArray(body)) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must be a JSON array of lessees" }]);
-  }
-  if (body.length === 0) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must contain at least one lessee" }]);
-  }
-  if (body.length > MAX_BULK_ITEMS) throw tooManyItems();
-  const details: ErrorDetail[] = [];
-  const categoryPaths = new Set<string>();
-  const items: LesseeData[] = [];
-  body.forEach((item, i) => {
-    categoryPaths.add(`[${i}].category`);
-    const result = createLesseeSchema.safeParse(stripReadOnly(item));
-    if (result.success) items.push(toLesseeData(result.data));
-    else details.push(...issuesToDetails(result.error.issues, `[${i}]`));
-  });
-  if (details.length > 0) throw lesseeValidationError(details, categoryPaths);
-  return items;
-}
-
-/** DESIGN.md §4: a bulk request over 1000 items is a 413. */
-const tooManyItems = () =>
-  new ApiError("PayloadTooLarge", `A bulk request holds at most ${MAX_BULK_ITEMS} items`);
+/** A category problem is "Invalid lessee category", any other "Invalid lessee data" (docs/decisions.md). */
+export const invalidBodyMessage = (details: ErrorDetail[]) =>
+  details.some((d) => /^(\[\d+\]\.)?category$/.test(d.field)) ? INVALID_CATEGORY : INVALID_DATA;
 
 /** Any 8-4-4-4-12 hex id: an unknown but well-formed id is a 404, not a 400. */
 export const uuidSchema = z.guid({ message: "Must be a UUID" });
-
-/** A bulk delete body: a JSON array of 1..1000 lessee UUIDs (duplicates collapse). */
-export function parseBulkDeleteIds(body: unknown): string[] {
-  if (!Array.isArray(body)) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must be a JSON array of lessee ids" }]);
-  }
-  if (body.length === 0) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must contain at least one id" }]);
-  }
-  if (body.length > MAX_BULK_ITEMS) throw tooManyItems();
-  const details: ErrorDetail[] = [];
-  body.forEach((id, i) => {
-    if (!uuidSchema.safeParse(id).success) details.push({ field: `[${i}]`, message: "Must be a UUID" });
-  });
-  if (details.length > 0) throw validationError(INVALID_DATA, details);
-  return [...new Set((body as string[]).map((id) => id.toLowerCase()))];
-}
 
 export const isLesseeCategory = (value: unknown): value is LesseeCategory =>
   (LESSEE_CATEGORIES as readonly unknown[]).includes(value);
