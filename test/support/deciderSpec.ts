@@ -27,6 +27,7 @@ export function deciderSpec<State, Command, Event extends DomainEvent>(
         when(command: Command) {
           const run = () => decider.decide(command, state);
           return Object.assign(run, {
+            // biome-ignore lint/suspicious/noThenProperty: given/when/then reads best; never awaited.
             then(expected: readonly Event[]) {
               expect(run()).toEqual(expected);
             },
