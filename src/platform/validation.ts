@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type ErrorDetail, validationError } from "./errors.ts";
+import type { ErrorDetail } from "./errors.ts";
 
 /** Fields every resource exposes but no client may set: ignored in bodies so a GET can be PUT back. */
 export const READ_ONLY_FIELDS = ["id", "created_at", "updated_at"] as const;

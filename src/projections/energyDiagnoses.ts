@@ -12,7 +12,6 @@ import { deterministicUuid } from "../platform/ids.ts";
 import {
   eventsOf,
   type Projection,
-  type Row,
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type OwnerCommand, ownerDecider } from "../../src/commands/owners/decider.ts";
+import { ownerDecider } from "../../src/commands/owners/decider.ts";
 import {
   createOwnerSchema,
   isValidBic,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PlaceCommand, placeDecider } from "../../src/commands/places/decider.ts";
+import { placeDecider } from "../../src/commands/places/decider.ts";
 import type { PlaceEvent } from "../../src/events/places.ts";
 import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 

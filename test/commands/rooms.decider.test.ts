@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type RoomCommand, roomDecider } from "../../src/commands/rooms/decider.ts";
+import { roomDecider } from "../../src/commands/rooms/decider.ts";
 import type { RoomEvent } from "../../src/events/rooms.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { deciderSpec, refusal } from "../support/deciderSpec.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type TypeCommand, typeDecider } from "../../src/commands/types/decider.ts";
 import { codeFromName } from "../../src/commands/types/schemas.ts";
-import type { TypeEvent } from "../../src/events/types.ts";
 import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const id = "0b6f9a8e-2222-4c3b-9d4e-000000000001";

@@ -35,7 +35,13 @@ const engines: Engine[] = [
     async open() {
       const db = await createTestDatabase("embedded");
       const store = createPostgresEventStore(db.sql);
-      return { store, close: async () => (await store.close(), await db.drop()) };
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          await db.drop();
+        },
+      };
     },
   },
   {
@@ -44,7 +50,13 @@ const engines: Engine[] = [
     async open() {
       const db = await createTestDatabase("postgres");
       const store = createPostgresEventStore(db.sql);
-      return { store, close: async () => (await store.close(), await db.drop()) };
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          await db.drop();
+        },
+      };
     },
   },
   {

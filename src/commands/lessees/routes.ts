@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { lesseeStream } from "../../events/lessees.ts";
-import { ApiError, type ErrorDetail, notFound } from "../../platform/errors.ts";
+import { ApiError, notFound } from "../../platform/errors.ts";
 import { latestPosition, type Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { setEtag } from "../../platform/http/etag.ts";

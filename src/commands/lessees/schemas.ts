@@ -5,8 +5,7 @@ import {
   type LesseeCategory,
   type LesseeData,
 } from "../../events/lessees.ts";
-import { ApiError, type ErrorDetail, validationError } from "../../platform/errors.ts";
-import { issuesToDetails, stripReadOnly } from "../../platform/validation.ts";
+import type { ErrorDetail } from "../../platform/errors.ts";
 
 /**
  * Request bodies of the Lessees area (SPEC.md Lessee, DESIGN.md §6). The zod schemas check
