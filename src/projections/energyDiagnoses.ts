@@ -1,4 +1,3 @@
-import { parisDate } from "../commands/energyDiagnoses/schemas.ts";
 import {
   ENERGY_DIAGNOSIS_FIELDS,
   type EnergyDiagnosisEvent,
@@ -8,6 +7,7 @@ import {
 import type { EstateEvent } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
+import { parisDate } from "../platform/formatDates.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import {
   eventsOf,

@@ -1,17 +1,8 @@
 import { type Projection, tenantPolicy } from "../platform/projections/projection.ts";
 
-/** Lease statuses during which an association keeps a lessee from being deleted (DESIGN.md §6). */
-export const ACTIVE_LEASE_STATUSES = [
-  "DRAFT",
-  "PENDING_SIGNATURE",
-  "ACTIVE",
-  "NOTICE",
-  "FINALISATION",
-] as const;
-
 /**
  * Which lessees are on which leases, one row per lease-lessee association (`id` is the
- * association's id); lessee deletes read it (src/queries/lessees.ts, `activeLeaseCounts`).
+ * association's id); lessee deletes read it (src/queries/leases.ts, `activeLeaseCounts`).
  * A placeholder until the leases area exists: its projection of lease events fills this table
  * here, keeping the table name and columns (docs/conventions.md, "Derived tables").
  */

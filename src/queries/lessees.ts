@@ -5,20 +5,17 @@ import { INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/less
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Row } from "../platform/projections/projection.ts";
-import { ACTIVE_LEASE_STATUSES } from "../projections/leases.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
 
 const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
-
-const iso = (v: unknown) =>
-  v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString();
 
 /** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
 export function toLesseeResponse(row: Row): Record<string, unknown> {
@@ -170,21 +167,4 @@ function categoryOfPath(request: FastifyRequest): LesseeCategory {
   const type = ((request.params as Record<string, string>)["*"] ?? "").replace(/\/+$/, "");
   if (!isLesseeCategory(type)) throw categoryError("type");
   return type;
-}
-
-/** Active-lease counts of the given lessees of one tenant; lessees without any are absent. */
-export async function activeLeaseCounts(
-  sql: Sql,
-  tenantId: string,
-  lesseeIds: string[],
-): Promise<Map<string, number>> {
-  const rows = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ lessee_id: string; count: number }>(
-      `SELECT lessee_id, count(*)::int AS count FROM lessee_active_leases
-        WHERE tenant_id = $1 AND lessee_id = ANY($2::uuid[]) AND NOT ended AND lease_status = ANY($3::text[])
-        GROUP BY lessee_id`,
-      [tenantId, lesseeIds, ACTIVE_LEASE_STATUSES],
-    ),
-  );
-  return new Map(rows.map((r) => [r.lessee_id, r.count]));
 }

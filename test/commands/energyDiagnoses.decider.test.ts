@@ -11,11 +11,11 @@ import {
 import {
   createEnergyDiagnosisBody,
   listEnergyDiagnosesQuery,
-  parisDate,
   updateEnergyDiagnosisBody,
 } from "../../src/commands/energyDiagnoses/schemas.ts";
 import type { EnergyDiagnosisEvent, EnergyLabel } from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
+import { parisDate } from "../../src/platform/formatDates.ts";
 import { deciderSpec, refusal, validBody } from "../support/deciderSpec.ts";
 
 const id = "5a0c7e2e-0000-4000-8000-00000000d1a9";

@@ -6,11 +6,11 @@ import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { estateDependents, estateParams, nestedEstateParams, readEstate } from "../../queries/estates.ts";
 import { ownerExists } from "../../queries/owners.ts";
 import { placeExists, placeParams, requirePlace } from "../../queries/places.ts";
 import { typeExists } from "../../queries/types.ts";
-import { replyWithResource } from "../places/routes.ts";
 import { type EstateFacts, estateDecider } from "./decider.ts";
 import { createEstateSchema, type UpdateEstateInput, updateEstateSchema } from "./schemas.ts";
 

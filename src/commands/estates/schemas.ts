@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { notNull, text, uuid } from "../places/schemas.ts";
+import { notNull, text, uuid } from "../../platform/http/schemas.ts";
 
 const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
 

@@ -8,7 +8,8 @@ import { latestPosition, type Position } from "../../platform/eventstore/eventSt
 import { tenantOf } from "../../platform/http/auth.ts";
 import { setEtag } from "../../platform/http/etag.ts";
 import { commandContext, handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { activeLeaseCounts, readLessee, readLessees } from "../../queries/lessees.ts";
+import { activeLeaseCounts } from "../../queries/leases.ts";
+import { readLessee, readLessees } from "../../queries/lessees.ts";
 import { lesseeDecider } from "./decider.ts";
 import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {

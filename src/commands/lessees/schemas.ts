@@ -6,6 +6,7 @@ import {
   type LesseeData,
 } from "../../events/lessees.ts";
 import type { ErrorDetail } from "../../platform/errors.ts";
+import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../../platform/http/schemas.ts";
 
 /**
  * Request bodies of the Lessees area (SPEC.md Lessee, DESIGN.md §6). The zod schemas check
@@ -28,17 +29,6 @@ const optional = <S extends z.ZodType>(schema: S) => schema.nullable().optional(
 /** A real calendar date YYYY-MM-DD (2023-02-29 fails). */
 export const dateSchema = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
 
-export function emailProblem(email: string): string | null {
-  if (/\s/.test(email)) return "Must not contain spaces";
-  const parts = email.split("@");
-  if (parts.length !== 2) return "Must contain exactly one @";
-  const [local, domain] = parts;
-  if (!local) return "Must have a name before the @";
-  if (!domain.includes(".")) return "Domain must contain a dot";
-  if (domain.split(".").some((label) => label === "")) return "Invalid domain";
-  return null;
-}
-
 const emailSchema = () =>
   z
     .string()
@@ -50,25 +40,6 @@ const emailSchema = () =>
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
-/** IBAN as stored: spaces removed, upper-cased. */
-export const normalizeIban = (iban: string) => iban.replace(/\s+/g, "").toUpperCase();
-
-/** ISO 13616: 15-34 characters, country letters, check digits, mod-97 of the rearranged number is 1. */
-export function ibanProblem(iban: string): string | null {
-  if (iban.length < 15 || iban.length > 34) return "Must be 15 to 34 characters";
-  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]+$/.test(iban)) {
-    return "Must start with 2 country letters and 2 check digits, then letters and digits";
-  }
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const ch of rearranged) {
-    // Letters count as two digits (A=10 ... Z=35); the remainder is folded as we go.
-    const value = ch >= "A" ? ch.charCodeAt(0) - 55 : ch.charCodeAt(0) - 48;
-    remainder = value >= 10 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
-  }
-  return remainder === 1 ? null : "Invalid IBAN check digits";
-}
-
 const ibanSchema = () =>
   z
     .string()
@@ -79,8 +50,6 @@ const ibanSchema = () =>
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
-/** BIC (ISO 9362): bank code 4 letters, country 2 letters, location 2, optional branch 3. */
-export const BIC_PATTERN = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 const bicSchema = () =>
   z
     .string()
