@@ -8,7 +8,7 @@ import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { loadStream, readHistory } from "../platform/http/handleCommand.ts";
+import { readHistory, stateOf } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -240,13 +240,6 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   );
 }
 
-/** Fact for other areas' commands: read from the stream (the source of truth, not a read model that may lag); another tenant's reads as absent. */
-export async function estateRecorded(request: FastifyRequest, estateId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    estateStream(estateId),
-    tenantOf(request),
-    estateDecider,
-  );
-  return state.status === "active";
-}
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const estateRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, estateStream(id), estateDecider)).status === "active";

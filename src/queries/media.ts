@@ -8,7 +8,7 @@ import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { loadStream } from "../platform/http/handleCommand.ts";
+import { stateOf } from "../platform/http/handleCommand.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -77,13 +77,6 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
   });
 }
 
-/** Fact for other areas' commands: read from the stream (the source of truth, not a read model that may lag); another tenant's reads as absent. */
-export async function mediaRecorded(request: FastifyRequest, mediaId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    mediaStream(mediaId),
-    tenantOf(request),
-    mediaDecider,
-  );
-  return state.status === "uploaded";
-}
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const mediaRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, mediaStream(id), mediaDecider)).status === "uploaded";

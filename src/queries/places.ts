@@ -8,7 +8,7 @@ import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { loadStream } from "../platform/http/handleCommand.ts";
+import { stateOf } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Found } from "../platform/http/replyWithResource.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
@@ -125,13 +125,6 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
 
 export type { Found };
 
-/** Fact for other areas' commands: read from the stream (the source of truth, not a read model that may lag); another tenant's reads as absent. */
-export async function placeRecorded(request: FastifyRequest, placeId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    placeStream(placeId),
-    tenantOf(request),
-    placeDecider,
-  );
-  return state.status === "active";
-}
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const placeRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, placeStream(id), placeDecider)).status === "active";

@@ -14,7 +14,7 @@ import {
   type Uniqueness,
 } from "../../src/platform/reserveUnique.ts";
 import type { CommandContext } from "../../src/platform/runCommand.ts";
-import { createTestDatabase } from "../support/testDatabase.ts";
+import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 /**
  * The reservation mechanism's contract on every engine available, through both of its paths:
@@ -29,11 +29,11 @@ interface Engine {
 }
 
 const engines: Engine[] = [
-  {
-    name: "embedded",
-    available: true,
+  ...(["embedded", "postgres"] as const).map((kind) => ({
+    name: kind,
+    available: databaseKinds.includes(kind),
     async open() {
-      const db = await createTestDatabase("embedded");
+      const db = await createTestDatabase(kind);
       const store = createPostgresEventStore(db.sql);
       return {
         store,
@@ -43,22 +43,7 @@ const engines: Engine[] = [
         },
       };
     },
-  },
-  {
-    name: "postgres",
-    available: Boolean(process.env.TEST_DATABASE_URL),
-    async open() {
-      const db = await createTestDatabase("postgres");
-      const store = createPostgresEventStore(db.sql);
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  },
+  })),
   {
     name: "eventstoredb",
     available: Boolean(process.env.EVENTSTORE_URL),

@@ -3,12 +3,18 @@ import { metrics } from "../collectMetrics.ts";
 import type { Decider, DomainEvent } from "../decider.ts";
 import { type ApiError, conflict, preconditionFailed } from "../errors.ts";
 import { type EventMetadata, type Position, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
-import { type CommandContext, type CommandOptions, type CommandResult, runCommand } from "../runCommand.ts";
+import {
+  type CommandContext,
+  type CommandOptions,
+  type CommandResult,
+  loadStream,
+  runCommand,
+} from "../runCommand.ts";
 import { tenantOf } from "./auth.ts";
 import { ifMatchRevision } from "./etag.ts";
 
 export type { CommandResult, StreamState } from "../runCommand.ts";
-export { loadStream } from "../runCommand.ts";
+export { loadStream };
 
 export function metadataOf(request: FastifyRequest, now = new Date().toISOString()): EventMetadata {
   return {
@@ -19,6 +25,14 @@ export function metadataOf(request: FastifyRequest, now = new Date().toISOString
     occurred_at: now,
   };
 }
+
+/** The state of a stream of the caller's tenant (another tenant's reads as initial): for fact lookups. */
+export const stateOf = async <State, Event extends DomainEvent>(
+  request: FastifyRequest,
+  stream: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+): Promise<State> =>
+  (await loadStream(request.server.platform.store, stream, tenantOf(request), decider)).state;
 
 /** What a command needs from the request: the stores, the caller's tenant, the event metadata. */
 export const commandContext = (request: FastifyRequest, metadata = metadataOf(request)): CommandContext => ({
