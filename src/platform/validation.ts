@@ -11,7 +11,7 @@ export function stripReadOnly(body: unknown, extra: readonly string[] = []): unk
   return copy;
 }
 
-/** zod issues as DESIGN.md §4 details: dotted paths, array indexes as `[i]`. */
+/** zod issues as docs/architecture.md §4 details: dotted paths, array indexes as `[i]`. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ""): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const issue of issues) {

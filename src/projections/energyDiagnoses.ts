@@ -152,7 +152,7 @@ interface DpeRow {
 
 /**
  * `estate_current_dpe`: each estate's current DPE — its own newest valid diagnosis, else its
- * place's newest valid one (DESIGN.md §6). "Newest" is the latest diagnosis_date (then the
+ * place's newest valid one (docs/architecture.md §6). "Newest" is the latest diagnosis_date (then the
  * latest recorded); "valid" is valid_until on or after today (Paris) when the row is computed.
  * The projection keeps its own copy of what it needs (diagnosis dates and labels, the place of
  * each estate) so it never reads another projection's tables, which may be rebuilding.

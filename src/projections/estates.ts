@@ -200,7 +200,7 @@ async function afterEstates(tx: Sql, batch: RecordedEvent[]): Promise<void> {
 
 /**
  * Recomputes rental_status and rent_amount of the given estates from estate_lease_status
- * (DESIGN.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
+ * (docs/architecture.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
  */
 export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<void> {
   await tx.query(

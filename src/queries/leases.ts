@@ -5,7 +5,7 @@ import type { Sql } from "../platform/db.ts";
  * `lessee_active_leases` is built by src/projections/leases.ts.
  */
 
-/** Lease statuses during which an association keeps a lessee from being deleted (DESIGN.md §6). */
+/** Lease statuses during which an association keeps a lessee from being deleted (docs/architecture.md §6). */
 export const ACTIVE_LEASE_STATUSES = [
   "DRAFT",
   "PENDING_SIGNATURE",

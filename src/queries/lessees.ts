@@ -17,7 +17,7 @@ import type { Row } from "../platform/projections/projection.ts";
 const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
-/** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
+/** A read-model row as the API shows it: the documented fields, timestamps ISO, no tenant or revision. */
 export function toLesseeResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;

@@ -19,7 +19,7 @@ import {
   updateEnergyDiagnosisBody,
 } from "./schemas.ts";
 
-/** POST, PUT and DELETE routes of the Energy Diagnosis area (SPEC.md, DESIGN.md §6). */
+/** POST, PUT and DELETE routes of the Energy Diagnosis area (docs/architecture.md §6). */
 
 /** Looks up only the ids the request sets (null or absent ids need no fact). */
 async function knownIds(

@@ -90,7 +90,7 @@ async function deleteEstate(
   return replyWithResource(request, reply, 204, { id, position: result.position });
 }
 
-/** POST, PUT and DELETE of estates (SPEC.md Estates, DESIGN.md §6 Estates). */
+/** POST, PUT and DELETE of estates (docs/architecture.md §6 Estates). */
 export async function estateRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;

@@ -12,7 +12,7 @@ const dateTime = z
 
 const readOnly = (field: string) => z.never({ error: `${field} is read-only` }).optional();
 
-/** Fields maintained by the service: sending them is a 400 (DESIGN.md §6 Estates). */
+/** Fields maintained by the service: sending them is a 400 (docs/architecture.md §6 Estates). */
 const readOnlyFields = {
   rental_status: readOnly("rental_status"),
   previous_owner_id: readOnly("previous_owner_id"),

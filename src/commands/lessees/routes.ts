@@ -22,9 +22,9 @@ import {
   uuidSchema,
 } from "./schemas.ts";
 
-/** POST, PUT and DELETE routes of the Lessees area (SPEC.md Endpoints, DESIGN.md §6). */
+/** POST, PUT and DELETE routes of the Lessees area (docs/architecture.md §6 Lessees). */
 
-/** DESIGN.md §4: a bulk request over 1000 items is a 413, checked before item validation. */
+/** docs/architecture.md §4: a bulk request over 1000 items is a 413, checked before item validation. */
 async function bulkLimit(request: FastifyRequest) {
   if (Array.isArray(request.body) && request.body.length > MAX_BULK_ITEMS) {
     throw new ApiError("PayloadTooLarge", `A bulk request holds at most ${MAX_BULK_ITEMS} items`);

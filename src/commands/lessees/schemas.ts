@@ -9,7 +9,7 @@ import type { ErrorDetail } from "../../platform/errors.ts";
 import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../../platform/http/schemas.ts";
 
 /**
- * Request bodies of the Lessees area (SPEC.md Lessee, DESIGN.md §6). The zod schemas check
+ * Request bodies of the Lessees area (docs/architecture.md §6 Lessees). The zod schemas check
  * each field on its own; `categoryRuleDetails` checks what depends on the category, and runs
  * on the merged result of an update too (in the decider).
  */
@@ -18,7 +18,7 @@ export const INVALID_DATA = "Invalid lessee data";
 export const INVALID_CATEGORY = "Invalid lessee category";
 export const MAX_BULK_ITEMS = 1000;
 
-// Generous bounds that keep read-model indexes and pages sane; SPEC.md sets none.
+// Generous bounds that keep read-model indexes and pages sane; the spec sets none.
 const TEXT_MAX = 255;
 const EMAIL_MAX = 254;
 
@@ -94,7 +94,7 @@ const additionalContactsSchema = z.strictObject({
   ),
 });
 
-/** Free-form, but the conventional guarantor keys keep their SPEC.md types when present. */
+/** Free-form, but the conventional guarantor keys keep their documented types when present. */
 const customFieldsSchema = z.record(z.string(), z.unknown()).superRefine((fields, ctx) => {
   const amountValue = fields.guarantee_amount;
   if (
@@ -158,14 +158,14 @@ export const updateLesseeSchema = z.strictObject({
 
 export type LesseeUpdateInput = z.output<typeof updateLesseeSchema>;
 
-/** Fields SPEC.md says are null for a category: sent non-null, they are a 400 on that field. */
+/** Fields that do not apply for a category: sent non-null, they are a 400 on that field. */
 const FORBIDDEN: Record<LesseeCategory, readonly (keyof LesseeData)[]> = {
   individual: ["legal_name"],
   "company/other": ["title", "birth_date", "birth_place", "employer_name"],
   guarantor: [],
 };
 
-/** The rules that depend on the category (DESIGN.md §6), on a complete lessee. */
+/** The rules that depend on the category (docs/architecture.md §6), on a complete lessee. */
 export function categoryRuleDetails(lessee: LesseeData, prefix = ""): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const at = (field: string) => (prefix ? `${prefix}.${field}` : field);

@@ -1,6 +1,6 @@
 import { MEDIA_CONTENT_TYPES, type MediaContentType } from "../../events/media.ts";
 
-/** 20 MiB (DESIGN.md §4); larger uploads answer 413. */
+/** 20 MiB (docs/architecture.md §4); larger uploads answer 413. */
 export const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
 
 const startsWith = (bytes: Uint8Array, signature: readonly number[], offset = 0) =>

@@ -12,7 +12,7 @@ import {
   text,
 } from "../../platform/http/schemas.ts";
 
-// Email, IBAN and BIC follow the same rules as lessees (DESIGN.md §6): one implementation.
+// Email, IBAN and BIC follow the same rules as lessees (docs/architecture.md §6): one implementation.
 
 export const isValidEmail = (email: string) => emailProblem(email) === null;
 export const isValidIban = (iban: string) => ibanProblem(iban) === null;

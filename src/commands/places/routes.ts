@@ -14,7 +14,7 @@ import { createPlaceSchema, updatePlaceSchema } from "./schemas.ts";
 const tag = { tags: ["Places"] };
 const location = (id: string) => `/api/places/${id}`;
 
-/** POST, PUT and DELETE of /api/places (DESIGN.md §6 Places). */
+/** POST, PUT and DELETE of /api/places (docs/architecture.md §6 Places). */
 export async function placeRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;

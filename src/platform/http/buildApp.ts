@@ -36,7 +36,7 @@ export async function buildApp(
   });
   app.decorate("platform", platform);
   // JSON (and multipart for uploads) only: fastify's default text/plain parser would hand a
-  // route a string body (a 400) where DESIGN.md §4 says a wrong content type is a 415.
+  // route a string body (a 400) where docs/architecture.md §4 says a wrong content type is a 415.
   app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by our own code: no per-response schema check on the hot path.
