@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { notNull, text, uuid } from "../../platform/http/schemas.ts";
-
-const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
+import { amount, notNull, text, uuid } from "../../platform/http/schemas.ts";
 
 /** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
 const dateTime = z

@@ -34,6 +34,9 @@ export const storableJson = <S extends z.ZodType>(schema: S) =>
 /** A UUID (any version), lower-cased: ids name streams, so `ABC…` and `abc…` must be one id. */
 export const uuid = () => z.guid("Must be a UUID").overwrite((value) => value.toLowerCase());
 
+/** An amount of money in euros (rent, deposit, tax): a finite number >= 0, stored as numeric. */
+export const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
+
 /** A required field on update: may be omitted, never null (null would remove it). */
 export const notNull = <S extends z.ZodType>(schema: S, field: string) =>
   z.preprocess((value, ctx) => {
