@@ -7,6 +7,7 @@ import type { Decider } from "../../src/platform/decider.ts";
 import { conflict, notFound } from "../../src/platform/errors.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { iso } from "../../src/platform/formatDates.ts";
 import { tenantOf } from "../../src/platform/http/auth.ts";
 import { buildApp } from "../../src/platform/http/buildApp.ts";
 import { setEtag } from "../../src/platform/http/etag.ts";
@@ -102,7 +103,6 @@ ${tenantPolicy("test_widgets")}`,
         },
 });
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
 const toWidget = (r: Row) => ({
   id: r.id,
   name: r.name,
