@@ -17,7 +17,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
-import { leasesProjection } from "./projections/leases.ts";
+import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
@@ -75,7 +75,7 @@ export const areas: Area[] = [
   {
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes],
-    projections: [leasesProjection],
+    projections: leaseProjections,
     jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
   },
 ];

@@ -266,7 +266,7 @@ export const leaseEventTypes = [
   "LeaseDocumentAdded",
   "LeaseDocumentUpdated",
   "LeaseDocumentDeleted",
-] as const;
+] as readonly LeaseEvent["type"][];
 
 /**
  * The occupancy reservation of an estate. `lease_revision` is the revision the lease stream

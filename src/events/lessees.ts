@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 /**
  * Lessee events (stream `lessee-<uuid>`) and the email reservation events
  * (stream `lessee_email-<tenant>-<sha256(lower(email))>`) that keep emails unique per tenant
- * on every event store engine (DESIGN.md §1: invariants across aggregates).
+ * on every event store engine (docs/architecture.md §1: invariants across aggregates).
  */
 
 export const LESSEE_CATEGORIES = ["individual", "company/other", "guarantor"] as const;

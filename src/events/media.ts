@@ -1,14 +1,7 @@
+import type { MediaContentType } from "../platform/blobs/uploads.ts";
 import type { DomainEvent } from "../platform/decider.ts";
 
-/** Content types the service stores, each recognised by its magic bytes. */
-export const MEDIA_CONTENT_TYPES = [
-  "application/pdf",
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/webp",
-] as const;
-export type MediaContentType = (typeof MEDIA_CONTENT_TYPES)[number];
+export { MEDIA_CONTENT_TYPES, type MediaContentType } from "../platform/blobs/uploads.ts";
 
 export interface MediaMetadata {
   media_id: string;

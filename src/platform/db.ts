@@ -6,6 +6,8 @@ import pg from "pg";
  */
 export interface Sql {
   query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Clients of each connection pool, for metrics (absent where there is no pool). */
+  poolStats?(): Record<string, { total: number; idle: number; waiting: number }>;
   /** Runs a script of several statements, without parameters. */
   exec(text: string): Promise<any[]>;
   /** Runs fn in one transaction; nested calls join the outer one. */
@@ -86,6 +88,10 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       };
     },
     query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
+    poolStats: () => ({
+      writer: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
+      reader: { total: readerPool.totalCount, idle: readerPool.idleCount, waiting: readerPool.waitingCount },
+    }),
     exec: async (text) => lastRows(await pool.query(text)),
     async transaction(fn) {
       const client = await pool.connect();

@@ -20,3 +20,18 @@ export function fold<State, Event extends DomainEvent>(
 ): State {
   return events.reduce(decider.evolve, decider.initialState());
 }
+
+/** The fields of `input` present and different from `current` (omitted keeps, null removes). */
+export function changedFields<T extends object>(
+  current: T,
+  input: Partial<Record<keyof T, unknown>>,
+  names: readonly (keyof T)[],
+): Partial<T> {
+  const changes: Partial<T> = {};
+  for (const name of names) {
+    if (!(name in input) || input[name] === undefined) continue;
+    if (JSON.stringify(input[name]) !== JSON.stringify(current[name]))
+      changes[name] = input[name] as T[keyof T];
+  }
+  return changes;
+}

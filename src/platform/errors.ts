@@ -1,4 +1,4 @@
-/** Every error the API answers has this shape (DESIGN.md §4). */
+/** Every error the API answers has this shape (docs/architecture.md §4). */
 export interface ErrorDetail {
   field: string;
   message: string;

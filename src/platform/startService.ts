@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { areas } from "../areas.ts";
+import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createPostgresSql, type Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
@@ -76,7 +77,7 @@ async function startOn(
 ): Promise<Service> {
   const log = pino({ level: config.LOG_LEVEL });
   await migrate(sql);
-  const store = options.store ?? (await openEventStore(config, sql));
+  const store = instrumentStore(options.store ?? (await openEventStore(config, sql)));
   const projections = areas.flatMap((a) => a.projections);
   const logger = {
     info: (m: string) => log.info(m),

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type ErrorDetail, validationError } from "./errors.ts";
+import type { ErrorDetail } from "./errors.ts";
 
 /** Fields every resource exposes but no client may set: ignored in bodies so a GET can be PUT back. */
 export const READ_ONLY_FIELDS = ["id", "created_at", "updated_at"] as const;
@@ -11,7 +11,7 @@ export function stripReadOnly(body: unknown, extra: readonly string[] = []): unk
   return copy;
 }
 
-/** zod issues as DESIGN.md §4 details: dotted paths, array indexes as `[i]`. */
+/** zod issues as docs/architecture.md §4 details: dotted paths, array indexes as `[i]`. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ""): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const issue of issues) {
@@ -33,16 +33,4 @@ export function joinPath(prefix: string, path: readonly PropertyKey[]): string {
     else out += out === "" ? String(part) : `.${String(part)}`;
   }
   return out;
-}
-
-/** Parses with a zod schema or throws a 400 ValidationError with details. */
-export function parseOrThrow<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  message = "Invalid data",
-  prefix = "",
-): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw validationError(message, issuesToDetails(result.error.issues, prefix));
-  return result.data;
 }

@@ -1,16 +1,18 @@
-import { parisDate } from "../commands/energyDiagnoses/schemas.ts";
 import {
   ENERGY_DIAGNOSIS_FIELDS,
+  type EnergyDiagnosisEvent,
   type EnergyDiagnosisFields,
   energyDiagnosisEventTypes,
   legalValidUntil,
 } from "../events/energyDiagnoses.ts";
+import type { EstateEvent } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
+import { parisDate } from "../platform/formatDates.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import {
+  eventsOf,
   type Projection,
-  type Row,
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
@@ -32,7 +34,7 @@ const COLUMNS = [
  * latency, so `energy_diagnosis_counts` keeps the number of diagnoses per tenant and label pair
  * (49 rows per tenant at most), maintained in the same transaction as the rows.
  */
-const rows = rowProjection({
+const rows = rowProjection<EnergyDiagnosisEvent>({
   name: "energy_diagnoses",
   version: 2,
   table: "energy_diagnoses",
@@ -78,16 +80,16 @@ CREATE UNIQUE INDEX energy_diagnosis_counts_labels ON energy_diagnosis_counts (t
 ${tenantPolicy("energy_diagnosis_counts")}`,
   extraTables: ["energy_diagnosis_counts"],
   handles: energyDiagnosisEventTypes,
-  idOf: (event) => (event.data as { diagnosis_id?: string }).diagnosis_id ?? null,
+  idOf: (event) => event.data.diagnosis_id,
   evolve(row, event) {
     const stamp = { updated_at: event.metadata.occurred_at, revision: Number(event.stream_revision) };
     switch (event.type) {
       case "EnergyDiagnosisRecorded": {
-        const { diagnosis_id: _id, ...fields } = event.data as Record<string, unknown>;
+        const { diagnosis_id: _id, ...fields } = event.data;
         return { ...fields, created_at: event.metadata.occurred_at, ...stamp };
       }
       case "EnergyDiagnosisUpdated":
-        return row && { ...row, ...(event.data.changes as Row), ...stamp };
+        return row && { ...row, ...event.data.changes, ...stamp };
       case "EnergyDiagnosisDeleted":
         return null;
       default:
@@ -154,7 +156,7 @@ interface DpeRow {
 
 /**
  * `estate_current_dpe`: each estate's current DPE — its own newest valid diagnosis, else its
- * place's newest valid one (DESIGN.md §6). "Newest" is the latest diagnosis_date (then the
+ * place's newest valid one (docs/architecture.md §6). "Newest" is the latest diagnosis_date (then the
  * latest recorded); "valid" is its legal validity (the earlier of the certificate's valid_until and
  * the end the décret n° 2020-1610 set for pre-2021 certificates, docs/dpe.md) on or after today
  * (Paris) when the row is computed.
@@ -212,9 +214,9 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
   const affectedPlaces = new Set<string>();
 
   // Diagnoses: fold the batch in memory over the stored rows, then one upsert and one delete.
-  const diagnosisEvents = events.filter((e) => e.type.startsWith("EnergyDiagnosis"));
+  const diagnosisEvents = eventsOf<EnergyDiagnosisEvent>(events, energyDiagnosisEventTypes);
   if (diagnosisEvents.length > 0) {
-    const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id as string))];
+    const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id))];
     const stored = await tx.query<DpeRow>(
       `SELECT tenant_id, id, place_id, estate_id, diagnosis_date, certificate_valid_until, valid_until,
          energy_label, ges_label, recorded_at
@@ -228,7 +230,7 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
     };
     stored.forEach(touch);
     for (const e of diagnosisEvents) {
-      const id = e.data.diagnosis_id as string;
+      const id = e.data.diagnosis_id;
       const row = rows.get(id) ?? null;
       let next: DpeRow | null = row;
       if (e.type === "EnergyDiagnosisRecorded") {
@@ -245,13 +247,19 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
           recorded_at: e.metadata.occurred_at,
         };
       } else if (e.type === "EnergyDiagnosisUpdated" && row) {
-        const c = e.data.changes as Partial<EnergyDiagnosisFields>;
-        next = { ...row };
-        for (const key of ["place_id", "estate_id", "diagnosis_date", "energy_label", "ges_label"] as const) {
-          if (c[key] !== undefined) (next as any)[key] = c[key];
-        }
-        if (c.valid_until != null) next.certificate_valid_until = c.valid_until;
-        next.valid_until = legalValidUntil(next.diagnosis_date, next.certificate_valid_until);
+        const c: Partial<EnergyDiagnosisFields> = e.data.changes;
+        const certificate = c.valid_until != null ? c.valid_until : row.certificate_valid_until;
+        const diagnosisDate = c.diagnosis_date ?? row.diagnosis_date;
+        next = {
+          ...row,
+          place_id: c.place_id !== undefined ? c.place_id : row.place_id,
+          estate_id: c.estate_id !== undefined ? c.estate_id : row.estate_id,
+          diagnosis_date: diagnosisDate,
+          energy_label: c.energy_label ?? row.energy_label,
+          ges_label: c.ges_label ?? row.ges_label,
+          certificate_valid_until: certificate,
+          valid_until: legalValidUntil(diagnosisDate, certificate),
+        };
       } else if (e.type === "EnergyDiagnosisDeleted") {
         next = null;
       }
@@ -277,11 +285,11 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
   }
 
   // Estates: where each one is.
-  const estateEvents = events.filter((e) => (ESTATE_EVENTS as readonly string[]).includes(e.type));
+  const estateEvents = eventsOf<EstateEvent>(events, ESTATE_EVENTS);
   if (estateEvents.length > 0) {
     const estates = new Map<string, { tenant_id: string; id: string; place_id: string } | null>();
     for (const e of estateEvents) {
-      const id = e.data.estate_id as string;
+      const id = e.data.estate_id;
       affectedEstates.add(id);
       if (e.type === "EstateCreated")
         estates.set(id, { tenant_id: e.metadata.tenant_id, id, place_id: e.data.place_id });

@@ -1,4 +1,4 @@
-import { estateDiagnosticEventTypes } from "../events/estateDiagnostics.ts";
+import { type EstateDiagnosticEvent, estateDiagnosticEventTypes } from "../events/estateDiagnostics.ts";
 import { type Projection, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
 export const estateDiagnosticColumns = [
@@ -25,7 +25,7 @@ export const estateDiagnosticColumns = [
  * one stream, so `revision` (the ETag, checked by If-Match on DELETE) is that stream's current
  * revision on every row of the estate.
  */
-export const estateDiagnosticsProjection: Projection = rowProjection({
+export const estateDiagnosticsProjection: Projection = rowProjection<EstateDiagnosticEvent>({
   name: "estate_diagnostics",
   version: 1,
   table: "estate_diagnostics",
@@ -53,12 +53,12 @@ CREATE INDEX estate_diagnostics_estate ON estate_diagnostics (tenant_id, estate_
 CREATE INDEX estate_diagnostics_estate_active ON estate_diagnostics (tenant_id, estate_id, active, created_at, id);
 ${tenantPolicy("estate_diagnostics")}`,
   handles: estateDiagnosticEventTypes,
-  idOf: (event) => (event.data as { diagnostic_id?: string }).diagnostic_id ?? null,
+  idOf: (event) => event.data.diagnostic_id,
   evolve(row, event) {
     const stamp = { updated_at: event.metadata.occurred_at, revision: Number(event.stream_revision) };
     switch (event.type) {
       case "EstateDiagnosticRecorded": {
-        const { diagnostic_id: _id, ...data } = event.data as Record<string, unknown>;
+        const { diagnostic_id: _id, ...data } = event.data;
         return {
           ...data,
           active: true,

@@ -1,13 +1,14 @@
-import { estateEventTypes } from "../events/estates.ts";
+import { type EstateEvent, estateEventTypes } from "../events/estates.ts";
+import { type LeaseEvent, leaseEventTypes, STATUS_OF_EVENT } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
+  eventsOf,
   type Projection,
   type Row,
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
-import { ESTATE_STATUS_EVENT_TYPES, feedEstateLeaseStatus } from "./leases.ts";
 
 /**
  * The estates read models:
@@ -111,7 +112,16 @@ CREATE TABLE estate_lease_status (
 CREATE INDEX estate_lease_status_estate ON estate_lease_status (tenant_id, estate_id);
 ${tenantPolicy("estate_lease_status")}`;
 
-const estateRows = rowProjection({
+/** Lease events that change an estate's rental state. */
+export const ESTATE_STATUS_EVENT_TYPES = [
+  "LeaseCreated",
+  "LeaseUpdated",
+  "LeaseDeleted",
+  "LeaseRentChanged",
+  ...Object.keys(STATUS_OF_EVENT),
+];
+
+const estateRows = rowProjection<EstateEvent>({
   name: "estates",
   version: 2,
   table: "estates",
@@ -119,7 +129,7 @@ const estateRows = rowProjection({
   columns: estateColumns,
   schema,
   handles: estateEventTypes,
-  idOf: (event) => (event.data as { estate_id?: string }).estate_id ?? null,
+  idOf: (event) => event.data.estate_id,
   evolve: evolveEstate,
   after: afterEstates,
 });
@@ -130,7 +140,7 @@ export const estatesProjection: Projection = {
   handles: [...estateEventTypes, ...ESTATE_STATUS_EVENT_TYPES],
 };
 
-function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
+function evolveEstate(row: Row | null, event: RecordedEvent<EstateEvent>): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
   switch (event.type) {
     case "EstateCreated": {
@@ -145,7 +155,7 @@ function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
     }
     case "EstateUpdated": {
       if (!row) return row;
-      const { rent_amount, ...changes } = event.data.changes as Row;
+      const { rent_amount, ...changes } = event.data.changes;
       return {
         ...row,
         ...changes,
@@ -171,18 +181,21 @@ function evolveEstate(row: Row | null, event: RecordedEvent): Row | null {
   }
 }
 
-async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
-  const transfers = events
-    .filter((e) => e.type === "EstateOwnershipTransferred")
-    .map((e) => ({
-      tenant_id: e.metadata.tenant_id,
-      id: e.event_id,
-      estate_id: e.data.estate_id,
-      previous_owner_id: e.data.previous_owner_id,
-      new_owner_id: e.data.new_owner_id,
-      transferred_at: e.data.transferred_at,
-      revision: Number(e.stream_revision),
-    }));
+async function afterEstates(tx: Sql, batch: RecordedEvent[]): Promise<void> {
+  const events = eventsOf<EstateEvent>(batch, estateEventTypes);
+  const transfers = events.flatMap((e) =>
+    e.type !== "EstateOwnershipTransferred"
+      ? []
+      : {
+          tenant_id: e.metadata.tenant_id,
+          id: e.event_id,
+          estate_id: e.data.estate_id,
+          previous_owner_id: e.data.previous_owner_id,
+          new_owner_id: e.data.new_owner_id,
+          transferred_at: e.data.transferred_at,
+          revision: Number(e.stream_revision),
+        },
+  );
   if (transfers.length > 0) {
     await tx.query(
       `INSERT INTO estate_ownership_transfers
@@ -191,20 +204,20 @@ async function afterEstates(tx: Sql, events: RecordedEvent[]): Promise<void> {
       [JSON.stringify(transfers)],
     );
   }
-  const deleted = events.filter((e) => e.type === "EstateDeleted").map((e) => e.data.estate_id as string);
+  const deleted = events.flatMap((e) => (e.type === "EstateDeleted" ? e.data.estate_id : []));
   if (deleted.length > 0) {
     await tx.query("DELETE FROM estate_ownership_transfers WHERE estate_id = ANY($1::uuid[])", [deleted]);
   }
-  const touched = events
-    .filter((e) => e.type === "EstateCreated" || e.type === "EstateUpdated")
-    .map((e) => e.data.estate_id as string);
-  touched.push(...(await feedEstateLeaseStatus(tx, events)));
+  const touched = events.flatMap((e) =>
+    e.type === "EstateCreated" || e.type === "EstateUpdated" ? e.data.estate_id : [],
+  );
+  touched.push(...(await feedEstateLeaseStatus(tx, batch)));
   if (touched.length > 0) await syncRentalState(tx, [...new Set(touched)]);
 }
 
 /**
  * Recomputes rental_status and rent_amount of the given estates from estate_lease_status
- * (DESIGN.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
+ * (docs/architecture.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
  */
 export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<void> {
   await tx.query(
@@ -224,4 +237,63 @@ export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<voi
      WHERE e.id = x.id AND x.id = ANY($1::uuid[])`,
     [estateIds],
   );
+}
+
+/**
+ * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
+ * row per lease keyed by the lease id. Returns the estates whose rental state must be recomputed.
+ */
+export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): Promise<string[]> {
+  const touched = new Set<string>();
+  const estateOf = async (leaseId: string) => {
+    const rows = await tx.query<{ estate_id: string }>(
+      "SELECT estate_id FROM estate_lease_status WHERE id = $1",
+      [leaseId],
+    );
+    for (const r of rows) touched.add(r.estate_id);
+  };
+  for (const event of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
+    const recorded = event;
+    switch (event.type) {
+      case "LeaseCreated":
+        await tx.query(
+          `INSERT INTO estate_lease_status (tenant_id, id, estate_id, lease_id, status, rent_amount)
+           VALUES ($1, $2, $3, $2, 'DRAFT', $4) ON CONFLICT (id) DO NOTHING`,
+          [recorded.metadata.tenant_id, event.data.lease_id, event.data.estate_id, event.data.rent_amount],
+        );
+        touched.add(event.data.estate_id);
+        break;
+      case "LeaseUpdated": {
+        const c = event.data.changes;
+        if (c.estate_id === undefined && c.rent_amount === undefined) break;
+        await estateOf(event.data.lease_id);
+        await tx.query(
+          `UPDATE estate_lease_status SET estate_id = coalesce($2, estate_id), rent_amount = coalesce($3, rent_amount)
+           WHERE id = $1`,
+          [event.data.lease_id, c.estate_id ?? null, c.rent_amount ?? null],
+        );
+        if (c.estate_id) touched.add(c.estate_id);
+        break;
+      }
+      case "LeaseRentChanged":
+        await estateOf(event.data.lease_id);
+        await tx.query("UPDATE estate_lease_status SET rent_amount = $2 WHERE id = $1", [
+          event.data.lease_id,
+          event.data.rent_amount,
+        ]);
+        break;
+      case "LeaseDeleted":
+        await tx.query("DELETE FROM estate_lease_status WHERE id = $1", [event.data.lease_id]);
+        touched.add(event.data.estate_id);
+        break;
+      default:
+        if (!(event.type in STATUS_OF_EVENT)) break;
+        await estateOf(event.data.lease_id);
+        await tx.query("UPDATE estate_lease_status SET status = $2 WHERE id = $1", [
+          event.data.lease_id,
+          STATUS_OF_EVENT[event.type],
+        ]);
+    }
+  }
+  return [...touched];
 }

@@ -21,8 +21,8 @@ import {
  * - `lease_rent_history`: one row per LeaseRentChanged;
  * - `lease_amendments`: one row per amendment not deleted (the log keeps deleted ones);
  * - `lease_documents`: one row per document not deleted (metadata; bytes in the blob store).
- * The estates projection (estate_lease_status, rental_status) and the lessees' active-lease
- * model read the same events through `feedEstateLeaseStatus` and `feedLesseeActiveLeases`.
+ * The estates projection (estate_lease_status, rental_status, src/projections/estates.ts) and
+ * the lessees' active-lease model (`feedLesseeActiveLeases`) read the same events.
  */
 export const LEASE_COLUMNS = [
   "tenant_id",
@@ -374,72 +374,6 @@ export const leasesProjection: Projection = rowProjection({
 });
 
 /** Lease events that change what an estate's rental state is derived from. */
-export const ESTATE_STATUS_EVENT_TYPES = [
-  "LeaseCreated",
-  "LeaseUpdated",
-  "LeaseDeleted",
-  "LeaseRentChanged",
-  ...Object.keys(STATUS_OF_EVENT),
-];
-
-/**
- * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
- * row per lease keyed by the lease id. Returns the estates whose rental state must be recomputed.
- */
-export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): Promise<string[]> {
-  const touched = new Set<string>();
-  const estateOf = async (leaseId: string) => {
-    const rows = await tx.query<{ estate_id: string }>(
-      "SELECT estate_id FROM estate_lease_status WHERE id = $1",
-      [leaseId],
-    );
-    for (const r of rows) touched.add(r.estate_id);
-  };
-  for (const recorded of events) {
-    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
-    switch (event.type) {
-      case "LeaseCreated":
-        await tx.query(
-          `INSERT INTO estate_lease_status (tenant_id, id, estate_id, lease_id, status, rent_amount)
-           VALUES ($1, $2, $3, $2, 'DRAFT', $4) ON CONFLICT (id) DO NOTHING`,
-          [recorded.metadata.tenant_id, event.data.lease_id, event.data.estate_id, event.data.rent_amount],
-        );
-        touched.add(event.data.estate_id);
-        break;
-      case "LeaseUpdated": {
-        const c = event.data.changes;
-        if (c.estate_id === undefined && c.rent_amount === undefined) break;
-        await estateOf(event.data.lease_id);
-        await tx.query(
-          `UPDATE estate_lease_status SET estate_id = coalesce($2, estate_id), rent_amount = coalesce($3, rent_amount)
-           WHERE id = $1`,
-          [event.data.lease_id, c.estate_id ?? null, c.rent_amount ?? null],
-        );
-        if (c.estate_id) touched.add(c.estate_id);
-        break;
-      }
-      case "LeaseRentChanged":
-        await estateOf(event.data.lease_id);
-        await tx.query("UPDATE estate_lease_status SET rent_amount = $2 WHERE id = $1", [
-          event.data.lease_id,
-          event.data.rent_amount,
-        ]);
-        break;
-      case "LeaseDeleted":
-        await tx.query("DELETE FROM estate_lease_status WHERE id = $1", [event.data.lease_id]);
-        touched.add(event.data.estate_id);
-        break;
-      default:
-        if (!(event.type in STATUS_OF_EVENT)) break;
-        await estateOf(event.data.lease_id);
-        await tx.query("UPDATE estate_lease_status SET status = $2 WHERE id = $1", [
-          event.data.lease_id,
-          STATUS_OF_EVENT[event.type],
-        ]);
-    }
-  }
-  return [...touched];
-}
 
 /** Lease events the lessees' active-lease model reads. */
 export const LESSEE_LINK_EVENT_TYPES = [
@@ -500,3 +434,31 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
     }
   }
 }
+
+/**
+ * Which lessees are on which leases: fed by the leases area's events (`feedLesseeActiveLeases`),
+ * read by lessee deletes. One row per lease-lessee association (`id` is the association's id).
+ */
+export const lesseeLeaseLinksProjection: Projection = {
+  name: "lesseeLeaseLinks",
+  version: 2,
+  tables: ["lessee_active_leases"],
+  schema: `
+CREATE TABLE lessee_active_leases (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lessee_id uuid NOT NULL,
+  lease_id uuid NOT NULL,
+  role text NOT NULL,
+  lease_status text NOT NULL,
+  ended boolean NOT NULL DEFAULT false
+);
+CREATE INDEX lessee_active_leases_lessee ON lessee_active_leases (tenant_id, lessee_id);
+CREATE INDEX lessee_active_leases_lease ON lessee_active_leases (tenant_id, lease_id);
+${tenantPolicy("lessee_active_leases")}`,
+  handles: LESSEE_LINK_EVENT_TYPES,
+  applyBatch: feedLesseeActiveLeases,
+};
+
+/** Registered in src/areas.ts. */
+export const leaseProjections: Projection[] = [leasesProjection, lesseeLeaseLinksProjection];

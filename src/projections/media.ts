@@ -1,4 +1,4 @@
-import { mediaEventTypes } from "../events/media.ts";
+import { type MediaEvent, mediaEventTypes } from "../events/media.ts";
 import { type Projection, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
 const COLUMNS = [
@@ -14,7 +14,7 @@ const COLUMNS = [
 ] as const;
 
 /** The `media` read model: metadata of uploaded files; the bytes are in the blob store under blob_key. */
-export const mediaProjection: Projection = rowProjection({
+export const mediaProjection: Projection = rowProjection<MediaEvent>({
   name: "media",
   version: 1,
   table: "media",
@@ -34,11 +34,11 @@ CREATE TABLE media (
 CREATE INDEX media_order ON media (tenant_id, created_at, id);
 ${tenantPolicy("media")}`,
   handles: mediaEventTypes,
-  idOf: (event) => (event.data as { media_id?: string }).media_id ?? null,
+  idOf: (event) => event.data.media_id,
   evolve(row, event) {
     switch (event.type) {
       case "MediaUploaded": {
-        const { media_id: _id, ...data } = event.data as Record<string, unknown>;
+        const { media_id: _id, ...data } = event.data;
         return { ...data, created_at: event.metadata.occurred_at, revision: Number(event.stream_revision) };
       }
       default:

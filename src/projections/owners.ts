@@ -1,4 +1,4 @@
-import { ownerEventTypes, ownerFieldNames } from "../events/owners.ts";
+import { type OwnerEvent, ownerEventTypes, ownerFieldNames } from "../events/owners.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
@@ -17,7 +17,7 @@ export const ownerColumns = [
   "updated_at",
 ] as const;
 
-export const ownersProjection: Projection = rowProjection({
+export const ownersProjection: Projection = rowProjection<OwnerEvent>({
   name: "owners",
   version: 1,
   table: "owners",
@@ -46,11 +46,11 @@ CREATE TABLE owners (
 CREATE INDEX owners_tenant_order ON owners (tenant_id, created_at, id);
 ${tenantPolicy("owners")}`,
   handles: ownerEventTypes,
-  idOf: (event) => (event.data as { owner_id?: string }).owner_id ?? null,
+  idOf: (event) => event.data.owner_id,
   evolve: evolveOwner,
 });
 
-function evolveOwner(row: Row | null, event: RecordedEvent): Row | null {
+function evolveOwner(row: Row | null, event: RecordedEvent<OwnerEvent>): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
   switch (event.type) {
     case "OwnerRegistered": {

@@ -1,4 +1,4 @@
-import { placeEventTypes } from "../events/places.ts";
+import { type PlaceEvent, placeEventTypes } from "../events/places.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
@@ -22,7 +22,7 @@ export const placeColumns = [
   "updated_at",
 ] as const;
 
-export const placesProjection: Projection = rowProjection({
+export const placesProjection: Projection = rowProjection<PlaceEvent>({
   name: "places",
   version: 1,
   table: "places",
@@ -44,11 +44,11 @@ CREATE TABLE places (
 CREATE INDEX places_tenant_order ON places (tenant_id, created_at, id);
 ${tenantPolicy("places")}`,
   handles: placeEventTypes,
-  idOf: (event) => (event.data as { place_id?: string }).place_id ?? null,
+  idOf: (event) => event.data.place_id,
   evolve: evolvePlace,
 });
 
-function evolvePlace(row: Row | null, event: RecordedEvent): Row | null {
+function evolvePlace(row: Row | null, event: RecordedEvent<PlaceEvent>): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
   switch (event.type) {
     case "PlaceCreated": {

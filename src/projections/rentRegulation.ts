@@ -3,8 +3,15 @@ import {
   irlEventTypes,
   PLATFORM_TENANT_ID,
   placeRentRegulationEventTypes,
+  type RentRegulationEvent,
+  type RentRegulationEventType,
 } from "../events/rentRegulation.ts";
-import { type Projection, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  eventsOf,
+  type Projection,
+  rowProjection,
+  tenantPolicy,
+} from "../platform/projections/projection.ts";
 
 /**
  * `irl_values`: IRL values published through the API (platform data, no tenant: every tenant
@@ -27,7 +34,7 @@ GRANT SELECT ON irl_values TO pms_reader;`,
   handles: irlEventTypes,
   async applyBatch(tx, events) {
     const latest = new Map<string, Record<string, unknown>>();
-    for (const e of events) {
+    for (const e of eventsOf<RentRegulationEvent>(events, irlEventTypes)) {
       if (e.type !== "IrlValuePublished" || e.metadata.tenant_id !== PLATFORM_TENANT_ID) continue;
       latest.set(e.data.quarter, {
         quarter: e.data.quarter,
@@ -73,17 +80,28 @@ CREATE INDEX ${table}_tenant ON ${table} (tenant_id, id);
 ${tenantPolicy(table)}`;
 
 /** One row per place (id = place_id) or per estate with an override (id = estate_id). */
-function regulationProjection(name: string, handles: readonly string[], idField: "place_id" | "estate_id") {
-  return rowProjection({
+function regulationProjection(name: string, handles: readonly RentRegulationEventType[]) {
+  return rowProjection<RentRegulationEvent>({
     name,
     version: 1,
     table: name,
     columns: ["tenant_id", "id", ...REGULATION_COLUMNS],
     schema: regulationDdl(name),
     handles,
-    idOf: (event) => (event.data as Record<string, string | undefined>)[idField] ?? null,
+    idOf(event) {
+      switch (event.type) {
+        case "PlaceRentRegulationSet":
+          return event.data.place_id;
+        case "EstateRentRegulationSet":
+        case "EstateRentRegulationRemoved":
+          return event.data.estate_id;
+        default:
+          return null;
+      }
+    },
     evolve(row, event) {
       if (event.type === "EstateRentRegulationRemoved") return null;
+      if (event.type === "IrlValuePublished") return row;
       const { high_demand_zone, reference_rents, order_reference, effective_from } = event.data;
       return {
         high_demand_zone,
@@ -101,12 +119,10 @@ function regulationProjection(name: string, handles: readonly string[], idField:
 export const placeRentRegulationProjection = regulationProjection(
   "place_rent_regulation",
   placeRentRegulationEventTypes,
-  "place_id",
 );
 export const estateRentRegulationProjection = regulationProjection(
   "estate_rent_regulation",
   estateRentRegulationEventTypes,
-  "estate_id",
 );
 
 export const rentRegulationProjections = [

@@ -1,4 +1,4 @@
-import { roomEventTypes } from "../events/rooms.ts";
+import { type RoomEvent, roomEventTypes } from "../events/rooms.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
@@ -22,7 +22,7 @@ export const roomColumns = [
   "updated_at",
 ] as const;
 
-export const roomsProjection: Projection = rowProjection({
+export const roomsProjection: Projection = rowProjection<RoomEvent>({
   name: "rooms",
   version: 1,
   table: "rooms",
@@ -44,11 +44,11 @@ CREATE TABLE rooms (
 CREATE INDEX rooms_estate ON rooms (tenant_id, estate_id, created_at, id);
 ${tenantPolicy("rooms")}`,
   handles: roomEventTypes,
-  idOf: (event) => (event.data as { room_id?: string }).room_id ?? null,
+  idOf: (event) => event.data.room_id,
   evolve: evolveRoom,
 });
 
-function evolveRoom(row: Row | null, event: RecordedEvent): Row | null {
+function evolveRoom(row: Row | null, event: RecordedEvent<RoomEvent>): Row | null {
   const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
   switch (event.type) {
     case "RoomAdded": {

@@ -1,11 +1,11 @@
-import { typeEventTypes } from "../events/types.ts";
+import { type TypeEvent, typeEventTypes } from "../events/types.ts";
 import { type Projection, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
 /**
  * `tenant_types`: the types a tenant added. The global catalog is the static table
  * `types_catalog` of migration 010; queries list both.
  */
-export const tenantTypesProjection: Projection = rowProjection({
+export const tenantTypesProjection: Projection = rowProjection<TypeEvent>({
   name: "tenant_types",
   version: 1,
   table: "tenant_types",
@@ -22,7 +22,7 @@ CREATE TABLE tenant_types (
 CREATE UNIQUE INDEX tenant_types_code ON tenant_types (tenant_id, kind, code);
 ${tenantPolicy("tenant_types")}`,
   handles: typeEventTypes,
-  idOf: (event) => (event.data as { type_id?: string }).type_id ?? null,
+  idOf: (event) => event.data.type_id,
   evolve: (row, event) => {
     if (event.type !== "TenantTypeCreated") return row;
     const { type_id: _, ...fields } = event.data;

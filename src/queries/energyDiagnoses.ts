@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
   estateEnergyDiagnosesQuery,
-  id,
   type ListEnergyDiagnosesQuery,
   listEnergyDiagnosesQuery,
   placeEnergyDiagnosesQuery,
@@ -10,18 +9,17 @@ import {
 import { ENERGY_DIAGNOSIS_FIELDS } from "../events/energyDiagnoses.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Energy Diagnosis area: the `energy_diagnoses` read model only. */
 
 const RESPONSE_COLUMNS = ["id", ...ENERGY_DIAGNOSIS_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
-
-const iso = (v: unknown) =>
-  v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
 
 export function toEnergyDiagnosisResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};

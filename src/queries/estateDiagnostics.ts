@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { id } from "../commands/energyDiagnoses/schemas.ts";
 import { listEstateDiagnosticsQuery } from "../commands/estateDiagnostics/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { estateDiagnosticColumns } from "../projections/estateDiagnostics.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
@@ -15,9 +16,6 @@ import { findEstatePlace } from "./energyDiagnoses.ts";
 
 const RESPONSE_COLUMNS = estateDiagnosticColumns.filter((c) => c !== "tenant_id" && c !== "revision");
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
-
-const iso = (v: unknown) =>
-  v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
 
 export function toEstateDiagnosticResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,18 +1,19 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { notInPlace } from "../commands/estates/decider.ts";
-import { text, uuid } from "../commands/places/schemas.ts";
+import { estateDecider, notInPlace } from "../commands/estates/decider.ts";
 import { estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { readHistory } from "../platform/http/handleCommand.ts";
+import { readHistory, stateOf } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { currentDpeJoin } from "./energyDiagnoses.ts";
-import { type Found, iso, pick, placeParams, requirePlace } from "./places.ts";
+import { type Found, pick, placeParams, requirePlace } from "./places.ts";
 
 /** GET routes of the Estates area (nested under places and flat), and the look-ups commands make. */
 
@@ -254,3 +255,7 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
     },
   );
 }
+
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const estateRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, estateStream(id), estateDecider)).status === "active";

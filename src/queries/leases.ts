@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { date } from "../commands/leases/schemas.ts";
-import { uuid } from "../commands/places/schemas.ts";
 import { AMENDMENT_STATUS_OF_EVENT, LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
 import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
@@ -11,6 +10,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { evolveLeaseRow, LEASE_COLUMNS } from "../projections/leases.ts";
 import { readEstate } from "./estates.ts";
@@ -445,4 +445,33 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
       );
     },
   );
+}
+
+// Facts of the leases area that other areas look up (`lessee_active_leases` is built by
+// src/projections/leases.ts).
+
+/** Lease statuses during which an association keeps a lessee from being deleted (docs/architecture.md §6). */
+export const ACTIVE_LEASE_STATUSES = [
+  "DRAFT",
+  "PENDING_SIGNATURE",
+  "ACTIVE",
+  "NOTICE",
+  "FINALISATION",
+] as const;
+
+/** Active-lease counts of the given lessees of one tenant; lessees without any are absent. */
+export async function activeLeaseCounts(
+  sql: Sql,
+  tenantId: string,
+  lesseeIds: string[],
+): Promise<Map<string, number>> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ lessee_id: string; count: number }>(
+      `SELECT lessee_id, count(*)::int AS count FROM lessee_active_leases
+        WHERE tenant_id = $1 AND lessee_id = ANY($2::uuid[]) AND NOT ended AND lease_status = ANY($3::text[])
+        GROUP BY lessee_id`,
+      [tenantId, lesseeIds, ACTIVE_LEASE_STATUSES],
+    ),
+  );
+  return new Map(rows.map((r) => [r.lessee_id, r.count]));
 }

@@ -5,6 +5,7 @@ import { INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/less
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
@@ -16,10 +17,7 @@ import type { Row } from "../platform/projections/projection.ts";
 const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
-const iso = (v: unknown) =>
-  v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString();
-
-/** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
+/** A read-model row as the API shows it: the documented fields, timestamps ISO, no tenant or revision. */
 export function toLesseeResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;

@@ -1,16 +1,18 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { id } from "../commands/energyDiagnoses/schemas.ts";
+import { mediaDecider } from "../commands/media/decider.ts";
+import { mediaStream } from "../events/media.ts";
 import { blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
+import { stateOf } from "../platform/http/handleCommand.ts";
+import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Media area: metadata from the `media` read model, bytes from the blob store. */
-
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 export function toMediaResponse(row: Row): Record<string, unknown> {
   return {
@@ -82,3 +84,7 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
     },
   );
 }
+
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const mediaRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, mediaStream(id), mediaDecider)).status === "uploaded";

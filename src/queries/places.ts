@@ -1,12 +1,17 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { text, uuid } from "../commands/places/schemas.ts";
+import { placeDecider } from "../commands/places/decider.ts";
+import { placeStream } from "../events/places.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
+import { stateOf } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import type { Found } from "../platform/http/replyWithResource.ts";
+import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Places area, and the look-ups other areas' routes make on places. */
@@ -24,14 +29,6 @@ const RESPONSE_COLUMNS = [
 ] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
-/** A timestamp as ISO 8601 UTC (read models give Date objects). */
-export const iso = (v: unknown) =>
-  v === null || v === undefined
-    ? null
-    : v instanceof Date
-      ? v.toISOString()
-      : new Date(String(v)).toISOString();
-
 /** Picks `columns` of a row, timestamps ISO; nothing internal (tenant, revision) leaks. */
 export function pick(
   row: Row,
@@ -42,11 +39,6 @@ export function pick(
   for (const c of columns) out[c] = row[c] ?? null;
   for (const c of ["created_at", "updated_at", ...timestamps]) if (c in out) out[c] = iso(row[c]);
   return out;
-}
-
-export interface Found {
-  body: Record<string, unknown>;
-  revision: number;
 }
 
 export async function readPlace(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
@@ -133,3 +125,9 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
     },
   );
 }
+
+export type { Found };
+
+/** Fact for other areas' commands, from the stream (not a read model that may lag). */
+export const placeRecorded = async (request: FastifyRequest, id: string) =>
+  (await stateOf(request, placeStream(id), placeDecider)).status === "active";

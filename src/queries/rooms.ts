@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { uuid } from "../commands/places/schemas.ts";
 import { notInEstate } from "../commands/rooms/decider.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { nestedEstateParams, readEstateInPlace } from "./estates.ts";
 import { type Found, pick } from "./places.ts";

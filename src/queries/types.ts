@@ -1,14 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { uuid } from "../commands/places/schemas.ts";
 import type { TypeKind } from "../events/types.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
-import { iso } from "./places.ts";
 
 /**
  * GET routes of the Types area: the global catalog (static table `types_catalog`) and the

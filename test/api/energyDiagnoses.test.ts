@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parisDate } from "../../src/commands/energyDiagnoses/schemas.ts";
+import { parisDate } from "../../src/platform/formatDates.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import {
   energyDiagnosesProjection,

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { estatesProjection } from "../../src/projections/estates.ts";
-import { leasesProjection } from "../../src/projections/leases.ts";
-import { lesseeLeaseLinksProjection } from "../../src/projections/lessees.ts";
+import { leasesProjection, lesseeLeaseLinksProjection } from "../../src/projections/leases.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";

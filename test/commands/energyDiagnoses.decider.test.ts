@@ -11,7 +11,6 @@ import {
 import {
   createEnergyDiagnosisBody,
   listEnergyDiagnosesQuery,
-  parisDate,
   updateEnergyDiagnosisBody,
 } from "../../src/commands/energyDiagnoses/schemas.ts";
 import {
@@ -20,8 +19,8 @@ import {
   legalValidUntil,
 } from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
-import { parseOrThrow } from "../../src/platform/validation.ts";
+import { parisDate } from "../../src/platform/formatDates.ts";
+import { deciderSpec, refusal, validBody } from "../support/deciderSpec.ts";
 
 const id = "5a0c7e2e-0000-4000-8000-00000000d1a9";
 const placeId = "5a0c7e2e-0000-4000-8000-0000000091ac";
@@ -29,20 +28,7 @@ const estateId = "5a0c7e2e-0000-4000-8000-00000000e57a";
 const mediaId = "5a0c7e2e-0000-4000-8000-00000000aed1";
 const now = "2025-06-15T10:00:00.000Z";
 
-const given = (events: EnergyDiagnosisEvent[]) => ({
-  when: (command: EnergyDiagnosisCommand) => () =>
-    energyDiagnosisDecider.decide(command, fold(energyDiagnosisDecider, events)),
-});
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const { given } = deciderSpec(energyDiagnosisDecider);
 
 const input = (over: Partial<EnergyDiagnosisInput> = {}): EnergyDiagnosisInput => ({
   place_id: placeId,
@@ -412,14 +398,14 @@ describe("energy diagnosis schemas (400)", () => {
     construction_year: 1975,
   };
   const fieldsOf = (schema: any, value: unknown) => {
-    const error = refusal(() => parseOrThrow(schema, value));
+    const error = refusal(() => validBody(schema, value));
     expect(error.status).toBe(400);
     expect(error.code).toBe("ValidationError");
     return (error.details ?? []).map((d) => d.field);
   };
 
   it("accepts a complete body", () => {
-    expect(parseOrThrow(createEnergyDiagnosisBody, body)).toMatchObject(body);
+    expect(validBody(createEnergyDiagnosisBody, body)).toMatchObject(body);
   });
 
   it.each([
@@ -474,7 +460,7 @@ describe("energy diagnosis schemas (400)", () => {
       { reference_number: "x".repeat(100) },
       { diagnosis_date: "2024-02-29", valid_until: "2034-02-28" },
     ]) {
-      expect(() => parseOrThrow(createEnergyDiagnosisBody, { ...body, ...over })).not.toThrow();
+      expect(() => validBody(createEnergyDiagnosisBody, { ...body, ...over })).not.toThrow();
     }
   });
 
@@ -486,10 +472,8 @@ describe("energy diagnosis schemas (400)", () => {
   });
 
   it("update: omitted fields are fine, null removes optional fields, null on a required field is a 400", () => {
-    expect(parseOrThrow(updateEnergyDiagnosisBody, {})).toEqual({});
-    expect(
-      parseOrThrow(updateEnergyDiagnosisBody, { notes: null, heated_area: null, media_id: null }),
-    ).toEqual({
+    expect(validBody(updateEnergyDiagnosisBody, {})).toEqual({});
+    expect(validBody(updateEnergyDiagnosisBody, { notes: null, heated_area: null, media_id: null })).toEqual({
       notes: null,
       heated_area: null,
       media_id: null,
@@ -502,7 +486,7 @@ describe("energy diagnosis schemas (400)", () => {
       "ges_label",
       "construction_year",
     ]) {
-      const error = refusal(() => parseOrThrow(updateEnergyDiagnosisBody, { [field]: null }));
+      const error = refusal(() => validBody(updateEnergyDiagnosisBody, { [field]: null }));
       expect(error.status).toBe(400);
       expect(error.details).toEqual([{ field, message: "is required and may not be null" }]);
     }
@@ -513,8 +497,8 @@ describe("energy diagnosis schemas (400)", () => {
   });
 
   it("list query: page, limit and filters", () => {
-    expect(parseOrThrow(listEnergyDiagnosesQuery, {})).toEqual({ page: 1, limit: 100 });
-    expect(parseOrThrow(listEnergyDiagnosesQuery, { page: "2", limit: "10", energy_label: "B" })).toEqual({
+    expect(validBody(listEnergyDiagnosesQuery, {})).toEqual({ page: 1, limit: 100 });
+    expect(validBody(listEnergyDiagnosesQuery, { page: "2", limit: "10", energy_label: "B" })).toEqual({
       page: 2,
       limit: 10,
       energy_label: "B",

@@ -10,8 +10,7 @@ import {
 } from "../../src/commands/estateDiagnostics/schemas.ts";
 import type { EstateDiagnosticEvent } from "../../src/events/estateDiagnostics.ts";
 import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
-import { parseOrThrow } from "../../src/platform/validation.ts";
+import { deciderSpec, refusal, validBody } from "../support/deciderSpec.ts";
 
 const estateId = "7c1d0000-0000-4000-8000-00000000e57a";
 const ids = [
@@ -22,20 +21,7 @@ const ids = [
 const mediaId = "7c1d0000-0000-4000-8000-00000000aed1";
 const now = "2025-06-15T10:00:00.000Z";
 
-const given = (events: EstateDiagnosticEvent[]) => ({
-  when: (command: EstateDiagnosticsCommand) => () =>
-    estateDiagnosticsDecider.decide(command, fold(estateDiagnosticsDecider, events)),
-});
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const { given } = deciderSpec(estateDiagnosticsDecider);
 
 const record = (
   id: string,
@@ -170,7 +156,7 @@ describe("estate diagnostics decider", () => {
 
 describe("estate diagnostics schemas (400)", () => {
   const fieldsOf = (schema: any, value: unknown) => {
-    const error = refusal(() => parseOrThrow(schema, value));
+    const error = refusal(() => validBody(schema, value));
     expect(error.status).toBe(400);
     return (error.details ?? []).map((d) => d.field);
   };
@@ -178,7 +164,7 @@ describe("estate diagnostics schemas (400)", () => {
 
   it("accepts each type", () => {
     for (const type of ["lead", "asbestos", "electrical", "gas", "risk_assessment", "coownership_rules"]) {
-      expect(parseOrThrow(createEstateDiagnosticBody, { ...body, type })).toMatchObject({ type });
+      expect(validBody(createEstateDiagnosticBody, { ...body, type })).toMatchObject({ type });
     }
   });
 
@@ -205,7 +191,7 @@ describe("estate diagnostics schemas (400)", () => {
   });
 
   it("list query: active, type, page, limit", () => {
-    expect(parseOrThrow(listEstateDiagnosticsQuery, { active: "true", type: "gas" })).toEqual({
+    expect(validBody(listEstateDiagnosticsQuery, { active: "true", type: "gas" })).toEqual({
       page: 1,
       limit: 100,
       active: "true",

@@ -8,7 +8,8 @@ import {
 import type { EstateEvent } from "../../src/events/estates.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import type { ApiError } from "../../src/platform/errors.ts";
+import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const estateId = "0b6f9a8e-4444-4c3b-9d4e-000000000001";
 const placeA = "0b6f9a8e-4444-4c3b-9d4e-00000000000a";
@@ -18,18 +19,7 @@ const owner2 = "0b6f9a8e-4444-4c3b-9d4e-000000000012";
 const apartment = globalTypeIds.estate.apartment;
 const now = "2025-03-01T10:00:00.000Z";
 
-const given = (events: EstateEvent[]) => ({
-  when: (command: EstateCommand) => () => estateDecider.decide(command, fold(estateDecider, events)),
-});
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const { given } = deciderSpec(estateDecider);
 const fields = (e: ApiError) => e.details?.map((d) => d.field).sort();
 
 const created: EstateEvent = {

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decide, type LesseeCommand, lesseeDecider } from "../../src/commands/lessees/decider.ts";
+import { type LesseeCommand, lesseeDecider } from "../../src/commands/lessees/decider.ts";
 import {
-  ibanProblem,
-  parseBulkCreateLessees,
-  parseBulkDeleteIds,
-  parseCreateLessee,
-  parseUpdateLessee,
+  createLesseeSchema,
+  invalidBodyMessage,
+  toLesseeData,
+  updateLesseeSchema,
 } from "../../src/commands/lessees/schemas.ts";
 import { type LesseeData, type LesseeEvent, lesseeEmailStream } from "../../src/events/lessees.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { ibanProblem } from "../../src/platform/http/schemas.ts";
+import { deciderSpec, refusal as refusalOf, validBody } from "../support/deciderSpec.ts";
 
 const ID = "6f1c2b1e-1d2a-4c3b-9a8e-0b1c2d3e4f50";
 const NOW = "2025-06-01T10:00:00.000Z";
@@ -28,26 +27,37 @@ const guarantor = {
   email: "jean@example.fr",
 };
 
-/** Given a history, when a command runs (body parsed as the route does), then events or an error. */
-const given = (...events: LesseeEvent[]) => fold(lesseeDecider, events);
+/**
+ * Given a history, when a command runs, then events or an error. Bodies go through the route's
+ * schema and validator first (`validBody`), as a request's would.
+ */
+const spec = deciderSpec(lesseeDecider);
+const given = (...events: LesseeEvent[]) => spec.given(events).state;
+const decide = (command: LesseeCommand, state: ReturnType<typeof given>) =>
+  lesseeDecider.decide(command, state);
+const parseCreateLessee = (body: unknown): LesseeData =>
+  toLesseeData(validBody(createLesseeSchema, body, invalidBodyMessage));
 const register = (body: unknown) =>
-  decide({ type: "RegisterLessee", lessee_id: ID, data: parseCreateLessee(body), now: NOW }, given());
+  spec
+    .given()
+    .when({ type: "RegisterLessee", lessee_id: ID, data: parseCreateLessee(body), now: NOW })
+    .thenEvents();
 const update = (history: LesseeEvent[], body: unknown) =>
-  decide(
-    { type: "UpdateLessee", lessee_id: ID, changes: parseUpdateLessee(body), now: NOW },
-    given(...history),
-  );
+  spec
+    .given(history)
+    .when({
+      type: "UpdateLessee",
+      lessee_id: ID,
+      changes: validBody(updateLesseeSchema, body, invalidBodyMessage),
+      now: NOW,
+    })
+    .thenEvents();
 const registered = (body: unknown): LesseeEvent => register(body)[0];
 
 /** The ApiError thrown by fn, as its response body plus status. */
 function refusal(fn: () => unknown): { status: number; error: string; message: string; details?: unknown[] } {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, ...error.toBody() };
-    throw error;
-  }
-  throw new Error("expected a refusal");
+  const error = refusalOf(fn);
+  return { status: error.status, ...error.toBody() };
 }
 const fields = (fn: () => unknown) => (refusal(fn).details as { field: string }[]).map((d) => d.field);
 
@@ -468,40 +478,6 @@ describe("abandoning an orphaned registration", () => {
   });
   it("is refused once the lessee is registered", () => {
     expect(refusal(() => decide(abandon, given(registered(individual))))).toMatchObject({ status: 409 });
-  });
-});
-
-describe("bulk bodies", () => {
-  it("prefixes details with the item index and keeps the category message", () => {
-    const r = refusal(() =>
-      parseBulkCreateLessees([individual, { ...company, category: "bank" }, { ...guarantor, iban: "x" }]),
-    );
-    expect(r).toMatchObject({ status: 400, message: "Invalid lessee category" });
-    expect(r.details).toEqual([
-      { field: "[1].category", message: expect.any(String) },
-      { field: "[2].iban", message: expect.any(String) },
-    ]);
-  });
-
-  it("needs a non-empty array of at most 1000", () => {
-    expect(refusal(() => parseBulkCreateLessees(individual))).toMatchObject({ status: 400 });
-    expect(refusal(() => parseBulkCreateLessees([]))).toMatchObject({ status: 400 });
-    expect(refusal(() => parseBulkCreateLessees(Array(1001).fill(individual)))).toMatchObject({
-      status: 413,
-    });
-    expect(parseBulkCreateLessees(Array(1000).fill(individual))).toHaveLength(1000);
-  });
-
-  it("bulk delete takes UUIDs", () => {
-    expect(parseBulkDeleteIds([ID, ID.toUpperCase()])).toEqual([ID]);
-    expect(refusal(() => parseBulkDeleteIds([ID, "nope", 3]))).toMatchObject({
-      status: 400,
-      details: [
-        { field: "[1]", message: "Must be a UUID" },
-        { field: "[2]", message: "Must be a UUID" },
-      ],
-    });
-    expect(refusal(() => parseBulkDeleteIds({ ids: [ID] }))).toMatchObject({ status: 400 });
   });
 });
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { mediaDecider } from "../../src/commands/media/decider.ts";
-import { cleanFilename, decideContentType, sniffContentType } from "../../src/commands/media/schemas.ts";
 import type { MediaMetadata } from "../../src/events/media.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { cleanFilename, decideContentType, sniffContentType } from "../../src/platform/blobs/uploads.ts";
+import { deciderSpec } from "../support/deciderSpec.ts";
 
 const bytes = (...parts: (string | number[])[]) =>
   new Uint8Array(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));
@@ -96,10 +95,15 @@ describe("media decider", () => {
     sha256: "ab".repeat(32),
     blob_key: "tenants/t/media/9e000000-0000-4000-8000-000000000001",
   };
+  const spec = deciderSpec(mediaDecider);
   it("records an upload once", () => {
-    const events = mediaDecider.decide({ type: "RecordMediaUpload", media }, mediaDecider.initialState());
-    expect(events).toEqual([{ type: "MediaUploaded", data: media }]);
-    const state = fold(mediaDecider, events);
-    expect(() => mediaDecider.decide({ type: "RecordMediaUpload", media }, state)).toThrow(ApiError);
+    spec
+      .given([])
+      .when({ type: "RecordMediaUpload", media })
+      .then([{ type: "MediaUploaded", data: media }]);
+    spec
+      .given([{ type: "MediaUploaded", data: media }])
+      .when({ type: "RecordMediaUpload", media })
+      .thenRefuses(409);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type OwnerCommand, ownerDecider } from "../../src/commands/owners/decider.ts";
+import { ownerDecider } from "../../src/commands/owners/decider.ts";
 import {
   createOwnerSchema,
   isValidBic,
@@ -8,13 +8,11 @@ import {
   updateOwnerSchema,
 } from "../../src/commands/owners/schemas.ts";
 import type { OwnerEvent } from "../../src/events/owners.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import type { ApiError } from "../../src/platform/errors.ts";
+import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const id = "0b6f9a8e-3333-4c3b-9d4e-000000000001";
-const given = (events: OwnerEvent[]) => ({
-  when: (command: OwnerCommand) => () => ownerDecider.decide(command, fold(ownerDecider, events)),
-});
+const { given } = deciderSpec(ownerDecider);
 const registered: OwnerEvent = {
   type: "OwnerRegistered",
   data: {
@@ -35,15 +33,6 @@ const registered: OwnerEvent = {
   },
 };
 
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 const fields = (e: ApiError) => e.details?.map((d) => d.field).sort();
 
 describe("owner decider", () => {

@@ -1,13 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type PlaceCommand, placeDecider } from "../../src/commands/places/decider.ts";
+import { placeDecider } from "../../src/commands/places/decider.ts";
 import type { PlaceEvent } from "../../src/events/places.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const id = "0b6f9a8e-1111-4c3b-9d4e-000000000001";
-const given = (events: PlaceEvent[]) => ({
-  when: (command: PlaceCommand) => () => placeDecider.decide(command, fold(placeDecider, events)),
-});
+const { given } = deciderSpec(placeDecider);
 const created: PlaceEvent = {
   type: "PlaceCreated",
   data: {
@@ -20,16 +17,6 @@ const created: PlaceEvent = {
     address_country: "France",
   },
 };
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("place decider", () => {
   it("creates a place with absent optional fields as null", () => {

@@ -1,27 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type RoomCommand, roomDecider } from "../../src/commands/rooms/decider.ts";
+import { roomDecider } from "../../src/commands/rooms/decider.ts";
 import type { RoomEvent } from "../../src/events/rooms.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const roomId = "0b6f9a8e-5555-4c3b-9d4e-000000000001";
 const estateId = "0b6f9a8e-5555-4c3b-9d4e-00000000000e";
 const otherEstate = "0b6f9a8e-5555-4c3b-9d4e-00000000000f";
 const kitchen = globalTypeIds.room.kitchen;
 
-const given = (events: RoomEvent[]) => ({
-  when: (command: RoomCommand) => () => roomDecider.decide(command, fold(roomDecider, events)),
-});
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const { given } = deciderSpec(roomDecider);
 const added: RoomEvent = {
   type: "RoomAdded",
   data: {

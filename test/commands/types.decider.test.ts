@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type TypeCommand, typeDecider } from "../../src/commands/types/decider.ts";
 import { codeFromName } from "../../src/commands/types/schemas.ts";
-import type { TypeEvent } from "../../src/events/types.ts";
-import { fold } from "../../src/platform/decider.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const id = "0b6f9a8e-2222-4c3b-9d4e-000000000001";
-const given = (events: TypeEvent[]) => ({
-  when: (command: TypeCommand) => () => typeDecider.decide(command, fold(typeDecider, events)),
-});
+const { given } = deciderSpec(typeDecider);
 const command: TypeCommand = {
   type: "CreateTenantType",
   type_id: id,
@@ -17,16 +13,6 @@ const command: TypeCommand = {
   name: "Wine cellar",
   code_in_global_catalog: false,
 };
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("tenant type decider", () => {
   it("creates a tenant type", () => {

@@ -76,7 +76,7 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
     expect(located.statusCode).toBe(200);
     expect(located.json()).toEqual(tenant);
     expect((await admin("GET", `/api/admin/tenants/${randomUUID()}`)).statusCode).toBe(404);
-    // A list like any other (DESIGN.md §4): page, limit, X-Total-Count, Link.
+    // A list like any other (docs/architecture.md §4): page, limit, X-Total-Count, Link.
     const total = list.json().length;
     expect(list.headers["x-total-count"]).toBe(String(total));
     const page = await admin("GET", "/api/admin/tenants?page=2&limit=1");

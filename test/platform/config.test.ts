@@ -75,7 +75,7 @@ describe("invalid configuration stops the start with one clear line", () => {
     const config = loadConfig({ PORT: "8080", PMS_ADMIN_API_KEY: "a".repeat(32), HOST: "0.0.0.0" });
     expect(config.PORT).toBe(8080);
     expect(config.HOST).toBe("0.0.0.0");
-    // Defaults (DESIGN.md §3).
+    // Defaults (docs/architecture.md §3).
     const defaults = loadConfig({});
     expect(defaults.HOST).toBe("127.0.0.1");
     expect(defaults.PORT).toBe(3000);

@@ -7,7 +7,7 @@ import { databaseKinds } from "../support/testDatabase.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Every error leaves in the DESIGN.md §4 shape, with nothing internal in it. */
+/** Every error leaves in the docs/architecture.md §4 shape, with nothing internal in it. */
 function expectError(res: LightMyRequestResponse, status: number, error: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers["content-type"]).toMatch(/^application\/json/);

@@ -7,6 +7,7 @@ import type { Decider } from "../../src/platform/decider.ts";
 import { conflict, notFound } from "../../src/platform/errors.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { iso } from "../../src/platform/formatDates.ts";
 import { tenantOf } from "../../src/platform/http/auth.ts";
 import { buildApp } from "../../src/platform/http/buildApp.ts";
 import { setEtag } from "../../src/platform/http/etag.ts";
@@ -74,7 +75,7 @@ export const widgetDecider: Decider<WidgetState, WidgetCommand, WidgetEvent> = {
   },
 };
 
-export const widgetProjection: Projection = rowProjection({
+export const widgetProjection: Projection = rowProjection<WidgetEvent>({
   name: "test_widgets",
   version: 1,
   table: "test_widgets",
@@ -102,7 +103,6 @@ ${tenantPolicy("test_widgets")}`,
         },
 });
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
 const toWidget = (r: Row) => ({
   id: r.id,
   name: r.name,

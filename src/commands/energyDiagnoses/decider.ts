@@ -7,7 +7,7 @@ import {
 } from "../../events/energyDiagnoses.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, unprocessable } from "../../platform/errors.ts";
-import { parisDate } from "./schemas.ts";
+import { parisDate } from "../../platform/formatDates.ts";
 
 /**
  * Facts the route looked up for the ids in the request (each present only for an id sent):

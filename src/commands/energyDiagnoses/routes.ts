@@ -2,61 +2,24 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { energyDiagnosisStream } from "../../events/energyDiagnoses.ts";
-import { estateStream } from "../../events/estates.ts";
-import { mediaStream } from "../../events/media.ts";
-import { placeStream } from "../../events/places.ts";
 import { notFound } from "../../platform/errors.ts";
 import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, loadStream, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { id } from "../../platform/http/schemas.ts";
 import { readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
-import { estateDecider } from "../estates/decider.ts";
-import { mediaDecider } from "../media/decider.ts";
-import { placeDecider } from "../places/decider.ts";
+import { estateRecorded } from "../../queries/estates.ts";
+import { mediaRecorded } from "../../queries/media.ts";
+import { placeRecorded } from "../../queries/places.ts";
 import { energyDiagnosisDecider, type KnownIds } from "./decider.ts";
 import {
   type CreateEnergyDiagnosisBody,
   createEnergyDiagnosisBody,
-  id,
   type UpdateEnergyDiagnosisBody,
   updateEnergyDiagnosisBody,
 } from "./schemas.ts";
 
-/** POST, PUT and DELETE routes of the Energy Diagnosis area (SPEC.md, DESIGN.md §6). */
-
-/*
- * Facts about ids a body names, read from their streams (the source of truth, not a read
- * model that may lag): another tenant's stream reads as absent.
- */
-export async function placeExists(request: FastifyRequest, placeId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    placeStream(placeId),
-    tenantOf(request),
-    placeDecider,
-  );
-  return state.status === "active";
-}
-
-export async function estateExists(request: FastifyRequest, estateId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    estateStream(estateId),
-    tenantOf(request),
-    estateDecider,
-  );
-  return state.status === "active";
-}
-
-export async function mediaExists(request: FastifyRequest, mediaId: string): Promise<boolean> {
-  const { state } = await loadStream(
-    request.server.platform.store,
-    mediaStream(mediaId),
-    tenantOf(request),
-    mediaDecider,
-  );
-  return state.status === "uploaded";
-}
+/** POST, PUT and DELETE routes of the Energy Diagnosis area (docs/architecture.md §6). */
 
 /** Looks up only the ids the request sets (null or absent ids need no fact). */
 async function knownIds(
@@ -64,9 +27,9 @@ async function knownIds(
   body: { place_id?: string | null; estate_id?: string | null; media_id?: string | null },
 ): Promise<KnownIds> {
   const [place, estate, media] = await Promise.all([
-    body.place_id ? placeExists(request, body.place_id) : undefined,
-    body.estate_id ? estateExists(request, body.estate_id) : undefined,
-    body.media_id ? mediaExists(request, body.media_id) : undefined,
+    body.place_id ? placeRecorded(request, body.place_id) : undefined,
+    body.estate_id ? estateRecorded(request, body.estate_id) : undefined,
+    body.media_id ? mediaRecorded(request, body.media_id) : undefined,
   ]);
   return { place, estate, media };
 }

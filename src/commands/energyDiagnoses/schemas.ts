@@ -1,42 +1,8 @@
 import { z } from "zod";
 import { ENERGY_LABELS } from "../../events/energyDiagnoses.ts";
+import { parisDate } from "../../platform/formatDates.ts";
 import { pageQuery } from "../../platform/http/pagination.ts";
-import { isStorable } from "../places/schemas.ts";
-
-/** The message of a type error, telling apart a null (refused on required fields). */
-export const typeError = (expected: string) => (issue: { input?: unknown }) =>
-  issue.input === null ? "is required and may not be null" : expected;
-
-/** Any 8-4-4-4-12 hex id (the catalog's fixed ids are not all RFC 4122 variants). */
-export const id = z.guid({ error: "must be a UUID" });
-
-/** A real calendar date written YYYY-MM-DD (2025-02-30 fails). */
-export const isoDate = z
-  .string({ error: typeError("must be a date YYYY-MM-DD") })
-  .refine(isRealDate, { error: "must be a real date YYYY-MM-DD" })
-  .meta({ format: "date", example: "2025-01-31" });
-
-export function isRealDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}
-
-/** Today's date in France, where the properties are: "future" and "current year" mean there. */
-export function parisDate(at: Date | string = new Date()): string {
-  return new Intl.DateTimeFormat("en-CA", {
-    timeZone: "Europe/Paris",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).format(typeof at === "string" ? new Date(at) : at);
-}
-
-/** NUL and unpaired surrogates pass JSON but not PostgreSQL text or jsonb: a 400, not a 500. */
-export const storable = { error: "must not contain NUL or unpaired surrogate characters" } as const;
-export { isStorable };
+import { id, isoDate, isStorable, storable, typeError } from "../../platform/http/schemas.ts";
 
 const label = z.enum(ENERGY_LABELS, { error: typeError("must be one of A, B, C, D, E, F, G") });
 const finite = z.number({ error: "must be a number" }).refine(Number.isFinite, { error: "must be finite" });

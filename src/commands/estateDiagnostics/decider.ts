@@ -5,7 +5,7 @@ import type {
 } from "../../events/estateDiagnostics.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
-import { parisDate } from "../energyDiagnoses/schemas.ts";
+import { parisDate } from "../../platform/formatDates.ts";
 
 export type EstateDiagnosticInput = Pick<EstateDiagnosticFields, "type" | "diagnosis_date"> &
   Partial<EstateDiagnosticFields>;

@@ -5,9 +5,10 @@ import { estateDiagnosticsStream } from "../../events/estateDiagnostics.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { id } from "../../platform/http/schemas.ts";
 import { readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
-import { estateExists, mediaExists } from "../energyDiagnoses/routes.ts";
-import { id } from "../energyDiagnoses/schemas.ts";
+import { estateRecorded } from "../../queries/estates.ts";
+import { mediaRecorded } from "../../queries/media.ts";
 import { estateDiagnosticsDecider } from "./decider.ts";
 import { type CreateEstateDiagnosticBody, createEstateDiagnosticBody } from "./schemas.ts";
 
@@ -30,8 +31,8 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
       const body = request.body as CreateEstateDiagnosticBody;
       const diagnosticId = randomUUID();
       const [estate, media] = await Promise.all([
-        estateExists(request, estateId),
-        body.media_id ? mediaExists(request, body.media_id) : undefined,
+        estateRecorded(request, estateId),
+        body.media_id ? mediaRecorded(request, body.media_id) : undefined,
       ]);
       const result = await handleCommand(
         request,
@@ -69,7 +70,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { estate_id: estateId, id: diagnosticId } = request.params as { estate_id: string; id: string };
-      if (!(await estateExists(request, estateId))) throw notFound("Estate", estateId);
+      if (!(await estateRecorded(request, estateId))) throw notFound("Estate", estateId);
       const result = await handleCommand(
         request,
         estateDiagnosticsStream(estateId),

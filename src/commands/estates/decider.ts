@@ -1,7 +1,6 @@
 import type { EstateDetails, EstateEvent } from "../../events/estates.ts";
-import type { Decider } from "../../platform/decider.ts";
+import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../../platform/errors.ts";
-import { changedFields } from "../places/decider.ts";
 import type { CreateEstateInput, UpdateEstateInput } from "./schemas.ts";
 
 export interface EstateRecord {

@@ -6,11 +6,11 @@ import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { estateDependents, estateParams, nestedEstateParams, readEstate } from "../../queries/estates.ts";
 import { ownerExists } from "../../queries/owners.ts";
 import { placeExists, placeParams, requirePlace } from "../../queries/places.ts";
 import { typeExists } from "../../queries/types.ts";
-import { replyWithResource } from "../places/routes.ts";
 import { type EstateFacts, estateDecider } from "./decider.ts";
 import { createEstateSchema, type UpdateEstateInput, updateEstateSchema } from "./schemas.ts";
 
@@ -90,7 +90,7 @@ async function deleteEstate(
   return replyWithResource(request, reply, 204, { id, position: result.position });
 }
 
-/** POST, PUT and DELETE of estates (SPEC.md Estates, DESIGN.md §6 Estates). */
+/** POST, PUT and DELETE of estates (docs/architecture.md §6 Estates). */
 export async function estateRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;

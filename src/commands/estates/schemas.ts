@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { notNull, text, uuid } from "../places/schemas.ts";
-
-const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
+import { amount, notNull, text, uuid } from "../../platform/http/schemas.ts";
 
 /** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
 const dateTime = z
@@ -12,7 +10,7 @@ const dateTime = z
 
 const readOnly = (field: string) => z.never({ error: `${field} is read-only` }).optional();
 
-/** Fields maintained by the service: sending them is a 400 (DESIGN.md §6 Estates). */
+/** Fields maintained by the service: sending them is a 400 (docs/architecture.md §6 Estates). */
 const readOnlyFields = {
   rental_status: readOnly("rental_status"),
   previous_owner_id: readOnly("previous_owner_id"),

@@ -11,8 +11,8 @@ import {
   type StatusChange,
 } from "../../events/leases.ts";
 import type { Decider } from "../../platform/decider.ts";
+import { changedFields } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
-import { changedFields } from "../places/decider.ts";
 import { checkDepositCap, checkDpeFreeze, checkIndexCap } from "./rules.ts";
 import type {
   AddLesseeInput,

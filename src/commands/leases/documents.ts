@@ -3,11 +3,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
+import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../../platform/blobs/uploads.ts";
 import { ApiError, type ErrorDetail, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
-import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../media/schemas.ts";
-import { replyWithResource } from "../places/routes.ts";
 import { handleLease } from "./routes.ts";
 import { documentFields, updateDocumentSchema } from "./schemas.ts";
 

@@ -8,6 +8,7 @@ import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore
 import { tenantOf } from "../../platform/http/auth.ts";
 import { ifMatchRevision } from "../../platform/http/etag.ts";
 import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { readEstate } from "../../queries/estates.ts";
 import {
   amendmentParams,
@@ -18,7 +19,6 @@ import {
   readLease,
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
-import { replyWithResource } from "../places/routes.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
 import { appendWithOccupancy } from "./occupancy.ts";
 import {

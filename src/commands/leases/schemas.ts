@@ -12,7 +12,7 @@ import {
   REVISION_INDEX_TYPES,
   USAGE_TYPES,
 } from "../../events/leases.ts";
-import { notNull, storableJson, text, uuid } from "../places/schemas.ts";
+import { notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
 
 /** Request bodies of the leases area (DESIGN.md §6 Leases). */
 

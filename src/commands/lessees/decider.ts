@@ -24,6 +24,12 @@ export type LesseeCommand =
   | { type: "DeleteLessee"; lessee_id: string; active_lease_count: number }
   | { type: "AbandonLesseeRegistration"; lessee_id: string; email: string };
 
+export const emailTaken = (fields = ["email"]) =>
+  conflict(
+    "A lessee with this email already exists",
+    fields.map((field) => ({ field, message: "Email already in use" })),
+  );
+
 export const initialState = (): LesseeState => ({ status: "absent" });
 
 export function evolve(state: LesseeState, event: LesseeEvent): LesseeState {
@@ -50,6 +56,8 @@ export function evolve(state: LesseeState, event: LesseeEvent): LesseeState {
 export function decide(command: LesseeCommand, state: LesseeState): LesseeEvent[] {
   switch (command.type) {
     case "RegisterLessee": {
+      // Abandoned: another create took the email over from this one, which stalled (docs/decisions.md).
+      if (state.status === "abandoned") throw emailTaken();
       if (state.status !== "absent") throw conflict(`Lessee ${command.lessee_id} already exists`);
       assertValid(command.data, command.now);
       return [{ type: "LesseeRegistered", data: { lessee_id: command.lessee_id, ...command.data } }];

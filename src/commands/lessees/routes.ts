@@ -1,39 +1,30 @@
+import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { ApiError, type ErrorDetail } from "../../platform/errors.ts";
-import type { Position } from "../../platform/eventstore/eventStore.ts";
+import { lesseeStream } from "../../events/lessees.ts";
+import { ApiError, notFound } from "../../platform/errors.ts";
+import { latestPosition, type Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { ifMatchRevision, setEtag } from "../../platform/http/etag.ts";
-import { metadataOf, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { activeLeaseCounts } from "../../projections/lessees.ts";
+import { setEtag } from "../../platform/http/etag.ts";
+import { commandContext, handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { activeLeaseCounts } from "../../queries/leases.ts";
 import { readLessee, readLessees } from "../../queries/lessees.ts";
-import {
-  deleteLessee,
-  deleteLessees,
-  latestPosition,
-  registerLessee,
-  registerLessees,
-  updateLessee,
-  type WriteContext,
-} from "./handlers.ts";
+import { lesseeDecider } from "./decider.ts";
+import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {
   createLesseeSchema,
-  INVALID_CATEGORY,
   INVALID_DATA,
+  invalidBodyMessage,
   MAX_BULK_ITEMS,
   toLesseeData,
   updateLesseeSchema,
   uuidSchema,
 } from "./schemas.ts";
 
-/** POST, PUT and DELETE routes of the Lessees area (SPEC.md Endpoints, DESIGN.md §6). */
+/** POST, PUT and DELETE routes of the Lessees area (docs/architecture.md §6 Lessees). */
 
-/** SPEC.md names a category problem "Invalid lessee category", any other "Invalid lessee data". */
-const invalidBodyMessage = (details: ErrorDetail[]) =>
-  details.some((d) => /^(\[\d+\]\.)?category$/.test(d.field)) ? INVALID_CATEGORY : INVALID_DATA;
-
-/** DESIGN.md §4: a bulk request over 1000 items is a 413, checked before item validation. */
+/** docs/architecture.md §4: a bulk request over 1000 items is a 413, checked before item validation. */
 async function bulkLimit(request: FastifyRequest) {
   if (Array.isArray(request.body) && request.body.length > MAX_BULK_ITEMS) {
     throw new ApiError("PayloadTooLarge", `A bulk request holds at most ${MAX_BULK_ITEMS} items`);
@@ -45,17 +36,13 @@ const bulkCreateBody = z.array(createLesseeSchema).min(1, "Must contain at least
 const bulkDeleteBody = z.array(uuidSchema).min(1, "Must contain at least one id");
 const tag = { tags: ["Lessees"] };
 
-function contextOf(request: FastifyRequest): WriteContext {
-  return { store: request.server.platform.store, tenantId: tenantOf(request), metadata: metadataOf(request) };
-}
-
 const location = (id: string) => `/api/lessees/${id}`;
 
 function replyWithLessee(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
-  result: { lessee_id: string; position: Position | null; revision: bigint | null },
+  result: { lessee_id: string; position: Position | null },
 ) {
   const { sql } = request.server.platform;
   return replyAfterProjection(request, reply, {
@@ -82,8 +69,16 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
-      const result = await registerLessee(contextOf(request), toLesseeData(request.body));
-      return replyWithLessee(request, reply, 201, result);
+      const id = randomUUID();
+      const data = toLesseeData(request.body);
+      const { position } = await handleCommand(
+        request,
+        lesseeStream(id),
+        lesseeDecider,
+        { type: "RegisterLessee", lessee_id: id, data, now: new Date().toISOString() },
+        { reserving: lesseeEmailsOf(id) },
+      );
+      return replyWithLessee(request, reply, 201, { lessee_id: id, position });
     },
   );
 
@@ -99,10 +94,15 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
-      const ifMatch = ifMatchRevision(request);
       const id = request.params.id.toLowerCase();
-      const result = await updateLessee(contextOf(request), id, request.body, ifMatch);
-      return replyWithLessee(request, reply, 200, result);
+      const { position } = await handleCommand(
+        request,
+        lesseeStream(id),
+        lesseeDecider,
+        { type: "UpdateLessee", lessee_id: id, changes: request.body, now: new Date().toISOString() },
+        { reserving: lesseeEmailsOf(id), notFound: () => notFound("Lessee", id) },
+      );
+      return replyWithLessee(request, reply, 200, { lessee_id: id, position });
     },
   );
 
@@ -113,13 +113,14 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "LesseeDelete" },
     },
     async (request, reply) => {
-      const ctx = contextOf(request);
       const id = request.params.id.toLowerCase();
-      const result = await deleteLessee(
-        ctx,
-        id,
-        async () => (await activeLeaseCounts(sql, ctx.tenantId, [id])).get(id) ?? 0,
-        ifMatchRevision(request),
+      const counts = await activeLeaseCounts(sql, tenantOf(request), [id]);
+      const result = await handleCommand(
+        request,
+        lesseeStream(id),
+        lesseeDecider,
+        { type: "DeleteLessee", lessee_id: id, active_lease_count: counts.get(id) ?? 0 },
+        { reserving: lesseeEmailsOf(id), notFound: () => notFound("Lessee", id) },
       );
       return replyAfterProjection(request, reply, {
         position: result.position,
@@ -142,13 +143,13 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       preValidation: bulkLimit,
     },
     async (request, reply) => {
-      const ctx = contextOf(request);
+      const ctx = commandContext(request);
       const results = await registerLessees(ctx, request.body.map(toLesseeData));
       const ids = results.map((r) => r.lessee_id);
       return replyAfterProjection(request, reply, {
         position: latestPosition(results.map((r) => r.position)),
         status: 201,
-        read: () => readLessees(sql, ctx.tenantId, ids),
+        read: () => readLessees(sql, ctx.tenant_id, ids),
       });
     },
   );
@@ -165,9 +166,9 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       preValidation: bulkLimit,
     },
     async (request, reply) => {
-      const ctx = contextOf(request);
+      const ctx = commandContext(request);
       const ids = request.body.map((id) => id.toLowerCase());
-      const position = await deleteLessees(ctx, ids, (list) => activeLeaseCounts(sql, ctx.tenantId, list));
+      const position = await deleteLessees(ctx, ids, (list) => activeLeaseCounts(sql, ctx.tenant_id, list));
       return replyAfterProjection(request, reply, { position, status: 204, read: async () => null });
     },
   );

@@ -5,11 +5,11 @@ import {
   type LesseeCategory,
   type LesseeData,
 } from "../../events/lessees.ts";
-import { ApiError, type ErrorDetail, validationError } from "../../platform/errors.ts";
-import { issuesToDetails, stripReadOnly } from "../../platform/validation.ts";
+import type { ErrorDetail } from "../../platform/errors.ts";
+import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../../platform/http/schemas.ts";
 
 /**
- * Request bodies of the Lessees area (SPEC.md Lessee, DESIGN.md §6). The zod schemas check
+ * Request bodies of the Lessees area (docs/architecture.md §6 Lessees). The zod schemas check
  * each field on its own; `categoryRuleDetails` checks what depends on the category, and runs
  * on the merged result of an update too (in the decider).
  */
@@ -18,7 +18,7 @@ export const INVALID_DATA = "Invalid lessee data";
 export const INVALID_CATEGORY = "Invalid lessee category";
 export const MAX_BULK_ITEMS = 1000;
 
-// Generous bounds that keep read-model indexes and pages sane; SPEC.md sets none.
+// Generous bounds that keep read-model indexes and pages sane; the spec sets none.
 const TEXT_MAX = 255;
 const EMAIL_MAX = 254;
 
@@ -28,17 +28,6 @@ const optional = <S extends z.ZodType>(schema: S) => schema.nullable().optional(
 
 /** A real calendar date YYYY-MM-DD (2023-02-29 fails). */
 export const dateSchema = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
-
-export function emailProblem(email: string): string | null {
-  if (/\s/.test(email)) return "Must not contain spaces";
-  const parts = email.split("@");
-  if (parts.length !== 2) return "Must contain exactly one @";
-  const [local, domain] = parts;
-  if (!local) return "Must have a name before the @";
-  if (!domain.includes(".")) return "Domain must contain a dot";
-  if (domain.split(".").some((label) => label === "")) return "Invalid domain";
-  return null;
-}
 
 const emailSchema = () =>
   z
@@ -51,25 +40,6 @@ const emailSchema = () =>
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
-/** IBAN as stored: spaces removed, upper-cased. */
-export const normalizeIban = (iban: string) => iban.replace(/\s+/g, "").toUpperCase();
-
-/** ISO 13616: 15-34 characters, country letters, check digits, mod-97 of the rearranged number is 1. */
-export function ibanProblem(iban: string): string | null {
-  if (iban.length < 15 || iban.length > 34) return "Must be 15 to 34 characters";
-  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]+$/.test(iban)) {
-    return "Must start with 2 country letters and 2 check digits, then letters and digits";
-  }
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const ch of rearranged) {
-    // Letters count as two digits (A=10 ... Z=35); the remainder is folded as we go.
-    const value = ch >= "A" ? ch.charCodeAt(0) - 55 : ch.charCodeAt(0) - 48;
-    remainder = value >= 10 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
-  }
-  return remainder === 1 ? null : "Invalid IBAN check digits";
-}
-
 const ibanSchema = () =>
   z
     .string()
@@ -80,8 +50,6 @@ const ibanSchema = () =>
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
-/** BIC (ISO 9362): bank code 4 letters, country 2 letters, location 2, optional branch 3. */
-export const BIC_PATTERN = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 const bicSchema = () =>
   z
     .string()
@@ -126,7 +94,7 @@ const additionalContactsSchema = z.strictObject({
   ),
 });
 
-/** Free-form, but the conventional guarantor keys keep their SPEC.md types when present. */
+/** Free-form, but the conventional guarantor keys keep their documented types when present. */
 const customFieldsSchema = z.record(z.string(), z.unknown()).superRefine((fields, ctx) => {
   const amountValue = fields.guarantee_amount;
   if (
@@ -190,14 +158,14 @@ export const updateLesseeSchema = z.strictObject({
 
 export type LesseeUpdateInput = z.output<typeof updateLesseeSchema>;
 
-/** Fields SPEC.md says are null for a category: sent non-null, they are a 400 on that field. */
+/** Fields that do not apply for a category: sent non-null, they are a 400 on that field. */
 const FORBIDDEN: Record<LesseeCategory, readonly (keyof LesseeData)[]> = {
   individual: ["legal_name"],
   "company/other": ["title", "birth_date", "birth_place", "employer_name"],
   guarantor: [],
 };
 
-/** The rules that depend on the category (DESIGN.md §6), on a complete lessee. */
+/** The rules that depend on the category (docs/architecture.md §6), on a complete lessee. */
 export function categoryRuleDetails(lessee: LesseeData, prefix = ""): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const at = (field: string) => (prefix ? `${prefix}.${field}` : field);
@@ -239,79 +207,12 @@ export function toLesseeData(input: z.output<typeof createLesseeSchema>): Lessee
   return data as unknown as LesseeData;
 }
 
-/** The summary message: a category problem is named as such (SPEC.md Errors). */
-export function lesseeValidationError(details: ErrorDetail[], categoryPaths: Set<string>): ApiError {
-  const categoryFirst = [
-    ...details.filter((d) => categoryPaths.has(d.field)),
-    ...details.filter((d) => !categoryPaths.has(d.field)),
-  ];
-  const message =
-    categoryFirst.length && categoryPaths.has(categoryFirst[0].field) ? INVALID_CATEGORY : INVALID_DATA;
-  return validationError(message, categoryFirst);
-}
-
-function parseWith<S extends z.ZodType>(schema: S, body: unknown, prefix: string): z.output<S> {
-  const result = schema.safeParse(stripReadOnly(body));
-  if (result.success) return result.data;
-  const details = issuesToDetails(result.error.issues, prefix);
-  throw lesseeValidationError(details, new Set([prefix ? `${prefix}.category` : "category"]));
-}
-
-/** A create body, validated field by field (category rules are the decider's). */
-export function parseCreateLessee(body: unknown, prefix = ""): LesseeData {
-  return toLesseeData(parseWith(createLesseeSchema, body, prefix));
-}
-
-/** An update body: only the keys sent, with their new values. */
-export function parseUpdateLessee(body: unknown): LesseeUpdateInput {
-  return parseWith(updateLesseeSchema, body, "");
-}
-
-/** A bulk create body: an array of 1..1000 create bodies, every item checked, details `[i].field`. */
-export function parseBulkCreateLessees(body: unknown): LesseeData[] {
-  if (!Array.isArray(body)) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must be a JSON array of lessees" }]);
-  }
-  if (body.length === 0) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must contain at least one lessee" }]);
-  }
-  if (body.length > MAX_BULK_ITEMS) throw tooManyItems();
-  const details: ErrorDetail[] = [];
-  const categoryPaths = new Set<string>();
-  const items: LesseeData[] = [];
-  body.forEach((item, i) => {
-    categoryPaths.add(`[${i}].category`);
-    const result = createLesseeSchema.safeParse(stripReadOnly(item));
-    if (result.success) items.push(toLesseeData(result.data));
-    else details.push(...issuesToDetails(result.error.issues, `[${i}]`));
-  });
-  if (details.length > 0) throw lesseeValidationError(details, categoryPaths);
-  return items;
-}
-
-/** DESIGN.md §4: a bulk request over 1000 items is a 413. */
-const tooManyItems = () =>
-  new ApiError("PayloadTooLarge", `A bulk request holds at most ${MAX_BULK_ITEMS} items`);
+/** A category problem is "Invalid lessee category", any other "Invalid lessee data" (docs/decisions.md). */
+export const invalidBodyMessage = (details: ErrorDetail[]) =>
+  details.some((d) => /^(\[\d+\]\.)?category$/.test(d.field)) ? INVALID_CATEGORY : INVALID_DATA;
 
 /** Any 8-4-4-4-12 hex id: an unknown but well-formed id is a 404, not a 400. */
 export const uuidSchema = z.guid({ message: "Must be a UUID" });
-
-/** A bulk delete body: a JSON array of 1..1000 lessee UUIDs (duplicates collapse). */
-export function parseBulkDeleteIds(body: unknown): string[] {
-  if (!Array.isArray(body)) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must be a JSON array of lessee ids" }]);
-  }
-  if (body.length === 0) {
-    throw validationError(INVALID_DATA, [{ field: "body", message: "Must contain at least one id" }]);
-  }
-  if (body.length > MAX_BULK_ITEMS) throw tooManyItems();
-  const details: ErrorDetail[] = [];
-  body.forEach((id, i) => {
-    if (!uuidSchema.safeParse(id).success) details.push({ field: `[${i}]`, message: "Must be a UUID" });
-  });
-  if (details.length > 0) throw validationError(INVALID_DATA, details);
-  return [...new Set((body as string[]).map((id) => id.toLowerCase()))];
-}
 
 export const isLesseeCategory = (value: unknown): value is LesseeCategory =>
   (LESSEE_CATEGORIES as readonly unknown[]).includes(value);

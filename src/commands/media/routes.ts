@@ -2,13 +2,13 @@ import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { mediaStream } from "../../events/media.ts";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
+import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../../platform/blobs/uploads.ts";
 import { ApiError, notFound, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
 import { findMediaRow, toMediaResponse } from "../../queries/media.ts";
 import { mediaDecider } from "./decider.ts";
-import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "./schemas.ts";
 
 /** POST /api/media: multipart upload of one `file` part (PDF, JPEG, PNG, GIF, WebP; 20 MiB). */
 

@@ -1,7 +1,6 @@
 import { type OwnerEvent, type OwnerFields, ownerFieldNames } from "../../events/owners.ts";
-import type { Decider } from "../../platform/decider.ts";
+import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, notFound, validationError } from "../../platform/errors.ts";
-import { changedFields } from "../places/decider.ts";
 import { type CreateOwnerInput, ownerCategoryDetails, type UpdateOwnerInput } from "./schemas.ts";
 
 export type OwnerState =

@@ -6,10 +6,10 @@ import { ownerStream } from "../../events/owners.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { uuid } from "../../platform/http/schemas.ts";
 import { countEstates } from "../../queries/estates.ts";
 import { readOwner } from "../../queries/owners.ts";
-import { replyWithResource } from "../places/routes.ts";
-import { uuid } from "../places/schemas.ts";
 import { ownerDecider } from "./decider.ts";
 import { createOwnerSchema, updateOwnerSchema } from "./schemas.ts";
 

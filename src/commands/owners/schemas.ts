@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { type OwnerFields, ownerCategories } from "../../events/owners.ts";
 import type { ErrorDetail } from "../../platform/errors.ts";
-import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../lessees/schemas.ts";
-import { isStorable, notNull, storableJson, text } from "../places/schemas.ts";
+import {
+  BIC_PATTERN,
+  emailProblem,
+  ibanProblem,
+  isStorable,
+  normalizeIban,
+  notNull,
+  storableJson,
+  text,
+} from "../../platform/http/schemas.ts";
 
-// Email, IBAN and BIC follow the same rules as lessees (DESIGN.md §6): one implementation.
+// Email, IBAN and BIC follow the same rules as lessees (docs/architecture.md §6): one implementation.
 
 export const isValidEmail = (email: string) => emailProblem(email) === null;
 export const isValidIban = (iban: string) => ibanProblem(iban) === null;

@@ -1,5 +1,5 @@
 import type { PlaceEvent, PlaceFields } from "../../events/places.ts";
-import type { Decider } from "../../platform/decider.ts";
+import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, notFound } from "../../platform/errors.ts";
 import type { CreatePlaceInput, UpdatePlaceInput } from "./schemas.ts";
 
@@ -22,21 +22,6 @@ export const placeFieldNames = [
   "address_city",
   "address_country",
 ] as const satisfies readonly (keyof PlaceFields)[];
-
-/** The fields of `input` present and different from `current` (omitted keeps, null removes). */
-export function changedFields<T extends object>(
-  current: T,
-  input: Partial<Record<keyof T, unknown>>,
-  names: readonly (keyof T)[],
-): Partial<T> {
-  const changes: Partial<T> = {};
-  for (const name of names) {
-    if (!(name in input) || input[name] === undefined) continue;
-    if (JSON.stringify(input[name]) !== JSON.stringify(current[name]))
-      changes[name] = input[name] as T[keyof T];
-  }
-  return changes;
-}
 
 export const placeDecider: Decider<PlaceState, PlaceCommand, PlaceEvent> = {
   initialState: () => ({ status: "absent" }),

@@ -1,42 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { placeStream } from "../../events/places.ts";
 import { notFound } from "../../platform/errors.ts";
-import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { setEtag } from "../../platform/http/etag.ts";
-import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { countEstates } from "../../queries/estates.ts";
-import { type Found, placeParams, readPlace } from "../../queries/places.ts";
+import { placeParams, readPlace } from "../../queries/places.ts";
 import { placeDecider } from "./decider.ts";
 import { createPlaceSchema, updatePlaceSchema } from "./schemas.ts";
-
-/** Read-your-writes answer of a command: the resource from its read model, with its ETag. */
-export function replyWithResource(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: 200 | 201 | 204,
-  options: { id: string; position: Position | null; location?: string; read?: () => Promise<Found | null> },
-) {
-  const read = options.read;
-  return replyAfterProjection(request, reply, {
-    position: options.position,
-    status,
-    id: options.id,
-    location: options.location,
-    read: async () => {
-      const found = read ? await read() : null;
-      if (found) setEtag(reply, found.revision);
-      return found?.body;
-    },
-  });
-}
 
 const tag = { tags: ["Places"] };
 const location = (id: string) => `/api/places/${id}`;
 
-/** POST, PUT and DELETE of /api/places (DESIGN.md §6 Places). */
+/** POST, PUT and DELETE of /api/places (docs/architecture.md §6 Places). */
 export async function placeRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;

@@ -1,7 +1,6 @@
 import type { RoomEvent, RoomFields } from "../../events/rooms.ts";
-import type { Decider } from "../../platform/decider.ts";
+import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../../platform/errors.ts";
-import { changedFields } from "../places/decider.ts";
 import type { CreateRoomInput, UpdateRoomInput } from "./schemas.ts";
 
 export type RoomState =

@@ -5,10 +5,10 @@ import { roomStream } from "../../events/rooms.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { nestedEstateParams, readEstateInPlace } from "../../queries/estates.ts";
 import { readRoom, roomParams } from "../../queries/rooms.ts";
 import { typeExists } from "../../queries/types.ts";
-import { replyWithResource } from "../places/routes.ts";
 import { roomDecider } from "./decider.ts";
 import { createRoomSchema, updateRoomSchema } from "./schemas.ts";
 

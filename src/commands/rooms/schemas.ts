@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { notNull, text, uuid } from "../places/schemas.ts";
+import { notNull, text, uuid } from "../../platform/http/schemas.ts";
 
 const area = z.number().finite().gt(0, "Must be greater than 0").max(100_000);
 const floor = z.number().int("Must be an integer").min(-20).max(300);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TypeKind } from "../../events/types.ts";
-import { text } from "../places/schemas.ts";
+import { text } from "../../platform/http/schemas.ts";
 
 /** Path segment -> kind: /api/types/estates|rooms|equipment. */
 export const kindOfSegment: Record<string, TypeKind> = {

@@ -29,20 +29,26 @@ export interface Position {
 }
 
 /**
- * `position` is the event's place in the log. Events of readStream on EventStoreDB servers
- * before 22.6 carry START instead: those servers do not say (docs/eventstoredb.md).
+ * Fields of every recorded event. `position` is the event's place in the log; events of readStream
+ * on EventStoreDB servers before 22.6 carry START instead: those servers do not say
+ * (docs/eventstoredb.md).
  */
-export interface RecordedEvent<Type extends string = string, Data = any> {
+interface RecordedFields {
   event_id: string;
-  type: Type;
   schema_version: number;
-  data: Data;
   metadata: EventMetadata;
   stream_name: string;
   stream_revision: bigint;
   position: Position;
   created_at: string;
 }
+
+/**
+ * An event as the log holds it. `E` is an area's event union, so a switch on `type` narrows
+ * `data` (docs/conventions.md, "Typed projections"); untyped readers get `data: any`.
+ */
+export type RecordedEvent<E extends { type: string; data: unknown } = { type: string; data: any }> =
+  E extends unknown ? E & RecordedFields : never;
 
 export interface AppendResult {
   /** The revision of the stream's last event after the write. */
@@ -136,3 +142,7 @@ export function comparePositions(a: Position, b: Position): number {
 export function positionToString(p: Position): string {
   return `${p.commit}/${p.prepare}`;
 }
+
+/** The latest of several positions (null when none). */
+export const latestPosition = (positions: readonly (Position | null)[]): Position | null =>
+  positions.reduce<Position | null>((a, b) => (b && (!a || comparePositions(b, a) > 0) ? b : a), null);

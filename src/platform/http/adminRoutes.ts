@@ -26,7 +26,7 @@ function sendSlice<T>(request: FastifyRequest, reply: FastifyReply, all: T[]) {
 const idParam = z.object({ id: z.uuid() });
 const tenantParam = z.object({ tenant_id: z.uuid() });
 
-/** Platform administration, behind PMS_ADMIN_API_KEY (DESIGN.md §5). */
+/** Platform administration, behind PMS_ADMIN_API_KEY (docs/architecture.md §5). */
 export async function adminRoutes(app: FastifyInstance) {
   const { sql } = app.platform;
   const tags = ["Admin"];
@@ -44,7 +44,7 @@ export async function adminRoutes(app: FastifyInstance) {
     },
   );
 
-  // Lists follow DESIGN.md §4 like every other list: page/limit, X-Total-Count, Link.
+  // Lists follow docs/architecture.md §4 like every other list: page/limit, X-Total-Count, Link.
   app.get(
     "/api/admin/tenants",
     { schema: { tags, querystring: z.object(pageQuery) }, config: { access: "admin" } },

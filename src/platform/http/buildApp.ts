@@ -9,6 +9,7 @@ import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
 import { openapi } from "./openapi.ts";
 import { safeText } from "./safeText.ts";
+import { serveMetrics } from "./serveMetrics.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -38,7 +39,7 @@ export async function buildApp(
   });
   app.decorate("platform", platform);
   // JSON (and multipart for uploads) only: fastify's default text/plain parser would hand a
-  // route a string body (a 400) where DESIGN.md §4 says a wrong content type is a 415.
+  // route a string body (a 400) where docs/architecture.md §4 says a wrong content type is a 415.
   app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by our own code: no per-response schema check on the hot path.
@@ -51,6 +52,7 @@ export async function buildApp(
   // First, so that it sees every route, the docs' included (deny by default, docs/security.md).
   await app.register(routeAccess);
   await app.register(errorHandler);
+  await app.register(serveMetrics);
   await app.register(openapi);
   await app.register(multipart, {
     limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 20, fieldSize: 64 * 1024 },

@@ -1,51 +1,20 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { metrics } from "../collectMetrics.ts";
 import type { Decider, DomainEvent } from "../decider.ts";
-import { ApiError, conflict, preconditionFailed } from "../errors.ts";
+import { type ApiError, conflict, preconditionFailed } from "../errors.ts";
+import { type EventMetadata, type Position, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
 import {
-  type EventMetadata,
-  type EventStore,
-  type Position,
-  type RecordedEvent,
-  WrongExpectedRevisionError,
-} from "../eventstore/eventStore.ts";
+  type CommandContext,
+  type CommandOptions,
+  type CommandResult,
+  loadStream,
+  runCommand,
+} from "../runCommand.ts";
 import { tenantOf } from "./auth.ts";
 import { ifMatchRevision } from "./etag.ts";
 
-export interface CommandResult<State, Event> {
-  state: State;
-  events: Event[];
-  /** Revision of the stream after the append (or as found when no event was needed). */
-  revision: bigint | null;
-  position: Position | null;
-}
-
-export interface StreamState<State> {
-  state: State;
-  revision: bigint | null;
-  events: RecordedEvent[];
-}
-
-/** Loads a stream of the caller's tenant; another tenant's stream reads as absent. */
-export async function loadStream<State, Event extends DomainEvent>(
-  store: EventStore,
-  stream: string,
-  tenantId: string,
-  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
-): Promise<StreamState<State> & { foreign: boolean }> {
-  const events = await store.readStream(stream);
-  if (events.length > 0 && events[0].metadata.tenant_id !== tenantId) {
-    return { state: decider.initialState(), revision: null, events: [], foreign: true };
-  }
-  let state = decider.initialState();
-  for (const e of events) state = decider.evolve(state, { type: e.type, data: e.data } as Event);
-  return {
-    state,
-    revision: events.length ? events[events.length - 1].stream_revision : null,
-    events,
-    foreign: false,
-  };
-}
+export type { CommandResult, StreamState } from "../runCommand.ts";
+export { loadStream };
 
 export function metadataOf(request: FastifyRequest, now = new Date().toISOString()): EventMetadata {
   return {
@@ -57,48 +26,45 @@ export function metadataOf(request: FastifyRequest, now = new Date().toISOString
   };
 }
 
+/** The state of a stream of the caller's tenant (another tenant's reads as initial): for fact lookups. */
+export const stateOf = async <State, Event extends DomainEvent>(
+  request: FastifyRequest,
+  stream: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+): Promise<State> =>
+  (await loadStream(request.server.platform.store, stream, tenantOf(request), decider)).state;
+
+/** What a command needs from the request: the stores, the caller's tenant, the event metadata. */
+export const commandContext = (request: FastifyRequest, metadata = metadataOf(request)): CommandContext => ({
+  store: request.server.platform.store,
+  tenant_id: tenantOf(request),
+  metadata,
+});
+
 /**
- * Load, decide, append with the expected revision. With `If-Match` a stale revision is a
- * 412; without, a concurrent write is retried on fresh state, then answered 409.
- * `eventIds` makes the append idempotent for retried requests (bulk).
+ * The HTTP adapter of `runCommand` (src/platform/runCommand.ts): the request gives the context
+ * and `If-Match`; a stale If-Match is a 412, a write lost to concurrent ones a 409.
  */
 export async function handleCommand<State, Command, Event extends DomainEvent>(
   request: FastifyRequest,
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command | ((state: State) => Command),
-  options: { eventIds?: (index: number) => string; notFound?: () => ApiError; metadata?: EventMetadata } = {},
+  options: Omit<CommandOptions<State, Event>, "expected"> & { metadata?: EventMetadata } = {},
 ): Promise<CommandResult<State, Event>> {
-  const store = request.server.platform.store;
-  const tenantId = tenantOf(request);
-  const ifMatch = ifMatchRevision(request);
-  const metadata = options.metadata ?? metadataOf(request);
-  for (let attempt = 0; ; attempt++) {
-    const loaded = await loadStream(store, stream, tenantId, decider);
-    if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
-    if (ifMatch !== undefined && loaded.revision !== ifMatch) throw preconditionFailed();
-    const cmd = typeof command === "function" ? (command as (s: State) => Command)(loaded.state) : command;
-    const events = decider.decide(cmd, loaded.state);
-    if (events.length === 0)
-      return { state: loaded.state, events, revision: loaded.revision, position: null };
-    try {
-      const result = await store.appendToStream(
-        stream,
-        events.map((e, i) => ({
-          event_id: options.eventIds?.(i) ?? randomUUID(),
-          type: e.type,
-          data: e.data,
-          metadata,
-        })),
-        { expected_revision: loaded.revision ?? "no_stream" },
-      );
-      const state = events.reduce(decider.evolve, loaded.state);
-      return { state, events, revision: result.next_revision, position: result.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (ifMatch !== undefined) throw preconditionFailed();
-      if (attempt >= 4) throw conflict("The resource was changed concurrently; retry");
+  const expected = ifMatchRevision(request);
+  try {
+    return await runCommand(commandContext(request, options.metadata), stream, decider, command, {
+      ...options,
+      expected,
+    });
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError && error.stream_name === stream) {
+      throw expected !== undefined
+        ? preconditionFailed()
+        : conflict("The resource was changed concurrently; retry");
     }
+    throw error;
   }
 }
 
@@ -120,11 +86,14 @@ export async function replyAfterProjection<T>(
 ): Promise<FastifyReply> {
   const { platform } = request.server;
   if (options.position) {
+    const waited = metrics.readYourWritesSeconds.startTimer();
     const ok = await platform.projections.waitFor(
       options.position,
       platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS,
     );
+    waited({ outcome: ok ? "seen" : "timeout" });
     if (!ok) {
+      metrics.accepted.inc();
       if (options.location) reply.header("location", options.location);
       return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
     }
@@ -133,6 +102,7 @@ export async function replyAfterProjection<T>(
   if (options.status === 204) return reply.status(204).send();
   const body = await options.read();
   if (body === null || body === undefined) {
+    metrics.accepted.inc();
     if (options.location) reply.header("location", options.location);
     return reply.status(202).send({ id: options.id, status: "accepted", location: options.location });
   }

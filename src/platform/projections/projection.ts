@@ -1,4 +1,5 @@
 import type { Sql } from "../db.ts";
+import type { DomainEvent } from "../decider.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 
 /**
@@ -29,29 +30,38 @@ CREATE POLICY ${table}_tenant ON ${table} TO pms_reader
 
 export type Row = Record<string, unknown>;
 
+/** The events of a batch that are of the given types, typed as their union (no casts in areas). */
+export function eventsOf<E extends DomainEvent>(
+  events: readonly RecordedEvent[],
+  types: readonly E["type"][],
+): RecordedEvent<E>[] {
+  const wanted = new Set<string>(types);
+  return events.filter((e): e is RecordedEvent<E> => wanted.has(e.type));
+}
+
 /**
  * The common shape: one row per aggregate, keyed by (tenant_id, id). Per batch it loads the
  * touched rows in one query, folds the events in memory, and writes them back in one upsert
  * and one delete, so catch-up costs a few statements per batch rather than per event.
  */
-export function rowProjection(options: {
+export function rowProjection<E extends DomainEvent>(options: {
   name: string;
   version: number;
   table: string;
   /** Every column of the table, tenant_id and id included. */
   columns: readonly string[];
   schema: string;
-  handles: readonly string[];
+  /** The area's event types this projection reads: `idOf` and `evolve` get them typed. */
+  handles: readonly E["type"][];
   /** The row's id for an event this projection handles (tenant comes from metadata). */
-  idOf: (event: RecordedEvent) => string | null;
+  idOf: (event: RecordedEvent<E>) => string | null;
   /** null deletes the row. */
-  evolve: (row: Row | null, event: RecordedEvent) => Row | null;
+  evolve: (row: Row | null, event: RecordedEvent<E>) => Row | null;
   /** Other tables to write in the same transaction (e.g. derived tables), after the rows. */
   after?: (tx: Sql, events: RecordedEvent[]) => Promise<void>;
   extraTables?: string[];
 }): Projection {
   const { table, columns } = options;
-  const handled = new Set(options.handles);
   const updates = columns
     .filter((c) => c !== "tenant_id" && c !== "id")
     .map((c) => `${c} = excluded.${c}`)
@@ -63,7 +73,7 @@ export function rowProjection(options: {
     schema: options.schema,
     handles: options.handles,
     async applyBatch(tx, events) {
-      const mine = events.filter((e) => handled.has(e.type));
+      const mine = eventsOf<E>(events, options.handles);
       if (mine.length > 0) {
         const keys = new Map<string, { tenant_id: string; id: string }>();
         for (const e of mine) {

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Sql } from "../db.ts";
 import { ApiError } from "../errors.ts";
+import { iso } from "../formatDates.ts";
 import { hashKey, PERMISSIONS, type Permission } from "../http/auth.ts";
 
 export interface Tenant {
@@ -18,8 +19,6 @@ export interface ApiKeyInfo {
   created_at: string;
   revoked_at: string | null;
 }
-
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 
 export async function createTenant(sql: Sql, name: string): Promise<Tenant> {
   const id = randomUUID();

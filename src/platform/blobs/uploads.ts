@@ -1,6 +1,19 @@
-import { MEDIA_CONTENT_TYPES, type MediaContentType } from "../../events/media.ts";
+/**
+ * Uploaded files (media, lease documents): the accepted content types, recognised by their magic
+ * bytes, the size limit and safe file names.
+ */
 
-/** 20 MiB (DESIGN.md §4); larger uploads answer 413. */
+/** Content types the service stores, each recognised by its magic bytes. */
+export const MEDIA_CONTENT_TYPES = [
+  "application/pdf",
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+] as const;
+export type MediaContentType = (typeof MEDIA_CONTENT_TYPES)[number];
+
+/** 20 MiB (docs/architecture.md §4); larger uploads answer 413. */
 export const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
 
 const startsWith = (bytes: Uint8Array, signature: readonly number[], offset = 0) =>

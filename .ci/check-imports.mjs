@@ -1,0 +1,26 @@
+// The import rule (docs/conventions.md, "Imports"): an area's files (src/commands/<area>/,
+// src/queries/<area>.ts, src/projections/<area>.ts) import src/events/*, src/platform/*, their own
+// area and other areas' src/queries/* only; never another area's commands or projections.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+
+const root = join(dirname(new URL(import.meta.url).pathname), "..");
+const areaOf = (file) =>
+  /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$)/.exec(file)?.slice(1).find(Boolean);
+const kindOf = (file) => /^src\/(commands|queries|projections)\//.exec(file)?.[1];
+const files = readdirSync(join(root, "src"), { recursive: true })
+  .map((f) => `src/${f}`)
+  .filter((f) => f.endsWith(".ts") && areaOf(f));
+const breaches = [];
+for (const file of files) {
+  const text = readFileSync(join(root, file), "utf8");
+  for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"/gms)) {
+    const target = relative(root, normalize(join(root, dirname(file), spec)));
+    const [area, kind] = [areaOf(target), kindOf(target)];
+    if (area && area !== areaOf(file) && kind !== "queries") breaches.push(`${file} imports ${target}`);
+  }
+}
+for (const b of breaches)
+  console.error(`import rule: ${b} (use src/platform/* or that area's src/queries/*)`);
+console.log(`import rule: ${files.length} area files checked, ${breaches.length} breaches`);
+process.exit(breaches.length ? 1 : 0);

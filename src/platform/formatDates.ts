@@ -1,0 +1,19 @@
+/** Timestamps and dates as the API writes them (docs/conventions.md, "Shared kit"). */
+
+/** A timestamp as ISO 8601 UTC (read models give Date objects); null stays null. */
+export const iso = (v: unknown): string | null =>
+  v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v.toISOString()
+      : new Date(String(v)).toISOString();
+
+/** Today's date in France, where the properties are: "future" and "current year" mean there. */
+export function parisDate(at: Date | string = new Date()): string {
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone: "Europe/Paris",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(typeof at === "string" ? new Date(at) : at);
+}

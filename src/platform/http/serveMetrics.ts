@@ -1,0 +1,34 @@
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { metrics, platformRegistry } from "../collectMetrics.ts";
+
+/**
+ * Request durations for every route, and the Prometheus text at GET /api/admin/metrics for the
+ * platform admin key only, never a tenant's (docs/operations.md, "Metrics").
+ */
+export const serveMetrics = fp(async (app: FastifyInstance) => {
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.requestSeconds.observe(
+      {
+        // The route pattern, never the raw URL: ids would make one series per resource.
+        route: request.routeOptions.url ?? "unmatched",
+        method: request.method,
+        status: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  const scraped = platformRegistry(app.platform);
+  app.get(
+    "/api/admin/metrics",
+    {
+      schema: { tags: ["Admin"], summary: "Prometheus metrics (text exposition format)", hide: true },
+      config: { access: "admin" },
+    },
+    async (_request, reply) => {
+      const text = await scraped.metrics();
+      return reply.type(scraped.contentType).send(text);
+    },
+  );
+});

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import type { Decider, DomainEvent } from "./decider.ts";
+import { ApiError, conflict } from "./errors.ts";
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from "./eventstore/eventStore.ts";
+import { commitReserving, type Reserving } from "./reserveUnique.ts";
+
+/**
+ * The command handler without HTTP (docs/architecture.md, "Commands"): load a stream of the
+ * caller's tenant, fold it, decide, append at the revision it was read at. The HTTP adapter
+ * (src/platform/http/handleCommand.ts) only adds If-Match and the 409/412 answers.
+ */
+export interface CommandContext {
+  store: EventStore;
+  tenant_id: string;
+  metadata: EventMetadata;
+}
+
+export interface CommandResult<State, Event> {
+  state: State;
+  events: Event[];
+  /** Revision of the stream after the append (or as found when no event was needed). */
+  revision: bigint | null;
+  position: Position | null;
+}
+
+export interface StreamState<State, Event extends DomainEvent = DomainEvent> {
+  state: State;
+  revision: bigint | null;
+  events: RecordedEvent<Event>[];
+}
+
+export interface CommandOptions<State, Event extends DomainEvent> {
+  /** The revision the client last saw (If-Match): another one fails with WrongExpectedRevisionError. */
+  expected?: bigint;
+  /** Deterministic event ids make a retried request idempotent (bulk). */
+  eventIds?: (index: number) => string;
+  /** The error when the stream belongs to another tenant (it reads as absent). */
+  notFound?: () => Error;
+  /** Unique keys the new events take or give up, committed with them (src/platform/reserveUnique.ts). */
+  reserving?: (before: State, events: Event[]) => Reserving | null;
+}
+
+/** Loads a stream of the caller's tenant; another tenant's stream reads as absent. */
+export async function loadStream<State, Event extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  tenantId: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+): Promise<StreamState<State, Event> & { foreign: boolean }> {
+  const events = (await store.readStream(stream)) as RecordedEvent<Event>[];
+  if (events.length > 0 && events[0].metadata.tenant_id !== tenantId) {
+    return { state: decider.initialState(), revision: null, events: [], foreign: true };
+  }
+  let state = decider.initialState();
+  for (const e of events) state = decider.evolve(state, e);
+  return {
+    state,
+    revision: events.length ? events[events.length - 1].stream_revision : null,
+    events,
+    foreign: false,
+  };
+}
+
+export const toNewEvents = (
+  metadata: EventMetadata,
+  events: readonly DomainEvent[],
+  eventIds?: (index: number) => string,
+): NewEvent[] =>
+  events.map((e, i) => ({ event_id: eventIds?.(i) ?? randomUUID(), type: e.type, data: e.data, metadata }));
+
+const ATTEMPTS = 5;
+
+/**
+ * Load, decide, append with the expected revision. A concurrent write is retried on fresh
+ * state (then a 409); with `expected` any other revision throws WrongExpectedRevisionError for
+ * the caller to answer (412 over HTTP).
+ */
+export async function runCommand<State, Command, Event extends DomainEvent>(
+  context: CommandContext,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command | ((state: State) => Command),
+  options: CommandOptions<State, Event> = {},
+): Promise<CommandResult<State, Event>> {
+  const { store, tenant_id, metadata } = context;
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await loadStream(store, stream, tenant_id, decider);
+    if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
+    if (options.expected !== undefined && loaded.revision !== options.expected) {
+      throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");
+    }
+    const cmd = typeof command === "function" ? (command as (s: State) => Command)(loaded.state) : command;
+    const events = decider.decide(cmd, loaded.state);
+    if (events.length === 0)
+      return { state: loaded.state, events, revision: loaded.revision, position: null };
+    const write = {
+      stream_name: stream,
+      events: toNewEvents(metadata, events, options.eventIds),
+      expected_revision: loaded.revision ?? ("no_stream" as const),
+    };
+    try {
+      const reserving = options.reserving?.(loaded.state, events);
+      const result: AppendResult = reserving
+        ? (await commitReserving(context, reserving.uniqueness, [{ ...write, ...reserving }]))[0]
+        : await store.appendToStream(stream, write.events, { expected_revision: write.expected_revision });
+      const state = events.reduce(decider.evolve, loaded.state);
+      return { state, events, revision: result.next_revision, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || error.stream_name !== stream) throw error;
+      if (options.expected !== undefined) throw error;
+      if (attempt >= ATTEMPTS) throw conflict("The resource was changed concurrently; retry");
+    }
+  }
+}
