@@ -8,6 +8,7 @@ import {
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
+  eventsOf,
   type Projection,
   type Row,
   rowProjection,
@@ -145,8 +146,8 @@ CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, crea
 ${tenantPolicy("lease_documents")}`;
 
 /** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
-export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | null {
-  const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEvent>): Row | null {
+  const event = recorded;
   const stamp = { revision: Number(recorded.stream_revision), updated_at: recorded.metadata.occurred_at };
   if (event.type === "LeaseCreated") {
     const { lease_id: _, ...terms } = event.data;
@@ -201,8 +202,8 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent): Row | 
 }
 
 async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
-  for (const recorded of events) {
-    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+  for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
+    const event = recorded;
     const tenant = recorded.metadata.tenant_id;
     const at = recorded.metadata.occurred_at;
     switch (event.type) {
@@ -360,7 +361,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
   }
 }
 
-export const leasesProjection: Projection = rowProjection({
+export const leasesProjection: Projection = rowProjection<LeaseEvent>({
   name: "leases",
   version: 1,
   table: "leases",
@@ -387,8 +388,8 @@ export const LESSEE_LINK_EVENT_TYPES = [
 
 /** Keeps `lessee_active_leases` (owned by the lessees area) in step with lease events. */
 export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
-  for (const recorded of events) {
-    const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
+  for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
+    const event = recorded;
     switch (event.type) {
       case "LeaseLesseeAdded": {
         const d = event.data;

@@ -2,7 +2,14 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { date } from "../commands/leases/schemas.ts";
-import { AMENDMENT_STATUS_OF_EVENT, LEASE_STATUSES, LEASE_TYPES, leaseStream } from "../events/leases.ts";
+import {
+  AMENDMENT_STATUS_OF_EVENT,
+  LEASE_STATUSES,
+  LEASE_TYPES,
+  type LeaseEvent,
+  leaseEventTypes,
+  leaseStream,
+} from "../events/leases.ts";
 import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -11,7 +18,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import { uuid } from "../platform/http/schemas.ts";
-import type { Row } from "../platform/projections/projection.ts";
+import { eventsOf, type Row } from "../platform/projections/projection.ts";
 import { evolveLeaseRow, LEASE_COLUMNS } from "../projections/leases.ts";
 import { readEstate } from "./estates.ts";
 import { type Found, pick } from "./places.ts";
@@ -169,7 +176,10 @@ async function listLeases(sql: Sql, tenantId: string, q: ListQuery) {
 
 /** The lease as it stood at `asOf`, replayed from its stream (DESIGN.md §1: the audit view). */
 async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string, asOf: string) {
-  const events = await request.server.platform.store.readStream(leaseStream(id));
+  const events = eventsOf<LeaseEvent>(
+    await request.server.platform.store.readStream(leaseStream(id)),
+    leaseEventTypes,
+  );
   if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) throw notFound("Lease", id);
   // A date or a timestamp without a zone is read as UTC (DESIGN.md §4).
   const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
