@@ -374,6 +374,39 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
   );
 
   it(
+    "one transaction per batch for every projection of the process, all checkpoints moved in it",
+    async () => {
+      const db = await openDb(kind);
+      const transactions = new Map<string, string[]>();
+      const inTransaction = (name: string): Projection => {
+        const base = counterProjection({ name });
+        return {
+          ...base,
+          async applyBatch(tx, events) {
+            await base.applyBatch(tx, events);
+            const [row] = await tx.query("SELECT txid_current()::text AS xid");
+            transactions.set(name, [...(transactions.get(name) ?? []), row.xid]);
+          },
+        };
+      };
+      const names = ["c_group_a", "c_group_b", "c_group_c"];
+      const runtime = start(db, names.map(inTransaction));
+      await runtime.ready();
+      transactions.clear();
+      const p = await count(db.store, tenant, randomUUID(), [5]);
+      expect(await runtime.waitFor(p, 10_000)).toBe(true);
+      const xids = names.map((n) => transactions.get(n)?.at(-1));
+      expect(xids[0]).toBeDefined();
+      expect(new Set(xids).size).toBe(1);
+      for (const name of names) {
+        expect(comparePositions((await checkpointRow(db.sql, name))!.position, p)).toBeGreaterThanOrEqual(0);
+        expect(await readCounters(db.sql, name)).toEqual(await expectedCounters(db.store));
+      }
+    },
+    SLOW,
+  );
+
+  it(
     "one projector instance at a time (advisory lock): no double counting, the other takes over",
     async () => {
       const db = await openDb(kind);
