@@ -10,7 +10,7 @@ import {
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import type { Projection } from "../../src/platform/projections/projection.ts";
-import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { rebuildProjection, splitPlainIndexes } from "../../src/platform/projections/rebuildProjection.ts";
 import { type ProjectionRuntime, runProjections } from "../../src/platform/projections/runProjections.ts";
 import {
   type CounterRow,
@@ -369,6 +369,27 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const cpFixed = await checkpointRow(db.sql, "c_poison");
       expect(cpFixed!.last_error).toBeNull();
       expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 3);
+    },
+    SLOW,
+  );
+
+  it(
+    "a rebuild loads the rows first and builds the plain indexes after, unique ones kept from the start",
+    async () => {
+      const db = await openDb(kind);
+      await count(db.store, tenant, randomUUID(), [1, 2, 3]);
+      const projection = counterProjection({ name: "c_indexed" });
+      const split = splitPlainIndexes(
+        `${projection.schema}\nCREATE UNIQUE INDEX c_indexed_u ON c_indexed (stream_name);`,
+      );
+      expect(split.indexes).toEqual(["CREATE INDEX c_indexed_tenant ON c_indexed (tenant_id);"]);
+      expect(split.tables).toContain("CREATE UNIQUE INDEX c_indexed_u");
+      await rebuildProjection(db.sql, db.store, projection);
+      const indexes = await db.sql.query(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'c_indexed' ORDER BY indexname",
+      );
+      expect(indexes.map((r) => r.indexname)).toEqual(["c_indexed_pkey", "c_indexed_tenant"]);
+      expect(await readCounters(db.sql, "c_indexed")).toEqual(await expectedCounters(db.store));
     },
     SLOW,
   );

@@ -3,14 +3,23 @@ import type { Sql } from "../db.ts";
 import { type EventStore, type Position, type RecordedEvent, START } from "../eventstore/eventStore.ts";
 import type { Projection } from "./projection.ts";
 
-// Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (a few MB).
-const BATCH = 2000;
+// Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (two
+// batches in flight, a few MB each).
+const BATCH = 5000;
+
+/** Plain (non-unique) indexes, built after the bulk load rather than maintained row by row. */
+const PLAIN_INDEX = /^[ \t]*CREATE[ \t]+INDEX\b[^;]*;/gim;
+
+export function splitPlainIndexes(schema: string): { tables: string; indexes: string[] } {
+  return { tables: schema.replace(PLAIN_INDEX, ""), indexes: schema.match(PLAIN_INDEX) ?? [] };
+}
 
 /**
  * Rebuilds a projection into fresh tables in a private schema while the live tables keep
  * serving, then swaps them in one transaction holding the checkpoint row, so the live
  * projector (any process) pauses only for the last few events. Memory stays flat: the log
- * is streamed in batches.
+ * is streamed in batches, the next one read while the current one is applied, and plain
+ * indexes are built once after the load (docs/performance.md).
  */
 export async function rebuildProjection(
   sql: Sql,
@@ -21,10 +30,11 @@ export async function rebuildProjection(
   const shadow = `pms_rebuild_${projection.name.toLowerCase().replace(/[^a-z0-9_]/g, "_")}_${randomBytes(4).toString("hex")}`;
   const inShadow = `SET LOCAL search_path TO ${shadow}, public`;
   const handled = new Set(projection.handles);
+  const { tables, indexes } = splitPlainIndexes(projection.schema);
   await sql.exec(`CREATE SCHEMA ${shadow}`);
   try {
     await sql.transaction(async (tx) => {
-      await tx.exec(`${inShadow}; ${projection.schema}`);
+      await tx.exec(`${inShadow}; ${tables}`);
     });
     let position = START;
     let count = 0;
@@ -38,14 +48,27 @@ export async function rebuildProjection(
     // Catch up outside any lock, until a short batch says we are near the head. Waiting for an
     // empty read instead would chase a steady stream of appends forever (one event per read).
     let logged = 0;
+    let next = store.readAll({ after: position, max_count: BATCH });
     for (;;) {
-      const events = await store.readAll({ after: position, max_count: BATCH });
+      const events = await next;
+      const full = events.length === BATCH;
+      // Read ahead: the next batch comes over another connection while this one is applied.
+      if (full) {
+        next = store.readAll({ after: events[events.length - 1].position, max_count: BATCH });
+        // Handled here so a failing apply does not leave it an unhandled rejection; awaited above.
+        next.catch(() => {});
+      }
       if (events.length > 0) await sql.transaction((tx) => applyBatch(tx, events));
-      if (events.length < BATCH) break;
+      if (!full) break;
       if (count - logged >= 100_000) {
         logged = count;
         log(`rebuild ${projection.name}: ${count} events`);
       }
+    }
+    if (indexes.length > 0) {
+      await sql.transaction(async (tx) => {
+        await tx.exec(`${inShadow}; SET LOCAL maintenance_work_mem = '128MB'; ${indexes.join("\n")}`);
+      });
     }
     // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
     await sql.transaction(async (tx) => {

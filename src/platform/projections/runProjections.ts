@@ -24,6 +24,23 @@ export interface ProjectionRuntime {
   stop(): Promise<void>;
 }
 
+/**
+ * Where one live batch spent its time (performance.now() stamps), for measuring the
+ * read-your-writes wait (docs/performance.md). `acquired`: a connection taken and BEGIN sent;
+ * `applied`: every projection's statements and the checkpoints done, before COMMIT.
+ */
+export interface BatchTiming {
+  events: number;
+  last: Position;
+  woken: number;
+  readStart: number;
+  readEnd: number;
+  acquired: number | null;
+  applied: number | null;
+  committed: number | null;
+  notified: number;
+}
+
 interface Logger {
   info(msg: string): void;
   error(obj: unknown, msg: string): void;
@@ -54,8 +71,12 @@ export function runProjections(options: {
   store: EventStore;
   projections: Projection[];
   log: Logger;
+  /** Called after each live batch with its timings (benchmarks). */
+  onBatch?: (timing: BatchTiming) => void;
 }): ProjectionRuntime {
-  const { sql, store, projections, log } = options;
+  const { sql, store, projections, log, onBatch } = options;
+  // Stamps of the current batch, filled as it goes when onBatch is given.
+  let stamps = { woken: 0, acquired: null as number | null, applied: null as number | null };
   let stopped = false;
   const runners = new Map<string, Runner>();
   const waiters = new Set<() => void>();
@@ -67,6 +88,7 @@ export function runProjections(options: {
   let appends = 0;
   const wakeAll = () => {
     appends++;
+    if (onBatch) stamps.woken = performance.now();
     for (const w of wakers) w();
   };
   const unsubscribe = store.onAppended(wakeAll);
@@ -209,7 +231,10 @@ export function runProjections(options: {
       }
       const applying: { runner: Runner | null } = { runner: null };
       try {
-        const outcome = await sql.transaction((tx) => applyInOneTransaction(tx, members, applying));
+        const outcome = await sql.transaction((tx) => {
+          if (onBatch) stamps.acquired = performance.now();
+          return applyInOneTransaction(tx, members, applying);
+        });
         for (const m of outcome.applied) {
           m.runner.position = m.slice[m.slice.length - 1].position;
           m.runner.persisted = m.runner.position;
@@ -267,6 +292,7 @@ export function runProjections(options: {
         applied: m.slice.length,
       })),
     );
+    if (onBatch) stamps.applied = performance.now();
     return { applied, stale };
   }
 
@@ -328,7 +354,9 @@ export function runProjections(options: {
           active[0].position,
         );
         const seen = appends;
+        const readStart = performance.now();
         const events = await store.readAll({ after: from, max_count: BATCH });
+        const readEnd = performance.now();
         if (events.length === 0) {
           if (appends !== seen) continue;
           await persistSkipped();
@@ -341,6 +369,7 @@ export function runProjections(options: {
           active.filter((r) => r.failures === 0),
           events,
         );
+        const committed = stamps.acquired === null ? null : performance.now();
         for (const runner of active.filter((r) => r.failures > 0 && r.retryAt <= now)) {
           const slice = sliceFor(runner, events);
           if (slice.length > 0) await applyTo(runner, slice);
@@ -348,6 +377,18 @@ export function runProjections(options: {
         // Waiters first: a skipped event changes no table, so read-your-writes need not wait
         // for the statement (and its commit) that records the skip.
         notifyWaiters();
+        if (onBatch) {
+          onBatch({
+            events: events.length,
+            last: events[events.length - 1].position,
+            ...stamps,
+            readStart,
+            readEnd,
+            committed,
+            notified: performance.now(),
+          });
+        }
+        stamps = { woken: stamps.woken, acquired: null, applied: null };
         // Skips change no table: record them at most every 100 ms (and when idle), off the hot path.
         if (Date.now() - lastPersist > 100) {
           lastPersist = Date.now();
