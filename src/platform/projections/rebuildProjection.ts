@@ -7,6 +7,9 @@ import type { Projection } from "./projection.ts";
 // batches in flight, a few MB each).
 const BATCH = 5000;
 
+/** How long the swap waits for committed events an open transaction keeps unreadable. */
+const TAIL_WAIT_MS = 2000;
+
 /** Plain (non-unique) indexes, built after the bulk load rather than maintained row by row. */
 const PLAIN_INDEX = /^[ \t]*CREATE[ \t]+INDEX\b[^;]*;/gim;
 
@@ -71,6 +74,7 @@ export async function rebuildProjection(
       });
     }
     // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
+    const tailDeadline = Date.now() + TAIL_WAIT_MS;
     await sql.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO projection_checkpoints (name, version) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
@@ -79,8 +83,14 @@ export async function rebuildProjection(
       await tx.query("SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE", [projection.name]);
       for (;;) {
         const events = await readAllIn(tx, store, position);
-        if (events.length === 0) break;
-        await applyBatch(tx, events);
+        if (events.length > 0) {
+          await applyBatch(tx, events);
+          continue;
+        }
+        // Committed events that an older open transaction (any database of the server) keeps
+        // unreadable: wait for them briefly, so the swap includes what committed before it.
+        if (Date.now() > tailDeadline || !(await committedAfter(tx, store, position))) break;
+        await new Promise((r) => setTimeout(r, 5));
       }
       await tx.exec("SET LOCAL search_path TO public");
       for (const table of projection.tables) {
@@ -108,4 +118,13 @@ async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<R
   if (store.engine === "eventstoredb") return store.readAll({ after, max_count: BATCH });
   const { readAll } = await import("../eventstore/postgres/readAll.ts");
   return readAll(tx, { after, max_count: BATCH });
+}
+
+async function committedAfter(tx: Sql, store: EventStore, after: Position): Promise<boolean> {
+  if (store.engine === "eventstoredb") return false;
+  const [row] = await tx.query(
+    "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS more",
+    [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
+  );
+  return row.more as boolean;
 }
