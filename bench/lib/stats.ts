@@ -41,3 +41,48 @@ export async function runWorkers(
     }),
   );
 }
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The median of some runs and their spread (min–max), as printed in the report. */
+export function medianSpread(
+  values: number[],
+  digits = 2,
+): { median: number; min: number; max: number; text: string } {
+  const m = round(median(values), digits);
+  const min = round(Math.min(...values), digits);
+  const max = round(Math.max(...values), digits);
+  return { median: m, min, max, text: `median ${m} (spread ${min}–${max}, n=${values.length})` };
+}
+
+/**
+ * Runs `a` and `b` in `pairs` interleaved pairs, alternating which goes first so a machine that
+ * slows down or speeds up during the run does not favour either; answers each pair's a/b ratio.
+ */
+export async function interleavedPairs(
+  pairs: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+): Promise<{ a: number[]; b: number[]; ratios: number[] }> {
+  const out = { a: [] as number[], b: [] as number[], ratios: [] as number[] };
+  for (let i = 0; i < pairs; i++) {
+    let va: number;
+    let vb: number;
+    if (i % 2 === 0) {
+      va = await a();
+      vb = await b();
+    } else {
+      vb = await b();
+      va = await a();
+    }
+    out.a.push(va);
+    out.b.push(vb);
+    out.ratios.push(va / vb);
+  }
+  return out;
+}

@@ -14,7 +14,10 @@ import {
   WrongExpectedRevisionError,
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
-import { appendToStream as insertEvents } from "../../src/platform/eventstore/postgres/appendToStream.ts";
+import {
+  DuplicateEventIdError,
+  appendToStream as insertEvents,
+} from "../../src/platform/eventstore/postgres/appendToStream.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { openTransaction } from "../support/openTransaction.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
@@ -140,7 +143,7 @@ function expectIncreasing(positions: Position[]) {
 /**
  * Idempotency beyond what the port promises every engine (eventStore.ts): a retry with "any" or
  * "stream_exists" is a replay on PostgreSQL, best effort on EventStoreDB (a bounded cache of
- * recent ids); an id already in another stream is refused by PostgreSQL's unique index and
+ * recent ids); an id already in another stream is refused by PostgreSQL's unique index (DuplicateEventIdError) and
  * written again by EventStoreDB, which checks ids per stream (docs/eventstoredb.md).
  */
 const idempotency: Record<
@@ -352,7 +355,8 @@ for (const adapter of adapters) {
         const first = await store.appendToStream(a, events, { expected_revision: "no_stream" });
         const other = store.appendToStream(b, events, { expected_revision: "no_stream" });
         if (guarantees.otherStream === "refused") {
-          await rejection(other);
+          // Not a revision conflict (callers retry those): an exact error naming the id's stream.
+          await expect(other).rejects.toBeInstanceOf(DuplicateEventIdError);
           expect(await store.readStream(b)).toEqual([]);
         } else {
           const written = await other;

@@ -10,7 +10,7 @@ import {
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import type { Projection } from "../../src/platform/projections/projection.ts";
-import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { rebuildProjection, splitPlainIndexes } from "../../src/platform/projections/rebuildProjection.ts";
 import { type ProjectionRuntime, runProjections } from "../../src/platform/projections/runProjections.ts";
 import {
   type CounterRow,
@@ -369,6 +369,60 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const cpFixed = await checkpointRow(db.sql, "c_poison");
       expect(cpFixed!.last_error).toBeNull();
       expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 3);
+    },
+    SLOW,
+  );
+
+  it(
+    "a rebuild loads the rows first and builds the plain indexes after, unique ones kept from the start",
+    async () => {
+      const db = await openDb(kind);
+      await count(db.store, tenant, randomUUID(), [1, 2, 3]);
+      const projection = counterProjection({ name: "c_indexed" });
+      const split = splitPlainIndexes(
+        `${projection.schema}\nCREATE UNIQUE INDEX c_indexed_u ON c_indexed (stream_name);`,
+      );
+      expect(split.indexes).toEqual(["CREATE INDEX c_indexed_tenant ON c_indexed (tenant_id);"]);
+      expect(split.tables).toContain("CREATE UNIQUE INDEX c_indexed_u");
+      await rebuildProjection(db.sql, db.store, projection);
+      const indexes = await db.sql.query(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'c_indexed' ORDER BY indexname",
+      );
+      expect(indexes.map((r) => r.indexname)).toEqual(["c_indexed_pkey", "c_indexed_tenant"]);
+      expect(await readCounters(db.sql, "c_indexed")).toEqual(await expectedCounters(db.store));
+    },
+    SLOW,
+  );
+
+  it(
+    "one transaction per batch for every projection of the process, all checkpoints moved in it",
+    async () => {
+      const db = await openDb(kind);
+      const transactions = new Map<string, string[]>();
+      const inTransaction = (name: string): Projection => {
+        const base = counterProjection({ name });
+        return {
+          ...base,
+          async applyBatch(tx, events) {
+            await base.applyBatch(tx, events);
+            const [row] = await tx.query("SELECT txid_current()::text AS xid");
+            transactions.set(name, [...(transactions.get(name) ?? []), row.xid]);
+          },
+        };
+      };
+      const names = ["c_group_a", "c_group_b", "c_group_c"];
+      const runtime = start(db, names.map(inTransaction));
+      await runtime.ready();
+      transactions.clear();
+      const p = await count(db.store, tenant, randomUUID(), [5]);
+      expect(await runtime.waitFor(p, 10_000)).toBe(true);
+      const xids = names.map((n) => transactions.get(n)?.at(-1));
+      expect(xids[0]).toBeDefined();
+      expect(new Set(xids).size).toBe(1);
+      for (const name of names) {
+        expect(comparePositions((await checkpointRow(db.sql, name))!.position, p)).toBeGreaterThanOrEqual(0);
+        expect(await readCounters(db.sql, name)).toEqual(await expectedCounters(db.store));
+      }
     },
     SLOW,
   );

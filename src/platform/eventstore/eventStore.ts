@@ -87,7 +87,7 @@ export interface EventStore {
    * - with "any" or "stream_exists" a retry may be written twice (EventStoreDB then checks only a
    *   bounded cache of recent ids);
    * - ids are checked per stream: the same id in another stream is written again (EventStoreDB) or
-   *   refused with WrongExpectedRevisionError (PostgreSQL's unique index). Derive ids from the stream.
+   *   refused with DuplicateEventIdError (PostgreSQL's unique index). Derive ids from the stream.
    */
   appendToStream(
     stream_name: string,

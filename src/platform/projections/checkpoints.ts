@@ -34,3 +34,45 @@ export async function saveCheckpoint(
 }
 
 export const samePosition = (a: Position, b: Position) => comparePositions(a, b) === 0;
+
+/**
+ * Locks the checkpoint rows of a group of projections for one projector batch, skipping rows a
+ * rebuild's swap holds (those wait for the next round), and turns off the WAL-flush wait for
+ * the transaction in the same round trip (read models are replayable from the log).
+ */
+export async function lockCheckpoints(tx: Sql, names: string[]): Promise<Map<string, Checkpoint>> {
+  const rows = await tx.query(
+    `SELECT name, version, commit_position::text AS c, prepare_position::text AS p,
+            set_config('synchronous_commit', 'off', true) AS async_commit
+     FROM projection_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE SKIP LOCKED`,
+    [names],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.name as string,
+      { version: row.version, position: { commit: BigInt(row.c), prepare: BigInt(row.p) } },
+    ]),
+  );
+}
+
+/** Moves the checkpoints of a group in one statement. */
+export async function saveCheckpoints(
+  tx: Sql,
+  moves: { name: string; position: Position; applied: number }[],
+): Promise<void> {
+  if (moves.length === 0) return;
+  await tx.query(
+    `UPDATE projection_checkpoints AS c
+     SET commit_position = m.commit_position, prepare_position = m.prepare_position,
+         events_applied = c.events_applied + m.applied, last_error = NULL, status = 'running', updated_at = now()
+     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+       AS m(name, commit_position, prepare_position, applied)
+     WHERE c.name = m.name`,
+    [
+      moves.map((m) => m.name),
+      moves.map((m) => m.position.commit.toString()),
+      moves.map((m) => m.position.prepare.toString()),
+      moves.map((m) => m.applied),
+    ],
+  );
+}

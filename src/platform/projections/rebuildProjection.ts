@@ -3,14 +3,26 @@ import type { Sql } from "../db.ts";
 import { type EventStore, type Position, type RecordedEvent, START } from "../eventstore/eventStore.ts";
 import type { Projection } from "./projection.ts";
 
-// Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (a few MB).
-const BATCH = 2000;
+// Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (two
+// batches in flight, a few MB each).
+const BATCH = 5000;
+
+/** How long the swap waits for committed events an open transaction keeps unreadable. */
+const TAIL_WAIT_MS = 2000;
+
+/** Plain (non-unique) indexes, built after the bulk load rather than maintained row by row. */
+const PLAIN_INDEX = /^[ \t]*CREATE[ \t]+INDEX\b[^;]*;/gim;
+
+export function splitPlainIndexes(schema: string): { tables: string; indexes: string[] } {
+  return { tables: schema.replace(PLAIN_INDEX, ""), indexes: schema.match(PLAIN_INDEX) ?? [] };
+}
 
 /**
  * Rebuilds a projection into fresh tables in a private schema while the live tables keep
  * serving, then swaps them in one transaction holding the checkpoint row, so the live
  * projector (any process) pauses only for the last few events. Memory stays flat: the log
- * is streamed in batches.
+ * is streamed in batches, the next one read while the current one is applied, and plain
+ * indexes are built once after the load (docs/performance.md).
  */
 export async function rebuildProjection(
   sql: Sql,
@@ -21,10 +33,11 @@ export async function rebuildProjection(
   const shadow = `pms_rebuild_${projection.name.toLowerCase().replace(/[^a-z0-9_]/g, "_")}_${randomBytes(4).toString("hex")}`;
   const inShadow = `SET LOCAL search_path TO ${shadow}, public`;
   const handled = new Set(projection.handles);
+  const { tables, indexes } = splitPlainIndexes(projection.schema);
   await sql.exec(`CREATE SCHEMA ${shadow}`);
   try {
     await sql.transaction(async (tx) => {
-      await tx.exec(`${inShadow}; ${projection.schema}`);
+      await tx.exec(`${inShadow}; ${tables}`);
     });
     let position = START;
     let count = 0;
@@ -38,16 +51,30 @@ export async function rebuildProjection(
     // Catch up outside any lock, until a short batch says we are near the head. Waiting for an
     // empty read instead would chase a steady stream of appends forever (one event per read).
     let logged = 0;
+    let next = store.readAll({ after: position, max_count: BATCH });
     for (;;) {
-      const events = await store.readAll({ after: position, max_count: BATCH });
+      const events = await next;
+      const full = events.length === BATCH;
+      // Read ahead: the next batch comes over another connection while this one is applied.
+      if (full) {
+        next = store.readAll({ after: events[events.length - 1].position, max_count: BATCH });
+        // Handled here so a failing apply does not leave it an unhandled rejection; awaited above.
+        next.catch(() => {});
+      }
       if (events.length > 0) await sql.transaction((tx) => applyBatch(tx, events));
-      if (events.length < BATCH) break;
+      if (!full) break;
       if (count - logged >= 100_000) {
         logged = count;
         log(`rebuild ${projection.name}: ${count} events`);
       }
     }
+    if (indexes.length > 0) {
+      await sql.transaction(async (tx) => {
+        await tx.exec(`${inShadow}; SET LOCAL maintenance_work_mem = '128MB'; ${indexes.join("\n")}`);
+      });
+    }
     // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
+    const tailDeadline = Date.now() + TAIL_WAIT_MS;
     await sql.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO projection_checkpoints (name, version) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
@@ -56,8 +83,14 @@ export async function rebuildProjection(
       await tx.query("SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE", [projection.name]);
       for (;;) {
         const events = await readAllIn(tx, store, position);
-        if (events.length === 0) break;
-        await applyBatch(tx, events);
+        if (events.length > 0) {
+          await applyBatch(tx, events);
+          continue;
+        }
+        // Committed events that an older open transaction (any database of the server) keeps
+        // unreadable: wait for them briefly, so the swap includes what committed before it.
+        if (Date.now() > tailDeadline || !(await committedAfter(tx, store, position))) break;
+        await new Promise((r) => setTimeout(r, 5));
       }
       await tx.exec("SET LOCAL search_path TO public");
       for (const table of projection.tables) {
@@ -85,4 +118,13 @@ async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<R
   if (store.engine === "eventstoredb") return store.readAll({ after, max_count: BATCH });
   const { readAll } = await import("../eventstore/postgres/readAll.ts");
   return readAll(tx, { after, max_count: BATCH });
+}
+
+async function committedAfter(tx: Sql, store: EventStore, after: Position): Promise<boolean> {
+  if (store.engine === "eventstoredb") return false;
+  const [row] = await tx.query(
+    "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS more",
+    [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
+  );
+  return row.more as boolean;
 }

@@ -1,7 +1,13 @@
 import { notifier, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
-import { loadCheckpoint, samePosition, saveCheckpoint } from "./checkpoints.ts";
+import {
+  loadCheckpoint,
+  lockCheckpoints,
+  samePosition,
+  saveCheckpoint,
+  saveCheckpoints,
+} from "./checkpoints.ts";
 import type { Projection } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
 import { watchProjections } from "./watchProjections.ts";
@@ -16,6 +22,23 @@ export interface ProjectionRuntime {
   /** Resolves once every projection's tables exist (built here or by another instance). */
   ready(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * Where one live batch spent its time (performance.now() stamps), for measuring the
+ * read-your-writes wait (docs/performance.md). `acquired`: a connection taken and BEGIN sent;
+ * `applied`: every projection's statements and the checkpoints done, before COMMIT.
+ */
+export interface BatchTiming {
+  events: number;
+  last: Position;
+  woken: number;
+  readStart: number;
+  readEnd: number;
+  acquired: number | null;
+  applied: number | null;
+  committed: number | null;
+  notified: number;
 }
 
 interface Logger {
@@ -36,10 +59,10 @@ interface Runner {
 }
 
 /**
- * One reader for all projections of this process: it reads a batch of the log once, and
- * each projection applies its own events and moves its checkpoint in one transaction. A
- * projection with nothing in the batch only moves its checkpoint, all of them in one
- * statement. One instance per projection across processes (advisory lock); a version change
+ * One reader for all projections of this process: it reads a batch of the log once, and the
+ * projections apply their own events and move their checkpoints all in one transaction (a
+ * failing one drops out and retries alone). When no projection has anything in the batch,
+ * only the checkpoints move later, all of them in one statement. One instance per projection across processes (advisory lock); a version change
  * rebuilds into fresh tables and swaps; a failing projection backs off without holding the
  * others.
  */
@@ -48,8 +71,12 @@ export function runProjections(options: {
   store: EventStore;
   projections: Projection[];
   log: Logger;
+  /** Called after each live batch with its timings (benchmarks). */
+  onBatch?: (timing: BatchTiming) => void;
 }): ProjectionRuntime {
-  const { sql, store, projections, log } = options;
+  const { sql, store, projections, log, onBatch } = options;
+  // Stamps of the current batch, filled as it goes when onBatch is given.
+  let stamps = { woken: 0, acquired: null as number | null, applied: null as number | null };
   let stopped = false;
   const runners = new Map<string, Runner>();
   const waiters = new Set<() => void>();
@@ -61,10 +88,14 @@ export function runProjections(options: {
   let appends = 0;
   const wakeAll = () => {
     appends++;
+    if (onBatch) stamps.woken = performance.now();
     for (const w of wakers) w();
   };
   const unsubscribe = store.onAppended(wakeAll);
   const checkpointsMoved = notifier(sql, "pms_checkpoints", "*");
+
+  const sliceFor = (runner: Runner, events: RecordedEvent[]) =>
+    events.filter((e) => comparePositions(e.position, runner.position) > 0);
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -163,16 +194,106 @@ export function runProjections(options: {
       runner.persisted = last;
       runner.failures = 0;
     } catch (error) {
-      runner.failures++;
-      runner.retryAt = Date.now() + Math.min(100 * 2 ** runner.failures, 5000);
-      log.error(error, `projection ${projection.name} failed; retrying`);
-      await sql
-        .query("UPDATE projection_checkpoints SET last_error = $2, updated_at = now() WHERE name = $1", [
-          projection.name,
-          String((error as Error)?.message ?? error),
-        ])
-        .catch(() => {});
+      await failed(runner, error);
     }
+  }
+
+  /** Backs off and retries alone, with its own checkpoint, until a batch succeeds again. */
+  async function failed(runner: Runner, error: unknown): Promise<void> {
+    const { projection } = runner;
+    runner.failures++;
+    runner.retryAt = Date.now() + Math.min(100 * 2 ** runner.failures, 5000);
+    log.error(error, `projection ${projection.name} failed; retrying alone`);
+    await sql
+      .query("UPDATE projection_checkpoints SET last_error = $2, updated_at = now() WHERE name = $1", [
+        projection.name,
+        String((error as Error)?.message ?? error),
+      ])
+      .catch(() => {});
+  }
+
+  /**
+   * One transaction for the batch and every projection of the group: rows of all of them and
+   * all their checkpoints commit together (one commit instead of one per projection). A
+   * projection that throws is taken out, the transaction rolled back and replayed without it
+   * (docs/performance.md). Rows held by a rebuild's swap are skipped this round, not waited on.
+   */
+  async function applyToGroup(group: Runner[], events: RecordedEvent[]): Promise<void> {
+    let members = group
+      .map((runner) => ({ runner, slice: sliceFor(runner, events) }))
+      .filter((m) => m.slice.length > 0);
+    for (;;) {
+      const busy = members.filter((m) => m.slice.some((e) => m.runner.handled.has(e.type)));
+      if (busy.length === 0) {
+        // Nothing to write: skips are recorded later by persistSkipped.
+        for (const m of members) m.runner.position = m.slice[m.slice.length - 1].position;
+        return;
+      }
+      const applying: { runner: Runner | null } = { runner: null };
+      try {
+        const outcome = await sql.transaction((tx) => {
+          if (onBatch) stamps.acquired = performance.now();
+          return applyInOneTransaction(tx, members, applying);
+        });
+        for (const m of outcome.applied) {
+          m.runner.position = m.slice[m.slice.length - 1].position;
+          m.runner.persisted = m.runner.position;
+        }
+        for (const runner of outcome.stale) await reload(runner);
+        return;
+      } catch (error) {
+        const culprit = applying.runner;
+        if (!culprit) throw error;
+        await failed(culprit, error);
+        members = members.filter((m) => m.runner !== culprit);
+      }
+    }
+  }
+
+  async function applyInOneTransaction(
+    tx: Sql,
+    members: { runner: Runner; slice: RecordedEvent[] }[],
+    applying: { runner: Runner | null },
+  ) {
+    const current = await lockCheckpoints(
+      tx,
+      members.map((m) => m.runner.projection.name),
+    );
+    const stale: Runner[] = [];
+    const applied: typeof members = [];
+    for (const m of members) {
+      const { projection } = m.runner;
+      const checkpoint = current.get(projection.name);
+      if (!checkpoint) {
+        // A rebuild is swapping this one in: let it finish rather than spin on the locked row.
+        m.runner.retryAt = Date.now() + 50;
+        continue;
+      }
+      if (
+        checkpoint.version !== projection.version ||
+        !samePosition(checkpoint.position, m.runner.persisted)
+      ) {
+        stale.push(m.runner);
+        continue;
+      }
+      const mine = m.slice.filter((e) => m.runner.handled.has(e.type));
+      if (mine.length > 0) {
+        applying.runner = m.runner;
+        await projection.applyBatch(tx, mine);
+        applying.runner = null;
+      }
+      applied.push(m);
+    }
+    await saveCheckpoints(
+      tx,
+      applied.map((m) => ({
+        name: m.runner.projection.name,
+        position: m.slice[m.slice.length - 1].position,
+        applied: m.slice.length,
+      })),
+    );
+    if (onBatch) stamps.applied = performance.now();
+    return { applied, stale };
   }
 
   /** Moves the checkpoints of projections that only skipped events, in one statement. */
@@ -233,7 +354,9 @@ export function runProjections(options: {
           active[0].position,
         );
         const seen = appends;
+        const readStart = performance.now();
         const events = await store.readAll({ after: from, max_count: BATCH });
+        const readEnd = performance.now();
         if (events.length === 0) {
           if (appends !== seen) continue;
           await persistSkipped();
@@ -241,13 +364,31 @@ export function runProjections(options: {
           else await sleep(runners.size < projections.length ? 2000 : 1000);
           continue;
         }
-        for (const runner of active) {
-          const slice = events.filter((e) => comparePositions(e.position, runner.position) > 0);
+        // Healthy projections share one transaction per batch; a failing one retries alone.
+        await applyToGroup(
+          active.filter((r) => r.failures === 0),
+          events,
+        );
+        const committed = stamps.acquired === null ? null : performance.now();
+        for (const runner of active.filter((r) => r.failures > 0 && r.retryAt <= now)) {
+          const slice = sliceFor(runner, events);
           if (slice.length > 0) await applyTo(runner, slice);
         }
         // Waiters first: a skipped event changes no table, so read-your-writes need not wait
         // for the statement (and its commit) that records the skip.
         notifyWaiters();
+        if (onBatch) {
+          onBatch({
+            events: events.length,
+            last: events[events.length - 1].position,
+            ...stamps,
+            readStart,
+            readEnd,
+            committed,
+            notified: performance.now(),
+          });
+        }
+        stamps = { woken: stamps.woken, acquired: null, applied: null };
         // Skips change no table: record them at most every 100 ms (and when idle), off the hot path.
         if (Date.now() - lastPersist > 100) {
           lastPersist = Date.now();

@@ -37,6 +37,24 @@ SELECT (SELECT revision FROM current) AS current_revision,
        (SELECT max(transaction_id)::text FROM inserted) AS transaction_id,
        (SELECT CASE WHEN count(*) > 0 AND $5::boolean THEN pg_notify('pms_events', '') END FROM inserted) AS notified`;
 
+/**
+ * An event id is unique across the whole log here (a unique index), not per stream: an id
+ * already written to another stream refuses the append. Not a revision conflict, so a caller
+ * retrying on WrongExpectedRevisionError does not loop on it (docs/decisions.md).
+ */
+export class DuplicateEventIdError extends Error {
+  constructor(
+    readonly event_id: string,
+    readonly stream_name: string,
+    readonly existing_stream: string,
+  ) {
+    super(
+      `Event id ${event_id} is already in stream ${existing_stream}; it cannot also be appended to ${stream_name}`,
+    );
+    this.name = "DuplicateEventIdError";
+  }
+}
+
 /** One attempt of the single statement: the result, or why the store refused it. */
 type Attempt =
   | { ok: AppendResult }
@@ -97,8 +115,10 @@ async function settleRefusal(
   expected_revision: ExpectedRevision,
   actual?: bigint | "no_stream",
 ): Promise<AppendResult> {
-  const replay = await findIdempotentReplay(sql, stream_name, events, expected_revision);
+  const written = await writtenWithIds(sql, events);
+  const replay = replayOf(written, stream_name, events, expected_revision);
   if (replay) return replay;
+  refuseForeignIds(written, [{ stream_name, events }]);
   throw new WrongExpectedRevisionError(
     stream_name,
     expected_revision,
@@ -195,10 +215,13 @@ export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<
     if ((error as { code?: string }).code !== "23505") throw error;
     refused = { index: -1 };
   }
-  const replays = await Promise.all(
-    writes.map((w) => findIdempotentReplay(sql, w.stream_name, w.events, w.expected_revision)),
+  const written = await writtenWithIds(
+    sql,
+    writes.flatMap((w) => w.events),
   );
+  const replays = writes.map((w) => replayOf(written, w.stream_name, w.events, w.expected_revision));
   if (replays.every((r) => r !== null)) return replays as AppendResult[];
+  refuseForeignIds(written, writes);
   // A concurrent winner: name the first stream no longer at its expected revision.
   let index = refused.index;
   let actual = refused.actual;
@@ -236,29 +259,48 @@ async function currentRevision(sql: Sql, stream_name: string): Promise<bigint | 
   return row.revision === null ? "no_stream" : BigInt(row.revision);
 }
 
+interface WrittenEvent {
+  event_id: string;
+  stream_name: string;
+  stream_revision: number;
+  position: number;
+  transaction_id: string;
+}
+
+/** The events already in the log with any of these ids, in stream-revision order. */
+function writtenWithIds(sql: Sql, events: NewEvent[]): Promise<WrittenEvent[]> {
+  return sql.query<WrittenEvent>(
+    `SELECT event_id::text, stream_name, stream_revision, position, transaction_id::text
+     FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_name, stream_revision`,
+    [events.map((e) => e.event_id)],
+  );
+}
+
+/** An id of these writes already in another stream: say so, not "wrong revision". */
+function refuseForeignIds(written: WrittenEvent[], writes: { stream_name: string; events: NewEvent[] }[]) {
+  const target = new Map<string, string>();
+  for (const w of writes) for (const e of w.events) target.set(e.event_id.toLowerCase(), w.stream_name);
+  for (const row of written) {
+    const stream = target.get(row.event_id);
+    if (stream !== undefined && stream !== row.stream_name)
+      throw new DuplicateEventIdError(row.event_id, stream, row.stream_name);
+  }
+}
+
 /** The same events (by id) already appended right after the expected revision: answer as the first time. */
-async function findIdempotentReplay(
-  sql: Sql,
+function replayOf(
+  written: WrittenEvent[],
   stream_name: string,
   events: NewEvent[],
   expected: ExpectedRevision,
-): Promise<AppendResult | null> {
-  const rows = await sql.query<{
-    event_id: string;
-    stream_name: string;
-    stream_revision: number;
-    position: number;
-    transaction_id: string;
-  }>(
-    `SELECT event_id::text, stream_name, stream_revision, position, transaction_id::text
-     FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_revision`,
-    [events.map((e) => e.event_id)],
-  );
+): AppendResult | null {
+  const ids = new Set(events.map((e) => e.event_id.toLowerCase()));
+  const rows = written.filter((r) => ids.has(r.event_id));
   if (rows.length !== events.length) return null;
   const first = BigInt(rows[0].stream_revision);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    if (r.stream_name !== stream_name || r.event_id !== events[i].event_id) return null;
+    if (r.stream_name !== stream_name || r.event_id !== events[i].event_id.toLowerCase()) return null;
     if (BigInt(r.stream_revision) !== first + BigInt(i)) return null;
   }
   const fits =

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { notifier, type Sql } from "../../db.ts";
-import type { EventStore } from "../eventStore.ts";
+import type { EventStore, Subscription } from "../eventStore.ts";
 import { appendToStream, appendToStreams } from "./appendToStream.ts";
 import { headPosition, readAll } from "./readAll.ts";
 import { readStream } from "./readStream.ts";
@@ -13,9 +13,16 @@ import { subscribeToAll } from "./subscribeToAll.ts";
  */
 export function createPostgresEventStore(sql: Sql): EventStore {
   const listeners = new Set<() => void>();
+  const subscriptions = new Set<Subscription>();
   let stopListening: Promise<() => Promise<void>> | null = null;
+  // A listener is only a wake-up: its failure must not turn a committed append into an error
+  // (the caller could retry with new ids and write the events twice), nor starve the others.
   const fire = () => {
-    for (const l of listeners) l();
+    for (const l of listeners) {
+      try {
+        l();
+      } catch {}
+    }
   };
   // Our own notifications come back to us: the payload names the sender so we skip them.
   const instance = randomUUID();
@@ -36,7 +43,17 @@ export function createPostgresEventStore(sql: Sql): EventStore {
     },
     readStream: (stream_name, options) => readStream(sql, stream_name, options),
     readAll: (options) => readAll(sql, options),
-    subscribeToAll: (options, onEvent) => subscribeToAll(store.readAll, store.onAppended, options, onEvent),
+    subscribeToAll(options, onEvent) {
+      const running = subscribeToAll(store.readAll, store.onAppended, options, onEvent);
+      const subscription: Subscription = {
+        async stop() {
+          subscriptions.delete(subscription);
+          await running.stop();
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
     onAppended(listener) {
       listeners.add(listener);
       if (!stopListening) {
@@ -51,6 +68,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
     },
     headPosition: () => headPosition(sql),
     async close() {
+      await Promise.all([...subscriptions].map((s) => s.stop()));
       listeners.clear();
       if (stopListening) await (await stopListening.catch(() => async () => {}))();
     },

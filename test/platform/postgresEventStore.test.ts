@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sql } from "../../src/platform/db.ts";
+import {
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+  START,
+  WrongExpectedRevisionError,
+} from "../../src/platform/eventstore/eventStore.ts";
+import { DuplicateEventIdError } from "../../src/platform/eventstore/postgres/appendToStream.ts";
+import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { subscribeToAll } from "../../src/platform/eventstore/postgres/subscribeToAll.ts";
+import { createTestDatabase } from "../support/testDatabase.ts";
+
+/** Defects of the PostgreSQL event store found by review (docs/performance.md), one test each. */
+const newEvent = (): NewEvent => ({
+  event_id: randomUUID(),
+  type: "Tested",
+  data: { n: 1 },
+  metadata: { tenant_id: randomUUID() } as NewEvent["metadata"],
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL event store defects", () => {
+  let sql: Sql;
+  let drop: () => Promise<void>;
+  let store: EventStore;
+  beforeAll(async () => {
+    const db = await createTestDatabase("postgres");
+    sql = db.sql;
+    drop = db.drop;
+    store = createPostgresEventStore(sql);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await drop?.();
+  });
+
+  it("a throwing onAppended listener does not fail a committed append", async () => {
+    const stop = store.onAppended(() => {
+      throw new Error("listener broke");
+    });
+    const woken: number[] = [];
+    const other = store.onAppended(() => woken.push(1));
+    try {
+      const name = `s-${randomUUID()}`;
+      const result = await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+      expect(result.next_revision).toBe(0n);
+      expect(await store.readStream(name)).toHaveLength(1);
+      expect(woken.length).toBeGreaterThan(0);
+    } finally {
+      stop();
+      other();
+    }
+  });
+
+  it("an event id already in another stream is refused with an exact error, not a revision conflict", async () => {
+    const [a, b] = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+    const events = [newEvent()];
+    await store.appendToStream(a, events, { expected_revision: "no_stream" });
+    const error = await store.appendToStream(b, events, { expected_revision: "no_stream" }).catch((e) => e);
+    expect(error).toBeInstanceOf(DuplicateEventIdError);
+    expect(error).not.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(error.message).toContain(a);
+    expect(error.message).toContain(events[0].event_id);
+    expect(await store.readStream(b)).toEqual([]);
+    // The same through a multi-stream append: nothing written.
+    const c = `c-${randomUUID()}`;
+    const many = await store.appendToStreams!([
+      { stream_name: c, events: [newEvent()], expected_revision: "no_stream" },
+      { stream_name: b, events, expected_revision: "no_stream" },
+    ]).catch((e) => e);
+    expect(many).toBeInstanceOf(DuplicateEventIdError);
+    expect(await store.readStream(c)).toEqual([]);
+    // A retry of the first append is still its idempotent replay.
+    expect((await store.appendToStream(a, events, { expected_revision: "no_stream" })).next_revision).toBe(
+      0n,
+    );
+  });
+
+  it("readStream returns a stream longer than 1,000,000 events to its end", {
+    timeout: 300_000,
+  }, async () => {
+    const name = `long-${randomUUID()}`;
+    const total = 1_000_003;
+    // In short transactions: an open one hides every later commit of the whole server from
+    // readAll (the no-skip rule), which would stall the other suites' read-your-writes.
+    for (let from = 0; from < total; from += 50_000) {
+      await sql.query(
+        `INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
+         SELECT gen_random_uuid(), $1, r, 'T', '{}', '{}' FROM generate_series($2::bigint, $3::bigint) r`,
+        [name, from, Math.min(total, from + 50_000) - 1],
+      );
+    }
+    // Autovacuum would have analyzed a log this size; without statistics each page is a full scan.
+    await sql.exec("ANALYZE events");
+    const events = await store.readStream(name);
+    expect(events.length).toBe(total);
+    expect(events[total - 1].stream_revision).toBe(BigInt(total - 1));
+    const tail = await store.readStream(name, { from_revision: 999_999n, max_count: 3 });
+    expect(tail.map((e) => e.stream_revision)).toEqual([999_999n, 1_000_000n, 1_000_001n]);
+  });
+
+  it("close() stops the subscriptions still running", async () => {
+    const db = await createTestDatabase("postgres");
+    try {
+      const own = createPostgresEventStore(db.sql);
+      const seen: RecordedEvent[] = [];
+      own.subscribeToAll({ after: START }, (e) => {
+        seen.push(e);
+      });
+      await own.appendToStream(`x-${randomUUID()}`, [newEvent()], { expected_revision: "no_stream" });
+      const deadline = Date.now() + 10_000;
+      while (seen.length === 0 && Date.now() < deadline) await sleep(20);
+      expect(seen).toHaveLength(1);
+      await own.close();
+      // Written by someone else after the close: a live subscription would poll it within 1 s.
+      await db.sql.query(
+        `INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
+         VALUES (gen_random_uuid(), 'after-close', 0, 'T', '{}', '{}')`,
+      );
+      await sleep(2500);
+      expect(seen).toHaveLength(1);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("an append between a caught-up read and the wait is delivered at once, not after the 1 s poll", async () => {
+    const head = (await store.headPosition()) ?? START;
+    const name = `w-${randomUUID()}`;
+    let appendedAt = 0;
+    let reads = 0;
+    // The real read, with a real append landing right after it returned nothing new.
+    const read = async (o: Parameters<EventStore["readAll"]>[0]) => {
+      const page = await store.readAll(o);
+      if (page.length === 0 && reads++ === 0) {
+        await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+        appendedAt = Date.now();
+      }
+      return page;
+    };
+    let deliveredAt = 0;
+    const subscription = subscribeToAll(read, store.onAppended, { after: head }, (e) => {
+      if (e.stream_name === name) deliveredAt = Date.now();
+    });
+    try {
+      const deadline = Date.now() + 5000;
+      while (deliveredAt === 0 && Date.now() < deadline) await sleep(5);
+      expect(deliveredAt).toBeGreaterThan(0);
+      expect(deliveredAt - appendedAt).toBeLessThan(500);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it("stop() during the pause after a failed read returns without waiting the pause out", async () => {
+    let failed = false;
+    const read = async () => {
+      failed = true;
+      throw new Error("read failed");
+    };
+    const subscription = subscribeToAll(read, store.onAppended, { after: START }, () => {});
+    while (!failed) await sleep(5);
+    await sleep(20);
+    const started = Date.now();
+    await subscription.stop();
+    expect(Date.now() - started).toBeLessThan(300);
+  });
+});
