@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError, validationError } from "../errors.ts";
+import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts";
 
 /** Every failure leaves in the DESIGN.md §4 shape; nothing internal (stack, SQL) leaks. */
 export const errorHandler = fp(async (app: FastifyInstance) => {
@@ -27,6 +28,9 @@ export const errorHandler = fp(async (app: FastifyInstance) => {
 
 function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
   if (error instanceof ApiError) return error;
+  // An event id already written elsewhere: the request repeats another one's write (docs/decisions.md).
+  if (error instanceof DuplicateEventIdError)
+    return new ApiError("Conflict", "This write repeats events already recorded for another resource");
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new ApiError("UnsupportedMediaType", "Unsupported content type; send application/json");
