@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/lessees/schemas.ts";
+import { createLesseeSchema, INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/lessees/schemas.ts";
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -9,6 +9,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
@@ -19,20 +20,29 @@ const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 const iso = (v: unknown) =>
   v instanceof Date ? v.toISOString() : v === null ? null : new Date(String(v)).toISOString();
 
+/** A lessee as the API shows it: the fields of the create body (null when unset), id, timestamps. */
+export const lesseeBody = z.strictObject({
+  id: uuidSchema,
+  ...createLesseeSchema.shape,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type LesseeBody = z.output<typeof lesseeBody>;
+
 /** A read-model row as the API shows it: SPEC.md fields, timestamps ISO, no tenant or revision. */
-export function toLesseeResponse(row: Row): Record<string, unknown> {
+export function toLesseeResponse(row: Row): LesseeBody {
   const out: Record<string, unknown> = {};
   for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;
   out.created_at = iso(row.created_at);
   out.updated_at = iso(row.updated_at);
-  return out;
+  return out as LesseeBody;
 }
 
 export async function readLessee(
   sql: Sql,
   tenantId: string,
   id: string,
-): Promise<{ body: Record<string, unknown>; revision: number } | null> {
+): Promise<{ body: LesseeBody; revision: number } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
   );
@@ -44,7 +54,7 @@ export async function readLessees(
   sql: Sql,
   tenantId: string,
   ids: string[],
-): Promise<Record<string, unknown>[] | null> {
+): Promise<LesseeBody[] | null> {
   const rows = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
       tenantId,
@@ -115,7 +125,10 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees",
-    { schema: { ...tag, summary: "List lessees", querystring: listQuery }, config: { access: "LesseeRead" } },
+    {
+      schema: { ...tag, summary: "List lessees", querystring: listQuery, response: answers(z.array(lesseeBody)) },
+      config: { access: "LesseeRead" },
+    },
     async (request, reply) => {
       const { category } = request.query;
       if (category !== undefined && !isLesseeCategory(category)) throw categoryError("category");
@@ -131,6 +144,7 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: "List lessees of one category (individual, company/other, guarantor)",
         querystring: listQuery.omit({ category: true }),
+        response: answers(z.array(lesseeBody)),
       },
       config: { access: "LesseeRead" },
     },
@@ -142,7 +156,10 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees/:id",
-    { schema: { ...tag, summary: "Get a lessee", params: idParams }, config: { access: "LesseeRead" } },
+    {
+      schema: { ...tag, summary: "Get a lessee", params: idParams, response: answers(lesseeBody) },
+      config: { access: "LesseeRead" },
+    },
     async (request, reply) => {
       const id = request.params.id.toLowerCase();
       const found = await readLessee(sql, tenantOf(request), id);
@@ -155,7 +172,12 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/lessees/:id/history",
     {
-      schema: { ...tag, summary: "The lessee's events, oldest first (audit)", params: idParams },
+      schema: {
+        ...tag,
+        summary: "The lessee's events, oldest first (audit)",
+        params: idParams,
+        response: answers(historyBody),
+      },
       config: { access: "LesseeRead" },
     },
     async (request) => {
