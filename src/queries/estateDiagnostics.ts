@@ -1,12 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { id } from "../commands/energyDiagnoses/schemas.ts";
-import { listEstateDiagnosticsQuery } from "../commands/estateDiagnostics/schemas.ts";
+import {
+  createEstateDiagnosticBody,
+  listEstateDiagnosticsQuery,
+} from "../commands/estateDiagnostics/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { estateDiagnosticColumns } from "../projections/estateDiagnostics.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
@@ -18,6 +22,18 @@ const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 const iso = (v: unknown) =>
   v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
+
+/** A diagnostic as the API shows it: the create body's fields (null when unset) and its life. */
+export const estateDiagnosticBody = z.strictObject({
+  id,
+  estate_id: id,
+  ...rowShape(createEstateDiagnosticBody.shape),
+  active: z.boolean(),
+  replaced_by: id.nullable(),
+  deactivated_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export function toEstateDiagnosticResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -49,7 +65,12 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/estates/:estate_id/diagnostics",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id }), querystring: listEstateDiagnosticsQuery },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id }),
+        querystring: listEstateDiagnosticsQuery,
+        response: answers(z.array(estateDiagnosticBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -87,7 +108,11 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/estates/:estate_id/diagnostics/:id",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id, id }),
+        response: answers(estateDiagnosticBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {

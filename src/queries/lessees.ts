@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createLesseeSchema, INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/lessees/schemas.ts";
+import {
+  createLesseeSchema,
+  INVALID_CATEGORY,
+  isLesseeCategory,
+  uuidSchema,
+} from "../commands/lessees/schemas.ts";
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -50,11 +55,7 @@ export async function readLessee(
 }
 
 /** Several lessees in the order of `ids` (bulk create answers); null when one is not projected yet. */
-export async function readLessees(
-  sql: Sql,
-  tenantId: string,
-  ids: string[],
-): Promise<LesseeBody[] | null> {
+export async function readLessees(sql: Sql, tenantId: string, ids: string[]): Promise<LesseeBody[] | null> {
   const rows = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
       tenantId,
@@ -126,7 +127,12 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/lessees",
     {
-      schema: { ...tag, summary: "List lessees", querystring: listQuery, response: answers(z.array(lesseeBody)) },
+      schema: {
+        ...tag,
+        summary: "List lessees",
+        querystring: listQuery,
+        response: answers(z.array(lesseeBody)),
+      },
       config: { access: "LesseeRead" },
     },
     async (request, reply) => {

@@ -1,16 +1,36 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { id } from "../commands/energyDiagnoses/schemas.ts";
+import { MEDIA_CONTENT_TYPES } from "../events/media.ts";
 import { blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
+import { answers, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Media area: metadata from the `media` read model, bytes from the blob store. */
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+/** A media's metadata as the API shows it (the bytes are at .../file). */
+export const mediaBody = z.strictObject({
+  id,
+  filename: z.string(),
+  content_type: z.enum(MEDIA_CONTENT_TYPES),
+  size: z.number().int(),
+  sha256: z.string(),
+  created_at: timestamp,
+});
+
+/** The stored bytes, as uploaded, with the media's content type. */
+const fileBytes = z.unknown().meta({
+  description: "The file's bytes",
+  content: Object.fromEntries(
+    MEDIA_CONTENT_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
+  ),
+});
 
 export function toMediaResponse(row: Row): Record<string, unknown> {
   return {
@@ -52,7 +72,10 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/media/:id",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: idParams, response: answers(mediaBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { id: mediaId } = request.params as { id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);
@@ -64,7 +87,10 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/media/:id/file",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: idParams, response: answers(fileBytes) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { id: mediaId } = request.params as { id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { text, uuid } from "../commands/places/schemas.ts";
+import { createPlaceSchema, text, uuid } from "../commands/places/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Places area, and the look-ups other areas' routes make on places. */
@@ -43,6 +44,14 @@ export function pick(
   for (const c of ["created_at", "updated_at", ...timestamps]) if (c in out) out[c] = iso(row[c]);
   return out;
 }
+
+/** A place as the API shows it: the create body's fields (null when unset), id, timestamps. */
+export const placeBody = z.strictObject({
+  id: uuid(),
+  ...rowShape(createPlaceSchema.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export interface Found {
   body: Record<string, unknown>;
@@ -85,7 +94,12 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/places",
     {
-      schema: { ...tag, summary: "List places", querystring: listQuery },
+      schema: {
+        ...tag,
+        summary: "List places",
+        querystring: listQuery,
+        response: answers(z.array(placeBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -124,7 +138,10 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id",
-    { schema: { ...tag, summary: "Get a place", params: placeParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, summary: "Get a place", params: placeParams, response: answers(placeBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const found = await readPlace(sql, tenantOf(request), request.params.place_id);
       if (!found) throw notFound("Place", request.params.place_id);

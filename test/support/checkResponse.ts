@@ -45,7 +45,9 @@ export async function responseCheckerOf(app: FastifyInstance): Promise<ResponseC
     const where = `${method} ${template.path} answered ${res.statusCode}`;
     const status = String(res.statusCode);
     const declared =
-      operation.responses?.[status] ?? operation.responses?.[`${status[0]}XX`] ?? operation.responses?.default;
+      operation.responses?.[status] ??
+      operation.responses?.[`${status[0]}XX`] ??
+      operation.responses?.default;
     if (!declared) throw new Error(`${where}: status not in /api/openapi.json`);
     const schema = declared.content?.["application/json"]?.schema;
     if (!declared.content) {

@@ -9,7 +9,8 @@ import { notFound } from "../../platform/errors.ts";
 import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, loadStream, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { energyDiagnosisBody, readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
 import { estateDecider } from "../estates/decider.ts";
 import { mediaDecider } from "../media/decider.ts";
 import { placeDecider } from "../places/decider.ts";
@@ -99,7 +100,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/energy-diagnoses",
     {
-      schema: { ...tag, body: createEnergyDiagnosisBody },
+      schema: { ...tag, body: createEnergyDiagnosisBody, response: createdAnswers(energyDiagnosisBody) },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -125,7 +126,12 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.put(
     "/api/energy-diagnoses/:id",
     {
-      schema: { ...tag, params: idParams, body: updateEnergyDiagnosisBody },
+      schema: {
+        ...tag,
+        params: idParams,
+        body: updateEnergyDiagnosisBody,
+        response: updatedAnswers(energyDiagnosisBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -151,7 +157,10 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesDelete" } },
+    {
+      schema: { ...tag, params: idParams, response: deletedAnswers },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const result = await handleCommand(

@@ -5,7 +5,8 @@ import { estateDiagnosticsStream } from "../../events/estateDiagnostics.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
+import { createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
+import { estateDiagnosticBody, readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
 import { estateExists, mediaExists } from "../energyDiagnoses/routes.ts";
 import { id } from "../energyDiagnoses/schemas.ts";
 import { estateDiagnosticsDecider } from "./decider.ts";
@@ -22,7 +23,12 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/estates/:estate_id/diagnostics",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id }), body: createEstateDiagnosticBody },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id }),
+        body: createEstateDiagnosticBody,
+        response: createdAnswers(estateDiagnosticBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage: "Invalid estate diagnostic data" },
     },
     async (request, reply) => {
@@ -64,7 +70,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
   app.delete(
     "/api/estates/:estate_id/diagnostics/:id",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      schema: { ...tag, params: z.strictObject({ estate_id: id, id }), response: deletedAnswers },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

@@ -79,7 +79,12 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/lessees",
     {
-      schema: { ...tag, summary: "Create a lessee", body: createLesseeSchema, response: createdAnswers(lesseeBody) },
+      schema: {
+        ...tag,
+        summary: "Create a lessee",
+        body: createLesseeSchema,
+        response: createdAnswers(lesseeBody),
+      },
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {

@@ -5,7 +5,8 @@ import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
 import { ApiError, notFound, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { findMediaRow, toMediaResponse } from "../../queries/media.ts";
+import { createdAnswers } from "../../platform/http/responses.ts";
+import { findMediaRow, mediaBody, toMediaResponse } from "../../queries/media.ts";
 import { mediaDecider } from "./decider.ts";
 import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "./schemas.ts";
 
@@ -58,6 +59,7 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
         tags: ["Media"],
         summary:
           "Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB",
+        response: createdAnswers(mediaBody),
       },
       config: { access: "PropertiesWrite" },
     },

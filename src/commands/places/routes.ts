@@ -7,8 +7,9 @@ import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { setEtag } from "../../platform/http/etag.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { countEstates } from "../../queries/estates.ts";
-import { type Found, placeParams, readPlace } from "../../queries/places.ts";
+import { type Found, placeBody, placeParams, readPlace } from "../../queries/places.ts";
 import { placeDecider } from "./decider.ts";
 import { createPlaceSchema, updatePlaceSchema } from "./schemas.ts";
 
@@ -44,7 +45,12 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/places",
     {
-      schema: { ...tag, summary: "Create a place", body: createPlaceSchema },
+      schema: {
+        ...tag,
+        summary: "Create a place",
+        body: createPlaceSchema,
+        response: createdAnswers(placeBody),
+      },
       config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
@@ -71,6 +77,7 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a place: omitted fields keep their value, null removes it",
         params: placeParams,
         body: updatePlaceSchema,
+        response: updatedAnswers(placeBody),
       },
       config: { access: "PropertiesWrite" },
     },
@@ -94,7 +101,12 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/places/:place_id",
     {
-      schema: { ...tag, summary: "Delete a place (refused while it holds estates)", params: placeParams },
+      schema: {
+        ...tag,
+        summary: "Delete a place (refused while it holds estates)",
+        params: placeParams,
+        response: deletedAnswers,
+      },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

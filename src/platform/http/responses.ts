@@ -58,3 +58,19 @@ export const createdAnswers = (body: Schema) => ({ 201: body, 202: acceptedBody,
 export const updatedAnswers = (body: Schema) => ({ 200: body, 202: acceptedBody, ...errorResponses });
 /** DELETE: 204, or 202 while the read model catches up. */
 export const deletedAnswers = { 204: noContent, 202: acceptedBody, ...errorResponses };
+
+type Present<S extends z.ZodRawShape> = {
+  [K in keyof S]: S[K] extends z.ZodOptional<infer T extends z.ZodType> ? T : S[K];
+};
+
+/**
+ * A body's fields as a read-model row shows them: every field present (an unset one is null),
+ * so the answer's shape is the request's, from the same zod definitions.
+ */
+export function rowShape<S extends z.ZodRawShape>(shape: S): Present<S> {
+  const out: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    out[key] = (schema instanceof z.ZodOptional ? schema.unwrap() : schema) as z.ZodType;
+  }
+  return out as Present<S>;
+}
