@@ -28,7 +28,10 @@ const iso = (v: unknown) =>
 /** A lessee as the API shows it: the fields of the create body (null when unset), id, timestamps. */
 export const lesseeBody = z.strictObject({
   id: uuidSchema,
-  ...createLesseeSchema.shape,
+  // In the read model's column order: the serialiser writes keys in the schema's order.
+  ...(Object.fromEntries(
+    LESSEE_FIELDS.map((f) => [f, createLesseeSchema.shape[f]]),
+  ) as typeof createLesseeSchema.shape),
   created_at: timestamp,
   updated_at: timestamp,
 });
