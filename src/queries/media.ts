@@ -9,7 +9,7 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { stateOf } from "../platform/http/handleCommand.ts";
-import { answers, timestamp } from "../platform/http/responses.ts";
+import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -23,14 +23,6 @@ export const mediaBody = z.strictObject({
   size: z.number().int(),
   sha256: z.string(),
   created_at: timestamp,
-});
-
-/** The stored bytes, as uploaded, with the media's content type. */
-const fileBytes = z.unknown().meta({
-  description: "The file's bytes",
-  content: Object.fromEntries(
-    MEDIA_CONTENT_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
-  ),
 });
 
 export function toMediaResponse(row: Row): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
 
 /**
  * Response schemas every area shares. A route declares its answers as
@@ -47,6 +48,14 @@ export const historyBody = z.array(
     data: z.unknown(),
   }),
 );
+
+/** An uploaded file's bytes, as stored, with its content type (media, lease documents). */
+export const fileBytes = z.unknown().meta({
+  description: "The file's bytes",
+  content: Object.fromEntries(
+    MEDIA_CONTENT_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
+  ),
+});
 
 type Schema = z.ZodType;
 
