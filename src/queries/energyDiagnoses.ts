@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
+  createEnergyDiagnosisBody,
   estateEnergyDiagnosesQuery,
   type ListEnergyDiagnosesQuery,
   listEnergyDiagnosesQuery,
@@ -13,6 +14,7 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -20,6 +22,15 @@ import type { Row } from "../platform/projections/projection.ts";
 
 const RESPONSE_COLUMNS = ["id", ...ENERGY_DIAGNOSIS_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+/** A DPE as the API shows it: the create body's fields (null when unset), id, timestamps. */
+export const energyDiagnosisBody = z.strictObject({
+  id,
+  ...rowShape(createEnergyDiagnosisBody.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+const energyDiagnosisList = answers(z.array(energyDiagnosisBody));
 
 export function toEnergyDiagnosisResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -278,7 +289,10 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses",
-    { schema: { ...tag, querystring: listEnergyDiagnosesQuery }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, querystring: listEnergyDiagnosesQuery, response: energyDiagnosisList },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
       const { items, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
@@ -288,7 +302,10 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: z.strictObject({ id }) }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: z.strictObject({ id }), response: answers(energyDiagnosisBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const found = await readEnergyDiagnosis(sql, tenantOf(request), diagnosisId);
@@ -301,7 +318,12 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/places/:place_id/energy-diagnoses",
     {
-      schema: { ...tag, params: z.strictObject({ place_id: id }), querystring: placeEnergyDiagnosesQuery },
+      schema: {
+        ...tag,
+        params: z.strictObject({ place_id: id }),
+        querystring: placeEnergyDiagnosesQuery,
+        response: energyDiagnosisList,
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -327,6 +349,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
         ...tag,
         params: z.strictObject({ place_id: id, estate_id: id }),
         querystring: estateEnergyDiagnosesQuery,
+        response: energyDiagnosisList,
       },
       config: { access: "PropertiesRead" },
     },

@@ -1,12 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { listEstateDiagnosticsQuery } from "../commands/estateDiagnostics/schemas.ts";
+import {
+  createEstateDiagnosticBody,
+  listEstateDiagnosticsQuery,
+} from "../commands/estateDiagnostics/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { estateDiagnosticColumns } from "../projections/estateDiagnostics.ts";
@@ -16,6 +20,18 @@ import { findEstatePlace } from "./energyDiagnoses.ts";
 
 const RESPONSE_COLUMNS = estateDiagnosticColumns.filter((c) => c !== "tenant_id" && c !== "revision");
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+/** A diagnostic as the API shows it: the create body's fields (null when unset) and its life. */
+export const estateDiagnosticBody = z.strictObject({
+  id,
+  estate_id: id,
+  ...rowShape(createEstateDiagnosticBody.shape),
+  active: z.boolean(),
+  replaced_by: id.nullable(),
+  deactivated_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export function toEstateDiagnosticResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -47,7 +63,12 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/estates/:estate_id/diagnostics",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id }), querystring: listEstateDiagnosticsQuery },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id }),
+        querystring: listEstateDiagnosticsQuery,
+        response: answers(z.array(estateDiagnosticBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -85,7 +106,11 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/estates/:estate_id/diagnostics/:id",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id, id }),
+        response: answers(estateDiagnosticBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {

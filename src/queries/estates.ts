@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { estateDecider, notInPlace } from "../commands/estates/decider.ts";
+import { createEstateSchema } from "../commands/estates/schemas.ts";
+import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
 import { estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -10,6 +12,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory, stateOf } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { answers, historyBody, rowShape, timestamp } from "../platform/http/responses.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { currentDpeJoin } from "./energyDiagnoses.ts";
@@ -48,6 +51,39 @@ const RESPONSE_COLUMNS = [
   "created_at",
   "updated_at",
 ] as const;
+
+const rentalStatuses = ["VACANT", "RENTED", "NOTICE"] as const;
+const dpeLabel = z.enum(ENERGY_LABELS).nullable();
+
+/**
+ * An estate as the API shows it: the create body's fields (null when unset), then what the
+ * service maintains (rental status, previous owner, the current DPE joined at read time).
+ */
+export const estateBody = z.strictObject({
+  id: uuid(),
+  ...rowShape(createEstateSchema.shape),
+  construction_date: timestamp.nullable(),
+  renovation_date: timestamp.nullable(),
+  rental_status: z.enum(rentalStatuses),
+  previous_owner_id: uuid().nullable(),
+  current_dpe_id: uuid().nullable(),
+  current_dpe_energy_label: dpeLabel,
+  current_dpe_ges_label: dpeLabel,
+  current_dpe_diagnosis_date: z.iso.date().nullable(),
+  current_dpe_valid_until: z.iso.date().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+const ownershipTransfersBody = z.array(
+  z.strictObject({
+    estate_id: uuid(),
+    previous_owner_id: uuid().nullable(),
+    new_owner_id: uuid().nullable(),
+    transferred_at: timestamp,
+    revision: z.number().int(),
+  }),
+);
 
 const toEstate = (row: Row) => pick(row, RESPONSE_COLUMNS, ["construction_date", "renovation_date"]);
 
@@ -116,7 +152,6 @@ export async function countEstates(sql: Sql, tenantId: string, by: "place_id" | 
   return Number(row.n);
 }
 
-const rentalStatuses = ["VACANT", "RENTED", "NOTICE"] as const;
 const listQuery = z.strictObject({
   ...pageQuery,
   owner_id: uuid().optional(),
@@ -167,7 +202,13 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/places/:place_id/estates",
     {
-      schema: { ...tag, summary: "List the estates of a place", params: placeParams, querystring: listQuery },
+      schema: {
+        ...tag,
+        summary: "List the estates of a place",
+        params: placeParams,
+        querystring: listQuery,
+        response: answers(z.array(estateBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -181,7 +222,12 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/places/:place_id/estates/:estate_id",
     {
-      schema: { ...tag, summary: "Get an estate of a place", params: nestedEstateParams },
+      schema: {
+        ...tag,
+        summary: "Get an estate of a place",
+        params: nestedEstateParams,
+        response: answers(estateBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -195,7 +241,12 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/estates",
     {
-      schema: { ...tag, summary: "List estates of every place", querystring: flatListQuery },
+      schema: {
+        ...tag,
+        summary: "List estates of every place",
+        querystring: flatListQuery,
+        response: answers(z.array(estateBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) =>
@@ -205,7 +256,7 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/estates/:id",
     {
-      schema: { ...tag, summary: "Get an estate", params: estateParams },
+      schema: { ...tag, summary: "Get an estate", params: estateParams, response: answers(estateBody) },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -219,7 +270,12 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/estates/:id/history",
     {
-      schema: { ...tag, summary: "The estate's events, oldest first (audit)", params: estateParams },
+      schema: {
+        ...tag,
+        summary: "The estate's events, oldest first (audit)",
+        params: estateParams,
+        response: answers(historyBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request) => {
@@ -231,7 +287,12 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/estates/:id/ownership-history",
     {
-      schema: { ...tag, summary: "Ownership transfers of the estate, oldest first", params: estateParams },
+      schema: {
+        ...tag,
+        summary: "Ownership transfers of the estate, oldest first",
+        params: estateParams,
+        response: answers(ownershipTransfersBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request) => {

@@ -1,14 +1,23 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { date } from "../commands/leases/schemas.ts";
+import {
+  amendmentChanges,
+  createLeaseSchema,
+  date,
+  documentFields,
+  rentSchema,
+} from "../commands/leases/schemas.ts";
 import {
   AMENDMENT_STATUS_OF_EVENT,
+  AMENDMENT_STATUSES,
+  LEASE_ROLES,
   LEASE_STATUSES,
   LEASE_TYPES,
   type LeaseEvent,
   leaseEventTypes,
   leaseStream,
+  RENT_CHANGE_REASONS,
 } from "../events/leases.ts";
 import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
@@ -17,6 +26,13 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import {
+  answers,
+  fileBytes,
+  historyBody,
+  timestamp as instant,
+  rowShape,
+} from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { eventsOf, type Row } from "../platform/projections/projection.ts";
 import { evolveLeaseRow, LEASE_COLUMNS } from "../projections/leases.ts";
@@ -60,6 +76,90 @@ export const documentParams = z.strictObject({ lease_id: uuid(), document_id: uu
 export const associationParams = z.strictObject({ lease_id: uuid(), lessee_id: uuid() });
 
 const toLease = (row: Row) => pick(row, LEASE_RESPONSE);
+
+// Answers (docs/decisions.md, "Responses in the contract"): the columns the row mappers pick, in
+// their order, typed by the request schemas the data came through.
+
+const { primary_lessee_id: _primary, ...leaseTermShape } = rowShape(createLeaseSchema.shape);
+const { status: _s, rent_regulation_compliance_status: _c, signed_at: _si, ...terms } = leaseTermShape;
+const { notice_date: _n, notice_end_date: _ne, terminated_at: _t, revision: _r, ...leaseTerms } = terms;
+
+/** A lease as the API shows it (LEASE_RESPONSE). */
+export const leaseBody = z.strictObject({
+  id: uuid(),
+  ...leaseTerms,
+  status: z.enum(LEASE_STATUSES),
+  rent_regulation_compliance_status: z.string(),
+  signed_at: date().nullable(),
+  notice_date: date().nullable(),
+  notice_end_date: date().nullable(),
+  terminated_at: date().nullable(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** A tenant (or guarantor) on a lease (ASSOCIATION_RESPONSE). */
+export const associationBody = z.strictObject({
+  id: uuid(),
+  lease_id: uuid(),
+  lessee_id: uuid(),
+  role: z.enum(LEASE_ROLES),
+  start_date: date(),
+  end_date: date().nullable(),
+  ended: z.boolean(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** With as_of: the lease as replayed, with its tenants then (leaseAsOf). */
+const leaseAnswer = leaseBody.extend({
+  lessees: z
+    .array(associationBody.omit({ lease_id: true, created_at: true, updated_at: true }))
+    .optional()
+    .describe("Only with as_of: the lease's tenants at that instant"),
+});
+
+/** An amendment (AMENDMENT_RESPONSE). */
+export const amendmentBody = z.strictObject({
+  id: uuid(),
+  lease_id: uuid(),
+  title: z.string(),
+  effective_date: date(),
+  changes: amendmentChanges,
+  reason: z.string().nullable(),
+  status: z.enum(AMENDMENT_STATUSES),
+  status_reason: z.string().nullable(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** A lease document's metadata (DOCUMENT_RESPONSE); the bytes are at .../file. */
+export const documentBody = z.strictObject({
+  id: uuid(),
+  lease_id: uuid(),
+  ...rowShape(documentFields),
+  filename: z.string(),
+  content_type: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** A rent change (the rent-history columns picked below). */
+const rentChangeBody = z.strictObject({
+  id: uuid(),
+  lease_id: uuid(),
+  rent_amount: z.number(),
+  charges_amount: z.number().nullable(),
+  previous_rent_amount: z.number(),
+  previous_charges_amount: z.number().nullable(),
+  effective_date: date(),
+  reason: z.enum(RENT_CHANGE_REASONS),
+  index: rentSchema.shape.index.unwrap().nullable(),
+  revision: z.number().int(),
+  created_at: instant,
+});
 
 export async function readLease(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -232,7 +332,10 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases",
-    { schema: { tags, summary: "List leases", querystring: listQuery }, config: read },
+    {
+      schema: { tags, summary: "List leases", querystring: listQuery, response: answers(z.array(leaseBody)) },
+      config: read,
+    },
     async (request, reply) =>
       sendPage(request, reply, await listLeases(sql, tenantOf(request), request.query)),
   );
@@ -245,6 +348,7 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
         summary: "Leases of an estate",
         params: z.strictObject({ estate_id: uuid() }),
         querystring: z.strictObject(pageQuery),
+        response: answers(z.array(leaseBody)),
       },
       config: read,
     },
@@ -264,6 +368,7 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
         summary: "A lease; with as_of, the lease as it stood then, replayed from its events",
         params: leaseParams,
         querystring: z.strictObject({ as_of: z.string().optional() }),
+        response: answers(leaseAnswer),
       },
       config: read,
     },
@@ -292,6 +397,7 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
         summary: "The lease's events in order (audit)",
         params: leaseParams,
         querystring: z.strictObject(pageQuery),
+        response: answers(historyBody),
       },
       config: read,
     },
@@ -317,14 +423,27 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/lessees",
-    { schema: { tags, summary: "Tenants of a lease (every term)", params: leaseParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "Tenants of a lease (every term)",
+        params: leaseParams,
+        response: answers(z.array(associationBody)),
+      },
+      config: read,
+    },
     async (request) => associations(tenantOf(request), request.params.lease_id, false),
   );
 
   api.get(
     "/api/leases/:lease_id/lessees/active",
     {
-      schema: { tags, summary: "Tenants of a lease whose term has not ended", params: leaseParams },
+      schema: {
+        tags,
+        summary: "Tenants of a lease whose term has not ended",
+        params: leaseParams,
+        response: answers(z.array(associationBody)),
+      },
       config: read,
     },
     async (request) => associations(tenantOf(request), request.params.lease_id, true),
@@ -332,7 +451,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/lessees/:lessee_id",
-    { schema: { tags, summary: "One tenant of a lease", params: associationParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "One tenant of a lease",
+        params: associationParams,
+        response: answers(associationBody),
+      },
+      config: read,
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id, lessee_id } = request.params;
@@ -346,7 +473,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/amendments",
-    { schema: { tags, summary: "Amendments of a lease, oldest first", params: leaseParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "Amendments of a lease, oldest first",
+        params: leaseParams,
+        response: answers(z.array(amendmentBody)),
+      },
+      config: read,
+    },
     async (request) => {
       const { lease_id } = request.params;
       const rows = await listChildren(
@@ -362,7 +497,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/amendments/:amendment_id",
-    { schema: { tags, summary: "One amendment of a lease", params: amendmentParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "One amendment of a lease",
+        params: amendmentParams,
+        response: answers(amendmentBody),
+      },
+      config: read,
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id, amendment_id } = request.params;
@@ -376,7 +519,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/documents",
-    { schema: { tags, summary: "Documents of a lease, oldest first", params: leaseParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "Documents of a lease, oldest first",
+        params: leaseParams,
+        response: answers(z.array(documentBody)),
+      },
+      config: read,
+    },
     async (request) => {
       const { lease_id } = request.params;
       const rows = await listChildren(
@@ -399,7 +550,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/documents/:document_id",
-    { schema: { tags, summary: "One document's metadata", params: documentParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "One document's metadata",
+        params: documentParams,
+        response: answers(documentBody),
+      },
+      config: read,
+    },
     async (request, reply) => {
       const { lease_id, document_id } = request.params;
       const found = await requireDocument(tenantOf(request), lease_id, document_id);
@@ -410,7 +569,10 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/documents/:document_id/file",
-    { schema: { tags, summary: "The document's bytes", params: documentParams }, config: read },
+    {
+      schema: { tags, summary: "The document's bytes", params: documentParams, response: answers(fileBytes) },
+      config: read,
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id, document_id } = request.params;
@@ -428,7 +590,15 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/leases/:lease_id/rent-history",
-    { schema: { tags, summary: "Rent changes of a lease, oldest first", params: leaseParams }, config: read },
+    {
+      schema: {
+        tags,
+        summary: "Rent changes of a lease, oldest first",
+        params: leaseParams,
+        response: answers(z.array(rentChangeBody)),
+      },
+      config: read,
+    },
     async (request) => {
       const { lease_id } = request.params;
       const rows = await listChildren(

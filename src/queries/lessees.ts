@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "../commands/lessees/schemas.ts";
+import {
+  createLesseeSchema,
+  INVALID_CATEGORY,
+  isLesseeCategory,
+  uuidSchema,
+} from "../commands/lessees/schemas.ts";
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -10,6 +15,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
@@ -17,20 +23,32 @@ import type { Row } from "../platform/projections/projection.ts";
 const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
+/** A lessee as the API shows it: the fields of the create body (null when unset), id, timestamps. */
+export const lesseeBody = z.strictObject({
+  id: uuidSchema,
+  // In the read model's column order: the serialiser writes keys in the schema's order.
+  ...(Object.fromEntries(
+    LESSEE_FIELDS.map((f) => [f, createLesseeSchema.shape[f]]),
+  ) as typeof createLesseeSchema.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type LesseeBody = z.output<typeof lesseeBody>;
+
 /** A read-model row as the API shows it: the documented fields, timestamps ISO, no tenant or revision. */
-export function toLesseeResponse(row: Row): Record<string, unknown> {
+export function toLesseeResponse(row: Row): LesseeBody {
   const out: Record<string, unknown> = {};
   for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;
   out.created_at = iso(row.created_at);
   out.updated_at = iso(row.updated_at);
-  return out;
+  return out as LesseeBody;
 }
 
 export async function readLessee(
   sql: Sql,
   tenantId: string,
   id: string,
-): Promise<{ body: Record<string, unknown>; revision: number } | null> {
+): Promise<{ body: LesseeBody; revision: number } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
   );
@@ -38,11 +56,7 @@ export async function readLessee(
 }
 
 /** Several lessees in the order of `ids` (bulk create answers); null when one is not projected yet. */
-export async function readLessees(
-  sql: Sql,
-  tenantId: string,
-  ids: string[],
-): Promise<Record<string, unknown>[] | null> {
+export async function readLessees(sql: Sql, tenantId: string, ids: string[]): Promise<LesseeBody[] | null> {
   const rows = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT ${SELECT} FROM lessees WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
       tenantId,
@@ -113,7 +127,15 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees",
-    { schema: { ...tag, summary: "List lessees", querystring: listQuery }, config: { access: "LesseeRead" } },
+    {
+      schema: {
+        ...tag,
+        summary: "List lessees",
+        querystring: listQuery,
+        response: answers(z.array(lesseeBody)),
+      },
+      config: { access: "LesseeRead" },
+    },
     async (request, reply) => {
       const { category } = request.query;
       if (category !== undefined && !isLesseeCategory(category)) throw categoryError("category");
@@ -129,6 +151,7 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: "List lessees of one category (individual, company/other, guarantor)",
         querystring: listQuery.omit({ category: true }),
+        response: answers(z.array(lesseeBody)),
       },
       config: { access: "LesseeRead" },
     },
@@ -140,7 +163,10 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/lessees/:id",
-    { schema: { ...tag, summary: "Get a lessee", params: idParams }, config: { access: "LesseeRead" } },
+    {
+      schema: { ...tag, summary: "Get a lessee", params: idParams, response: answers(lesseeBody) },
+      config: { access: "LesseeRead" },
+    },
     async (request, reply) => {
       const id = request.params.id.toLowerCase();
       const found = await readLessee(sql, tenantOf(request), id);
@@ -153,7 +179,12 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/lessees/:id/history",
     {
-      schema: { ...tag, summary: "The lessee's events, oldest first (audit)", params: idParams },
+      schema: {
+        ...tag,
+        summary: "The lessee's events, oldest first (audit)",
+        params: idParams,
+        response: answers(historyBody),
+      },
       config: { access: "LesseeRead" },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { mediaDecider } from "../commands/media/decider.ts";
-import { mediaStream } from "../events/media.ts";
+import { MEDIA_CONTENT_TYPES, mediaStream } from "../events/media.ts";
 import { blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -9,10 +9,21 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { stateOf } from "../platform/http/handleCommand.ts";
+import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /** GET routes of the Media area: metadata from the `media` read model, bytes from the blob store. */
+
+/** A media's metadata as the API shows it (the bytes are at .../file). */
+export const mediaBody = z.strictObject({
+  id,
+  filename: z.string(),
+  content_type: z.enum(MEDIA_CONTENT_TYPES),
+  size: z.number().int(),
+  sha256: z.string(),
+  created_at: timestamp,
+});
 
 export function toMediaResponse(row: Row): Record<string, unknown> {
   return {
@@ -54,7 +65,10 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/media/:id",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: idParams, response: answers(mediaBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { id: mediaId } = request.params as { id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);
@@ -66,7 +80,10 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/media/:id/file",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: idParams, response: answers(fileBytes) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { id: mediaId } = request.params as { id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);

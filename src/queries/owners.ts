@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { createOwnerSchema } from "../commands/owners/schemas.ts";
 import { ownerCategories, ownerFieldNames } from "../events/owners.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { type Found, pick } from "./places.ts";
@@ -15,6 +17,14 @@ import { type Found, pick } from "./places.ts";
 
 const RESPONSE_COLUMNS = ["id", ...ownerFieldNames, "created_at", "updated_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+/** An owner as the API shows it: the create body's fields (null when unset), id, timestamps. */
+export const ownerBody = z.strictObject({
+  id: uuid(),
+  ...rowShape(createOwnerSchema.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export async function readOwner(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -47,7 +57,12 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/owners",
     {
-      schema: { ...tag, summary: "List owners", querystring: listQuery },
+      schema: {
+        ...tag,
+        summary: "List owners",
+        querystring: listQuery,
+        response: answers(z.array(ownerBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -92,7 +107,7 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/owners/:owner_id",
     {
-      schema: { ...tag, summary: "Get an owner", params: ownerParams },
+      schema: { ...tag, summary: "Get an owner", params: ownerParams, response: answers(ownerBody) },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { placeDecider } from "../commands/places/decider.ts";
+import { createPlaceSchema } from "../commands/places/schemas.ts";
 import { placeStream } from "../events/places.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -11,6 +12,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { stateOf } from "../platform/http/handleCommand.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import type { Found } from "../platform/http/replyWithResource.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -40,6 +42,14 @@ export function pick(
   for (const c of ["created_at", "updated_at", ...timestamps]) if (c in out) out[c] = iso(row[c]);
   return out;
 }
+
+/** A place as the API shows it: the create body's fields (null when unset), id, timestamps. */
+export const placeBody = z.strictObject({
+  id: uuid(),
+  ...rowShape(createPlaceSchema.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export async function readPlace(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -77,7 +87,12 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
   api.get(
     "/api/places",
     {
-      schema: { ...tag, summary: "List places", querystring: listQuery },
+      schema: {
+        ...tag,
+        summary: "List places",
+        querystring: listQuery,
+        response: answers(z.array(placeBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -116,7 +131,10 @@ export async function placeQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id",
-    { schema: { ...tag, summary: "Get a place", params: placeParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, summary: "Get a place", params: placeParams, response: answers(placeBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const found = await readPlace(sql, tenantOf(request), request.params.place_id);
       if (!found) throw notFound("Place", request.params.place_id);

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { irlParams, quarter } from "../commands/rentRegulation/schemas.ts";
+import { irlParams, quarter, referenceRent } from "../commands/rentRegulation/schemas.ts";
 import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { answers, timestamp } from "../platform/http/responses.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
 import { requirePlace } from "./places.ts";
 
@@ -233,6 +234,37 @@ export async function estateRegulationBody(sql: Sql, tenantId: string, estateId:
   return { body: found, revision: own.revision };
 }
 
+// ---------------------------------------------------------------- answers (docs/decisions.md, "Responses in the contract")
+
+/** An IRL quarter as the API shows it (toIrl). */
+export const irlBody = z.strictObject({
+  quarter: z.string(),
+  value: z.number(),
+  published_on: z.string().nullable(),
+  source: z.enum(["shipped", "published"]),
+  note: z.string().nullable(),
+});
+
+/** The fields of a rent regulation as read (toRegulation): all null and no rents when never set. */
+const regulationFields = {
+  high_demand_zone: z.boolean().nullable(),
+  reference_rents: z.array(referenceRent),
+  order_reference: z.string().nullable(),
+  effective_from: z.string().nullable(),
+  updated_at: timestamp.nullable(),
+};
+
+/** A place's rent regulation (placeRegulationBody). */
+export const placeRegulationAnswer = z.strictObject({ place_id: z.string(), ...regulationFields });
+
+/** The regulation that applies to an estate, and where it comes from (readEstateRentRegulation). */
+export const estateRegulationAnswer = z.strictObject({
+  estate_id: z.string(),
+  place_id: z.string(),
+  source: z.enum(["estate", "place", "none"]),
+  ...regulationFields,
+});
+
 const tag = { tags: ["Rent Regulation and Rent Control"] };
 
 export async function rentRegulationQueryRoutes(app: FastifyInstance) {
@@ -241,7 +273,7 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/rent-regulation/irl",
     {
-      schema: { ...tag, querystring: z.strictObject({ ...pageQuery }) },
+      schema: { ...tag, querystring: z.strictObject({ ...pageQuery }), response: answers(z.array(irlBody)) },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -253,7 +285,10 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/rent-regulation/irl/:quarter",
-    { schema: { ...tag, params: irlParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: irlParams, response: answers(irlBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const { quarter: q } = request.params as { quarter: string };
       const found = await readIrl(sql, q);
@@ -266,7 +301,10 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/places/:place_id/rent-regulation",
-    { schema: { ...tag, params: placeRegulationParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: placeRegulationParams, response: answers(placeRegulationAnswer) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id: placeId } = request.params as { place_id: string };
@@ -279,7 +317,10 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
-    { schema: { ...tag, params: estateRegulationParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, params: estateRegulationParams, response: answers(estateRegulationAnswer) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id: placeId, estate_id: estateId } = request.params as {

@@ -2,11 +2,13 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { notInEstate } from "../commands/rooms/decider.ts";
+import { createRoomSchema } from "../commands/rooms/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { nestedEstateParams, readEstateInPlace } from "./estates.ts";
@@ -26,6 +28,14 @@ const RESPONSE_COLUMNS = [
   "updated_at",
 ] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
+
+/** A room as the API shows it: the create body's fields (null when unset), id, timestamps. */
+export const roomBody = z.strictObject({
+  id: uuid(),
+  ...rowShape(createRoomSchema.shape),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export async function readRoom(
   sql: Sql,
@@ -64,6 +74,7 @@ export async function roomQueries(app: FastifyInstance): Promise<void> {
         summary: "List the rooms of an estate",
         params: nestedEstateParams,
         querystring: listQuery,
+        response: answers(z.array(roomBody)),
       },
       config: { access: "PropertiesRead" },
     },
@@ -93,7 +104,10 @@ export async function roomQueries(app: FastifyInstance): Promise<void> {
 
   api.get(
     "/api/places/:place_id/estates/:estate_id/rooms/:room_id",
-    { schema: { ...tag, summary: "Get a room", params: roomParams }, config: { access: "PropertiesRead" } },
+    {
+      schema: { ...tag, summary: "Get a room", params: roomParams, response: answers(roomBody) },
+      config: { access: "PropertiesRead" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id, estate_id, room_id } = request.params;

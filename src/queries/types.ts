@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { TypeKind } from "../events/types.ts";
+import { type TypeKind, typeKinds } from "../events/types.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { answers, timestamp } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -21,6 +22,16 @@ const UNION = `
   UNION ALL
   SELECT id, kind, code, name, 'tenant' AS scope, created_at, 1 AS scope_order
   FROM tenant_types WHERE tenant_id = $1 AND kind = $2`;
+
+/** A type, global (the catalog) or the tenant's; catalog rows are data, not request bodies. */
+export const typeBody = z.strictObject({
+  id: z.guid(),
+  kind: z.enum(typeKinds),
+  code: z.string(),
+  name: z.string(),
+  scope: z.enum(["global", "tenant"]),
+  created_at: timestamp,
+});
 
 const toType = (r: Row) => ({
   id: r.id,
@@ -88,6 +99,7 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
           ...tag,
           summary: `List ${kind} types (global catalog, then the tenant's)`,
           querystring: listQuery,
+          response: answers(z.array(typeBody)),
         },
         config: { access: "PropertiesRead" },
       },
@@ -116,7 +128,7 @@ export async function typeQueries(app: FastifyInstance): Promise<void> {
     api.get(
       `/api/types/${segment}/:type_id`,
       {
-        schema: { ...tag, summary: `Get a ${kind} type`, params: typeParams },
+        schema: { ...tag, summary: `Get a ${kind} type`, params: typeParams, response: answers(typeBody) },
         config: { access: "PropertiesRead" },
       },
       async (request) => {

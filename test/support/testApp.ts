@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { type Service, startService } from "../../src/platform/startService.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { responseCheckerOf } from "./checkResponse.ts";
 import { createTestDatabase, type DatabaseKind } from "./testDatabase.ts";
 
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef0123456789";
@@ -21,7 +22,10 @@ export interface TestApp {
   tenant: TestTenant;
   /** A second tenant, for isolation tests. */
   other: TestTenant;
-  /** Injects a request as `tenant` (or `as`); JSON bodies are serialised. */
+  /**
+   * Injects a request as `tenant` (or `as`); JSON bodies are serialised. The answer is checked
+   * against /api/openapi.json (status declared, body matching its schema) before it is returned.
+   */
   request(
     method: string,
     url: string,
@@ -45,6 +49,7 @@ export async function createTestApp(kind: DatabaseKind): Promise<TestApp> {
   const service = await startService(config, { sql: db.sql });
   const app = service.app!;
   await app.ready();
+  const checkResponse = await responseCheckerOf(app);
   const newTenant = async (name = `tenant-${process.pid}-${++counter}`, permissions = ALL_PERMISSIONS) => {
     const t = await createTenant(db.sql, name);
     const k = await createApiKey(db.sql, t.id, "test", permissions as typeof ALL_PERMISSIONS);
@@ -60,7 +65,7 @@ export async function createTestApp(kind: DatabaseKind): Promise<TestApp> {
     tenant,
     other,
     newTenant,
-    request(method, url, options = {}) {
+    async request(method, url, options = {}) {
       const as = options.as === undefined ? tenant : options.as;
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (as) headers.authorization = `Bearer ${as.key}`;
@@ -69,7 +74,9 @@ export async function createTestApp(kind: DatabaseKind): Promise<TestApp> {
         payload = JSON.stringify(options.body);
         headers["content-type"] ??= "application/json";
       }
-      return app.inject({ method: method as "GET", url, headers, payload });
+      const res = await app.inject({ method: method as "GET", url, headers, payload });
+      checkResponse(method, url, res);
+      return res;
     },
     async close() {
       await service.close();

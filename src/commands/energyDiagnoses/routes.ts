@@ -6,8 +6,9 @@ import { notFound } from "../../platform/errors.ts";
 import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
-import { readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
+import { energyDiagnosisBody, readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
 import { estateRecorded } from "../../queries/estates.ts";
 import { mediaRecorded } from "../../queries/media.ts";
 import { placeRecorded } from "../../queries/places.ts";
@@ -62,7 +63,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/energy-diagnoses",
     {
-      schema: { ...tag, body: createEnergyDiagnosisBody },
+      schema: { ...tag, body: createEnergyDiagnosisBody, response: createdAnswers(energyDiagnosisBody) },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -88,7 +89,12 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.put(
     "/api/energy-diagnoses/:id",
     {
-      schema: { ...tag, params: idParams, body: updateEnergyDiagnosisBody },
+      schema: {
+        ...tag,
+        params: idParams,
+        body: updateEnergyDiagnosisBody,
+        response: updatedAnswers(energyDiagnosisBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -114,7 +120,10 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/energy-diagnoses/:id",
-    { schema: { ...tag, params: idParams }, config: { access: "PropertiesDelete" } },
+    {
+      schema: { ...tag, params: idParams, response: deletedAnswers },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const { id: diagnosisId } = request.params as { id: string };
       const result = await handleCommand(

@@ -5,8 +5,9 @@ import { estateDiagnosticsStream } from "../../events/estateDiagnostics.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
-import { readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
+import { estateDiagnosticBody, readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
 import { estateRecorded } from "../../queries/estates.ts";
 import { mediaRecorded } from "../../queries/media.ts";
 import { estateDiagnosticsDecider } from "./decider.ts";
@@ -23,7 +24,12 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/estates/:estate_id/diagnostics",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id }), body: createEstateDiagnosticBody },
+      schema: {
+        ...tag,
+        params: z.strictObject({ estate_id: id }),
+        body: createEstateDiagnosticBody,
+        response: createdAnswers(estateDiagnosticBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage: "Invalid estate diagnostic data" },
     },
     async (request, reply) => {
@@ -65,7 +71,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
   app.delete(
     "/api/estates/:estate_id/diagnostics/:id",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id, id }) },
+      schema: { ...tag, params: z.strictObject({ estate_id: id, id }), response: deletedAnswers },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

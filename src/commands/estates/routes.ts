@@ -7,7 +7,14 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
-import { estateDependents, estateParams, nestedEstateParams, readEstate } from "../../queries/estates.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import {
+  estateBody,
+  estateDependents,
+  estateParams,
+  nestedEstateParams,
+  readEstate,
+} from "../../queries/estates.ts";
 import { ownerExists } from "../../queries/owners.ts";
 import { placeExists, placeParams, requirePlace } from "../../queries/places.ts";
 import { typeExists } from "../../queries/types.ts";
@@ -103,6 +110,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         summary: "Create an estate in a place",
         params: placeParams,
         body: createEstateSchema,
+        response: createdAnswers(estateBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -136,6 +144,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update an estate of a place: omitted fields keep their value, null removes it",
         params: nestedEstateParams,
         body: updateEstateSchema,
+        response: updatedAnswers(estateBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -151,6 +160,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update an estate; place_id moves it to another place",
         params: estateParams,
         body: updateEstateSchema,
+        response: updatedAnswers(estateBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -164,6 +174,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: "Delete an estate (refused while it has rooms or leases not terminated)",
         params: nestedEstateParams,
+        response: deletedAnswers,
       },
       config: { access: "PropertiesDelete" },
     },
@@ -177,6 +188,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: "Delete an estate (refused while it has rooms or leases not terminated)",
         params: estateParams,
+        response: deletedAnswers,
       },
       config: { access: "PropertiesDelete" },
     },

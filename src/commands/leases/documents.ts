@@ -7,7 +7,8 @@ import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../../platfor
 import { ApiError, type ErrorDetail, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
-import { documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
 import { handleLease } from "./routes.ts";
 import { documentFields, updateDocumentSchema } from "./schemas.ts";
 
@@ -68,6 +69,7 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: "Upload a lease document (multipart: document_type, description, file; 20 MiB)",
         params: leaseParams,
+        response: createdAnswers(documentBody),
       },
       config: { access: "LeasesWrite" },
     },
@@ -117,6 +119,7 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a lease document's metadata",
         params: documentParams,
         body: updateDocumentSchema,
+        response: updatedAnswers(documentBody),
       },
       config: { access: "LeasesWrite", invalidBodyMessage: "Invalid lease document" },
     },
@@ -143,6 +146,7 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: "Delete a lease document (its events stay in the lease's history)",
         params: documentParams,
+        response: deletedAnswers,
       },
       config: { access: "LeasesDelete" },
     },

@@ -9,10 +9,14 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { ifMatchRevision } from "../../platform/http/etag.ts";
 import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { readEstate } from "../../queries/estates.ts";
 import {
+  amendmentBody,
   amendmentParams,
+  associationBody,
   associationParams,
+  leaseBody,
   leaseParams,
   readAmendment,
   readAssociation,
@@ -105,7 +109,12 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/leases",
     {
-      schema: { tags, summary: "Create a lease in DRAFT with its Primary tenant", body: createLeaseSchema },
+      schema: {
+        tags,
+        summary: "Create a lease in DRAFT with its Primary tenant",
+        body: createLeaseSchema,
+        response: createdAnswers(leaseBody),
+      },
       config: write,
     },
     async (request, reply) => {
@@ -141,6 +150,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a lease (contract terms only before activation)",
         params: leaseParams,
         body: updateLeaseSchema,
+        response: updatedAnswers(leaseBody),
       },
       config: write,
     },
@@ -163,7 +173,10 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/leases/:lease_id",
-    { schema: { tags, summary: "Delete a DRAFT lease", params: leaseParams }, config: remove },
+    {
+      schema: { tags, summary: "Delete a DRAFT lease", params: leaseParams, response: deletedAnswers },
+      config: remove,
+    },
     async (request, reply) => {
       const { lease_id } = request.params;
       const result = await handleLease(request, lease_id, () => ({ type: "DeleteLease", lease_id }));
@@ -174,7 +187,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
   api.put(
     "/api/leases/:lease_id/status",
     {
-      schema: { tags, summary: "Change the status of a lease", params: leaseParams, body: statusSchema },
+      schema: {
+        tags,
+        summary: "Change the status of a lease",
+        params: leaseParams,
+        body: statusSchema,
+        response: updatedAnswers(leaseBody),
+      },
       config: write,
     },
     async (request, reply) => {
@@ -203,6 +222,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Change the rent (kept in the rent history)",
         params: leaseParams,
         body: rentSchema,
+        response: updatedAnswers(leaseBody),
       },
       config: write,
     },
@@ -234,6 +254,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Add a tenant or guarantor to a lease",
         params: leaseParams,
         body: addLesseeSchema,
+        response: createdAnswers(associationBody),
       },
       config: write,
     },
@@ -265,6 +286,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Change a tenant's role or term dates",
         params: associationParams,
         body: updateAssociationSchema,
+        response: updatedAnswers(associationBody),
       },
       config: write,
     },
@@ -292,6 +314,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "End a tenant's term",
         params: associationParams,
         body: endAssociationSchema.optional(),
+        response: updatedAnswers(associationBody),
       },
       config: write,
     },
@@ -314,7 +337,12 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/leases/:lease_id/lessees/:lessee_id",
     {
-      schema: { tags, summary: "Remove a tenant from a DRAFT lease", params: associationParams },
+      schema: {
+        tags,
+        summary: "Remove a tenant from a DRAFT lease",
+        params: associationParams,
+        response: deletedAnswers,
+      },
       config: remove,
     },
     async (request, reply) => {
@@ -334,7 +362,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/leases/:lease_id/amendments",
     {
-      schema: { tags, summary: "Draft an amendment", params: leaseParams, body: createAmendmentSchema },
+      schema: {
+        tags,
+        summary: "Draft an amendment",
+        params: leaseParams,
+        body: createAmendmentSchema,
+        response: createdAnswers(amendmentBody),
+      },
       config: write,
     },
     async (request, reply) => {
@@ -363,6 +397,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a DRAFT amendment",
         params: amendmentParams,
         body: updateAmendmentSchema,
+        response: updatedAnswers(amendmentBody),
       },
       config: write,
     },
@@ -384,7 +419,15 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
 
   api.delete(
     "/api/leases/:lease_id/amendments/:amendment_id",
-    { schema: { tags, summary: "Delete a DRAFT amendment", params: amendmentParams }, config: remove },
+    {
+      schema: {
+        tags,
+        summary: "Delete a DRAFT amendment",
+        params: amendmentParams,
+        response: deletedAnswers,
+      },
+      config: remove,
+    },
     async (request, reply) => {
       const { lease_id, amendment_id } = request.params;
       const result = await handleLease(request, lease_id, () => ({
@@ -404,6 +447,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Submit, validate (applies the changes), reject or cancel an amendment",
         params: amendmentParams,
         body: amendmentStatusSchema,
+        response: updatedAnswers(amendmentBody),
       },
       config: write,
     },

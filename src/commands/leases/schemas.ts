@@ -27,7 +27,7 @@ export const money = () =>
     .max(1e9, "Must be at most 1000000000")
     .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
 
-const quarter = () => z.string().regex(/^\d{4}-Q[1-4]$/, "Must be a quarter like 2025-Q2");
+export const quarter = () => z.string().regex(/^\d{4}-Q[1-4]$/, "Must be a quarter like 2025-Q2");
 const indexValue = () => z.number().finite().gt(0, "Must be greater than 0").max(1e6);
 const readOnly = (field: string, hint: string) =>
   z.never({ error: `${field} is read-only; ${hint}` }).optional();
@@ -43,7 +43,7 @@ const readOnlyFields = {
   revision: readOnly("revision", "it is the ETag"),
 };
 
-const optionalTerms = {
+export const optionalTerms = {
   usage_type: z.enum(USAGE_TYPES).nullish(),
   end_date: date().nullish(),
   duration_months: z.number().int("Must be an integer").min(1).max(1200).nullish(),
@@ -127,7 +127,7 @@ export type AddLesseeInput = z.output<typeof addLesseeSchema>;
 export type UpdateAssociationInput = z.output<typeof updateAssociationSchema>;
 export type RentInput = z.output<typeof rentSchema>;
 
-const amendmentChanges = z
+export const amendmentChanges = z
   .strictObject({
     rent_amount: money().optional(),
     charges_amount: money().nullish(),

@@ -8,8 +8,9 @@ import { latestPosition, type Position } from "../../platform/eventstore/eventSt
 import { tenantOf } from "../../platform/http/auth.ts";
 import { setEtag } from "../../platform/http/etag.ts";
 import { commandContext, handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { activeLeaseCounts } from "../../queries/leases.ts";
-import { readLessee, readLessees } from "../../queries/lessees.ts";
+import { lesseeBody, readLessee, readLessees } from "../../queries/lessees.ts";
 import { lesseeDecider } from "./decider.ts";
 import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {
@@ -65,7 +66,12 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/lessees",
     {
-      schema: { ...tag, summary: "Create a lessee", body: createLesseeSchema },
+      schema: {
+        ...tag,
+        summary: "Create a lessee",
+        body: createLesseeSchema,
+        response: createdAnswers(lesseeBody),
+      },
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -90,6 +96,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a lessee: omitted fields keep their value, null removes it",
         params: idParams,
         body: updateLesseeSchema,
+        response: updatedAnswers(lesseeBody),
       },
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
@@ -109,7 +116,12 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/lessees/:id",
     {
-      schema: { ...tag, summary: "Delete a lessee (refused while on active leases)", params: idParams },
+      schema: {
+        ...tag,
+        summary: "Delete a lessee (refused while on active leases)",
+        params: idParams,
+        response: deletedAnswers,
+      },
       config: { access: "LesseeDelete" },
     },
     async (request, reply) => {
@@ -138,6 +150,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: `Create up to ${MAX_BULK_ITEMS} lessees, all or nothing`,
         body: bulkCreateBody,
+        response: createdAnswers(z.array(lesseeBody)),
       },
       config: { access: "LesseeWrite", invalidBodyMessage },
       preValidation: bulkLimit,
@@ -161,6 +174,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         ...tag,
         summary: `Delete up to ${MAX_BULK_ITEMS} lessees, all or nothing`,
         body: bulkDeleteBody,
+        response: deletedAnswers,
       },
       config: { access: "LesseeDelete", invalidBodyMessage: INVALID_DATA },
       preValidation: bulkLimit,

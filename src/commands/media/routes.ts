@@ -7,7 +7,8 @@ import { ApiError, notFound, unsupportedMediaType, validationError } from "../..
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
-import { findMediaRow, toMediaResponse } from "../../queries/media.ts";
+import { createdAnswers } from "../../platform/http/responses.ts";
+import { findMediaRow, mediaBody, toMediaResponse } from "../../queries/media.ts";
 import { mediaDecider } from "./decider.ts";
 
 /** POST /api/media: multipart upload of one `file` part (PDF, JPEG, PNG, GIF, WebP; 20 MiB). */
@@ -59,6 +60,7 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
         tags: ["Media"],
         summary:
           "Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB",
+        response: createdAnswers(mediaBody),
       },
       config: { access: "PropertiesWrite" },
     },

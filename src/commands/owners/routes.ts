@@ -7,9 +7,10 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
 import { countEstates } from "../../queries/estates.ts";
-import { readOwner } from "../../queries/owners.ts";
+import { ownerBody, readOwner } from "../../queries/owners.ts";
 import { ownerDecider } from "./decider.ts";
 import { createOwnerSchema, updateOwnerSchema } from "./schemas.ts";
 
@@ -26,7 +27,12 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/owners",
     {
-      schema: { ...tag, summary: "Create an owner", body: createOwnerSchema },
+      schema: {
+        ...tag,
+        summary: "Create an owner",
+        body: createOwnerSchema,
+        response: createdAnswers(ownerBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -53,6 +59,7 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update an owner: omitted fields keep their value, null removes it",
         params: ownerParams,
         body: updateOwnerSchema,
+        response: updatedAnswers(ownerBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -76,7 +83,12 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/owners/:owner_id",
     {
-      schema: { ...tag, summary: "Delete an owner (refused while owning estates)", params: ownerParams },
+      schema: {
+        ...tag,
+        summary: "Delete an owner (refused while owning estates)",
+        params: ownerParams,
+        response: deletedAnswers,
+      },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

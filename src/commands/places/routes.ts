@@ -6,8 +6,9 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { countEstates } from "../../queries/estates.ts";
-import { placeParams, readPlace } from "../../queries/places.ts";
+import { placeBody, placeParams, readPlace } from "../../queries/places.ts";
 import { placeDecider } from "./decider.ts";
 import { createPlaceSchema, updatePlaceSchema } from "./schemas.ts";
 
@@ -22,7 +23,12 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
   api.post(
     "/api/places",
     {
-      schema: { ...tag, summary: "Create a place", body: createPlaceSchema },
+      schema: {
+        ...tag,
+        summary: "Create a place",
+        body: createPlaceSchema,
+        response: createdAnswers(placeBody),
+      },
       config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
@@ -49,6 +55,7 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a place: omitted fields keep their value, null removes it",
         params: placeParams,
         body: updatePlaceSchema,
+        response: updatedAnswers(placeBody),
       },
       config: { access: "PropertiesWrite" },
     },
@@ -72,7 +79,12 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/places/:place_id",
     {
-      schema: { ...tag, summary: "Delete a place (refused while it holds estates)", params: placeParams },
+      schema: {
+        ...tag,
+        summary: "Delete a place (refused while it holds estates)",
+        params: placeParams,
+        response: deletedAnswers,
+      },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

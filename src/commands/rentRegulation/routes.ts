@@ -13,10 +13,14 @@ import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore
 import { tenantOf } from "../../platform/http/auth.ts";
 import { ifMatchRevision } from "../../platform/http/etag.ts";
 import { handleCommand, loadStream, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { requirePlace } from "../../queries/places.ts";
 import {
+  estateRegulationAnswer,
   estateRegulationBody,
   estateRegulationParams,
+  irlBody,
+  placeRegulationAnswer,
   placeRegulationBody,
   placeRegulationParams,
   readIrl,
@@ -76,7 +80,10 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
 
   app.put(
     "/api/rent-regulation/irl/:quarter",
-    { schema: { ...tag, params: irlParams, body: putIrlBody }, config: { access: "admin" } },
+    {
+      schema: { ...tag, params: irlParams, body: putIrlBody, response: updatedAnswers(irlBody) },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { quarter } = request.params as { quarter: string };
       const body = request.body as z.output<typeof putIrlBody>;
@@ -105,7 +112,12 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
   app.put(
     "/api/places/:place_id/rent-regulation",
     {
-      schema: { ...tag, params: placeRegulationParams, body: putRentRegulationBody },
+      schema: {
+        ...tag,
+        params: placeRegulationParams,
+        body: putRentRegulationBody,
+        response: updatedAnswers(placeRegulationAnswer),
+      },
       config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
@@ -136,7 +148,12 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
   app.put(
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
     {
-      schema: { ...tag, params: estateRegulationParams, body: putRentRegulationBody },
+      schema: {
+        ...tag,
+        params: estateRegulationParams,
+        body: putRentRegulationBody,
+        response: updatedAnswers(estateRegulationAnswer),
+      },
       config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
@@ -166,7 +183,10 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
-    { schema: { ...tag, params: estateRegulationParams }, config: { access: "PropertiesDelete" } },
+    {
+      schema: { ...tag, params: estateRegulationParams, response: deletedAnswers },
+      config: { access: "PropertiesDelete" },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { place_id: placeId, estate_id: estateId } = request.params as {

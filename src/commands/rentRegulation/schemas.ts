@@ -38,7 +38,7 @@ export const putIrlBody = z.strictObject({
   published_on: date.nullable().optional(),
 });
 
-const referenceRent = z.strictObject({
+export const referenceRent = z.strictObject({
   rooms: z.int({ error: "must be an integer from 1 to 4 (4 = four or more)" }).min(1).max(4),
   construction_period: z.enum(CONSTRUCTION_PERIODS, {
     error: `must be one of ${CONSTRUCTION_PERIODS.join(", ")}`,

@@ -6,8 +6,9 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { nestedEstateParams, readEstateInPlace } from "../../queries/estates.ts";
-import { readRoom, roomParams } from "../../queries/rooms.ts";
+import { readRoom, roomBody, roomParams } from "../../queries/rooms.ts";
 import { typeExists } from "../../queries/types.ts";
 import { roomDecider } from "./decider.ts";
 import { createRoomSchema, updateRoomSchema } from "./schemas.ts";
@@ -29,6 +30,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
         summary: "Add a room to an estate",
         params: nestedEstateParams,
         body: createRoomSchema,
+        response: createdAnswers(roomBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -61,6 +63,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
         summary: "Update a room: omitted fields keep their value, null removes it",
         params: roomParams,
         body: updateRoomSchema,
+        response: updatedAnswers(roomBody),
       },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
@@ -93,7 +96,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
   api.delete(
     "/api/places/:place_id/estates/:estate_id/rooms/:room_id",
     {
-      schema: { ...tag, summary: "Delete a room", params: roomParams },
+      schema: { ...tag, summary: "Delete a room", params: roomParams, response: deletedAnswers },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

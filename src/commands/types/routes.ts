@@ -3,8 +3,9 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { type TypeKind, typeStream } from "../../events/types.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers } from "../../platform/http/responses.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
-import { globalCodeExists, readType, typeSegments } from "../../queries/types.ts";
+import { globalCodeExists, readType, typeBody, typeSegments } from "../../queries/types.ts";
 import { typeDecider } from "./decider.ts";
 import { codeFromName, createTypeSchema } from "./schemas.ts";
 
@@ -17,7 +18,12 @@ export async function typeRoutes(app: FastifyInstance): Promise<void> {
     api.post(
       `/api/types/${segment}`,
       {
-        schema: { tags: ["Types"], summary: `Create a ${kind} type of the tenant`, body: createTypeSchema },
+        schema: {
+          tags: ["Types"],
+          summary: `Create a ${kind} type of the tenant`,
+          body: createTypeSchema,
+          response: createdAnswers(typeBody),
+        },
         config: { access: "PropertiesWrite" },
       },
       async (request, reply) => {

@@ -15,6 +15,7 @@ import {
 } from "../tenants/tenants.ts";
 import { PERMISSIONS } from "./auth.ts";
 import { offsetOf, pageQuery, sendPage } from "./pagination.ts";
+import { answers, errorResponses, noContent, timestamp } from "./responses.ts";
 
 /** Admin lists are short (tenants, a tenant's keys): page them in memory. */
 function sendSlice<T>(request: FastifyRequest, reply: FastifyReply, all: T[]) {
@@ -22,6 +23,40 @@ function sendSlice<T>(request: FastifyRequest, reply: FastifyReply, all: T[]) {
   const items = all.slice(offsetOf(q), offsetOf(q) + q.limit);
   return sendPage(request, reply, { items, total: all.length, page: q.page, limit: q.limit });
 }
+
+const tenantBody = z.strictObject({ id: z.guid(), name: z.string(), created_at: timestamp });
+const permissions = z.array(z.string()).describe("Permissions, e.g. LesseeRead, PropertiesWrite");
+const apiKeyBody = z.strictObject({
+  id: z.guid(),
+  tenant_id: z.guid(),
+  name: z.string(),
+  permissions,
+  key_prefix: z.string(),
+  created_at: timestamp,
+  revoked_at: timestamp.nullable(),
+});
+const createdKeyBody = z
+  .strictObject({ id: z.guid(), name: z.string(), permissions, key: z.string(), created_at: timestamp })
+  .describe("The key's secret is shown here once");
+const workerKeyBody = apiKeyBody.omit({ permissions: true });
+const createdWorkerKeyBody = createdKeyBody
+  .omit({ permissions: true })
+  .describe("The key's secret is shown here once");
+const projectionBody = z.strictObject({
+  name: z.string(),
+  version: z.number().int(),
+  checkpoint: z.string(),
+  events_applied: z.number().int(),
+  lag: z.number().nullable().describe("Events behind the head of the log"),
+  status: z.string(),
+  last_error: z.string().nullable(),
+  updated_at: z.date(),
+});
+const rebuildBody = z.strictObject({
+  projection: z.string(),
+  job_id: z.string(),
+  status: z.literal("queued"),
+});
 
 const idParam = z.object({ id: z.uuid() });
 const tenantParam = z.object({ tenant_id: z.uuid() });
@@ -34,7 +69,11 @@ export async function adminRoutes(app: FastifyInstance) {
   app.post(
     "/api/admin/tenants",
     {
-      schema: { tags, body: z.strictObject({ name: z.string().trim().min(1).max(255) }) },
+      schema: {
+        tags,
+        body: z.strictObject({ name: z.string().trim().min(1).max(255) }),
+        response: { 201: tenantBody, ...errorResponses },
+      },
       config: { access: "admin" },
     },
     async (request, reply) => {
@@ -47,14 +86,17 @@ export async function adminRoutes(app: FastifyInstance) {
   // Lists follow docs/architecture.md §4 like every other list: page/limit, X-Total-Count, Link.
   app.get(
     "/api/admin/tenants",
-    { schema: { tags, querystring: z.object(pageQuery) }, config: { access: "admin" } },
+    {
+      schema: { tags, querystring: z.object(pageQuery), response: answers(z.array(tenantBody)) },
+      config: { access: "admin" },
+    },
     async (request, reply) => sendSlice(request, reply, await listTenants(sql)),
   );
 
   // The Location of a created tenant.
   app.get(
     "/api/admin/tenants/:tenant_id",
-    { schema: { tags, params: tenantParam }, config: { access: "admin" } },
+    { schema: { tags, params: tenantParam, response: answers(tenantBody) }, config: { access: "admin" } },
     async (request) => {
       const { tenant_id } = request.params as { tenant_id: string };
       const tenant = await findTenant(sql, tenant_id);
@@ -73,6 +115,7 @@ export async function adminRoutes(app: FastifyInstance) {
           name: z.string().trim().min(1).max(255),
           permissions: z.array(z.enum(PERMISSIONS)).min(1),
         }),
+        response: { 201: createdKeyBody, ...errorResponses },
       },
       config: { access: "admin" },
     },
@@ -94,7 +137,15 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/admin/tenants/:tenant_id/api-keys",
-    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) }, config: { access: "admin" } },
+    {
+      schema: {
+        tags,
+        params: tenantParam,
+        querystring: z.object(pageQuery),
+        response: answers(z.array(apiKeyBody)),
+      },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { tenant_id } = request.params as { tenant_id: string };
       if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
@@ -104,7 +155,10 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/admin/api-keys/:id",
-    { schema: { tags, params: idParam }, config: { access: "admin" } },
+    {
+      schema: { tags, params: idParam, response: { 204: noContent, ...errorResponses } },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       if (!(await revokeApiKey(sql, id))) throw notFound("API key", id);
@@ -120,6 +174,7 @@ export async function adminRoutes(app: FastifyInstance) {
         tags,
         params: tenantParam,
         body: z.strictObject({ name: z.string().trim().min(1).max(255) }),
+        response: { 201: createdWorkerKeyBody, ...errorResponses },
       },
       config: { access: "admin" },
     },
@@ -135,7 +190,15 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/admin/tenants/:tenant_id/worker-keys",
-    { schema: { tags, params: tenantParam, querystring: z.object(pageQuery) }, config: { access: "admin" } },
+    {
+      schema: {
+        tags,
+        params: tenantParam,
+        querystring: z.object(pageQuery),
+        response: answers(z.array(workerKeyBody)),
+      },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { tenant_id } = request.params as { tenant_id: string };
       if (!(await findTenant(sql, tenant_id))) throw notFound("Tenant", tenant_id);
@@ -145,7 +208,10 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.delete(
     "/api/admin/worker-keys/:id",
-    { schema: { tags, params: idParam }, config: { access: "admin" } },
+    {
+      schema: { tags, params: idParam, response: { 204: noContent, ...errorResponses } },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       if (!(await revokeWorkerKey(sql, id))) throw notFound("Worker key", id);
@@ -153,7 +219,8 @@ export async function adminRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get("/api/admin/projections", { schema: { tags }, config: { access: "admin" } }, async () => {
+  const projectionsSchema = { tags, response: answers(z.array(projectionBody)) };
+  app.get("/api/admin/projections", { schema: projectionsSchema, config: { access: "admin" } }, async () => {
     const head = await app.platform.store.headPosition();
     const rows = await sql.query(
       `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
@@ -175,7 +242,14 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.post(
     "/api/admin/projections/:name/rebuild",
-    { schema: { tags, params: z.object({ name: z.string().min(1).max(100) }) }, config: { access: "admin" } },
+    {
+      schema: {
+        tags,
+        params: z.object({ name: z.string().min(1).max(100) }),
+        response: { 202: rebuildBody, ...errorResponses },
+      },
+      config: { access: "admin" },
+    },
     async (request, reply) => {
       const { name } = request.params as { name: string };
       const job = await app.platform.jobs.requestRebuild(name);

@@ -1,6 +1,7 @@
 import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import { serializerCompiler } from "fastify-type-provider-zod";
 import type { Platform } from "../platform.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { auth, hashKey, routeAccess } from "./auth.ts";
@@ -42,8 +43,9 @@ export async function buildApp(
   // route a string body (a 400) where docs/architecture.md §4 says a wrong content type is a 415.
   app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
-  // Responses are built by our own code: no per-response schema check on the hot path.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Answers leave through the route's zod response schema: what /api/openapi.json promises is
+  // what is sent (docs/decisions.md, "Responses in the contract").
+  app.setSerializerCompiler(serializerCompiler);
   app.addHook("onSend", async (request, reply, payload) => {
     reply.header("x-request-id", request.id);
     return payload;

@@ -7,6 +7,10 @@ import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts"
 /** Every failure leaves in the DESIGN.md §4 shape; nothing internal (stack, SQL) leaks. */
 export const errorHandler = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((raw, request, reply) => {
+    // The docs' file server (@fastify/static 10) refuses some paths (`//`) with a 403: a file it
+    // does not serve is not found, as the plain path is (docs/security.md, disguised paths).
+    if ((raw as FastifyError).statusCode === 403 && request.routeOptions.url?.startsWith("/api/docs/static"))
+      return reply.callNotFound();
     const error = toApiError(raw as FastifyError);
     if (error.code === "ValidationError" && (raw as { schemaPart?: string }).schemaPart === "body") {
       const custom = request.routeOptions.config?.invalidBodyMessage;

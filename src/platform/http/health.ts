@@ -1,13 +1,29 @@
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { answers } from "./responses.ts";
+
+const liveBody = z.strictObject({ status: z.literal("ok") });
+const readyBody = z
+  .strictObject({
+    status: z.enum(["ready", "not_ready"]),
+    checks: z.record(z.string(), z.strictObject({ ok: z.boolean(), detail: z.string().optional() })),
+  })
+  .describe("Database, event store and projections; 503 when one is not ok");
+const health = { tags: ["Health"] };
 
 /** Liveness, and readiness: database, event store and projection lag. */
 export async function healthRoutes(app: FastifyInstance) {
-  app.get("/api/health", { config: { access: "public" }, schema: { tags: ["Health"] } }, async () => ({
-    status: "ok",
-  }));
+  app.get(
+    "/api/health",
+    { config: { access: "public" }, schema: { ...health, response: answers(liveBody) } },
+    async () => ({ status: "ok" }),
+  );
   app.get(
     "/api/health/ready",
-    { config: { access: "public" }, schema: { tags: ["Health"] } },
+    {
+      config: { access: "public" },
+      schema: { ...health, response: { ...answers(readyBody), 503: readyBody } },
+    },
     async (_request, reply) => {
       const { sql, store } = app.platform;
       const checks: Record<string, { ok: boolean; detail?: string }> = {};

@@ -1,6 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { z } from "zod";
 import { metrics, platformRegistry } from "../collectMetrics.ts";
+import { answers } from "./responses.ts";
+
+/** The Prometheus text exposition format: declared as text, sent as prom-client writes it. */
+const metricsText = z.string().meta({
+  description: "Prometheus metrics, text exposition format 0.0.4",
+  content: { "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } } },
+});
 
 /**
  * Request durations for every route, and the Prometheus text at GET /api/admin/metrics for the
@@ -23,7 +31,11 @@ export const serveMetrics = fp(async (app: FastifyInstance) => {
   app.get(
     "/api/admin/metrics",
     {
-      schema: { tags: ["Admin"], summary: "Prometheus metrics (text exposition format)", hide: true },
+      schema: {
+        tags: ["Admin"],
+        summary: "Prometheus metrics (text exposition format)",
+        response: answers(metricsText),
+      },
       config: { access: "admin" },
     },
     async (_request, reply) => {
