@@ -139,12 +139,15 @@ async function listTenant(ctx: Context): Promise<ListTenant> {
   return seeded;
 }
 
-/** Same fields in the same order on both sides, or the comparison is not fair. */
+/** Same fields on both sides (in any order: the service writes them in its schema's order), or the comparison is not fair. */
 async function sameShape(ctx: Context, step: string, serviceUrl: string, baselineUrl: string, key: string) {
   const get = async (url: string) =>
     (await fetch(url, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as unknown;
   const [s, b] = await Promise.all([get(serviceUrl), get(baselineUrl)]);
-  const keysOf = (v: unknown) => Object.keys((Array.isArray(v) ? v[0] : v) ?? {}).join(",");
+  const keysOf = (v: unknown) =>
+    Object.keys((Array.isArray(v) ? v[0] : v) ?? {})
+      .sort()
+      .join(",");
   if (keysOf(s) !== keysOf(b)) {
     ctx.figures.push({
       step,

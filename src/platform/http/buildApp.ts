@@ -1,7 +1,6 @@
 import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
-import { serializerCompiler } from "fastify-type-provider-zod";
 import type { Platform } from "../platform.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { auth, hashKey, routeAccess } from "./auth.ts";
@@ -10,6 +9,7 @@ import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
 import { openapi } from "./openapi.ts";
 import { safeText } from "./safeText.ts";
+import { serializerCompiler } from "./serializeResponse.ts";
 import { serveMetrics } from "./serveMetrics.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
 
