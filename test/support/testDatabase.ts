@@ -20,7 +20,11 @@ export async function createTestDatabase(
   if (!base)
     throw new Error("TEST_DATABASE_URL is not set (run the tests through vitest: its global setup sets it)");
   // Named after the base database, so a gate run cleans up only what its own tests left (.ci/run).
-  const prefix = new URL(base).pathname.slice(1).replace(/[^A-Za-z0-9_]/g, "").slice(0, 40).toLowerCase();
+  const prefix = new URL(base).pathname
+    .slice(1)
+    .replace(/[^A-Za-z0-9_]/g, "")
+    .slice(0, 40)
+    .toLowerCase();
   const name = `${prefix || "pms"}_t_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();

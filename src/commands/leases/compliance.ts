@@ -333,7 +333,7 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
   if (!previous) {
     return check(rule, "NOT_APPLICABLE", "First letting of the estate (décret 2017-1198 art. 2)", RELETTING);
   }
-  if (previous.ended_on && monthsBetween(previous.ended_on, lease.start_date) > 18) {
+  if (previous.ended_on && lease.start_date > addMonths(previous.ended_on, 18)) {
     return check(
       rule,
       "NOT_APPLICABLE",
@@ -366,11 +366,13 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
   );
 }
 
-/** Whole months from a to b (YYYY-MM-DD), counting a month only once its day is reached. */
-function monthsBetween(a: string, b: string): number {
-  const [ya, ma, da] = a.split("-").map(Number);
-  const [yb, mb, db] = b.split("-").map(Number);
-  return (yb - ya) * 12 + (mb - ma) - (db < da ? 1 : 0);
+/** The day `months` after a YYYY-MM-DD day (the last day of a shorter month). */
+function addMonths(date: string, months: number): string {
+  const [y, m, d] = date.split("-").map(Number);
+  const total = y * 12 + (m - 1) + months;
+  const last = new Date(Date.UTC(Math.floor(total / 12), (total % 12) + 1, 0)).getUTCDate();
+  const mm = String((total % 12) + 1).padStart(2, "0");
+  return `${Math.floor(total / 12)}-${mm}-${String(Math.min(d, last)).padStart(2, "0")}`;
 }
 
 const DPE_ANNEX = `${LOI_89}, art. 3-3; code de la construction et de l'habitation, art. L. 126-26`;
