@@ -1,6 +1,7 @@
 import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import type { ReferenceRent } from "../../events/rentRegulation.ts";
 import { ApiError, type ErrorDetail } from "../../platform/errors.ts";
+import { constructionPeriodOf, referenceRentFor } from "../../queries/rentRegulation.ts";
 import { cents, checkDepositCap, checkDpeFreeze, checkIndexCap, euros } from "./rules.ts";
 
 /**
@@ -236,9 +237,6 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
   });
 }
 
-const periodOf = (year: number) =>
-  year < 1946 ? "BEFORE_1946" : year <= 1970 ? "1946_1970" : year <= 1990 ? "1971_1990" : "AFTER_1990";
-
 /** Rent control (loi ELAN n° 2018-1021 art. 140): rent per m² at most the increased reference rent. */
 export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   const article = "Loi n° 2018-1021 du 23 novembre 2018 (ELAN), art. 140";
@@ -272,16 +270,11 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
     );
   }
   const dwelling = {
-    rooms: Math.min(Math.max(Math.trunc(estate.rooms as number), 1), 4),
-    construction_period: periodOf(estate.construction_year as number),
+    rooms: estate.rooms as number,
+    construction_period: constructionPeriodOf(estate.construction_year as number),
     furnished: FURNISHED.includes(lease.lease_type),
   };
-  const line = regulation.reference_rents.find(
-    (r) =>
-      r.rooms === dwelling.rooms &&
-      r.construction_period === dwelling.construction_period &&
-      r.furnished === dwelling.furnished,
-  );
+  const line = referenceRentFor(regulation, dwelling);
   if (!line) {
     return check(rule, "UNKNOWN", "The order has no reference rent for this dwelling", article, { dwelling });
   }
