@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
@@ -74,7 +75,7 @@ export const areas: Area[] = [
   },
   {
     name: "leases",
-    routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes],
+    routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
     jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
   },

@@ -234,6 +234,22 @@ export type LeaseEvent =
         reason: RentChangeReason;
         index: RentIndex | null;
       };
+    }
+  /** A compliance evaluation recorded (docs/compliance.md); checks as src/commands/leases/compliance.ts makes them. */
+  | {
+      type: "LeaseComplianceChecked";
+      data: {
+        lease_id: string;
+        status: "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
+        checked_at: string;
+        checks: {
+          rule: string;
+          status: string;
+          message: string;
+          legal_reference: string;
+          details: Record<string, unknown>;
+        }[];
+      };
     };
 
 /** The status each status event leads to. */
@@ -266,6 +282,7 @@ export const leaseEventTypes = [
   "LeaseDocumentAdded",
   "LeaseDocumentUpdated",
   "LeaseDocumentDeleted",
+  "LeaseComplianceChecked",
 ] as readonly LeaseEvent["type"][];
 
 /**

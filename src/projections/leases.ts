@@ -195,6 +195,8 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEve
         charges_amount: event.data.charges_amount,
         ...stamp,
       };
+    case "LeaseComplianceChecked":
+      return { ...row, rent_regulation_compliance_status: event.data.status, ...stamp };
     default:
       // Tenant changes move the lease's revision (its ETag) and updated_at.
       return { ...row, ...stamp };

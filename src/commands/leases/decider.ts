@@ -600,6 +600,8 @@ function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
       };
     case "LeaseAmended":
       return { ...state, terms: { ...state.terms, ...event.data.changes } };
+    case "LeaseComplianceChecked": // a record of a check (compliance.ts); changes no term
+      return state;
     case "LeaseDocumentAdded": {
       const { document_id, document_type, description } = event.data;
       return { ...state, documents: { ...state.documents, [document_id]: { document_type, description } } };

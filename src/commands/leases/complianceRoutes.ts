@@ -1,0 +1,194 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
+import type { Decider } from "../../platform/decider.ts";
+import { notFound } from "../../platform/errors.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { uuid } from "../../platform/http/schemas.ts";
+import {
+  parisToday,
+  readDpeSummaryOn,
+  readLeaseComplianceFacts,
+  readLeaseTerms,
+} from "../../queries/leaseCompliance.ts";
+import { irlRentRevision } from "../../queries/rentRegulation.ts";
+import { type ComplianceResult, evaluateCompliance } from "./compliance.ts";
+import { checkDpeFreeze } from "./rules.ts";
+
+/** Compliance and IRL revision routes of a lease (docs/compliance.md). */
+
+const tags = ["Leases"];
+const params = z.strictObject({ lease_id: uuid() });
+
+const checkStatus = z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]);
+const complianceStatus = z.enum(["COMPLIANT", "NON_COMPLIANT", "UNKNOWN"]);
+
+/** 200 of GET /api/leases/{id}/compliance and POST /api/leases/{id}/compliance/update. */
+export const complianceBody = z.object({
+  lease_id: z.string(),
+  status: complianceStatus,
+  checked_at: z.string(),
+  checks: z.array(
+    z.object({
+      rule: z.string(),
+      status: checkStatus,
+      message: z.string(),
+      legal_reference: z.string(),
+      details: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+
+const irlPoint = z.object({ quarter: z.string(), value: z.number() });
+
+/** 200 of GET /api/leases/{id}/rent-revision. */
+export const rentRevisionBody = z.object({
+  lease_id: z.string(),
+  quarter: z.string(),
+  status: z.enum(["OK", "UNKNOWN"]),
+  reason: z.string().nullable(),
+  current_rent: z.number(),
+  /** The highest rent the revision allows: the IRL cap, or the current rent under the F/G freeze. */
+  new_rent: z.number().nullable(),
+  frozen: z.boolean(),
+  frozen_reason: z.string().nullable(),
+  calculation: z
+    .object({
+      rent: z.number(),
+      reference: irlPoint,
+      new: irlPoint,
+      capped_rent: z.number(),
+      increase: z.number(),
+      formula: z.string(),
+      legal_reference: z.string(),
+      note: z.string().nullable(),
+    })
+    .nullable(),
+});
+
+const QUARTER = /^\d{4}-Q[1-4]$/;
+const revisionQuery = z.strictObject({
+  quarter: z
+    .string({ error: "must be a quarter YYYY-Qn, e.g. 2025-Q2" })
+    .regex(QUARTER, { error: "must be a quarter YYYY-Qn, e.g. 2025-Q2" }),
+});
+
+interface RecordCompliance {
+  type: "RecordCompliance";
+  result: ComplianceResult;
+}
+
+/** The lease stream seen only for existence: the lease decider owns every other rule. */
+export const complianceDecider: Decider<{ exists: boolean }, RecordCompliance, LeaseEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case "LeaseCreated":
+        return { exists: true };
+      case "LeaseDeleted":
+        return { exists: false };
+      default:
+        return state;
+    }
+  },
+  decide: (command, state) => {
+    if (!state.exists) throw notFound("Lease", command.result.lease_id);
+    return [{ type: "LeaseComplianceChecked", data: command.result }];
+  },
+};
+
+async function evaluate(app: FastifyInstance, request: FastifyRequest, leaseId: string) {
+  const facts = await readLeaseComplianceFacts(app.platform.sql, tenantOf(request), leaseId, parisToday());
+  if (!facts) throw notFound("Lease", leaseId);
+  return evaluateCompliance(facts, new Date().toISOString());
+}
+
+export async function leaseComplianceRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
+
+  app.get(
+    "/api/leases/:lease_id/compliance",
+    { schema: { tags, params }, config: { access: "LeasesRead" } },
+    async (request) => {
+      const { lease_id: id } = request.params as z.output<typeof params>;
+      return evaluate(app, request, id);
+    },
+  );
+
+  app.post(
+    "/api/leases/:lease_id/compliance/update",
+    { schema: { tags, params }, config: { access: "LeasesWrite" } },
+    async (request, reply) => {
+      const { lease_id: id } = request.params as z.output<typeof params>;
+      const result = await evaluate(app, request, id);
+      const done = await handleCommand(
+        request,
+        leaseStream(id),
+        complianceDecider,
+        { type: "RecordCompliance", result },
+        { notFound: () => notFound("Lease", id) },
+      );
+      return replyWithResource(request, reply, 200, {
+        id,
+        position: done.position,
+        read: async () => {
+          const lease = await readLeaseTerms(sql, tenantOf(request), id);
+          return lease ? { body: { ...result }, revision: lease.revision } : null;
+        },
+      });
+    },
+  );
+
+  app.get(
+    "/api/leases/:lease_id/rent-revision",
+    { schema: { tags, params, querystring: revisionQuery }, config: { access: "LeasesRead" } },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { lease_id: id } = request.params as z.output<typeof params>;
+      const { quarter } = request.query as z.output<typeof revisionQuery>;
+      const lease = await readLeaseTerms(sql, tenantId, id);
+      if (!lease) throw notFound("Lease", id);
+      const base = { lease_id: id, quarter, current_rent: lease.rent_amount };
+      const unknown = (reason: string) => ({
+        ...base,
+        status: "UNKNOWN" as const,
+        reason,
+        new_rent: null,
+        frozen: false,
+        frozen_reason: null,
+        calculation: null,
+      });
+      if (lease.revision_index_type !== null && lease.revision_index_type !== "IRL") {
+        return unknown(`The lease is revised on ${lease.revision_index_type}, not the IRL`);
+      }
+      if (!lease.revision_reference_quarter) return unknown("The lease names no IRL reference quarter");
+      const found = await irlRentRevision(sql, lease.revision_reference_quarter, quarter, lease.rent_amount);
+      if (found.status === "unknown") return unknown(found.reason);
+      // The F/G freeze (loi n° 89-462 art. 17-1) by the same rule that refuses the rent change.
+      const today = parisToday();
+      const dpe = await readDpeSummaryOn(sql, tenantId, lease.estate_id, today);
+      let frozenReason: string | null = null;
+      try {
+        checkDpeFreeze({
+          current_rent: lease.rent_amount,
+          new_rent: found.revision.capped_rent,
+          effective_date: today,
+          dpe,
+        });
+      } catch (error) {
+        frozenReason = error instanceof Error ? error.message : String(error);
+      }
+      return {
+        ...base,
+        status: "OK" as const,
+        reason: null,
+        new_rent: frozenReason ? lease.rent_amount : found.revision.capped_rent,
+        frozen: frozenReason !== null,
+        frozen_reason: frozenReason,
+        calculation: found.revision,
+      };
+    },
+  );
+}

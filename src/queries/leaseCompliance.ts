@@ -1,0 +1,150 @@
+import type { LeaseType, RentIndex } from "../events/leases.ts";
+import type { Sql } from "../platform/db.ts";
+import { readDpeOn } from "./energyDiagnoses.ts";
+import { readEstateRentRegulation } from "./rentRegulation.ts";
+
+/**
+ * The facts a lease's compliance checks compare (docs/compliance.md), read from read models only:
+ * the lease and its rent history, its estate, the DPE on the days that matter, the rent regulation
+ * of the estate or its place, and the estate's previous lease. null when the tenant has no such lease.
+ */
+
+type Row = Record<string, unknown>;
+const day = (v: unknown): string | null =>
+  v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
+const num = (v: unknown): number | null => (v == null ? null : Number(v));
+
+/** Today in Europe/Paris, YYYY-MM-DD (French legal dates). */
+export const parisToday = (now = new Date()) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(now);
+
+export interface DpeSummary {
+  energy_label: string;
+  diagnosis_date: string;
+  valid_until: string;
+}
+
+const dpeSummary = (d: { energy_label: string; diagnosis_date: unknown; valid_until: unknown } | null) =>
+  d
+    ? {
+        energy_label: d.energy_label,
+        diagnosis_date: day(d.diagnosis_date) as string,
+        valid_until: day(d.valid_until) as string,
+      }
+    : null;
+
+/** The DPE valid on a day (the estate's own, else its place's), as the checks need it. */
+export async function readDpeSummaryOn(sql: Sql, tenantId: string, estateId: string, date: string) {
+  return dpeSummary(await readDpeOn(sql, tenantId, estateId, date));
+}
+
+/** The newest DPE of the estate (else its place) made on or before `date`, valid or not. */
+async function readLatestDpeBefore(sql: Sql, tenantId: string, estateId: string, date: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ energy_label: string; diagnosis_date: unknown; valid_until: unknown }>(
+      `SELECT d.energy_label, d.diagnosis_date, d.valid_until
+       FROM estates e JOIN estate_dpe_diagnoses d
+         ON d.tenant_id = e.tenant_id AND (d.estate_id = e.id OR d.place_id = e.place_id)
+       WHERE e.tenant_id = $1 AND e.id = $2 AND d.diagnosis_date <= $3::date
+       ORDER BY (d.estate_id IS NULL), d.diagnosis_date DESC, d.recorded_at DESC LIMIT 1`,
+      [tenantId, estateId, date],
+    ),
+  );
+  return dpeSummary(row ?? null);
+}
+
+/** The lease's terms the checks and the revision read; null when unknown to the tenant. */
+export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT id, estate_id, lease_type, status, start_date, rent_amount, deposit_amount,
+         revision_index_type, revision_reference_quarter, revision_reference_value, revision
+       FROM leases WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, leaseId],
+    ),
+  );
+  if (!row) return null;
+  return {
+    id: String(row.id),
+    estate_id: String(row.estate_id),
+    lease_type: row.lease_type as LeaseType,
+    status: String(row.status),
+    start_date: day(row.start_date) as string,
+    rent_amount: Number(row.rent_amount),
+    deposit_amount: num(row.deposit_amount),
+    revision_index_type: (row.revision_index_type as string | null) ?? null,
+    revision_reference_quarter: (row.revision_reference_quarter as string | null) ?? null,
+    revision_reference_value: num(row.revision_reference_value),
+    revision: Number(row.revision),
+  };
+}
+
+export async function readLeaseComplianceFacts(sql: Sql, tenantId: string, leaseId: string, on: string) {
+  const lease = await readLeaseTerms(sql, tenantId, leaseId);
+  if (!lease) return null;
+  const { estate_id: estateId, start_date: start } = lease;
+  const [estate] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      "SELECT area, number_of_room, construction_date FROM estates WHERE tenant_id = $1 AND id = $2",
+      [tenantId, estateId],
+    ),
+  );
+  const [previous] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT id, rent_amount, terminated_at FROM leases
+       WHERE tenant_id = $1 AND estate_id = $2 AND id <> $3 AND start_date < $4::date
+         AND status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
+       ORDER BY start_date DESC, created_at DESC LIMIT 1`,
+      [tenantId, estateId, leaseId, start],
+    ),
+  );
+  const changes = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT effective_date, rent_amount, previous_rent_amount, reason, index FROM lease_rent_history
+       WHERE tenant_id = $1 AND lease_id = $2 ORDER BY revision`,
+      [tenantId, leaseId],
+    ),
+  );
+  const regulation = await readEstateRentRegulation(sql, tenantId, estateId);
+  const construction = day(estate?.construction_date);
+  return {
+    lease,
+    on,
+    estate: {
+      area: num(estate?.area),
+      rooms: num(estate?.number_of_room),
+      construction_year: construction ? Number(construction.slice(0, 4)) : null,
+    },
+    dpe_at_start: await readDpeSummaryOn(sql, tenantId, estateId, start),
+    latest_dpe_before_start: await readLatestDpeBefore(sql, tenantId, estateId, start),
+    dpe_on: await readDpeSummaryOn(sql, tenantId, estateId, on),
+    regulation:
+      regulation && regulation.source !== "none"
+        ? {
+            high_demand_zone: regulation.high_demand_zone,
+            reference_rents: regulation.reference_rents,
+            effective_from: day(regulation.effective_from),
+          }
+        : null,
+    previous_lease: previous
+      ? {
+          id: String(previous.id),
+          rent_amount: Number(previous.rent_amount),
+          ended_on: day(previous.terminated_at),
+        }
+      : null,
+    rent_changes: await Promise.all(
+      changes.map(async (c) => {
+        const effective = day(c.effective_date) as string;
+        return {
+          effective_date: effective,
+          rent_amount: Number(c.rent_amount),
+          previous_rent_amount: Number(c.previous_rent_amount),
+          reason: String(c.reason),
+          index: (c.index as RentIndex | null) ?? null,
+          dpe: await readDpeSummaryOn(sql, tenantId, estateId, effective),
+        };
+      }),
+    ),
+  };
+}
