@@ -6,6 +6,7 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { answers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
 import {
   parisToday,
@@ -110,7 +111,7 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/leases/:lease_id/compliance",
-    { schema: { tags, params }, config: { access: "LeasesRead" } },
+    { schema: { tags, params, response: answers(complianceBody) }, config: { access: "LeasesRead" } },
     async (request) => {
       const { lease_id: id } = request.params as z.output<typeof params>;
       return evaluate(app, request, id);
@@ -119,7 +120,7 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
 
   app.post(
     "/api/leases/:lease_id/compliance/update",
-    { schema: { tags, params }, config: { access: "LeasesWrite" } },
+    { schema: { tags, params, response: updatedAnswers(complianceBody) }, config: { access: "LeasesWrite" } },
     async (request, reply) => {
       const { lease_id: id } = request.params as z.output<typeof params>;
       const result = await evaluate(app, request, id);
@@ -143,7 +144,10 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/leases/:lease_id/rent-revision",
-    { schema: { tags, params, querystring: revisionQuery }, config: { access: "LeasesRead" } },
+    {
+      schema: { tags, params, querystring: revisionQuery, response: answers(rentRevisionBody) },
+      config: { access: "LeasesRead" },
+    },
     async (request) => {
       const tenantId = tenantOf(request);
       const { lease_id: id } = request.params as z.output<typeof params>;
