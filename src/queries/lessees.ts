@@ -14,7 +14,7 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
-import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { contactFilter, pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -88,24 +88,7 @@ async function listLessees(
   query: ListQuery,
   category: LesseeCategory | undefined,
 ) {
-  const where = ["tenant_id = $1"];
-  const params: unknown[] = [tenantId];
-  if (category) {
-    params.push(category);
-    where.push(`category = $${params.length}`);
-  }
-  if (query.email) {
-    params.push(query.email.toLowerCase());
-    where.push(`lower(email) = $${params.length}`);
-  }
-  if (query.q) {
-    // strpos, not LIKE: the client's text is matched literally (no % or _ wildcards).
-    params.push(query.q.toLowerCase());
-    const p = `$${params.length}`;
-    where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
-      OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
-  }
-  const filter = where.join(" AND ");
+  const { where: filter, params } = contactFilter(tenantId, { ...query, category });
   const { rows, total } = await readPage<Row>(sql, tenantId, {
     table: "lessees",
     select: SELECT,

@@ -7,7 +7,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { contactFilter, pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
 import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -68,24 +68,7 @@ export async function ownerQueries(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const query = request.query;
-      const where = ["tenant_id = $1"];
-      const params: unknown[] = [tenantId];
-      if (query.category) {
-        params.push(query.category);
-        where.push(`category = $${params.length}`);
-      }
-      if (query.email) {
-        params.push(query.email.toLowerCase());
-        where.push(`lower(email) = $${params.length}`);
-      }
-      if (query.q) {
-        // strpos, not LIKE: the client's text is matched literally.
-        params.push(query.q.toLowerCase());
-        const p = `$${params.length}`;
-        where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
-        OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
-      }
-      const filter = where.join(" AND ");
+      const { where: filter, params } = contactFilter(tenantId, query);
       const { rows, total } = await readPage<Row>(sql, tenantId, {
         table: "owners",
         select: SELECT,
