@@ -167,6 +167,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL event store defects", 
       const subscription = subscribeToAll(read, store.onAppended, { after: START }, () => {});
       for (let i = 0; i < 100 && !failed; i++) await Promise.resolve();
       expect(failed).toBe(true);
+      // Let the loop reach its pause after the failure.
+      for (let i = 0; i < 100; i++) await Promise.resolve();
       let stopped = false;
       void subscription.stop().then(() => {
         stopped = true;
