@@ -11,5 +11,29 @@ import { z } from "zod";
 export function serializerCompiler({ schema }: { schema: unknown }): (data: unknown) => string {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
   const jsonSchema = z.toJSONSchema(schema, { io: "output", target: "draft-7", unrepresentable: "any" });
-  return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+  return fastJson(nullableAsTypeList(jsonSchema) as Parameters<typeof fastJson>[0]);
+}
+
+const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
+
+/**
+ * zod writes `.nullable()` as `anyOf: [T, {type: "null"}]`, which fast-json-stringify resolves
+ * per value with a validator; `type: [T, "null"]` says the same and is written directly.
+ * Our own schemas only (finite, acyclic), so the walk is bounded by their size.
+ */
+function nullableAsTypeList(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableAsTypeList);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = nullableAsTypeList(value);
+  const anyOf = out.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2) {
+    const [a, b] = anyOf as Record<string, unknown>[];
+    const [value, nul] = b?.type === "null" ? [a, b] : [b, a];
+    if (nul?.type === "null" && Object.keys(nul).length === 1 && PRIMITIVES.has(value?.type as string)) {
+      const { anyOf: _, ...rest } = out;
+      return { ...rest, ...value, type: [value.type, "null"] };
+    }
+  }
+  return out;
 }
