@@ -26,8 +26,6 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Message of a 400 when the body fails its schema (details still list each field). */
     invalidBodyMessage?: string | ((details: { field: string; message: string }[]) => string);
-    /** Routes outside tenant auth (health, docs, admin with its own key). */
-    public?: boolean;
     /**
      * What the route needs, read by the auth hook from the matched route only (docs/security.md):
      * "public" (no key), "admin" (PMS_ADMIN_API_KEY), "worker" (a worker key in X-API-Key),
