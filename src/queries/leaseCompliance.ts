@@ -1,7 +1,7 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
-import { readEstateRentRegulation } from "./rentRegulation.ts";
+import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 
 /**
  * The facts a lease's compliance checks compare (docs/compliance.md), read from read models only:
@@ -79,7 +79,36 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
   };
 }
 
-export async function readLeaseComplianceFacts(sql: Sql, tenantId: string, leaseId: string, on: string) {
+/** What the caller states for the re-letting exceptions (décret 2017-1198 art. 4); null: nothing. */
+export type RelettingClaims = { works_amount: number | null; neighbourhood_rent: number | null } | null;
+
+/** The previous lease's IRL reference and last index revision, for the re-letting uplift. */
+async function readPreviousRevision(sql: Sql, tenantId: string, previous: Row) {
+  const [last] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT effective_date, index FROM lease_rent_history
+       WHERE tenant_id = $1 AND lease_id = $2 AND reason = 'INDEX_REVISION'
+       ORDER BY effective_date DESC, revision DESC LIMIT 1`,
+      [tenantId, previous.id],
+    ),
+  );
+  const index = (last?.index as RentIndex | null) ?? null;
+  const onIrl = previous.revision_index_type == null || previous.revision_index_type === "IRL";
+  const quarter =
+    index?.type === "IRL" ? index.new_quarter : onIrl ? previous.revision_reference_quarter : null;
+  return {
+    irl_reference_quarter: (quarter as string | null) ?? null,
+    last_index_revision_on: day(last?.effective_date),
+  };
+}
+
+export async function readLeaseComplianceFacts(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  on: string,
+  claims: RelettingClaims = null,
+) {
   const lease = await readLeaseTerms(sql, tenantId, leaseId);
   if (!lease) return null;
   const { estate_id: estateId, start_date: start } = lease;
@@ -91,7 +120,8 @@ export async function readLeaseComplianceFacts(sql: Sql, tenantId: string, lease
   );
   const [previous] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      `SELECT id, rent_amount, terminated_at FROM leases
+      `SELECT id, rent_amount, revision_index_type, revision_reference_quarter,
+         coalesce(terminated_at, CASE WHEN status = 'EXPIRED' THEN end_date END) AS ended_on FROM leases
        WHERE tenant_id = $1 AND estate_id = $2 AND id <> $3 AND start_date < $4::date
          AND status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
        ORDER BY start_date DESC, created_at DESC LIMIT 1`,
@@ -130,9 +160,12 @@ export async function readLeaseComplianceFacts(sql: Sql, tenantId: string, lease
       ? {
           id: String(previous.id),
           rent_amount: Number(previous.rent_amount),
-          ended_on: day(previous.terminated_at),
+          ended_on: day(previous.ended_on),
+          ...(await readPreviousRevision(sql, tenantId, previous)),
         }
       : null,
+    irl: await readAllIrl(sql),
+    reletting_claims: claims,
     rent_changes: await Promise.all(
       changes.map(async (c) => {
         const effective = day(c.effective_date) as string;

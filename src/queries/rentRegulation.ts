@@ -60,6 +60,30 @@ export async function listIrl(sql: Sql, paging: { page: number; limit: number })
   return { items: rows.map(toIrl), total };
 }
 
+/** Every IRL value known, in quarter order (a few dozen rows of platform data). */
+export async function readAllIrl(sql: Sql): Promise<IrlValue[]> {
+  return (await sql.query(`SELECT * FROM (${IRL_SELECT}) irl ORDER BY quarter`)).map(toIrl);
+}
+
+/**
+ * The day an IRL value counts as published: its recorded `published_on`, else INSEE's usual
+ * calendar, the 15th of the month after the quarter (Q4 in January of the next year). Shipped values
+ * carry no date (docs/decisions.md).
+ */
+export function irlPublishedOn(v: Pick<IrlValue, "quarter" | "published_on">): string {
+  if (v.published_on) return String(v.published_on).slice(0, 10);
+  const year = Number(v.quarter.slice(0, 4));
+  const q = Number(v.quarter.slice(6));
+  return q === 4 ? `${year + 1}-01-15` : `${year}-${String(q * 3 + 1).padStart(2, "0")}-15`;
+}
+
+/** The latest IRL published on or before a day (the index a new lease signed that day refers to). */
+export function latestIrlOn(values: readonly IrlValue[], date: string): IrlPoint | null {
+  const known = values.filter((v) => irlPublishedOn(v) <= date);
+  const last = known.reduce<IrlValue | null>((a, v) => (a === null || v.quarter > a.quarter ? v : a), null);
+  return last ? { quarter: last.quarter, value: last.value } : null;
+}
+
 /** Quarters published for 2022-Q3..2024-Q1 carry the 3.5 % cap of loi n° 2022-1158, art. 12. */
 const CAPPED_FROM = "2022-Q3";
 const CAPPED_TO = "2024-Q1";

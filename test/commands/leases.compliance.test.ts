@@ -19,6 +19,42 @@ const dpe = (energy_label: string, valid_until = "2034-01-01", diagnosis_date = 
   valid_until,
 });
 
+/** The IRL as shipped (migration 060), no publication dates: INSEE's calendar applies. */
+const IRL = Object.entries({
+  "2022-Q1": 133.93,
+  "2022-Q2": 135.84,
+  "2022-Q3": 136.27,
+  "2022-Q4": 137.26,
+  "2023-Q1": 138.61,
+  "2023-Q2": 140.59,
+  "2023-Q3": 141.03,
+  "2023-Q4": 142.06,
+  "2024-Q1": 143.46,
+  "2024-Q2": 145.17,
+  "2024-Q3": 144.51,
+  "2024-Q4": 144.64,
+  "2025-Q1": 145.47,
+  "2025-Q2": 146.68,
+  "2025-Q3": 145.77,
+}).map(([quarter, value]) => ({
+  quarter,
+  value,
+  published_on: null,
+  source: "shipped" as const,
+  note: null,
+}));
+
+const previous = (
+  over: Partial<NonNullable<ComplianceFacts["previous_lease"]>> = {},
+): NonNullable<ComplianceFacts["previous_lease"]> => ({
+  id: "l0",
+  rent_amount: 800,
+  ended_on: "2024-12-31",
+  irl_reference_quarter: null,
+  last_index_revision_on: null,
+  ...over,
+});
+
 /** Given a lease with these facts (defaults: a compliant unfurnished lease of 800 €). */
 const given = (
   over: Partial<ComplianceFacts> = {},
@@ -51,8 +87,10 @@ const given = (
     ],
     effective_from: null,
   },
-  previous_lease: { id: "l0", rent_amount: 800, ended_on: "2024-12-31" },
+  previous_lease: previous(),
   rent_changes: [],
+  irl: IRL,
+  reletting_claims: null,
   ...over,
 });
 
@@ -156,9 +194,80 @@ describe("rent control (loi ELAN art. 140)", () => {
 });
 
 describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
-  it("passes at the previous rent and fails one cent above", () => {
-    expect(relettingCapCheck(given({}, { rent_amount: 800 })).status).toBe("PASS");
-    expect(relettingCapCheck(given({}, { rent_amount: 800.01 })).status).toBe("FAIL");
+  const relet = (
+    rent_amount: number,
+    prev: Partial<NonNullable<ComplianceFacts["previous_lease"]>> = {},
+    over: Partial<ComplianceFacts> = {},
+    start_date = "2025-01-01",
+  ) =>
+    relettingCapCheck(
+      given(
+        { previous_lease: previous({ irl_reference_quarter: "2024-Q1", ...prev }), ...over },
+        {
+          rent_amount,
+          start_date,
+        },
+      ),
+    );
+  const none = { works_amount: 0, neighbourhood_rent: null };
+
+  it("passes at the previous tenant's last rent whatever else is known", () => {
+    expect(relet(800, { irl_reference_quarter: null }, { dpe_at_start: null }).status).toBe("PASS");
+  });
+  it("allows the IRL uplift to the cent: the latest index published on the start day over the previous reference", () => {
+    // Published by 2025-01-01: 2024-Q3 (144.51; 2024-Q4 comes on 2025-01-15). 800 × 144.51 / 143.46 = 805.855… → 805.85
+    const at = relet(805.85);
+    expect(at).toMatchObject({
+      status: "PASS",
+      details: { max_rent: "805.85", irl_uplift: { new: { quarter: "2024-Q3" } } },
+    });
+    const above = relet(805.86, {}, { reletting_claims: none });
+    expect(above).toMatchObject({ status: "FAIL", details: { max_rent: "805.85" } });
+    // On 2025-01-15 the 2024-Q4 value (144.64) is out: 800 × 144.64 / 143.46 = 806.58
+    expect(relet(806.58, { ended_on: "2025-01-14" }, {}, "2025-01-15").status).toBe("PASS");
+    expect(relet(806.59, { ended_on: "2025-01-14" }, { reletting_claims: none }, "2025-01-15").status).toBe(
+      "FAIL",
+    );
+  });
+  it("gives no uplift when the previous lease was revised in the 12 months before the start", () => {
+    expect(relet(800.01, { last_index_revision_on: "2024-01-01" }, { reletting_claims: none }).status).toBe(
+      "FAIL",
+    );
+    expect(relet(805.85, { last_index_revision_on: "2023-12-31" }).status).toBe("PASS");
+  });
+  it("above the art. 3 cap with nothing stated is UNKNOWN, naming the facts that would decide", () => {
+    const unknown = relet(805.86);
+    expect(unknown.status).toBe("UNKNOWN");
+    expect(unknown.message).toMatch(/works_amount.*neighbourhood_rent/);
+    expect(relet(800.01, { irl_reference_quarter: null }).message).toContain("no IRL reference quarter");
+  });
+  it("works of at least half the last year's rent allow 15 % of their cost a year, to the cent", () => {
+    // Threshold 6 × 800 = 4800.00; 4800 × 15 % / 12 = 60.00 a month on top of 805.85
+    const works = (works_amount: number, rent: number) =>
+      relet(rent, {}, { reletting_claims: { works_amount, neighbourhood_rent: null } }).status;
+    expect(works(4800, 865.85)).toBe("PASS");
+    expect(works(4800, 865.86)).toBe("FAIL");
+    expect(works(4799.99, 805.86)).toBe("FAIL");
+  });
+  it("a manifestly under-valued rent may rise by half the gap to the neighbourhood's rent", () => {
+    // (1000.00 - 805.85) / 2 = 97.075 → 97.07: cap 902.92
+    const claims = { works_amount: null, neighbourhood_rent: 1000 };
+    expect(relet(902.92, {}, { reletting_claims: claims }).status).toBe("PASS");
+    const above = relet(902.93, {}, { reletting_claims: claims });
+    expect(above).toMatchObject({ status: "FAIL", details: { max_rent: "902.92" } });
+  });
+  it("housing classed F or G gets neither the uplift nor an exception from 2022-08-24", () => {
+    const g = { dpe_at_start: dpe("G") };
+    const claims = { works_amount: 20000, neighbourhood_rent: 2000 };
+    expect(relet(800.01, {}, { ...g, reletting_claims: claims })).toMatchObject({
+      status: "FAIL",
+      details: { max_rent: "800.00", energy_label: "G" },
+    });
+    // The day before: 800 × 135.84 (2022-Q2, out 2022-07-15) / 133.93 (2022-Q1) = 811.40
+    const before = { irl_reference_quarter: "2022-Q1", ended_on: "2022-06-30" };
+    expect(relet(811.4, before, g, "2022-08-23").status).toBe("PASS");
+    expect(relet(800.01, before, g, "2022-08-24").status).toBe("FAIL");
+    expect(relet(800.01, {}, { dpe_at_start: null }).status).toBe("UNKNOWN");
   });
   it("does not apply outside a high-demand zone, at a first letting or after 18 months of vacancy", () => {
     const regulation = { high_demand_zone: false, reference_rents: [], effective_from: null };
@@ -166,15 +275,27 @@ describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
     expect(relettingCapCheck(given({ previous_lease: null }, { rent_amount: 900 })).status).toBe(
       "NOT_APPLICABLE",
     );
-    const vacant = given({ previous_lease: { id: "l0", rent_amount: 800, ended_on: "2023-06-30" } });
-    expect(relettingCapCheck({ ...vacant, lease: { ...vacant.lease, rent_amount: 900 } }).status).toBe(
-      "NOT_APPLICABLE",
-    );
-    const notYet = given({ previous_lease: { id: "l0", rent_amount: 800, ended_on: "2023-07-01" } });
-    expect(relettingCapCheck({ ...notYet, lease: { ...notYet.lease, rent_amount: 900 } }).status).toBe(
-      "FAIL",
-    );
+    expect(relet(900, { ended_on: "2023-06-30" }).status).toBe("NOT_APPLICABLE");
+    expect(relet(900, { ended_on: "2023-07-01" }, { reletting_claims: none }).status).toBe("FAIL");
     expect(relettingCapCheck(given({ regulation: null })).status).toBe("UNKNOWN");
+  });
+  it("beyond the last recorded renewal (leases from 2026-08-01) a higher rent is UNKNOWN", () => {
+    const revised = { last_index_revision_on: "2026-01-01" };
+    const late = relet(
+      800.01,
+      { ...revised, ended_on: "2026-07-31" },
+      { reletting_claims: none },
+      "2026-08-01",
+    );
+    expect(late).toMatchObject({ status: "UNKNOWN", message: expect.stringContaining("2025-652") });
+    const inTime = relet(
+      800.01,
+      { ...revised, ended_on: "2026-07-30" },
+      { reletting_claims: none },
+      "2026-07-31",
+    );
+    expect(inTime.status).toBe("FAIL");
+    expect(relet(800, { ...revised, ended_on: "2026-07-31" }, {}, "2026-08-01").status).toBe("PASS");
   });
 });
 

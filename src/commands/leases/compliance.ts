@@ -1,7 +1,12 @@
 import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import type { ReferenceRent } from "../../events/rentRegulation.ts";
 import { ApiError, type ErrorDetail } from "../../platform/errors.ts";
-import { constructionPeriodOf, referenceRentFor } from "../../queries/rentRegulation.ts";
+import {
+  constructionPeriodOf,
+  type IrlValue,
+  latestIrlOn,
+  referenceRentFor,
+} from "../../queries/rentRegulation.ts";
 import { cents, checkDepositCap, checkDpeFreeze, checkIndexCap, euros } from "./rules.ts";
 
 /**
@@ -70,8 +75,24 @@ export interface ComplianceFacts {
     reference_rents: ReferenceRent[];
     effective_from: string | null;
   } | null;
-  previous_lease: { id: string; rent_amount: number; ended_on: string | null } | null;
+  previous_lease: {
+    id: string;
+    /** Its last rent. */
+    rent_amount: number;
+    ended_on: string | null;
+    /** The IRL quarter its next revision starts from: its last revision's, else its reference quarter. */
+    irl_reference_quarter: string | null;
+    /** The effective date of its last index revision, null when none. */
+    last_index_revision_on: string | null;
+  } | null;
   rent_changes: RentChange[];
+  /** Every IRL value known (platform data). */
+  irl: IrlValue[];
+  /**
+   * What the landlord states for the exceptions of décret 2017-1198 art. 4 (works since the previous
+   * lease, the neighbourhood's rent for a manifestly under-valued one); null when nothing is stated.
+   */
+  reletting_claims: { works_amount: number | null; neighbourhood_rent: number | null } | null;
 }
 
 const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
@@ -304,59 +325,233 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   return check(rule, "PASS", `Rent is within the increased reference rent (${article})`, article, details);
 }
 
-const RELETTING = "Décret n° 2017-1198 du 27 juillet 2017 as renewed yearly; loi n° 89-462 art. 18";
+/**
+ * The yearly renewals of décret n° 2017-1198 (art. 18 of loi n° 89-462): the last one recorded,
+ * décret n° 2025-652 du 15 juillet 2025, covers leases concluded from 2025-08-01 to 2026-07-31.
+ */
+export const RELETTING_DECREE = {
+  from: "2017-08-01",
+  until: "2026-07-31",
+  latest: "décret n° 2025-652 du 15 juillet 2025",
+} as const;
+const RELETTING = `Décret n° 2017-1198 du 27 juillet 2017, art. 2 to 4, as renewed yearly (latest: ${RELETTING_DECREE.latest}); loi n° 89-462 art. 17, 18`;
+
+/** Floor of a × b / c in cents (amounts and IRL values have two decimals). */
+const mulDiv = (a: number, b: number, c: number) => (BigInt(cents(a)) * BigInt(cents(b))) / BigInt(cents(c));
 
 /**
- * Re-letting in a high-demand zone: the new rent may not exceed the previous tenant's last rent
- * (décret 2017-1198 art. 3). Not checked: the IRL uplift allowed when no revision happened in the
- * last 12 months and the exceptions of art. 4-5 (works, under-valued rent): docs/compliance.md.
+ * The re-letting cap in a high-demand zone (décret 2017-1198, docs/compliance.md):
+ * - art. 3: the new rent may not exceed the previous tenant's last rent, revised by the IRL (latest
+ *   index published on the start day over the previous lease's reference) when that lease had no
+ *   index revision in the 12 months before the start;
+ * - art. 4: above that, only works since the previous lease of at least half its last year's rent
+ *   (annual rent + 15 % of their cost) or a manifestly under-valued previous rent (+ half the gap to
+ *   the neighbourhood's rent) allow more: facts the caller states (`claims`), else UNKNOWN;
+ * - for housing classed F or G, from 2022-08-24 (loi n° 2021-1104 art. 159, art. 17 of loi 89-462),
+ *   neither the IRL uplift nor an exception: the previous rent is the cap.
  */
 export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
   const rule = "RELETTING_CAP";
   const { lease, regulation, previous_lease: previous } = facts;
-  if (!RESIDENTIAL.includes(lease.lease_type)) {
-    return check(rule, "NOT_APPLICABLE", `A ${lease.lease_type} lease is outside loi n° 89-462`, RELETTING);
-  }
+  const na = (message: string, details: Record<string, unknown> = {}) =>
+    check(rule, "NOT_APPLICABLE", message, RELETTING, details);
+  if (!RESIDENTIAL.includes(lease.lease_type))
+    return na(`A ${lease.lease_type} lease is outside loi n° 89-462`);
   if (!regulation || regulation.high_demand_zone === null) {
     return check(rule, "UNKNOWN", "Whether the estate is in a high-demand zone is not recorded", RELETTING);
   }
-  if (!regulation.high_demand_zone) {
-    return check(rule, "NOT_APPLICABLE", "The estate is not in a high-demand zone", RELETTING);
-  }
-  if (!previous) {
-    return check(rule, "NOT_APPLICABLE", "First letting of the estate (décret 2017-1198 art. 2)", RELETTING);
-  }
+  if (!regulation.high_demand_zone) return na("The estate is not in a high-demand zone");
+  if (!previous) return na("First letting of the estate (décret 2017-1198 art. 2)");
   if (previous.ended_on && lease.start_date > addMonths(previous.ended_on, 18)) {
-    return check(
-      rule,
-      "NOT_APPLICABLE",
-      "The estate was vacant more than 18 months (décret 2017-1198 art. 2)",
-      RELETTING,
-      { previous_lease_id: previous.id, previous_ended_on: previous.ended_on },
-    );
+    return na("The estate was vacant more than 18 months (décret 2017-1198 art. 2)", {
+      previous_lease_id: previous.id,
+      previous_ended_on: previous.ended_on,
+    });
   }
-  const initialRent = facts.rent_changes[0]?.previous_rent_amount ?? lease.rent_amount;
-  const details = {
-    rent_amount: initialRent,
+  if (lease.start_date < RELETTING_DECREE.from) {
+    return na(`Décret 2017-1198 applies to leases concluded from ${RELETTING_DECREE.from}`);
+  }
+  const rent = facts.rent_changes[0]?.previous_rent_amount ?? lease.rent_amount;
+  const details: Record<string, unknown> = {
+    rent_amount: rent,
     previous_lease_id: previous.id,
     previous_rent_amount: previous.rent_amount,
   };
-  if (cents(initialRent) > cents(previous.rent_amount)) {
+  const over = (cap: bigint) => BigInt(cents(rent)) > cap;
+  const previousCap = BigInt(cents(previous.rent_amount));
+  if (!over(previousCap)) {
     return check(
       rule,
-      "FAIL",
-      `New rent ${euros(cents(initialRent))} exceeds the previous tenant's last rent ${euros(cents(previous.rent_amount))} (décret n° 2017-1198 art. 3)`,
+      "PASS",
+      "The new rent does not exceed the previous tenant's last rent",
       RELETTING,
       details,
     );
   }
+  if (lease.start_date > RELETTING_DECREE.until) {
+    return check(
+      rule,
+      "UNKNOWN",
+      `${RELETTING_DECREE.latest} covers leases concluded up to ${RELETTING_DECREE.until}; no later renewal of décret 2017-1198 is recorded`,
+      RELETTING,
+      details,
+    );
+  }
+  if (lease.start_date >= FREEZE_FROM) {
+    if (!facts.dpe_at_start) {
+      return check(
+        rule,
+        "UNKNOWN",
+        `No DPE is valid on ${lease.start_date}: whether housing classed F or G forbids any increase is unknown`,
+        RELETTING,
+        details,
+      );
+    }
+    if (isFOrG(facts.dpe_at_start)) {
+      return check(
+        rule,
+        "FAIL",
+        `New rent ${euros(cents(rent))} exceeds the previous tenant's last rent ${euros(previousCap)}: housing classed ${facts.dpe_at_start.energy_label} may not be re-let higher, with no IRL uplift nor exception (loi n° 89-462 art. 17, loi n° 2021-1104 art. 159)`,
+        RELETTING,
+        { ...details, energy_label: facts.dpe_at_start.energy_label, max_rent: euros(previousCap) },
+      );
+    }
+  }
+  const uplift = irlUplift(facts);
+  details.irl_uplift = uplift.detail;
+  const art3Cap = uplift.cap;
+  if (art3Cap !== null && !over(art3Cap)) {
+    return check(
+      rule,
+      "PASS",
+      `The new rent is within the previous tenant's last rent revised by the IRL, ${euros(art3Cap)} (décret 2017-1198 art. 3)`,
+      RELETTING,
+      { ...details, max_rent: euros(art3Cap) },
+    );
+  }
+  const claims = facts.reletting_claims;
+  if (!claims) {
+    const why =
+      art3Cap === null
+        ? `the IRL uplift cannot be computed (${uplift.detail.reason})`
+        : `it is above ${euros(art3Cap)}, the previous tenant's last rent as revised by art. 3`;
+    return check(
+      rule,
+      "UNKNOWN",
+      `New rent ${euros(cents(rent))}: ${why}; only works since the previous lease of at least half its last year's rent or a manifestly under-valued previous rent allow more (art. 4): state works_amount and neighbourhood_rent to decide`,
+      RELETTING,
+      details,
+    );
+  }
+  // Art. 4 on top of the art. 3 rent (the previous rent when the uplift is unknown: a lower bound).
+  const base = art3Cap ?? previousCap;
+  const exceptions = relettingExceptions(previous.rent_amount, base, claims);
+  const cap = base + exceptions.increase;
+  const compared = { ...details, claims, exceptions: exceptions.detail, max_rent: euros(cap) };
+  if (!over(cap)) {
+    return check(
+      rule,
+      "PASS",
+      `The new rent is within ${euros(cap)}, the art. 3 rent plus the increase art. 4 allows`,
+      RELETTING,
+      compared,
+    );
+  }
+  if (art3Cap === null) {
+    return check(
+      rule,
+      "UNKNOWN",
+      `New rent ${euros(cents(rent))} is above ${euros(cap)} without the IRL uplift, which cannot be computed (${uplift.detail.reason})`,
+      RELETTING,
+      compared,
+    );
+  }
   return check(
     rule,
-    "PASS",
-    "The new rent does not exceed the previous tenant's last rent",
+    "FAIL",
+    `New rent ${euros(cents(rent))} exceeds ${euros(cap)}: the previous tenant's last rent revised by the IRL plus what art. 4 allows (décret n° 2017-1198 art. 3 and 4)`,
     RELETTING,
-    details,
+    compared,
   );
+}
+
+/**
+ * Art. 3: the previous rent revised by the IRL when the previous lease had no index revision in
+ * the 12 months before the new lease (then its last rent is the cap). cap null: not computable.
+ */
+function irlUplift(facts: ComplianceFacts): {
+  cap: bigint | null;
+  detail: Record<string, unknown> & { reason?: string };
+} {
+  const previous = facts.previous_lease as NonNullable<ComplianceFacts["previous_lease"]>;
+  const start = facts.lease.start_date;
+  const previousCap = BigInt(cents(previous.rent_amount));
+  const since = addMonths(start, -12);
+  if (previous.last_index_revision_on && previous.last_index_revision_on >= since) {
+    return {
+      cap: previousCap,
+      detail: {
+        applies: false,
+        reason: `the previous lease was revised on ${previous.last_index_revision_on}, within the 12 months before ${start}`,
+      },
+    };
+  }
+  const refQuarter = previous.irl_reference_quarter;
+  if (!refQuarter)
+    return {
+      cap: null,
+      detail: { applies: null, reason: "the previous lease names no IRL reference quarter" },
+    };
+  const reference = facts.irl.find((v) => v.quarter === refQuarter);
+  if (!reference) return { cap: null, detail: { applies: null, reason: `no IRL value for ${refQuarter}` } };
+  const latest = latestIrlOn(facts.irl, start);
+  if (!latest) return { cap: null, detail: { applies: null, reason: `no IRL published by ${start}` } };
+  const revised = mulDiv(previous.rent_amount, latest.value, reference.value);
+  const cap = revised > previousCap ? revised : previousCap;
+  return {
+    cap,
+    detail: {
+      applies: true,
+      reference: { quarter: reference.quarter, value: reference.value },
+      new: latest,
+      formula: `${euros(previousCap)} × ${latest.value.toFixed(2)} / ${reference.value.toFixed(2)} = ${euros(revised)} (rounded down to the cent)`,
+    },
+  };
+}
+
+/**
+ * Art. 4 (décret 2017-1198): the monthly increase allowed above the art. 3 rent, the larger of
+ * 1° works since the previous lease of at least half its last year's rent (12 × its last rent):
+ *    the annual rent may rise by 15 % of their cost, i.e. the monthly rent by cost × 15 / 1200;
+ * 2° a manifestly under-valued previous rent: half the gap between the neighbourhood's rent for a
+ *    comparable dwelling and the art. 3 rent.
+ */
+export function relettingExceptions(
+  previousRent: number,
+  art3Cap: bigint,
+  claims: { works_amount: number | null; neighbourhood_rent: number | null },
+): { increase: bigint; detail: Record<string, unknown> } {
+  const works = BigInt(cents(claims.works_amount ?? 0));
+  const threshold = BigInt(cents(previousRent)) * 6n;
+  const worksIncrease = works > 0n && works >= threshold ? (works * 15n) / 1200n : 0n;
+  const neighbourhood = BigInt(cents(claims.neighbourhood_rent ?? 0));
+  const undervaluedIncrease = neighbourhood > art3Cap ? (neighbourhood - art3Cap) / 2n : 0n;
+  const increase = worksIncrease > undervaluedIncrease ? worksIncrease : undervaluedIncrease;
+  return {
+    increase,
+    detail: {
+      works: {
+        amount: claims.works_amount,
+        threshold: euros(threshold),
+        eligible: worksIncrease > 0n,
+        monthly_increase: euros(worksIncrease),
+      },
+      undervalued: {
+        neighbourhood_rent: claims.neighbourhood_rent,
+        monthly_increase: euros(undervaluedIncrease),
+      },
+    },
+  };
 }
 
 /** The day `months` after a YYYY-MM-DD day (the last day of a shorter month). */

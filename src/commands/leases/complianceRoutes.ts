@@ -23,6 +23,30 @@ import { checkDpeFreeze } from "./rules.ts";
 const tags = ["Leases"];
 const params = z.strictObject({ lease_id: uuid() });
 
+/** Euros in a query string: finite, >= 0, at most two decimals. */
+const queryMoney = z.coerce
+  .number({ error: "must be an amount in euros" })
+  .finite()
+  .min(0, "Must be >= 0")
+  .max(1e9, "Must be at most 1000000000")
+  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
+
+/**
+ * Facts the API cannot know, stated by the caller for the re-letting exceptions (décret 2017-1198
+ * art. 4, docs/compliance.md): the cost of works since the previous lease (€ incl. VAT) and the
+ * monthly rent of comparable dwellings in the neighbourhood. Either one stated: the other is none.
+ */
+const complianceQuery = z.strictObject({
+  works_amount: queryMoney.optional(),
+  neighbourhood_rent: queryMoney.optional(),
+});
+type ComplianceQuery = z.output<typeof complianceQuery>;
+
+const claimsOf = (q: ComplianceQuery) =>
+  q.works_amount === undefined && q.neighbourhood_rent === undefined
+    ? null
+    : { works_amount: q.works_amount ?? null, neighbourhood_rent: q.neighbourhood_rent ?? null };
+
 const checkStatus = z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]);
 const complianceStatus = z.enum(["COMPLIANT", "NON_COMPLIANT", "UNKNOWN"]);
 
@@ -101,7 +125,9 @@ export const complianceDecider: Decider<{ exists: boolean }, RecordCompliance, L
 };
 
 async function evaluate(app: FastifyInstance, request: FastifyRequest, leaseId: string) {
-  const facts = await readLeaseComplianceFacts(app.platform.sql, tenantOf(request), leaseId, parisToday());
+  const claims = claimsOf(request.query as ComplianceQuery);
+  const { sql } = app.platform;
+  const facts = await readLeaseComplianceFacts(sql, tenantOf(request), leaseId, parisToday(), claims);
   if (!facts) throw notFound("Lease", leaseId);
   return evaluateCompliance(facts, new Date().toISOString());
 }
@@ -111,7 +137,10 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
 
   app.get(
     "/api/leases/:lease_id/compliance",
-    { schema: { tags, params, response: answers(complianceBody) }, config: { access: "LeasesRead" } },
+    {
+      schema: { tags, params, querystring: complianceQuery, response: answers(complianceBody) },
+      config: { access: "LeasesRead" },
+    },
     async (request) => {
       const { lease_id: id } = request.params as z.output<typeof params>;
       return evaluate(app, request, id);
@@ -120,7 +149,10 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
 
   app.post(
     "/api/leases/:lease_id/compliance/update",
-    { schema: { tags, params, response: updatedAnswers(complianceBody) }, config: { access: "LeasesWrite" } },
+    {
+      schema: { tags, params, querystring: complianceQuery, response: updatedAnswers(complianceBody) },
+      config: { access: "LeasesWrite" },
+    },
     async (request, reply) => {
       const { lease_id: id } = request.params as z.output<typeof params>;
       const result = await evaluate(app, request, id);
