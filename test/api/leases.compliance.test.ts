@@ -16,7 +16,15 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const { newPlace, newLessee, newLease, writesNothing } = leaseFixtures(() => t);
+  const { newPlace, newEstate, newLessee, newLease, setStatus, writesNothing } = leaseFixtures(() => t);
+  type Check = { rule: string; status: string; message: string; details: object };
+  const checkOf = (body: { checks: Check[] }, rule: string) =>
+    body.checks.find((c) => c.rule === rule) as Check;
+  const compliance = async (id: string, query = "") => {
+    const res = await t.request("GET", `/api/leases/${id}/compliance${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return complianceBody.parse(res.json());
+  };
 
   /** A regulated place (high-demand zone, 24 €/m² increased reference for 2 rooms 1971-1990 unfurnished). */
   const regulatedEstate = async (label = "D") => {
@@ -171,6 +179,127 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
       calculation: { capped_rent: 808.32 },
     });
     expect(body.frozen_reason).toContain("17-1");
+  });
+
+  it("an IRL revision on INSEE's values passes the check, saying 2022-Q3..2024-Q1 are used as published; invented values are a 422", async () => {
+    const id = await leaseOn(await regulatedEstate(), {
+      start_date: "2023-07-01",
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2023-Q2",
+      revision_reference_value: 140.59,
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    const index = {
+      type: "IRL",
+      reference_quarter: "2023-Q2",
+      reference_value: 140.59,
+      new_quarter: "2024-Q1",
+      new_value: 143.46,
+    };
+    const rent = (rent_amount: number, new_value = 143.46) =>
+      t.request("PUT", `/api/leases/${id}/rent`, {
+        body: {
+          rent_amount,
+          effective_date: "2024-07-01",
+          reason: "INDEX_REVISION",
+          index: { ...index, new_value },
+        },
+      });
+    await writesNothing(async () => {
+      const invented = await rent(830, 146);
+      expect(invented.statusCode).toBe(422);
+      expect(invented.json()).toMatchObject({
+        error: "UnprocessableEntity",
+        details: [{ field: "index.new_value", message: expect.stringContaining("143.46") }],
+      });
+      // 800 × 143.46 / 140.59 = 816.3312… → 816.33
+      expect((await rent(816.34)).statusCode).toBe(422);
+    });
+    expect((await rent(816.33)).statusCode).toBe(200);
+    const irl = checkOf(await compliance(id), "IRL_REVISION_CAP");
+    expect(irl.status).toBe("PASS");
+    expect(irl.message).toContain("used as published");
+    expect(irl.message).toContain("loi n° 2022-1158");
+  });
+
+  /** A previous lease on the estate: IRL reference 2024-Q1, 800 €, ended 2024-12-31. */
+  const previousLease = async (estate_id: string) => {
+    const id = await leaseOn(estate_id, {
+      start_date: "2022-01-01",
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2024-Q1",
+      revision_reference_value: 143.46,
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    const ended = await setStatus(id, "TERMINATED", { effective_date: "2024-12-31" });
+    expect(ended.statusCode, ended.body).toBe(200);
+  };
+
+  it("re-letting cap: the previous rent revised by the IRL to the cent, above it UNKNOWN until the exceptions are stated", async () => {
+    const estate = await regulatedEstate();
+    await previousLease(estate);
+    // Published by 2025-01-01: 2024-Q3 (144.51). 800 × 144.51 / 143.46 = 805.855… → 805.85
+    const at = checkOf(await compliance(await leaseOn(estate, { rent_amount: 805.85 })), "RELETTING_CAP");
+    expect(at).toMatchObject({ status: "PASS", details: { max_rent: "805.85", previous_rent_amount: 800 } });
+    const above = await leaseOn(estate, { rent_amount: 805.86 });
+    const unknown = await compliance(above);
+    expect(checkOf(unknown, "RELETTING_CAP").status).toBe("UNKNOWN");
+    expect(unknown.status).toBe("UNKNOWN");
+    expect(checkOf(await compliance(above, "?works_amount=0"), "RELETTING_CAP").status).toBe("FAIL");
+    // Works of 4800 (half of 12 × 800): + 4800 × 15 % / 12 = 60.00 a month
+    const works = checkOf(await compliance(above, "?works_amount=4800"), "RELETTING_CAP");
+    expect(works).toMatchObject({ status: "PASS", details: { max_rent: "865.85" } });
+    const recorded = await t.request("POST", `/api/leases/${above}/compliance/update?works_amount=0`);
+    expect(recorded.statusCode, recorded.body).toBe(200);
+    expect((await t.request("GET", `/api/leases/${above}`)).json().rent_regulation_compliance_status).toBe(
+      "NON_COMPLIANT",
+    );
+    await writesNothing(async () => {
+      for (const query of [
+        "?works_amount=abc",
+        "?works_amount=1.001",
+        "?neighbourhood_rent=-1",
+        "?other=1",
+      ]) {
+        const res = await t.request("GET", `/api/leases/${above}/compliance${query}`);
+        expect(res.statusCode, query).toBe(400);
+        expect(res.json()).toMatchObject({ error: "ValidationError" });
+        const post = await t.request("POST", `/api/leases/${above}/compliance/update${query}`);
+        expect(post.statusCode, query).toBe(400);
+      }
+    });
+  });
+
+  it("a G estate may not be re-let above the previous rent: both the re-letting cap and the F/G freeze fail", async () => {
+    const estate = await regulatedEstate("G");
+    await previousLease(estate);
+    const body = await compliance(await leaseOn(estate, { rent_amount: 800.01 }), "?works_amount=20000");
+    expect(checkOf(body, "RELETTING_CAP")).toMatchObject({ status: "FAIL", details: { max_rent: "800.00" } });
+    expect(checkOf(body, "DPE_F_G_RENT_FREEZE").status).toBe("FAIL");
+    expect(body.status).toBe("NON_COMPLIANT");
+  });
+
+  it("a DPE of 2015 is legally valid until 2022-12-31: a lease starting the next day has none", async () => {
+    const estate_id = await newEstate();
+    const dpe = await t.request("POST", "/api/energy-diagnoses", {
+      body: {
+        estate_id,
+        reference_number: `DPE-2015-${estate_id.slice(0, 8)}`,
+        diagnosis_date: "2015-03-01",
+        valid_until: "2025-02-28",
+        energy_label: "D",
+        ges_label: "D",
+        construction_year: 1980,
+      },
+    });
+    expect(dpe.statusCode, dpe.body).toBe(201);
+    const onTheDay = await leaseOn(estate_id, { start_date: "2022-12-31" });
+    expect(checkOf(await compliance(onTheDay), "DPE_VALID_AT_START").status).toBe("PASS");
+    const dayAfter = checkOf(
+      await compliance(await leaseOn(estate_id, { start_date: "2023-01-01" })),
+      "DPE_VALID_AT_START",
+    );
+    expect(dayAfter).toMatchObject({ status: "FAIL", details: { dpe: { valid_until: "2022-12-31" } } });
   });
 
   it("another tenant's lease reads as 404 on every route, and nothing is written", async () => {

@@ -11,7 +11,7 @@ import {
   relettingCapCheck,
   rentControlCheck,
 } from "../../src/commands/leases/compliance.ts";
-import { checkDepositCap } from "../../src/commands/leases/rules.ts";
+import { checkDepositCap, checkDpeFreeze, checkIrlValues } from "../../src/commands/leases/rules.ts";
 
 const dpe = (energy_label: string, valid_until = "2034-01-01", diagnosis_date = "2024-01-02") => ({
   energy_label,
@@ -108,6 +108,7 @@ describe("deposit cap (loi 89-462 art. 22, 25-6, 25-13)", () => {
     expect(depositCapCheck(given({}, { lease_type: "FURNISHED", deposit_amount: 1600.01 })).status).toBe(
       "FAIL",
     );
+    expect(depositCapCheck(given({}, { lease_type: "MOBILITY", deposit_amount: 0 })).status).toBe("PASS");
     const mobility = depositCapCheck(given({}, { lease_type: "MOBILITY", deposit_amount: 0.01 }));
     expect(mobility).toMatchObject({ status: "FAIL", legal_reference: expect.stringContaining("25-13") });
     expect(depositCapCheck(given({}, { lease_type: "COMMERCIAL", deposit_amount: 9999 })).status).toBe(
@@ -117,33 +118,46 @@ describe("deposit cap (loi 89-462 art. 22, 25-6, 25-13)", () => {
 });
 
 describe("IRL revision cap (art. 17-1)", () => {
-  // 800 × 145.47 / 140.59 = 827.7686… → cap 827.76
-  const revision = (rent_amount: number, new_quarter = "2024-Q1") => ({
-    effective_date: "2025-01-01",
+  // 800 × 143.46 (2024-Q1) / 140.59 (2023-Q2) = 816.3312… → cap 816.33
+  const revision = (rent_amount: number, new_quarter = "2024-Q1", new_value = 143.46) => ({
+    effective_date: "2024-07-01",
     rent_amount,
     previous_rent_amount: 800,
     reason: "INDEX_REVISION",
     index: {
       type: "IRL" as const,
-      reference_quarter: "2023-Q1",
+      reference_quarter: "2023-Q2",
       reference_value: 140.59,
       new_quarter,
-      new_value: 145.47,
+      new_value,
     },
     dpe: dpe("D"),
   });
-  it("passes at the cap to the cent and fails one cent above", () => {
-    const at = irlRevisionCapCheck(given({ rent_changes: [revision(827.76)] }));
+  it("passes at the cap to the cent and fails one cent above, with the 422's figures", () => {
+    const at = irlRevisionCapCheck(given({ rent_changes: [revision(816.33)] }));
     expect(at.status).toBe("PASS");
-    const above = irlRevisionCapCheck(given({ rent_changes: [revision(827.77)] }));
+    const above = irlRevisionCapCheck(given({ rent_changes: [revision(816.34)] }));
     expect(above.status).toBe("FAIL");
-    expect(JSON.stringify(above.details)).toContain("827.76");
+    expect(JSON.stringify(above.details)).toContain("816.34 exceeds the cap 816.33");
   });
-  it("says the 2022-Q3..2024-Q1 values carry the 3.5 % ceiling of loi 2022-1158", () => {
-    expect(irlRevisionCapCheck(given({ rent_changes: [revision(827.76)] })).message).toContain("2022-1158");
-    expect(irlRevisionCapCheck(given({ rent_changes: [revision(827.76, "2024-Q2")] })).message).not.toContain(
-      "2022-1158",
-    );
+  it("says the 2022-Q3..2024-Q1 values carry the 3.5 % ceiling of loi 2022-1158 and uses them as published", () => {
+    const capped = irlRevisionCapCheck(given({ rent_changes: [revision(816.33)] }));
+    expect(capped.message).toContain("used as published");
+    expect(capped.legal_reference).toContain("2022-1158");
+    const later = irlRevisionCapCheck(given({ rent_changes: [revision(826.06, "2024-Q2", 145.17)] }));
+    expect(later.status).toBe("PASS");
+    expect(later.message).not.toContain("2022-1158");
+  });
+  it("fails a revision on values other than INSEE's, as the rent route refuses it", () => {
+    const invented = irlRevisionCapCheck(given({ rent_changes: [revision(830, "2024-Q1", 146)] }));
+    expect(invented.status).toBe("FAIL");
+    expect(JSON.stringify(invented.details)).toContain("The IRL of 2024-Q1 is 143.46");
+    expect(() =>
+      checkIrlValues(revision(830, "2024-Q1", 146).index, { reference_value: 140.59, new_value: 143.46 }),
+    ).toThrow("published by INSEE");
+    // A quarter the data does not hold yet is taken as given.
+    const unknownQuarter = given({ rent_changes: [revision(830, "2031-Q1", 146)] });
+    expect(irlRevisionCapCheck(unknownQuarter).status).toBe("PASS");
   });
   it("is not applicable without any index revision", () => {
     expect(irlRevisionCapCheck(given()).status).toBe("NOT_APPLICABLE");
@@ -166,6 +180,14 @@ describe("F/G rent freeze (art. 17-1 as amended, from 2022-08-24)", () => {
       "NOT_APPLICABLE",
     );
     expect(dpeRentFreezeCheck(given({ rent_changes: [increase("2023-01-01", "E")] })).status).toBe("PASS");
+  });
+  it("the 422 guard of the rent route refuses from 2022-08-24 on, exactly where the check fails", () => {
+    const guard = (effective_date: string) => () =>
+      checkDpeFreeze({ current_rent: 800, new_rent: 810, effective_date, dpe: dpe("G") });
+    expect(guard("2022-08-23")).not.toThrow();
+    expect(guard("2022-08-24")).toThrow(/classed G.*17-1/);
+    const failed = dpeRentFreezeCheck(given({ rent_changes: [increase("2022-08-24", "G")] }));
+    expect(() => guard("2022-08-24")()).toThrow(failed.message);
   });
   it("fails a new letting above the previous tenant's rent on a G estate; UNKNOWN without a DPE", () => {
     const relet = given({ dpe_at_start: dpe("G") }, { rent_amount: 850 });

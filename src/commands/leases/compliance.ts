@@ -7,7 +7,15 @@ import {
   latestIrlOn,
   referenceRentFor,
 } from "../../queries/rentRegulation.ts";
-import { cents, checkDepositCap, checkDpeFreeze, checkIndexCap, euros } from "./rules.ts";
+import {
+  cents,
+  checkDepositCap,
+  checkDpeFreeze,
+  checkIndexCap,
+  checkIrlValues,
+  euros,
+  FREEZE_FROM,
+} from "./rules.ts";
 
 /**
  * The compliance engine of a lease (docs/compliance.md): pure functions of facts read beforehand.
@@ -99,8 +107,6 @@ const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
 /** Leases outside loi 89-462 (commercial, professional, parking): its rules do not apply. */
 const RESIDENTIAL: readonly LeaseType[] = ["UNFURNISHED", "FURNISHED", "MOBILITY", "STUDENT"];
 const FURNISHED: readonly LeaseType[] = ["FURNISHED", "MOBILITY", "STUDENT"];
-/** Loi n° 2021-1104 art. 159 applies to leases concluded, renewed or tacitly renewed from this day. */
-export const FREEZE_FROM = "2022-08-24";
 
 const check = (
   rule: string,
@@ -144,6 +150,9 @@ export function depositCapCheck(facts: ComplianceFacts): ComplianceCheck {
   return check(rule, "PASS", `The deposit is within the cap of ${article}`, article, details);
 }
 
+const irlValueOf = (irl: readonly IrlValue[], quarter: string) =>
+  irl.find((v) => v.quarter === quarter)?.value ?? null;
+
 /** IRL quarters published with the 3.5 % ceiling of loi n° 2022-1158 art. 12 (used as published). */
 const capped2022 = (q: string) => q >= "2022-Q3" && q <= "2024-Q1";
 
@@ -156,14 +165,19 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
   }
   const compared = revisions.map((c) => {
     const index = c.index as RentIndex;
-    const refused = refusalOf(() =>
+    // The rent route's two guards, in its order: INSEE's values, then the cap.
+    const refused = refusalOf(() => {
+      checkIrlValues(index, {
+        reference_value: irlValueOf(facts.irl, index.reference_quarter),
+        new_value: irlValueOf(facts.irl, index.new_quarter),
+      });
       checkIndexCap({
         current_rent: c.previous_rent_amount,
         new_rent: c.rent_amount,
         reference_value: index.reference_value,
         new_value: index.new_value,
-      }),
-    );
+      });
+    });
     return {
       effective_date: c.effective_date,
       previous_rent: c.previous_rent_amount,
@@ -183,7 +197,7 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
     return check(
       rule,
       "FAIL",
-      `${failed.length} index revision(s) raised the rent above rent × new IRL / reference IRL (${article}).${note}`,
+      `${failed.length} index revision(s) used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${article}): ${failed.map((c) => c.error).join("; ")}.${note}`,
       ref,
       { revisions: compared },
     );

@@ -13,7 +13,13 @@ import {
 import type { Decider } from "../../platform/decider.ts";
 import { changedFields } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
-import { checkDepositCap, checkDpeFreeze, checkIndexCap } from "./rules.ts";
+import {
+  checkDepositCap,
+  checkDpeFreeze,
+  checkIndexCap,
+  checkIrlValues,
+  type PublishedIrl,
+} from "./rules.ts";
 import type {
   AddLesseeInput,
   CreateAmendmentInput,
@@ -112,6 +118,8 @@ export type LeaseCommand =
       lease_id: string;
       input: RentInput;
       dpe: DpeFact;
+      /** The IRL data's values for the index quarters (docs/compliance.md); omitted: not looked up. */
+      published_irl?: PublishedIrl;
     };
 
 /** Terms fixed by the contract: after activation only amendments and the rent route change them. */
@@ -377,6 +385,7 @@ function changeRent(command: Extract<LeaseCommand, { type: "ChangeRent" }>, stat
       { field: "index", message: "Required for an INDEX_REVISION" },
     ]);
   const current = lease.terms.rent_amount;
+  if (i.index && command.published_irl) checkIrlValues(i.index, command.published_irl);
   if (i.reason === "INDEX_REVISION" && i.index)
     checkIndexCap({
       current_rent: current,

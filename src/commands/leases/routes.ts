@@ -23,6 +23,7 @@ import {
   readLease,
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
+import { readIrl } from "../../queries/rentRegulation.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
 import { appendWithOccupancy } from "./occupancy.ts";
 import {
@@ -31,6 +32,7 @@ import {
   createAmendmentSchema,
   createLeaseSchema,
   endAssociationSchema,
+  type RentInput,
   rentSchema,
   statusSchema,
   updateAmendmentSchema,
@@ -59,6 +61,16 @@ async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
   if (!estate) return null;
   const { current_dpe_energy_label, current_dpe_valid_until } = estate.body as Record<string, string | null>;
   return { energy_label: current_dpe_energy_label, valid_until: current_dpe_valid_until };
+}
+
+/** The IRL data's values for an index revision's quarters (docs/compliance.md). */
+async function publishedIrlOf(sql: Sql, index: RentInput["index"]) {
+  if (index?.type !== "IRL") return undefined;
+  const [reference, next] = await Promise.all([
+    readIrl(sql, index.reference_quarter),
+    readIrl(sql, index.new_quarter),
+  ]);
+  return { reference_value: reference?.value ?? null, new_value: next?.value ?? null };
 }
 
 /**
@@ -229,11 +241,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const dpe = await currentDpe(sql, tenantOf(request), lease_id);
+      const published_irl = await publishedIrlOf(sql, request.body.index);
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeRent",
         lease_id,
         input: request.body,
         dpe,
+        published_irl,
       }));
       return replyWithResource(request, reply, 200, {
         id: lease_id,

@@ -1,4 +1,4 @@
-import type { LeaseType } from "../../events/leases.ts";
+import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import { type ErrorDetail, unprocessable } from "../../platform/errors.ts";
 
 /**
@@ -75,10 +75,45 @@ export function checkIndexCap(input: {
   );
 }
 
+/** The IRL values INSEE published for an index revision's two quarters (null: not in the data). */
+export interface PublishedIrl {
+  reference_value: number | null;
+  new_value: number | null;
+}
+
+/**
+ * An IRL revision compares the indices INSEE published (loi 89-462 art. 17-1 I): a value given for
+ * a quarter the IRL data holds must be that value, else 422. A quarter the data does not hold yet is
+ * taken as given (docs/compliance.md).
+ */
+export function checkIrlValues(index: RentIndex, published: PublishedIrl): void {
+  if (index.type !== "IRL") return;
+  const details: ErrorDetail[] = [];
+  const pairs = [
+    ["reference", index.reference_quarter, index.reference_value, published.reference_value],
+    ["new", index.new_quarter, index.new_value, published.new_value],
+  ] as const;
+  for (const [which, quarter, given, value] of pairs) {
+    if (value !== null && cents(given) !== cents(value))
+      details.push({
+        field: `index.${which}_value`,
+        message: `The IRL of ${quarter} is ${value.toFixed(2)} as published by INSEE, not ${given}`,
+      });
+  }
+  if (details.length > 0)
+    throw unprocessable(
+      "An IRL revision must use the index values published by INSEE (loi n° 89-462 art. 17-1 I)",
+      details,
+    );
+}
+
+/** Loi n° 2021-1104 art. 159 applies to leases concluded, renewed or tacitly renewed from this day. */
+export const FREEZE_FROM = "2022-08-24";
+
 /**
  * Rent increase freeze for housing classed F or G (loi 89-462 art. 17-1 III and 17-2, from
- * loi n° 2021-1104 "Climat et résilience" art. 159): no revision, increase or re-evaluation while
- * the estate's DPE in force on the effective date is F or G.
+ * loi n° 2021-1104 "Climat et résilience" art. 159): no revision, increase or re-evaluation
+ * effective from 2022-08-24 while the estate's DPE in force on the effective date is F or G.
  */
 export function checkDpeFreeze(input: {
   current_rent: number;
@@ -87,6 +122,7 @@ export function checkDpeFreeze(input: {
   dpe: { energy_label: string | null; valid_until: string | null } | null;
 }): void {
   if (cents(input.new_rent) <= cents(input.current_rent)) return;
+  if (input.effective_date < FREEZE_FROM) return;
   const dpe = input.dpe;
   if (!dpe?.energy_label || !["F", "G"].includes(dpe.energy_label)) return;
   if (dpe.valid_until !== null && dpe.valid_until < input.effective_date) return;
