@@ -18,6 +18,9 @@ const daysFromToday = (days: number) => {
   return d.toISOString().slice(0, 10);
 };
 
+/** A 30 m² dwelling's diagnosis made on the day the arrêté du 25 mars 2024 applies. */
+const small30 = { diagnosis_date: "2024-07-01", valid_until: "2034-07-01", heated_area: 30 };
+
 const dpe = (over: Record<string, unknown> = {}) => ({
   reference_number: "DPE-2301E0123456X",
   diagnosis_date: "2024-03-15",
@@ -257,6 +260,24 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
             energy_consumption: 51,
           }),
       ],
+      [
+        "energy E above 349 at 30 m² (arrêté du 25 mars 2024)",
+        "energy_label",
+        () => dpe({ place_id: placeId, ...small30, energy_label: "E", energy_consumption: 349.01 }),
+      ],
+      [
+        "energy E at 349, 30 m², made the day before 2024-07-01",
+        "energy_label",
+        () =>
+          dpe({
+            place_id: placeId,
+            ...small30,
+            diagnosis_date: "2024-06-30",
+            valid_until: "2034-06-30",
+            energy_label: "E",
+            energy_consumption: 349,
+          }),
+      ],
       ["GES label better than value", "ges_label", () => dpe({ place_id: placeId, ges_label: "B" })],
       ["GES B above 11", "ges_label", () => dpe({ place_id: placeId, ges_label: "B", ges_emission: 11.5 })],
     ];
@@ -312,6 +333,15 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
           energy_consumption: 175,
           ges_label: "C",
           ges_emission: 30,
+        }),
+        // A 30 m² dwelling from 2024-07-01: E up to 349 kWh, GES E up to 72 (arrêté du 25 mars 2024).
+        dpe({
+          place_id: placeId,
+          ...small30,
+          energy_label: "E",
+          energy_consumption: 349,
+          ges_label: "E",
+          ges_emission: 72,
         }),
         // The scale before 2021-07-01, on its last day.
         dpe({

@@ -16,6 +16,7 @@ import {
 import {
   type EnergyDiagnosisEvent,
   type EnergyLabel,
+  labelScaleOn,
   legalValidUntil,
 } from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
@@ -225,17 +226,66 @@ const scales = [
     energy: boundsOf([70, 110, 180, 250, 330, 420], 0.01),
     ges: boundsOf([6, 11, 30, 50, 70, 100], 0.5),
   },
+  {
+    method: "30 m² made on 2024-06-30 (the day before the arrêté du 25 mars 2024: standard scale)",
+    date: "2024-06-30",
+    validUntil: "2034-06-30",
+    surface: 30,
+    energy: boundsOf([70, 110, 180, 250, 330, 420], 0.01),
+    ges: boundsOf([6, 11, 30, 50, 70, 100], 0.5),
+  },
+  {
+    method: "30 m² made on 2024-07-01 (arrêté du 25 mars 2024)",
+    date: "2024-07-01",
+    validUntil: "2034-07-01",
+    surface: 30,
+    energy: boundsOf([76, 116, 197, 267, 349, 439], 0.01),
+    ges: boundsOf([7, 12, 32, 52, 72, 102], 0.5),
+  },
+  {
+    method: "20 m² from 2024-07-01",
+    date: "2025-03-01",
+    validUntil: "2035-03-01",
+    surface: 20,
+    energy: boundsOf([88, 128, 230, 300, 385, 476], 0.01),
+    ges: boundsOf([8, 13, 34, 54, 74, 104], 0.5),
+  },
+  {
+    method: "5 m² from 2024-07-01 (below 8 m²: the 8 m² row)",
+    date: "2025-03-01",
+    validUntil: "2035-03-01",
+    surface: 5,
+    energy: boundsOf([146, 186, 386, 505, 622, 739], 0.01),
+    ges: boundsOf([11, 16, 44, 68, 90, 122], 0.5),
+  },
+  {
+    method: "39.4 m² from 2024-07-01 (the 39 m² row)",
+    date: "2025-03-01",
+    validUntil: "2035-03-01",
+    surface: 39.4,
+    energy: boundsOf([71, 111, 182, 252, 332, 422], 0.01),
+    ges: boundsOf([7, 12, 31, 51, 71, 101], 0.5),
+  },
+  {
+    method: "39.5 m² from 2024-07-01 (rounds to 40: standard scale)",
+    date: "2025-03-01",
+    validUntil: "2035-03-01",
+    surface: 39.5,
+    energy: boundsOf([70, 110, 180, 250, 330, 420], 0.01),
+    ges: boundsOf([6, 11, 30, 50, 70, 100], 0.5),
+  },
 ];
 
 describe.each(scales)("energy diagnosis decider: labels against values, $method", (scale) => {
   const labels: EnergyLabel[] = ["A", "B", "C", "D", "E", "F", "G"];
-  const on = { diagnosis_date: scale.date, valid_until: scale.validUntil };
+  const surface = "surface" in scale ? (scale.surface as number) : 62.5;
+  const on = { diagnosis_date: scale.date, valid_until: scale.validUntil, heated_area: surface };
 
   it.each(scale.energy)("energy %d kWh/m²/year is class %s", (value, klass) => {
-    expect(energyClassOf(value, scale.date)).toBe(klass);
+    expect(energyClassOf(value, scale.date, surface)).toBe(klass);
   });
   it.each(scale.ges)("GES %d kg CO2/m²/year is class %s", (value, klass) => {
-    expect(gesClassOf(value, scale.date)).toBe(klass);
+    expect(gesClassOf(value, scale.date, surface)).toBe(klass);
   });
 
   it.each(scale.energy)(
@@ -309,6 +359,43 @@ describe("energy diagnosis decider: the scale follows the diagnosis date", () =>
     );
     expect(err.status).toBe(422);
     expect(err.details?.map((d) => d.field)).toEqual(["energy_label"]);
+  });
+});
+
+describe("energy diagnosis decider: dwellings under 40 m² (arrêté du 25 mars 2024)", () => {
+  const small = (over: Partial<EnergyDiagnosisInput>) =>
+    given([]).when(
+      record({
+        diagnosis_date: "2024-07-01",
+        valid_until: "2034-07-01",
+        energy_consumption: 349,
+        energy_label: "E",
+        ges_label: "G",
+        heated_area: 30,
+        ...over,
+      }),
+    );
+  it("349 kWh labelled E at 30 m² is accepted from 2024-07-01, refused the day before, naming the scale", () => {
+    expect(small({})()).toHaveLength(1);
+    const before = refusal(small({ diagnosis_date: "2024-06-30", valid_until: "2034-06-30" }));
+    expect(before.details?.[0].message).toMatch(
+      /class F .*arrêté du 31 mars 2021 \(DPE made from 2021-07-01\)/,
+    );
+    const over = refusal(small({ energy_consumption: 349.01 }));
+    expect(over.details?.[0].message).toMatch(/class F .*25 mars 2024 for a reference surface of 30 m²/);
+  });
+  it("without heated_area the standard scale applies and the 422 says what to give", () => {
+    const err = refusal(small({ heated_area: null }));
+    expect(err.status).toBe(422);
+    expect(err.details?.[0].message).toContain("give heated_area");
+  });
+  it("every adjusted bound is at least the standard one: a label accepted before stays accepted", () => {
+    const standard = labelScaleOn("2024-07-01");
+    for (let surface = 1; surface <= 45; surface += 0.5) {
+      const scale = labelScaleOn("2024-07-01", surface);
+      scale.energy.forEach((bound, i) => expect(bound).toBeGreaterThanOrEqual(standard.energy[i]));
+      scale.ges.forEach((bound, i) => expect(bound).toBeGreaterThanOrEqual(standard.ges[i]));
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import {
   type EnergyDiagnosisEvent,
   type EnergyDiagnosisFields,
   labelScaleOn,
+  SMALL_DWELLING_SCALE_FROM,
 } from "../../events/energyDiagnoses.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, unprocessable } from "../../platform/errors.ts";
@@ -46,10 +47,10 @@ const FIELD_NAMES: readonly (keyof EnergyDiagnosisFields)[] = ENERGY_DIAGNOSIS_F
 
 export { classOf };
 /** The energy / GES class of a value on the scale in force on `diagnosisDate` (docs/dpe.md). */
-export const energyClassOf = (kwh: number, diagnosisDate: string) =>
-  classOf(kwh, labelScaleOn(diagnosisDate).energy);
-export const gesClassOf = (kgCo2: number, diagnosisDate: string) =>
-  classOf(kgCo2, labelScaleOn(diagnosisDate).ges);
+export const energyClassOf = (kwh: number, diagnosisDate: string, referenceSurface: number | null = null) =>
+  classOf(kwh, labelScaleOn(diagnosisDate, referenceSurface).energy);
+export const gesClassOf = (kgCo2: number, diagnosisDate: string, referenceSurface: number | null = null) =>
+  classOf(kgCo2, labelScaleOn(diagnosisDate, referenceSurface).ges);
 
 /** date + years on the calendar; 29 February lands on 28 February of a common year. */
 export function addYears(date: string, years: number): string {
@@ -97,11 +98,12 @@ export function businessRuleViolations(
   }
   // A label worse than its value is fine (since 2021 the label is the worse of the two classes);
   // a label better than the value, on the scale of the method in force that day, is not.
-  const scale = labelScaleOn(fields.diagnosis_date);
-  const law =
-    scale.method === "2021"
-      ? "scale of the arrêté du 31 mars 2021 (DPE made from 2021-07-01)"
-      : "scale in force before 2021-07-01";
+  const scale = labelScaleOn(fields.diagnosis_date, fields.heated_area);
+  // Without the reference surface a small dwelling's adjusted thresholds cannot be chosen (docs/dpe.md).
+  const hint =
+    fields.heated_area == null && fields.diagnosis_date >= SMALL_DWELLING_SCALE_FROM
+      ? "; for a dwelling under 40 m² give heated_area (its reference surface) for the arrêté du 25 mars 2024 thresholds"
+      : "";
   const checks = [
     ["energy_label", fields.energy_label, "energy_consumption", fields.energy_consumption, scale.energy],
     ["ges_label", fields.ges_label, "ges_emission", fields.ges_emission, scale.ges],
@@ -112,7 +114,7 @@ export function businessRuleViolations(
     if (label < byValue) {
       details.push({
         field: labelField,
-        message: `${labelField} ${label} is better than class ${byValue} of ${valueField} ${value} on the ${law}`,
+        message: `${labelField} ${label} is better than class ${byValue} of ${valueField} ${value} on the ${scale.law}${hint}`,
       });
     }
   }
