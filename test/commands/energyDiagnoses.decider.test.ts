@@ -393,8 +393,12 @@ describe("energy diagnosis decider: dwellings under 40 m² (arrêté du 25 mars 
     const standard = labelScaleOn("2024-07-01");
     for (let surface = 1; surface <= 45; surface += 0.5) {
       const scale = labelScaleOn("2024-07-01", surface);
-      scale.energy.forEach((bound, i) => expect(bound).toBeGreaterThanOrEqual(standard.energy[i]));
-      scale.ges.forEach((bound, i) => expect(bound).toBeGreaterThanOrEqual(standard.ges[i]));
+      scale.energy.forEach((bound, i) => {
+        expect(bound).toBeGreaterThanOrEqual(standard.energy[i]);
+      });
+      scale.ges.forEach((bound, i) => {
+        expect(bound).toBeGreaterThanOrEqual(standard.ges[i]);
+      });
     }
   });
 });
