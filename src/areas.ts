@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
@@ -13,7 +14,8 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
-import type { ScheduledJob } from "./platform/jobs.ts";
+import { isoDate } from "./platform/http/schemas.ts";
+import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
@@ -46,9 +48,27 @@ export interface Area {
   name: string;
   routes: FastifyPluginAsync[];
   projections: Projection[];
-  /** Scheduled jobs (pg-boss), run by the worker role. */
-  jobs?: ScheduledJob[];
+  /** Background jobs (pg-boss): run by the worker role, on their cron and through the Workers routes. */
+  jobs?: AreaJob[];
 }
+
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a
+ * worker key belongs to one tenant, and expiry runs across tenants, so on demand it may only do
+ * what today's scheduled run would (docs/decisions.md, "Workers area").
+ */
+const leaseExpiryJob = areaJob({
+  queue: LEASE_EXPIRY_QUEUE,
+  description: "Expires every ACTIVE lease whose end date is before the date (default today, UTC)",
+  cron: "5 0 * * *",
+  input: z.strictObject({
+    date: isoDate.refine((date) => date <= todayUtc(), "must not be after today (UTC)").optional(),
+  }),
+  // Counts only: the job's output is readable by the asking tenant, the leases are of every tenant.
+  run: async (deps, { date }) => ({ expired: (await expireLeases(deps, date)).expired.length }),
+});
 
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
@@ -77,6 +97,6 @@ export const areas: Area[] = [
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
-    jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
+    jobs: [leaseExpiryJob],
   },
 ];

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkerKey, revokeWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const today = () => new Date().toISOString().slice(0, 10);
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+/** The Workers area (docs/operations.md, "Workers routes"): the test app runs the worker role. */
+describe.each(databaseKinds)("Workers area on %s", (kind) => {
+  let t: TestApp;
+  let workerKey: string;
+  let otherWorkerKey: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    workerKey = (await createWorkerKey(t.sql, t.tenant.id, "test worker")).key;
+    otherWorkerKey = (await createWorkerKey(t.sql, t.other.id, "other worker")).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const { newLease, setStatus } = leaseFixtures(() => t);
+
+  const work = (method: string, url: string, options: { body?: unknown; key?: string } = {}) =>
+    t.request(method, url, {
+      as: null,
+      body: options.body,
+      headers: { "x-api-key": options.key ?? workerKey },
+    });
+
+  /** Follows a job until it ends (the worker polls every second). */
+  const finished = async (queue: string, id: string) => {
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const res = await work("GET", `/api/workers/jobs/${queue}/${id}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const job = res.json();
+      if (["completed", "failed", "cancelled"].includes(job.state)) return job;
+      if (Date.now() > end) throw new Error(`job ${queue}/${id} still ${job.state}`);
+      await sleep(200);
+    }
+  };
+  const queued = async (queue: string) =>
+    Number(
+      (await t.sql.query<{ n: string }>("SELECT count(*) AS n FROM pgboss.job WHERE name = $1", [queue]))[0]
+        .n,
+    );
+
+  it("lists the job kinds it knows, with their schedule and the body each takes", async () => {
+    const res = await work("GET", "/api/workers/jobs");
+    expect(res.statusCode, res.body).toBe(200);
+    const kinds = Object.fromEntries(res.json().map((k: { queue: string }) => [k.queue, k]));
+    expect(kinds["projection-rebuild"]).toMatchObject({ schedule: null });
+    expect(kinds["projection-rebuild"].input.required).toEqual(["projection"]);
+    expect(kinds["lease-expiry"]).toMatchObject({ schedule: "5 0 * * *" });
+    expect(Object.keys(kinds["lease-expiry"].input.properties)).toEqual(["date"]);
+  });
+
+  it("rebuilds a projection as a job and reads its status back, completed with its output", async () => {
+    const lease = await newLease();
+    const res = await work("POST", "/api/workers/jobs/projection-rebuild", {
+      body: { projection: "leases" },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const { job_id, queue, state } = res.json();
+    expect({ queue, state }).toEqual({ queue: "projection-rebuild", state: "created" });
+    expect(res.headers.location).toBe(`/api/workers/jobs/projection-rebuild/${job_id}`);
+    const job = await finished(queue, job_id);
+    expect(job).toMatchObject({ job_id, queue, state: "completed", error: null });
+    expect(job.output.projection).toBe("leases");
+    expect(job.output.events).toBeGreaterThan(0);
+    expect(Date.parse(job.completed_at)).toBeGreaterThanOrEqual(Date.parse(job.started_at));
+    // The rebuilt read model still serves the lease.
+    expect((await t.request("GET", `/api/leases/${lease.id}`)).statusCode).toBe(200);
+  }, 60_000);
+
+  it("expires due leases as a job, once even when asked twice at the same time", async () => {
+    const due = await newLease({ start_date: "2020-01-01", end_date: "2021-12-31" });
+    expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);
+    const [a, b] = await Promise.all([
+      work("POST", "/api/workers/jobs/lease-expiry", { body: { date: today() } }),
+      work("POST", "/api/workers/jobs/lease-expiry", { body: {} }),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([202, 202]);
+    const jobs = [
+      await finished("lease-expiry", a.json().job_id),
+      await finished("lease-expiry", b.json().job_id),
+    ];
+    for (const job of jobs) expect(job.state, JSON.stringify(job)).toBe("completed");
+    expect(jobs.map((j) => j.output.expired).reduce((x, y) => x + y)).toBeGreaterThanOrEqual(1);
+    expect((await t.request("GET", `/api/leases/${due.id}`)).json().status).toBe("EXPIRED");
+    const history = (await t.request("GET", `/api/leases/${due.id}/history`)).json();
+    expect(history.filter((e: { type: string }) => e.type === "LeaseExpired")).toHaveLength(1);
+    // No body at all is an empty input.
+    const bare = await t.app.inject({
+      method: "POST",
+      url: "/api/workers/jobs/lease-expiry",
+      headers: { "x-api-key": workerKey },
+    });
+    expect(bare.statusCode, bare.body).toBe(202);
+    expect((await finished("lease-expiry", bare.json().job_id)).output).toEqual({ expired: 0 });
+  }, 60_000);
+
+  it("refuses bad bodies with 400 and an unknown projection with 404, queueing nothing", async () => {
+    const before = { rebuild: await queued("projection-rebuild"), expiry: await queued("lease-expiry") };
+    const bad: [string, unknown, string][] = [
+      ["projection-rebuild", {}, "projection"],
+      ["projection-rebuild", { projection: 7 }, "projection"],
+      ["projection-rebuild", { projection: "leases", extra: 1 }, "extra"],
+      ["lease-expiry", { date: "2025-02-30" }, "date"],
+      ["lease-expiry", { date: tomorrow() }, "date"],
+      ["lease-expiry", [], "body"],
+    ];
+    for (const [queue, body, field] of bad) {
+      const res = await work("POST", `/api/workers/jobs/${queue}`, { body });
+      expect(res.statusCode, `${queue} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+      expect(res.json().error).toBe("ValidationError");
+      expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+    const unknown = await work("POST", "/api/workers/jobs/projection-rebuild", {
+      body: { projection: "nope" },
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ error: "NotFound", message: "Projection nope not found" });
+    expect(await queued("projection-rebuild")).toBe(before.rebuild);
+    expect(await queued("lease-expiry")).toBe(before.expiry);
+  });
+
+  it("answers 404 for an unknown job kind or job, and another tenant's job", async () => {
+    expect((await work("POST", "/api/workers/jobs/no-such-job", { body: {} })).statusCode).toBe(404);
+    const missing = await work("GET", `/api/workers/jobs/lease-expiry/${crypto.randomUUID()}`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toBe("NotFound");
+    expect((await work("GET", `/api/workers/jobs/no-such-job/${crypto.randomUUID()}`)).statusCode).toBe(404);
+    expect((await work("GET", "/api/workers/jobs/lease-expiry/not-a-uuid")).statusCode).toBe(400);
+    const mine = (await work("POST", "/api/workers/jobs/lease-expiry", { body: {} })).json().job_id;
+    expect((await work("GET", `/api/workers/jobs/lease-expiry/${mine}`)).statusCode).toBe(200);
+    const theirs = await work("GET", `/api/workers/jobs/lease-expiry/${mine}`, { key: otherWorkerKey });
+    expect(theirs.statusCode).toBe(404);
+    // A job of another queue under this one's name is unknown too.
+    expect((await work("GET", `/api/workers/jobs/projection-rebuild/${mine}`)).statusCode).toBe(404);
+  });
+
+  it("takes only a live worker key in X-API-Key; tenant keys get 403 here, worker keys 403 elsewhere", async () => {
+    const url = "/api/workers/jobs";
+    const as = (headers: Record<string, string>) => t.request("GET", url, { as: null, headers });
+    const expectError = async (headers: Record<string, string>, status: number, error: string) => {
+      const res = await as(headers);
+      expect(res.statusCode, `${JSON.stringify(headers)}: ${res.body}`).toBe(status);
+      expect(res.json().error).toBe(error);
+    };
+    await expectError({}, 401, "Unauthorized");
+    await expectError({ authorization: `Bearer ${t.tenant.key}` }, 403, "Forbidden");
+    await expectError({ "x-api-key": t.tenant.key }, 403, "Forbidden");
+    await expectError({ authorization: `Bearer ${workerKey}` }, 401, "Unauthorized");
+    await expectError({ authorization: `Bearer ${TEST_ADMIN_KEY}` }, 401, "Unauthorized");
+    await expectError({ "x-api-key": `pmw_${"a".repeat(32)}` }, 401, "Unauthorized");
+    // A refused POST queues nothing.
+    const before = await queued("lease-expiry");
+    const posted = await t.request("POST", "/api/workers/jobs/lease-expiry", { body: {} });
+    expect(posted.statusCode).toBe(403);
+    expect(await queued("lease-expiry")).toBe(before);
+    // A worker key on tenant and admin routes.
+    for (const headers of [{ "x-api-key": workerKey }, { authorization: `Bearer ${workerKey}` }] as Record<
+      string,
+      string
+    >[]) {
+      const res = await t.request("GET", "/api/lessees", { as: null, headers });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json().error).toBe("Forbidden");
+      expect((await t.request("GET", "/api/admin/tenants", { as: null, headers })).statusCode).toBe(401);
+    }
+    // Revoked: refused within the 1 s key cache.
+    const revoked = await createWorkerKey(t.sql, t.tenant.id, "to revoke");
+    expect((await as({ "x-api-key": revoked.key })).statusCode).toBe(200);
+    await revokeWorkerKey(t.sql, revoked.id);
+    await sleep(1100);
+    await expectError({ "x-api-key": revoked.key }, 401, "Unauthorized");
+  });
+});
