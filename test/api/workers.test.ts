@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkerKey, revokeWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { loadConfig } from "../../src/platform/config.ts";
+import { createPostgresSql } from "../../src/platform/db.ts";
+import { startService } from "../../src/platform/startService.ts";
+import { createTenant, createWorkerKey, revokeWorkerKey } from "../../src/platform/tenants/tenants.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
-import { databaseKinds } from "../support/testDatabase.ts";
+import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const today = () => new Date().toISOString().slice(0, 10);
@@ -179,4 +182,41 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     await sleep(1100);
     await expectError({ "x-api-key": revoked.key }, 401, "Unauthorized");
   });
+});
+
+describe.each(databaseKinds)("roles split over processes on %s", (kind) => {
+  it("an api-only service queues, a worker-only service (pms serve --role worker) runs the job", async () => {
+    const db = await createTestDatabase(kind);
+    const config = loadConfig({ LOG_LEVEL: "silent", PMS_RATE_LIMIT_PER_MINUTE: "0", DATABASE_URL: db.url });
+    const api = await startService(config, { roles: ["api", "projector"], sql: db.sql });
+    const workerSql = createPostgresSql(db.url ?? "");
+    const worker = await startService(config, { roles: ["worker"], sql: workerSql });
+    try {
+      expect(worker.app).toBeNull();
+      const tenant = await createTenant(db.sql, "split");
+      const key = (await createWorkerKey(db.sql, tenant.id, "split")).key;
+      const headers = { "x-api-key": key, "content-type": "application/json" };
+      const res = await api.app!.inject({
+        method: "POST",
+        url: "/api/workers/jobs/projection-rebuild",
+        headers,
+        payload: JSON.stringify({ projection: "lessees" }),
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      const url = `/api/workers/jobs/projection-rebuild/${res.json().job_id}`;
+      const end = Date.now() + 30_000;
+      let state = "created";
+      while (state !== "completed" && state !== "failed" && Date.now() < end) {
+        await sleep(200);
+        state = (await api.app!.inject({ url, headers })).json().state;
+      }
+      // The api-only service works no jobs: the worker-only one ran it.
+      expect(state).toBe("completed");
+    } finally {
+      await worker.close();
+      await workerSql.close();
+      await api.close();
+      await db.drop();
+    }
+  }, 60_000);
 });
