@@ -73,6 +73,12 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
+/** Every kind of job: the platform's rebuild, then the areas' (also `pms jobs`). */
+export const jobKinds = (projections: Projection[], areaJobs: AreaJob[], log: (msg: string) => void) => [
+  rebuildJob(projections, log),
+  ...areaJobs,
+];
+
 // pg-boss refuses an `expireInSeconds` key that is present but undefined.
 const sendOptions = (kind: AreaJob) => (kind.timeoutSeconds ? { expireInSeconds: kind.timeoutSeconds } : {});
 
@@ -128,7 +134,7 @@ export async function startJobs(options: {
   });
   boss.on("error", (error) => log.error(error, "job queue error"));
   await boss.start();
-  const kinds = [rebuildJob(projections, log.info), ...(options.jobs ?? [])];
+  const kinds = jobKinds(projections, options.jobs ?? [], log.info);
   const kindOf = (queue: string) => kinds.find((k) => k.queue === queue);
   // Another process may create the same queue at the same time: "exists already" is fine.
   for (const kind of kinds) await boss.createQueue(kind.queue).catch(() => {});

@@ -125,6 +125,48 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
   }, 60_000);
 });
 
+describe.runIf(process.env.TEST_DATABASE_URL)("pms jobs against PostgreSQL", () => {
+  let db: { sql: Sql; url?: string; drop(): Promise<void> };
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    env = { DATABASE_URL: db.url! };
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("lists the job kinds and runs one with its input checked", async () => {
+    // A fresh database has no read model yet: the rebuild builds `leases`, which expiry reads.
+    const rebuild = await pms(
+      ["jobs", "run", "projection-rebuild", "--data", '{"projection":"leases"}'],
+      env,
+    );
+    const [list, expiry, unknownProjection, future, notJson, noJob] = await Promise.all([
+      pms(["jobs", "list"], env),
+      pms(["jobs", "run", "lease-expiry"], env),
+      pms(["jobs", "run", "projection-rebuild", "--data", '{"projection":"nope"}'], env),
+      pms(["jobs", "run", "lease-expiry", "--data", '{"date":"2999-01-01"}'], env),
+      pms(["jobs", "run", "lease-expiry", "--data", "{"], env),
+      pms(["jobs", "run", "no-such-job"], env),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain("projection-rebuild: ");
+    expect(list.stdout).toContain("lease-expiry (cron 5 0 * * * UTC): ");
+    expect(rebuild.code, rebuild.stderr).toBe(0);
+    expect(rebuild.stdout).toContain('"projection": "leases"');
+    expect(expiry.code, expiry.stderr).toBe(0);
+    expect(JSON.parse(expiry.stdout)).toEqual({ expired: 0 });
+    expect(unknownProjection.code).toBe(2);
+    expect(unknownProjection.stderr).toContain("Projection nope not found");
+    expect(future.code).toBe(2);
+    expect(future.stderr).toContain("date must not be after today");
+    expect(notJson.code).toBe(2);
+    expect(noJob.code).toBe(2);
+    expect(noJob.stderr).toContain("known: projection-rebuild, lease-expiry");
+  }, 120_000);
+});
+
 describe("pms CLI offline on embedded storage", () => {
   let dir: string;
   beforeAll(async () => {
