@@ -123,18 +123,6 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
     expect(res.code, res.stderr).toBe(0);
     for (const line of res.stdout.trim().split("\n").filter(Boolean)) expect(line).toMatch(/^\S+ v\d+/);
   }, 60_000);
-});
-
-describe.runIf(process.env.TEST_DATABASE_URL)("pms jobs against PostgreSQL", () => {
-  let db: { sql: Sql; url?: string; drop(): Promise<void> };
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    db = await createTestDatabase("postgres");
-    env = { DATABASE_URL: db.url! };
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
 
   it("lists the job kinds and runs one with its input checked", async () => {
     // A fresh database has no read model yet: the rebuild builds `leases`, which expiry reads.
