@@ -5,6 +5,7 @@ import { estateRoutes } from "./commands/estates/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
+import { leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -18,6 +19,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
@@ -29,6 +31,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
@@ -78,5 +81,10 @@ export const areas: Area[] = [
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
     jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
+  },
+  {
+    name: "leasePdfs",
+    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
+    projections: [leasePdfsProjection],
   },
 ];
