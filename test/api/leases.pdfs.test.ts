@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLeasePdfs } from "../../src/commands/leases/pdfs.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
@@ -149,6 +150,29 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(second.lease_revision).toBe(first.lease_revision);
     expect(second.sha256).not.toBe(first.sha256);
     expect((await stats()).misses).toBe(before.misses + 1);
+  });
+
+  it("never fetches an image a lease's data names (URL or local file)", async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const { id } = await newLease({
+        special_conditions: `Plan ![plan](http://127.0.0.1:${port}/plan.png)\nPhoto ![p](/etc/hostname)`,
+      });
+      const res = await generate(id);
+      expect(res.statusCode, res.body).toBe(201);
+      const text = await pdfText((await t.request("GET", `/api/leases/pdf/${res.json().id}`)).rawPayload);
+      expect(text).toContain(`127.0.0.1:${port}/plan.png`);
+      expect(text).toContain("/etc/hostname");
+      expect(requests).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("answers 422 naming a lease type without a template, and writes nothing", async () => {
