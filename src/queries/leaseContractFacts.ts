@@ -34,78 +34,74 @@ const one = async (sql: Sql, tenantId: string, text: string, params: unknown[]) 
 const day = (v: unknown): string | null =>
   v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
 
+/**
+ * One statement for the lease and what hangs off it (parties, estate, type, place, owner,
+ * diagnostics, previous lease): a contract is read on every POST, cached or not, so its reads are
+ * kept to a few round trips (the DPE and the rent regulation go through their own areas' look-ups).
+ */
+const LEASE_AND_PARTIES = `
+  SELECT to_jsonb(l) AS lease,
+    (SELECT coalesce(jsonb_agg(jsonb_build_object('role', a.role, 'lessee', to_jsonb(p))
+       ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id), '[]')
+     FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
+     WHERE a.tenant_id = l.tenant_id AND a.lease_id = l.id AND NOT a.ended) AS parties,
+    to_jsonb(e) AS estate,
+    (SELECT to_jsonb(x) FROM places x WHERE x.tenant_id = l.tenant_id AND x.id = e.place_id) AS place,
+    (SELECT to_jsonb(o) FROM owners o WHERE o.tenant_id = l.tenant_id AND o.id = e.owner_id) AS owner,
+    (SELECT coalesce(jsonb_agg(jsonb_build_object('type', d.type, 'diagnosis_date', d.diagnosis_date,
+         'valid_until', d.valid_until) ORDER BY d.type, d.diagnosis_date), '[]')
+     FROM estate_diagnostics d WHERE d.tenant_id = l.tenant_id AND d.estate_id = l.estate_id AND d.active) AS diagnostics,
+    (SELECT jsonb_build_object('rent_amount', v.rent_amount, 'ended_on', v.terminated_at) FROM leases v
+     WHERE v.tenant_id = l.tenant_id AND v.estate_id = l.estate_id AND v.id <> l.id AND v.start_date < l.start_date
+       AND v.status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
+     ORDER BY v.start_date DESC, v.created_at DESC LIMIT 1) AS previous_lease
+  FROM leases l LEFT JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+  WHERE l.tenant_id = $1 AND l.id = $2`;
+
 export async function readLeaseContractFacts(
   sql: Sql,
   tenantId: string,
   leaseId: string,
 ): Promise<LeaseContractFacts | null> {
-  const lease = await one(sql, tenantId, "SELECT * FROM leases WHERE tenant_id = $1 AND id = $2", [leaseId]);
-  if (!lease) return null;
+  const row = await one(sql, tenantId, LEASE_AND_PARTIES, [leaseId]);
+  if (!row) return null;
+  const lease = row.lease as Row;
+  const estate = (row.estate as Row | null) ?? null;
   const estateId = String(lease.estate_id);
   const start = day(lease.start_date) as string;
-  const [parties, estate, diagnostics, regulation, previous] = await Promise.all([
-    sql.asTenant(tenantId, (tx) =>
-      tx.query<Row>(
-        `SELECT a.role, to_jsonb(l) AS lessee FROM lease_lessees a
-         JOIN lessees l ON l.tenant_id = a.tenant_id AND l.id = a.lessee_id
-         WHERE a.tenant_id = $1 AND a.lease_id = $2 AND NOT a.ended
-         ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id`,
-        [tenantId, leaseId],
-      ),
-    ),
-    one(sql, tenantId, "SELECT * FROM estates WHERE tenant_id = $1 AND id = $2", [estateId]),
-    sql.asTenant(tenantId, (tx) =>
-      tx.query<Row>(
-        `SELECT type, diagnosis_date, valid_until FROM estate_diagnostics
-         WHERE tenant_id = $1 AND estate_id = $2 AND active ORDER BY type, diagnosis_date`,
-        [tenantId, estateId],
-      ),
-    ),
-    readEstateRentRegulation(sql, tenantId, estateId),
-    one(
+  const readDpe = async () => {
+    const dpe =
+      (await readDpeOn(sql, tenantId, estateId, start)) ??
+      (await readDpeOn(sql, tenantId, estateId, parisToday()));
+    if (!dpe) return null;
+    const details = await one(
       sql,
       tenantId,
-      `SELECT rent_amount, terminated_at FROM leases
-       WHERE tenant_id = $1 AND estate_id = $2 AND id <> $3 AND start_date < $4::date
-         AND status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
-       ORDER BY start_date DESC, created_at DESC LIMIT 1`,
-      [estateId, leaseId, start],
-    ),
-  ]);
-  const [place, owner, estateType, dpe] = await Promise.all([
-    estate
-      ? one(sql, tenantId, "SELECT * FROM places WHERE tenant_id = $1 AND id = $2", [estate.place_id])
-      : null,
-    estate?.owner_id
-      ? one(sql, tenantId, "SELECT * FROM owners WHERE tenant_id = $1 AND id = $2", [estate.owner_id])
-      : null,
+      `SELECT reference_number, energy_consumption, ges_emission FROM energy_diagnoses
+       WHERE tenant_id = $1 AND id = $2`,
+      [dpe.id],
+    );
+    return { ...dpe, details };
+  };
+  const [dpe, regulation, estateType] = await Promise.all([
+    readDpe(),
+    readEstateRentRegulation(sql, tenantId, estateId),
     estate ? readType(sql, tenantId, "estate", String(estate.estate_type_id)) : null,
-    (async () =>
-      (await readDpeOn(sql, tenantId, estateId, start)) ??
-      (await readDpeOn(sql, tenantId, estateId, parisToday())))(),
   ]);
-  const dpeDetails = dpe
-    ? await one(
-        sql,
-        tenantId,
-        `SELECT reference_number, energy_consumption, ges_emission FROM energy_diagnoses
-         WHERE tenant_id = $1 AND id = $2`,
-        [dpe.id],
-      )
-    : null;
+  const previous = row.previous_lease as { rent_amount: unknown; ended_on: unknown } | null;
   return {
     lease,
     lease_revision: Number(lease.revision),
-    parties: parties.map((p) => ({ role: p.role as LeaseRole, lessee: p.lessee as Row })),
+    parties: (row.parties as { role: LeaseRole; lessee: Row }[]) ?? [],
     estate,
     estate_type: estateType ? { code: String(estateType.code), name: String(estateType.name) } : null,
-    place,
-    owner,
-    dpe: dpe ? { ...dpe, details: dpeDetails } : null,
-    diagnostics,
+    place: (row.place as Row | null) ?? null,
+    owner: (row.owner as Row | null) ?? null,
+    dpe,
+    diagnostics: (row.diagnostics as Row[]) ?? [],
     regulation: regulation && regulation.source !== "none" ? regulation : null,
     previous_lease: previous
-      ? { rent_amount: Number(previous.rent_amount), ended_on: day(previous.terminated_at) }
+      ? { rent_amount: Number(previous.rent_amount), ended_on: day(previous.ended_on) }
       : null,
   };
 }
