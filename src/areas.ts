@@ -6,6 +6,7 @@ import { estateRoutes } from "./commands/estates/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
+import { leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -20,6 +21,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
@@ -31,6 +33,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
@@ -98,5 +101,10 @@ export const areas: Area[] = [
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
     jobs: [leaseExpiryJob],
+  },
+  {
+    name: "leasePdfs",
+    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
+    projections: [leasePdfsProjection],
   },
 ];
