@@ -6,7 +6,7 @@ import { estateRoutes } from "./commands/estates/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
-import { leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
+import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -15,7 +15,7 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
-import { isoDate } from "./platform/http/schemas.ts";
+import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
@@ -73,6 +73,24 @@ const leaseExpiryJob = areaJob({
   run: async (deps, { date }) => ({ expired: (await expireLeases(deps, date)).expired.length }),
 });
 
+/**
+ * Contract PDFs for a batch of leases (docs/pdf.md), for the tenant of the worker key that asked
+ * (docs/decisions.md, "Workers area"): a lease of another tenant is reported failed, as unknown.
+ */
+const leasePdfBatchJob = areaJob({
+  queue: "lease-pdf-batch",
+  description: "Generates the contract PDF of each listed lease of the worker key's tenant (1 to 500)",
+  input: z.strictObject({ lease_ids: z.array(uuid()).min(1).max(500) }),
+  timeoutSeconds: 3600,
+  run: async (deps, { lease_ids }, { tenant_id }) => {
+    if (!tenant_id)
+      throw new Error(
+        "A lease PDF batch acts for one tenant: queue it with a worker key (pms jobs run: --tenant)",
+      );
+    return generateLeasePdfs(deps, { tenant_id, lease_ids });
+  },
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -100,7 +118,7 @@ export const areas: Area[] = [
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
-    jobs: [leaseExpiryJob],
+    jobs: [leaseExpiryJob, leasePdfBatchJob],
   },
   {
     name: "leasePdfs",

@@ -106,8 +106,44 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     expect((await finished("lease-expiry", bare.json().job_id)).output).toEqual({ expired: 0 });
   }, 60_000);
 
+  it("generates a batch of contract PDFs for the worker key's tenant only", async () => {
+    const [a, b] = [await newLease(), await newLease()];
+    const foreign = await newLease({}, t.other);
+    const res = await work("POST", "/api/workers/jobs/lease-pdf-batch", {
+      body: { lease_ids: [a.id, b.id, foreign.id] },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const job = await finished("lease-pdf-batch", res.json().job_id);
+    expect(job.state, JSON.stringify(job)).toBe("completed");
+    expect(job.output.generated.map((g: { lease_id: string }) => g.lease_id)).toEqual([a.id, b.id]);
+    expect(job.output.failed.map((f: { lease_id: string }) => f.lease_id)).toEqual([foreign.id]);
+    for (const { pdf_id } of job.output.generated) {
+      // The job answers once the events are written; the read model follows (eventually consistent).
+      const end = Date.now() + 20_000;
+      let file = await t.request("GET", `/api/leases/pdf/${pdf_id}`);
+      while (file.statusCode === 404 && Date.now() < end) {
+        await sleep(100);
+        file = await t.request("GET", `/api/leases/pdf/${pdf_id}`);
+      }
+      expect(file.statusCode).toBe(200);
+      expect(file.rawPayload.subarray(0, 5).toString()).toBe("%PDF-");
+      expect((await t.request("GET", `/api/leases/pdf/${pdf_id}`, { as: t.other })).statusCode).toBe(404);
+    }
+    // Nothing was written on the other tenant's lease.
+    expect((await t.request("GET", `/api/leases/${foreign.id}/pdfs`, { as: t.other })).json()).toEqual([]);
+    // The other tenant's worker does not see the job.
+    const theirs = await work("GET", `/api/workers/jobs/lease-pdf-batch/${job.job_id}`, {
+      key: otherWorkerKey,
+    });
+    expect(theirs.statusCode).toBe(404);
+  }, 60_000);
+
   it("refuses bad bodies with 400 and an unknown projection with 404, queueing nothing", async () => {
-    const before = { rebuild: await queued("projection-rebuild"), expiry: await queued("lease-expiry") };
+    const before = {
+      rebuild: await queued("projection-rebuild"),
+      expiry: await queued("lease-expiry"),
+      pdfs: await queued("lease-pdf-batch"),
+    };
     const bad: [string, unknown, string][] = [
       ["projection-rebuild", {}, "projection"],
       ["projection-rebuild", { projection: 7 }, "projection"],
@@ -115,6 +151,10 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
       ["lease-expiry", { date: "2025-02-30" }, "date"],
       ["lease-expiry", { date: tomorrow() }, "date"],
       ["lease-expiry", [], "body"],
+      ["lease-pdf-batch", { lease_ids: [] }, "lease_ids"],
+      ["lease-pdf-batch", { lease_ids: ["not-a-uuid"] }, "lease_ids[0]"],
+      ["lease-pdf-batch", { lease_ids: Array.from({ length: 501 }, () => crypto.randomUUID()) }, "lease_ids"],
+      ["lease-pdf-batch", { tenant_id: t.other.id, lease_ids: [crypto.randomUUID()] }, "tenant_id"],
     ];
     for (const [queue, body, field] of bad) {
       const res = await work("POST", `/api/workers/jobs/${queue}`, { body });
@@ -129,6 +169,7 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     expect(unknown.json()).toEqual({ error: "NotFound", message: "Projection nope not found" });
     expect(await queued("projection-rebuild")).toBe(before.rebuild);
     expect(await queued("lease-expiry")).toBe(before.expiry);
+    expect(await queued("lease-pdf-batch")).toBe(before.pdfs);
   });
 
   it("answers 404 for an unknown job kind or job, and another tenant's job", async () => {
