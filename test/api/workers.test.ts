@@ -138,6 +138,28 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     expect(theirs.statusCode).toBe(404);
   }, 60_000);
 
+  it("honours an Idempotency-Key: a retried POST answers the same job and queues one", async () => {
+    const before = await queued("lease-expiry");
+    const post = () =>
+      t.request("POST", "/api/workers/jobs/lease-expiry", {
+        as: null,
+        body: {},
+        headers: { "x-api-key": workerKey, "idempotency-key": `expiry-${crypto.randomUUID()}` },
+      });
+    const key = `expiry-${crypto.randomUUID()}`;
+    const again = () =>
+      t.request("POST", "/api/workers/jobs/lease-expiry", {
+        as: null,
+        body: {},
+        headers: { "x-api-key": workerKey, "idempotency-key": key },
+      });
+    const [first, second] = [await again(), await again()];
+    expect([first.statusCode, second.statusCode]).toEqual([202, 202]);
+    expect(second.json().job_id).toBe(first.json().job_id);
+    expect(await queued("lease-expiry")).toBe(before + 1);
+    expect((await post()).json().job_id).not.toBe(first.json().job_id);
+  });
+
   it("refuses bad bodies with 400 and an unknown projection with 404, queueing nothing", async () => {
     const before = {
       rebuild: await queued("projection-rebuild"),

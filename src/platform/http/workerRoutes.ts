@@ -44,16 +44,16 @@ const noInput = z.strictObject({});
 export async function workerRoutes(app: FastifyInstance) {
   const { jobs } = app.platform;
 
+  const kinds = jobs.kinds.map((kind) => ({
+    queue: kind.queue,
+    description: kind.description,
+    schedule: kind.cron ?? null,
+    input: z.toJSONSchema(kind.input ?? noInput, { io: "input", unrepresentable: "any" }),
+  }));
   app.get(
     "/api/workers/jobs",
     { schema: { tags, response: answers(z.array(jobKindBody)) }, config: { access: "worker" } },
-    async () =>
-      jobs.kinds.map((kind) => ({
-        queue: kind.queue,
-        description: kind.description,
-        schedule: kind.cron ?? null,
-        input: z.toJSONSchema(kind.input ?? noInput, { io: "input", unrepresentable: "any" }),
-      })),
+    async () => kinds,
   );
 
   for (const kind of jobs.kinds) {
