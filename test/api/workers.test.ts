@@ -45,6 +45,16 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
       await sleep(200);
     }
   };
+  /** A job answers once its events are written; read models follow (eventually consistent). */
+  const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean) => {
+    const end = Date.now() + 20_000;
+    let value = await read();
+    while (!done(value) && Date.now() < end) {
+      await sleep(100);
+      value = await read();
+    }
+    return value;
+  };
   const queued = async (queue: string) =>
     Number(
       (await t.sql.query<{ n: string }>("SELECT count(*) AS n FROM pgboss.job WHERE name = $1", [queue]))[0]
@@ -93,7 +103,11 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     ];
     for (const job of jobs) expect(job.state, JSON.stringify(job)).toBe("completed");
     expect(jobs.map((j) => j.output.expired).reduce((x, y) => x + y)).toBeGreaterThanOrEqual(1);
-    expect((await t.request("GET", `/api/leases/${due.id}`)).json().status).toBe("EXPIRED");
+    const lease = await eventually(
+      async () => (await t.request("GET", `/api/leases/${due.id}`)).json(),
+      (l) => l.status === "EXPIRED",
+    );
+    expect(lease.status).toBe("EXPIRED");
     const history = (await t.request("GET", `/api/leases/${due.id}/history`)).json();
     expect(history.filter((e: { type: string }) => e.type === "LeaseExpired")).toHaveLength(1);
     // No body at all is an empty input.
@@ -118,13 +132,10 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     expect(job.output.generated.map((g: { lease_id: string }) => g.lease_id)).toEqual([a.id, b.id]);
     expect(job.output.failed.map((f: { lease_id: string }) => f.lease_id)).toEqual([foreign.id]);
     for (const { pdf_id } of job.output.generated) {
-      // The job answers once the events are written; the read model follows (eventually consistent).
-      const end = Date.now() + 20_000;
-      let file = await t.request("GET", `/api/leases/pdf/${pdf_id}`);
-      while (file.statusCode === 404 && Date.now() < end) {
-        await sleep(100);
-        file = await t.request("GET", `/api/leases/pdf/${pdf_id}`);
-      }
+      const file = await eventually(
+        () => t.request("GET", `/api/leases/pdf/${pdf_id}`),
+        (res) => res.statusCode !== 404,
+      );
       expect(file.statusCode).toBe(200);
       expect(file.rawPayload.subarray(0, 5).toString()).toBe("%PDF-");
       expect((await t.request("GET", `/api/leases/pdf/${pdf_id}`, { as: t.other })).statusCode).toBe(404);
