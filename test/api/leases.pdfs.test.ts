@@ -100,7 +100,21 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(text).toContain("2e trimestre 2025");
   });
 
-  it("reuses the cached render until the lease changes, and clears per tenant", async () => {
+  const pdfCount = async (leaseId: string) => {
+    const list = await t.request("GET", `/api/leases/${leaseId}/pdfs`);
+    expect(list.statusCode, list.body).toBe(200);
+    return (list.json() as unknown[]).length;
+  };
+  const blobCount = async () =>
+    Number(
+      (
+        await t.sql.query("SELECT count(*)::int AS n FROM blobs WHERE key LIKE $1", [
+          `tenants/${t.tenant.id}/lease-pdfs/%`,
+        ])
+      )[0].n,
+    );
+
+  it("answers the existing PDF for an unchanged contract, writing nothing; a new one after a delete or a change", async () => {
     const { id } = await newLease();
     expect((await t.request("POST", "/api/leases/cache/clear")).statusCode).toBe(200);
     const before = await stats();
@@ -110,18 +124,36 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(afterFirst).toMatchObject({ misses: before.misses + 1, hits: before.hits, entries: 1 });
     expect(afterFirst.bytes).toBe(first.size);
 
+    // Same contract: the same record, no event, no bytes; the reused render is a hit.
+    const blobs = await blobCount();
+    await writesNothing(async () => {
+      const again = await generate(id);
+      expect(again.statusCode, again.body).toBe(201);
+      expect(again.headers.location).toBe(`/api/leases/pdf/${first.id}`);
+      expect(again.json()).toEqual(first);
+    });
+    expect(await blobCount()).toBe(blobs);
+    expect(await pdfCount(id)).toBe(1);
+    expect(await stats()).toMatchObject({ misses: before.misses + 1, hits: before.hits + 1, entries: 1 });
+
+    // The record deleted: a new record, its bytes from the cache (a hit, same sha256).
+    expect((await t.request("DELETE", `/api/leases/pdf/${first.id}`)).statusCode).toBe(204);
     const second = (await generate(id)).json();
     expect(second.id).not.toBe(first.id);
     expect(second.sha256).toBe(first.sha256);
-    expect(await stats()).toMatchObject({ misses: before.misses + 1, hits: before.hits + 1, entries: 1 });
+    expect(second.lease_revision).toBe(first.lease_revision);
+    expect(await pdfCount(id)).toBe(1);
+    expect(await stats()).toMatchObject({ misses: before.misses + 1, hits: before.hits + 2, entries: 1 });
 
-    // A rent change is a new lease revision: a miss and other bytes.
+    // A rent change is a new lease revision: a miss, a new record, other bytes.
     const rent = await t.request("PUT", `/api/leases/${id}`, { body: { rent_amount: 850 } });
     expect(rent.statusCode, rent.body).toBe(200);
     const third = (await generate(id)).json();
+    expect(third.id).not.toBe(second.id);
     expect(third.lease_revision).toBeGreaterThan(first.lease_revision);
     expect(third.sha256).not.toBe(first.sha256);
-    expect(await stats()).toMatchObject({ misses: before.misses + 2, hits: before.hits + 1, entries: 1 });
+    expect(await pdfCount(id)).toBe(2);
+    expect(await stats()).toMatchObject({ misses: before.misses + 2, hits: before.hits + 2, entries: 1 });
 
     // Another tenant's stats and clear do not see this tenant's cache.
     expect((await stats(t.other)).entries).toBe(0);
@@ -133,9 +165,31 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(cleared.json()).toEqual({ cleared: 1 });
     expect((await stats()).entries).toBe(0);
     // Clearing the cache keeps the bytes of the PDFs already generated.
-    const kept = await t.request("GET", `/api/leases/pdf/${first.id}`);
+    const kept = await t.request("GET", `/api/leases/pdf/${second.id}`);
     expect(kept.statusCode).toBe(200);
-    expect(createHash("sha256").update(kept.rawPayload).digest("hex")).toBe(first.sha256);
+    expect(createHash("sha256").update(kept.rawPayload).digest("hex")).toBe(second.sha256);
+    // ... and the unchanged contract still answers its record, without a render.
+    await writesNothing(async () => {
+      expect((await generate(id)).json()).toEqual(third);
+    });
+    expect(await stats()).toMatchObject({ misses: before.misses + 2, hits: before.hits + 3, entries: 0 });
+  });
+
+  it("answers concurrent POSTs of one contract without an error", async () => {
+    const { id } = await newLease();
+    const answers = await Promise.all([1, 2, 3, 4].map(() => generate(id)));
+    for (const res of answers) expect(res.statusCode, res.body).toBe(201);
+    const pdfs = answers.map((res) => res.json());
+    expect(new Set(pdfs.map((p) => p.sha256)).size).toBe(1);
+    // Racing POSTs may each make a record (none saw another's yet); every one is listed.
+    const ids = new Set(pdfs.map((p) => p.id));
+    expect(await pdfCount(id)).toBe(ids.size);
+    // Later POSTs all answer one of them, always the same.
+    const later = await Promise.all([1, 2, 3].map(() => generate(id)));
+    const laterIds = new Set(later.map((res) => res.json().id));
+    expect(laterIds.size).toBe(1);
+    expect(ids.has([...laterIds][0])).toBe(true);
+    expect(await pdfCount(id)).toBe(ids.size);
   });
 
   it("renders anew when a fact from another stream changes the contract (lessee address)", async () => {
@@ -147,6 +201,7 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(moved.statusCode, moved.body).toBe(200);
     const before = await stats();
     const second = (await generate(id)).json();
+    expect(second.id).not.toBe(first.id);
     expect(second.lease_revision).toBe(first.lease_revision);
     expect(second.sha256).not.toBe(first.sha256);
     expect((await stats()).misses).toBe(before.misses + 1);
@@ -262,5 +317,11 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
       { lease_id: other.id, error: `Lease ${other.id} not found` },
       { lease_id: "nope", error: "Lease id nope is not a UUID" },
     ]);
+    // The same contract again: the same record.
+    const again = await generateLeasePdfs(
+      { sql: t.sql, store: t.service.platform.store },
+      { tenant_id: t.tenant.id, lease_ids: [id] },
+    );
+    expect(again.generated).toEqual(result.generated);
   });
 });

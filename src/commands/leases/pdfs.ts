@@ -12,10 +12,22 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext, handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
-import { cachedRender, clearRenderCache, sha256Of, stableJson } from "../../platform/pdf/renderCache.ts";
-import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
+import {
+  cachedRender,
+  clearRenderCache,
+  countRenderCacheHit,
+  sha256Of,
+  stableJson,
+} from "../../platform/pdf/renderCache.ts";
+import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
 import { readLeaseContractFacts } from "../../queries/leaseContractFacts.ts";
-import { LEASE_CONTRACT_CACHE, leasePdfBody, leasePdfParams, readLeasePdf } from "../../queries/leasePdfs.ts";
+import {
+  findSameLeasePdf,
+  LEASE_CONTRACT_CACHE,
+  leasePdfBody,
+  leasePdfParams,
+  readLeasePdf,
+} from "../../queries/leasePdfs.ts";
 import { leaseParams } from "../../queries/leases.ts";
 import { buildLeaseContract } from "./contract/buildLeaseContract.ts";
 import {
@@ -27,9 +39,9 @@ import {
 
 /**
  * Lease contract PDFs (docs/pdf.md): each generated PDF is a record in its own stream
- * (`lease_pdf-<id>`), its bytes in the blob store, its render reused from the cache
- * (src/platform/pdf/renderCache.ts) while the lease revision, the template version and the
- * contract's content are unchanged. The POST route and the batch job share `generateLeasePdf`.
+ * (`lease_pdf-<id>`), its bytes in the blob store. While the lease revision, the template version
+ * and the contract's content are unchanged, a POST answers the existing record, or, when that was
+ * deleted, makes a new one from the cached render (src/platform/pdf/renderCache.ts). The POST route and the batch job share `generateLeasePdf`.
  */
 
 // ---------------------------------------------------------------- decider
@@ -73,20 +85,38 @@ export const leasePdfDecider: Decider<LeasePdfState, LeasePdfCommand, LeasePdfEv
 // ---------------------------------------------------------------- generation
 
 /**
- * Generates one lease's contract PDF as a new record: the contract from the read models, the bytes
- * from the cache or a fresh render, the bytes stored, then the event. 404 for a lease unknown to
- * the tenant, 422 for a lease type without a template; nothing is written when it refuses.
+ * Generates one lease's contract PDF: the contract from the read models; when a record of the same
+ * contract (lease revision, template version, contract hash) still exists, that record, with
+ * nothing written (docs/pdf.md, "Same contract, same record"); otherwise a new record, its bytes
+ * from the cache or a fresh render, stored before the event. 404 for a lease unknown to the
+ * tenant, 422 for a lease type without a template; nothing is written when it refuses.
  */
 export async function generateLeasePdf(
   context: CommandContext & { sql: Sql },
   leaseId: string,
-): Promise<{ pdf_id: string; position: Position | null }> {
+): Promise<{ pdf_id: string; position: Position | null; reused: boolean }> {
   const { sql, tenant_id } = context;
   const facts = await readLeaseContractFacts(sql, tenant_id, leaseId);
   if (!facts) throw notFound("Lease", leaseId);
   requireTemplate(String(facts.lease.lease_type));
   const contract = buildLeaseContract(facts);
   const contract_sha256 = sha256Of(stableJson(contract));
+  const same = await findSameLeasePdf(sql, tenant_id, {
+    lease_id: leaseId,
+    lease_revision: facts.lease_revision,
+    template_version: TEMPLATE_VERSION,
+    contract_sha256,
+  });
+  // The read model may not show a delete being projected yet: the record's stream decides.
+  if (
+    same &&
+    (await loadStream(context.store, leasePdfStream(same), tenant_id, leasePdfDecider)).state.status ===
+      "generated"
+  ) {
+    // The render is reused, as from the cache: counted as a hit.
+    await countRenderCacheHit(sql, tenant_id, LEASE_CONTRACT_CACHE);
+    return { pdf_id: same, position: null, reused: true };
+  }
   const rendered = await cachedRender(
     sql,
     {
@@ -124,7 +154,7 @@ export async function generateLeasePdf(
     await blobs.deleteBlob(key).catch(() => {});
     throw error;
   });
-  return { pdf_id, position: result.position };
+  return { pdf_id, position: result.position, reused: false };
 }
 
 const isUuid = (v: string) => z.guid().safeParse(v).success;
@@ -187,7 +217,8 @@ export async function leasePdfCommandRoutes(app: FastifyInstance): Promise<void>
     {
       schema: {
         tags,
-        summary: "Generate the lease contract PDF (décret n° 2015-587 structure); reuses the cached render",
+        summary:
+          "Generate the lease contract PDF (décret n° 2015-587 structure); an unchanged contract answers its existing PDF",
         params: leaseParams,
         response: createdAnswers(leasePdfBody),
       },

@@ -97,6 +97,15 @@ export async function cachedRender(
   return { bytes, size: bytes.byteLength, sha256, hit: false };
 }
 
+/** Counts a hit without a look-up: the caller reuses a render it already holds (a PDF record). */
+export async function countRenderCacheHit(sql: Sql, tenantId: string, kind: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses) VALUES ($1, $2, 1, 0)
+     ON CONFLICT (tenant_id, kind) DO UPDATE SET hits = c.hits + 1`,
+    [tenantId, kind],
+  );
+}
+
 /** The tenant's entries and their bytes, and its hit/miss counters (since the first render). */
 export async function renderCacheStats(sql: Sql, tenantId: string, kind: string): Promise<RenderCacheStats> {
   const [row] = await sql.query<{ entries: number; bytes: number; hits: number; misses: number }>(

@@ -27,7 +27,10 @@ const parse = fontkit.create.bind(fontkit);
 fontkit.create = (buffer, postscriptName) => {
   if (!Buffer.isBuffer(buffer)) return parse(buffer, postscriptName);
   let byName = parsed.get(buffer);
-  if (!byName) parsed.set(buffer, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    parsed.set(buffer, byName);
+  }
   const name = postscriptName ?? "";
   if (!byName.has(name)) byName.set(name, parse(buffer, postscriptName));
   return byName.get(name);
