@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
+import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -13,11 +15,13 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
-import type { ScheduledJob } from "./platform/jobs.ts";
+import { isoDate, uuid } from "./platform/http/schemas.ts";
+import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
@@ -29,6 +33,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
@@ -46,9 +51,45 @@ export interface Area {
   name: string;
   routes: FastifyPluginAsync[];
   projections: Projection[];
-  /** Scheduled jobs (pg-boss), run by the worker role. */
-  jobs?: ScheduledJob[];
+  /** Background jobs (pg-boss): run by the worker role, on their cron and through the Workers routes. */
+  jobs?: AreaJob[];
 }
+
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a
+ * worker key belongs to one tenant, and expiry runs across tenants, so on demand it may only do
+ * what today's scheduled run would (docs/decisions.md, "Workers area").
+ */
+const leaseExpiryJob = areaJob({
+  queue: LEASE_EXPIRY_QUEUE,
+  description: "Expires every ACTIVE lease whose end date is before the date (default today, UTC)",
+  cron: "5 0 * * *",
+  input: z.strictObject({
+    date: isoDate.refine((date) => date <= todayUtc(), "must not be after today (UTC)").optional(),
+  }),
+  // Counts only: the job's output is readable by the asking tenant, the leases are of every tenant.
+  run: async (deps, { date }) => ({ expired: (await expireLeases(deps, date)).expired.length }),
+});
+
+/**
+ * Contract PDFs for a batch of leases (docs/pdf.md), for the tenant of the worker key that asked
+ * (docs/decisions.md, "Workers area"): a lease of another tenant is reported failed, as unknown.
+ */
+const leasePdfBatchJob = areaJob({
+  queue: "lease-pdf-batch",
+  description: "Generates the contract PDF of each listed lease of the worker key's tenant (1 to 500)",
+  input: z.strictObject({ lease_ids: z.array(uuid()).min(1).max(500) }),
+  timeoutSeconds: 3600,
+  run: async (deps, { lease_ids }, { tenant_id }) => {
+    if (!tenant_id)
+      throw new Error(
+        "A lease PDF batch acts for one tenant: queue it with a worker key (pms jobs run: --tenant)",
+      );
+    return generateLeasePdfs(deps, { tenant_id, lease_ids });
+  },
+});
 
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
@@ -77,6 +118,11 @@ export const areas: Area[] = [
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],
     projections: leaseProjections,
-    jobs: [{ queue: LEASE_EXPIRY_QUEUE, cron: "5 0 * * *", run: (deps) => expireLeases(deps) }],
+    jobs: [leaseExpiryJob, leasePdfBatchJob],
+  },
+  {
+    name: "leasePdfs",
+    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
+    projections: [leasePdfsProjection],
   },
 ];

@@ -2,7 +2,10 @@ import { parseArgs } from "node:util";
 import { areas } from "./areas.ts";
 import { expireLeases } from "./commands/leases/expire.ts";
 import { ConfigError, loadConfig } from "./platform/config.ts";
+import type { Sql } from "./platform/db.ts";
+import { ApiError } from "./platform/errors.ts";
 import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
+import { jobKinds } from "./platform/jobs.ts";
 import { migrate } from "./platform/migrate.ts";
 import { rebuildProjection } from "./platform/projections/rebuildProjection.ts";
 import { openDatabase, openEventStore, type Role } from "./platform/startService.ts";
@@ -25,6 +28,8 @@ const usage = `pms: property management service
   pms projections rebuild <name>
   pms projections list
   pms leases expire [--date YYYY-MM-DD]               expire ACTIVE leases past their end_date (also daily, by the worker)
+  pms jobs list                                       the kinds of background job (pg-boss queues)
+  pms jobs run <queue> [--data JSON] [--tenant <id>]  run one job here, now (not through pg-boss)
 
 Permissions: ${PERMISSIONS.join(", ")}`;
 
@@ -130,10 +135,66 @@ async function main(argv: string[]): Promise<number> {
       console.log(`Expired ${expired.length} lease(s)${expired.length ? `: ${expired.join(", ")}` : ""}`);
       return 0;
     }
+    if (group === "jobs" && (action === "list" || (action === "run" && rest[0]))) {
+      return await jobs(config, sql, action, rest);
+    }
     console.error(usage);
     return 2;
   } finally {
     await sql.close();
+  }
+}
+
+/** `pms jobs list|run`: the worker's jobs, run in this process with the job's own input check. */
+async function jobs(config: ReturnType<typeof loadConfig>, sql: Sql, action: string, rest: string[]) {
+  const kinds = jobKinds(
+    areas.flatMap((a) => a.projections),
+    areas.flatMap((a) => a.jobs ?? []),
+    console.log,
+  );
+  if (action === "list") {
+    for (const k of kinds)
+      console.log(`${k.queue}${k.cron ? ` (cron ${k.cron} UTC)` : ""}: ${k.description}`);
+    return 0;
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { data: { type: "string" }, tenant: { type: "string" } },
+  });
+  const kind = kinds.find((k) => k.queue === positionals[0]);
+  if (!kind) {
+    console.error(`Unknown job ${positionals[0]}; known: ${kinds.map((k) => k.queue).join(", ")}`);
+    return 2;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(values.data ?? "{}");
+  } catch {
+    console.error("--data must be JSON");
+    return 2;
+  }
+  const parsed = kind.input ? kind.input.safeParse(raw) : { success: true as const, data: raw };
+  if (!parsed.success) {
+    console.error(
+      `Invalid --data: ${parsed.error.issues.map((i) => `${i.path.join(".") || "data"} ${i.message}`).join("; ")}`,
+    );
+    return 2;
+  }
+  try {
+    kind.admit?.(parsed.data);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    console.error(error.message);
+    return 2;
+  }
+  const store = await openEventStore(config, sql);
+  try {
+    const output = await kind.run({ sql, store }, parsed.data, { tenant_id: values.tenant ?? null });
+    console.log(JSON.stringify(output ?? null, null, 2));
+    return 0;
+  } finally {
+    await store.close();
   }
 }
 

@@ -88,12 +88,11 @@ async function startOn(
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
-  const scheduled = areas.flatMap((a) => a.jobs ?? []);
   const jobs = await startJobs({
     sql,
     store,
     projections,
-    scheduled,
+    jobs: areas.flatMap((a) => a.jobs ?? []),
     work: roles.has("worker"),
     log: logger,
   });

@@ -111,4 +111,14 @@ describe("lease contract", () => {
     expect([1, 8, 12, 24, 36].map(durationText)).toEqual(["1 mois", "8 mois", "1 an", "2 ans", "3 ans"]);
     expect(contractFileName(sampleContract("FURNISHED"))).toBe("bail-meuble-2025-09-01-3f2a1c0e.pdf");
   });
+
+  it("renders the same text when documents share the parsed fonts, also concurrently", async () => {
+    const types: ContractLeaseType[] = ["UNFURNISHED", "FURNISHED", "MOBILITY"];
+    const alone: string[] = [];
+    for (const type of types) alone.push(await pdfText(await renderLeaseContract(sampleContract(type))));
+    const together = await Promise.all(
+      [...types, ...types].map(async (type) => pdfText(await renderLeaseContract(sampleContract(type)))),
+    );
+    expect(together).toEqual([...alone, ...alone]);
+  });
 });

@@ -123,6 +123,29 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
     expect(res.code, res.stderr).toBe(0);
     for (const line of res.stdout.trim().split("\n").filter(Boolean)) expect(line).toMatch(/^\S+ v\d+/);
   }, 60_000);
+
+  it("lists the job kinds and runs one with its input checked", async () => {
+    // A fresh database has no read model yet: the rebuild builds `leases`, which expiry reads.
+    const rebuild = await pms(
+      ["jobs", "run", "projection-rebuild", "--data", '{"projection":"leases"}'],
+      env,
+    );
+    // Few processes: each starts tsx, slow on a loaded machine. The route tests cover the inputs.
+    const [list, expiry, unknownProjection] = await Promise.all([
+      pms(["jobs", "list"], env),
+      pms(["jobs", "run", "lease-expiry"], env),
+      pms(["jobs", "run", "projection-rebuild", "--data", '{"projection":"nope"}'], env),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain("projection-rebuild: ");
+    expect(list.stdout).toContain("lease-expiry (cron 5 0 * * * UTC): ");
+    expect(rebuild.code, rebuild.stderr).toBe(0);
+    expect(rebuild.stdout).toContain('"projection": "leases"');
+    expect(expiry.code, expiry.stderr).toBe(0);
+    expect(JSON.parse(expiry.stdout)).toEqual({ expired: 0 });
+    expect(unknownProjection.code).toBe(2);
+    expect(unknownProjection.stderr).toContain("Projection nope not found");
+  }, 180_000);
 });
 
 describe("pms CLI offline on embedded storage", () => {

@@ -100,6 +100,15 @@ export const auth = fp(async (app: FastifyInstance) => {
       case "admin":
         return checkAdmin(app, request);
       case "worker": {
+        const given = request.headers["x-api-key"];
+        // A live tenant key, wherever sent, is a known caller at the wrong door: 403, not 401.
+        const tenantKey = typeof given === "string" && TENANT_KEY.test(given) ? given : bearerOrNull(request);
+        if (tenantKey && TENANT_KEY.test(tenantKey) && (await lookup("api_keys", hashKey(tenantKey)))) {
+          throw new ApiError(
+            "Forbidden",
+            "A tenant key does not open Workers routes: send a worker key in X-API-Key",
+          );
+        }
         request.auth = await lookup("worker_keys", hashKey(workerKey(request)));
         if (!request.auth) throw new ApiError("Unauthorized", "Unknown or revoked worker key");
         return;
@@ -110,7 +119,10 @@ export const auth = fp(async (app: FastifyInstance) => {
     }
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
-    if (!/^pms_[A-Za-z0-9_-]{20,100}$/.test(key)) throw new ApiError("Unauthorized", "Malformed API key");
+    if (WORKER_KEY.test(key) && (await lookup("worker_keys", hashKey(key)))) {
+      throw new ApiError("Forbidden", "A worker key opens only the Workers routes (/api/workers/*)");
+    }
+    if (!TENANT_KEY.test(key)) throw new ApiError("Unauthorized", "Malformed API key");
     const found = await lookup("api_keys", hashKey(key));
     if (!found) throw new ApiError("Unauthorized", "Unknown or revoked API key");
     if (!found.permissions.includes(access)) {
@@ -119,6 +131,18 @@ export const auth = fp(async (app: FastifyInstance) => {
     request.auth = found;
   });
 });
+
+const TENANT_KEY = /^pms_[A-Za-z0-9_-]{20,100}$/;
+const WORKER_KEY = /^pmw_[A-Za-z0-9_-]{20,100}$/;
+
+/** The Bearer key if the header is well formed, else null (the worker door's 403 check). */
+function bearerOrNull(request: FastifyRequest): string | null {
+  try {
+    return bearer(request) ?? null;
+  } catch {
+    return null;
+  }
+}
 
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -144,7 +168,7 @@ function checkAdmin(app: FastifyInstance, request: FastifyRequest): void {
 function workerKey(request: FastifyRequest): string {
   const given = request.headers["x-api-key"];
   if (!given) throw new ApiError("Unauthorized", "Missing worker key: send X-API-Key: <worker key>");
-  if (typeof given !== "string" || !/^pmw_[A-Za-z0-9_-]{20,100}$/.test(given))
+  if (typeof given !== "string" || !WORKER_KEY.test(given))
     throw new ApiError("Unauthorized", "Malformed worker key");
   return given;
 }

@@ -12,6 +12,7 @@ import { safeText } from "./safeText.ts";
 import { serializerCompiler } from "./serializeResponse.ts";
 import { serveMetrics } from "./serveMetrics.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
+import { workerRoutes } from "./workerRoutes.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const UPLOAD_LIMIT = 20 * 1024 * 1024;
@@ -79,6 +80,7 @@ export async function buildApp(
   await app.register(idempotency);
   await app.register(healthRoutes);
   await app.register(adminRoutes);
+  await app.register(workerRoutes);
   for (const routes of areaRoutes) await app.register(routes);
   return app;
 }

@@ -13,6 +13,29 @@ type Printer = {
   createPdfKitDocument(doc: TDocumentDefinitions): NodeJS.ReadableStream & { end(): void };
 };
 const PdfPrinter = require("pdfmake") as new (fonts: TFontDictionary) => Printer;
+/**
+ * pdfkit parses a font file again for every document (fontkit.create on the same buffer): a
+ * render then allocates megabytes of font tables that only a major GC frees. The parsed fonts
+ * are read-only once built (each document makes its own subset), so they are parsed once per
+ * buffer and shared.
+ */
+const fontkit = createRequire(require.resolve("@foliojs-fork/pdfkit"))("@foliojs-fork/fontkit") as {
+  create: (buffer: Buffer, postscriptName?: string) => unknown;
+};
+const parsed = new WeakMap<Buffer, Map<string, unknown>>();
+const parse = fontkit.create.bind(fontkit);
+fontkit.create = (buffer, postscriptName) => {
+  if (!Buffer.isBuffer(buffer)) return parse(buffer, postscriptName);
+  let byName = parsed.get(buffer);
+  if (!byName) {
+    byName = new Map();
+    parsed.set(buffer, byName);
+  }
+  const name = postscriptName ?? "";
+  if (!byName.has(name)) byName.set(name, parse(buffer, postscriptName));
+  return byName.get(name);
+};
+
 /** Roboto, shipped inside pdfmake as base64 (its browser virtual file system). */
 const vfs = require("pdfmake/build/vfs_fonts.js") as Record<string, string>;
 

@@ -80,18 +80,23 @@ export function contractView(contract: LeaseContract): ContractView {
   };
 }
 
-/** The contract as markup text (what the PDF shows, before layout). */
-export function contractMarkup(contract: LeaseContract): string {
-  const template = compiled[contract.lease_type as ContractLeaseType];
+/** The template of a lease type; a type without one is a 422 naming it. */
+export function requireTemplate(leaseType: string): (view: ContractView) => string {
+  const template = compiled[leaseType as ContractLeaseType];
   if (!template) {
-    throw unprocessable(`No contract template for lease type ${contract.lease_type}`, [
+    throw unprocessable(`No contract template for lease type ${leaseType}`, [
       {
         field: "lease_type",
-        message: `no contract template for ${contract.lease_type}; templates exist for ${CONTRACT_LEASE_TYPES.join(", ")}`,
+        message: `no contract template for ${leaseType}; templates exist for ${CONTRACT_LEASE_TYPES.join(", ")}`,
       },
     ]);
   }
-  return template(contractView(contract));
+  return template;
+}
+
+/** The contract as markup text (what the PDF shows, before layout). */
+export function contractMarkup(contract: LeaseContract): string {
+  return requireTemplate(contract.lease_type)(contractView(contract));
 }
 
 /** The lease contract as PDF bytes (A4, sandboxed pdfmake). */

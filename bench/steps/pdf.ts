@@ -1,0 +1,167 @@
+import { atLeast, atMost, type Context } from "../lib/context.ts";
+import { procMemory } from "../lib/rss.ts";
+import { mb, round } from "../lib/stats.ts";
+
+const RSS_RENDERS = 100;
+const RSS_FLAT_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Step 9 (issue #10): lease contract PDFs per second through `POST /api/leases/{id}/pdf`, on a
+ * first render (the cache cleared before each) and from the cache (same lease revision, same
+ * contract), one request at a time as a client generating contracts would; then the service's RSS
+ * after each of 100 first renders in a row (flat: no steady growth).
+ */
+export async function pdfStep(ctx: Context): Promise<void> {
+  const service = await ctx.service();
+  const base = await service.newTenant(`bench-pdf-${ctx.runId}`);
+  // The shared bench key has no lease permissions: a key of the same tenant that has them.
+  const issued = await fetch(`${service.child.url}/api/admin/tenants/${base.id}/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${service.adminKey}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "bench-pdf",
+      permissions: [
+        "PropertiesRead",
+        "PropertiesWrite",
+        "LesseeRead",
+        "LesseeWrite",
+        "LeasesRead",
+        "LeasesWrite",
+      ],
+    }),
+  });
+  if (issued.status !== 201) throw new Error(`api key: ${issued.status} ${await issued.text()}`);
+  const tenant = { id: base.id, key: ((await issued.json()) as { key: string }).key };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${service.child.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${tenant.key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : null };
+  };
+  const created = async (path: string, body: unknown) => {
+    const res = await call("POST", path, body);
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json;
+  };
+
+  const { globalTypeIds } = await import("../../src/events/types.ts");
+  const place = (await created("/api/places", { name: "Bench PDF" })).id;
+  const estate = (
+    await created(`/api/places/${place}/estates`, {
+      name: "Lot PDF",
+      estate_type_id: globalTypeIds.estate.apartment,
+      area: 42,
+      fiscal_identifier: `PDF-${ctx.runId}`,
+    })
+  ).id;
+  const lessee = (
+    await created("/api/lessees", {
+      category: "individual",
+      first_name: "Camille",
+      last_name: "Bench",
+      email: `pdf-${ctx.runId}@example.test`,
+    })
+  ).id;
+  const lease = (
+    await created("/api/leases", {
+      estate_id: estate,
+      primary_lessee_id: lessee,
+      lease_type: "UNFURNISHED",
+      start_date: "2025-01-01",
+      rent_amount: 800,
+      charges_amount: 50,
+      deposit_amount: 800,
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2025-Q2",
+      revision_reference_value: 146.68,
+    })
+  ).id;
+  const generate = async () => {
+    const t = performance.now();
+    const pdf = await created(`/api/leases/${lease}/pdf`, undefined);
+    return { ms: performance.now() - t, pdf };
+  };
+  const clear = async () => {
+    const res = await call("POST", "/api/leases/cache/clear");
+    if (res.status !== 200) throw new Error(`cache clear: ${res.status}`);
+  };
+  // Warm-up: fonts, templates and code paths loaded once, out of the figures.
+  await clear();
+  await generate();
+  await generate();
+
+  // First renders: the cache is cleared before each, out of the timed span.
+  const until = (seconds: number) => Date.now() + seconds * 1000;
+  let firstMs = 0;
+  let firsts = 0;
+  for (const end = until(ctx.seconds); Date.now() < end; ) {
+    await clear();
+    firstMs += (await generate()).ms;
+    firsts++;
+  }
+  // Cached: the same lease revision and contract each time.
+  let cachedMs = 0;
+  let cached = 0;
+  const sha = new Set<string>();
+  for (const end = until(ctx.seconds); Date.now() < end; ) {
+    const { ms, pdf } = await generate();
+    cachedMs += ms;
+    cached++;
+    sha.add(pdf.sha256);
+  }
+  const stats = (await call("GET", "/api/leases/cache/stats")).json;
+  const firstRate = round(firsts / (firstMs / 1000), 1);
+  const cachedRate = round(cached / (cachedMs / 1000), 1);
+  const ratio = round(cachedRate / firstRate, 1);
+  ctx.raw.pdf = { firsts, firstMs, cached, cachedMs, stats, cachedShas: sha.size };
+  ctx.figures.push({
+    step: "9 lease PDF",
+    metric: "first render",
+    value: firstRate,
+    unit: "PDF/s",
+    target: "",
+    pass: null,
+    note: `${firsts} POSTs, cache cleared before each; mean ${round(firstMs / firsts, 1)} ms`,
+  });
+  ctx.figures.push({
+    step: "9 lease PDF",
+    metric: "cached",
+    value: cachedRate,
+    unit: "PDF/s",
+    target: "≥ 20× first render",
+    pass: atLeast(ratio, 20) && sha.size === 1,
+    note: `${ratio}× first; ${cached} POSTs, mean ${round(cachedMs / cached, 1)} ms; ${sha.size} distinct sha256; stats ${JSON.stringify(stats)}`,
+  });
+
+  // RSS after each of 100 first renders in a row.
+  const rss: number[] = [];
+  for (let i = 0; i < RSS_RENDERS; i++) {
+    await clear();
+    await generate();
+    rss.push(procMemory(service.child.pid)?.rss ?? Number.NaN);
+  }
+  // V8 frees a render's large objects only at a major GC, so RSS climbs for tens of renders and
+  // drops back: "last minus after the 10th" depends on where the 10th and the last fall in that
+  // cycle (the 10th is often still before the first major GC). Steady growth shows as a rising
+  // floor: the lowest RSS of renders 76-100 against that of renders 26-50.
+  const floor = (from: number, to: number) => Math.min(...rss.slice(from - 1, to));
+  const growth = floor(76, 100) - floor(26, 50);
+  ctx.raw.pdfRss = rss.map(mb);
+  ctx.figures.push({
+    step: "9 lease PDF",
+    metric: "RSS floor growth, renders 26-50 → 76-100",
+    value: mb(growth),
+    unit: "MB",
+    target: "< 20 MB (flat)",
+    pass: atMost(growth, RSS_FLAT_BYTES - 1),
+    note:
+      `RSS first ${mb(rss[0])} MB, max ${mb(Math.max(...rss))} MB, last ${mb(rss[rss.length - 1])} MB; ` +
+      `last - after 10th ${mb(rss[rss.length - 1] - rss[9])} MB; floors ${mb(floor(26, 50))} → ${mb(floor(76, 100))} MB`,
+  });
+}

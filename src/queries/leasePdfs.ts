@@ -1,0 +1,164 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { blobStoreFor } from "../platform/blobs/index.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
+import { uuid } from "../platform/http/schemas.ts";
+import { renderCacheStats } from "../platform/pdf/renderCache.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { leaseParams, readLease } from "./leases.ts";
+import { contentDisposition } from "./media.ts";
+import type { Found } from "./places.ts";
+
+/** GET routes of generated lease contract PDFs (docs/pdf.md), from the `lease_pdfs` read model. */
+
+/** The render cache's kind for lease contracts (src/platform/pdf/renderCache.ts). */
+export const LEASE_CONTRACT_CACHE = "lease-contract";
+
+const tags = ["Leases"];
+const read = { access: "LeasesRead" as const };
+
+export const leasePdfParams = z.strictObject({ pdf_id: uuid() });
+
+export const leasePdfBody = z.strictObject({
+  id: uuid(),
+  lease_id: uuid(),
+  template: z.string(),
+  template_version: z.string(),
+  lease_revision: z.number().int(),
+  filename: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  created_at: timestamp,
+});
+
+const cacheStatsBody = z.strictObject({
+  entries: z.number().int(),
+  bytes: z.number().int(),
+  hits: z.number().int(),
+  misses: z.number().int(),
+});
+
+const COLUMNS =
+  "id, lease_id, template, template_version, lease_revision, filename, size, sha256, blob_key, revision, created_at";
+
+const toLeasePdf = (r: Row) => ({
+  id: String(r.id),
+  lease_id: String(r.lease_id),
+  template: String(r.template),
+  template_version: String(r.template_version),
+  lease_revision: Number(r.lease_revision),
+  filename: String(r.filename),
+  size: Number(r.size),
+  sha256: String(r.sha256),
+  created_at: iso(r.created_at),
+});
+
+async function findLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Row | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT ${COLUMNS} FROM lease_pdfs WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+  );
+  return row ?? null;
+}
+
+/**
+ * The id of the lease's oldest PDF record printing this very contract (same lease revision,
+ * template version and contract hash), if one is still present: `POST .../pdf` answers it
+ * instead of making a copy (docs/pdf.md, "Same contract, same record").
+ */
+export async function findSameLeasePdf(
+  sql: Sql,
+  tenantId: string,
+  key: { lease_id: string; lease_revision: number; template_version: string; contract_sha256: string },
+): Promise<string | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ id: string }>(
+      `SELECT id FROM lease_pdfs
+       WHERE tenant_id = $1 AND lease_id = $2 AND lease_revision = $3 AND template_version = $4
+         AND contract_sha256 = $5
+       ORDER BY created_at, id LIMIT 1`,
+      [tenantId, key.lease_id, key.lease_revision, key.template_version, key.contract_sha256],
+    ),
+  );
+  return row ? String(row.id) : null;
+}
+
+export async function readLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
+  const row = await findLeasePdf(sql, tenantId, id);
+  return row ? { body: toLeasePdf(row), revision: Number(row.revision) } : null;
+}
+
+export async function leasePdfQueryRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/leases/:lease_id/pdfs",
+    {
+      schema: {
+        tags,
+        summary: "The lease's generated contract PDFs, oldest first",
+        params: leaseParams,
+        response: answers(z.array(leasePdfBody)),
+      },
+      config: read,
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { lease_id } = request.params;
+      if (!(await readLease(sql, tenantId, lease_id))) throw notFound("Lease", lease_id);
+      const rows = await sql.asTenant(tenantId, (tx) =>
+        tx.query<Row>(
+          `SELECT ${COLUMNS} FROM lease_pdfs WHERE tenant_id = $1 AND lease_id = $2 ORDER BY created_at, id`,
+          [tenantId, lease_id],
+        ),
+      );
+      return rows.map(toLeasePdf);
+    },
+  );
+
+  api.get(
+    "/api/leases/pdf/:pdf_id",
+    {
+      schema: {
+        tags,
+        summary: "A generated lease PDF's bytes (application/pdf, attachment with a readable name)",
+        params: leasePdfParams,
+        response: answers(fileBytes),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { pdf_id } = request.params;
+      const row = await findLeasePdf(sql, tenantId, pdf_id);
+      if (!row) throw notFound("Lease PDF", pdf_id);
+      const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
+      if (!blob) throw notFound("Lease PDF", pdf_id);
+      setEtag(reply, Number(row.revision));
+      return reply
+        .header("content-type", "application/pdf")
+        .header("content-length", String(blob.size))
+        .header("content-disposition", contentDisposition("attachment", String(row.filename)))
+        .send(blob.bytes);
+    },
+  );
+
+  api.get(
+    "/api/leases/cache/stats",
+    {
+      schema: {
+        tags,
+        summary: "The caller's PDF render cache: entries, bytes, hits and misses",
+        response: answers(cacheStatsBody),
+      },
+      config: read,
+    },
+    async (request) => renderCacheStats(sql, tenantOf(request), LEASE_CONTRACT_CACHE),
+  );
+}
