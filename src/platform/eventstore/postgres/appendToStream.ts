@@ -84,13 +84,17 @@ async function tryAppend(
   );
   let row: Record<string, unknown>;
   try {
-    [row] = await sql.query(APPEND, [
-      stream_name,
-      payload,
-      mode,
-      typeof expected_revision === "bigint" ? expected_revision.toString() : null,
-      notify,
-    ]);
+    [row] = await sql.query(
+      APPEND,
+      [
+        stream_name,
+        payload,
+        mode,
+        typeof expected_revision === "bigint" ? expected_revision.toString() : null,
+        notify,
+      ],
+      { prepare: true },
+    );
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
     return { refused: "unique" };
@@ -201,7 +205,7 @@ export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<
   );
   let refused: { index: number; actual?: bigint | "no_stream" } | null = null;
   try {
-    const rows = await sql.query(APPEND_MANY, [payload]);
+    const rows = await sql.query(APPEND_MANY, [payload], { prepare: true });
     const failed = rows.findIndex((r) => !r.ok);
     if (failed < 0) {
       return rows.map((r) => ({

@@ -20,6 +20,7 @@ export async function readStream(
        WHERE stream_name = $1 AND stream_revision >= $2
        ORDER BY stream_revision LIMIT $3`,
       [stream_name, from.toString(), limit],
+      { prepare: true },
     );
     for (const row of rows) events.push(toRecordedEvent(row));
     if (rows.length < limit) break;
