@@ -10,6 +10,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "./eventstore/eventStore.ts";
+import { mapLimit } from "./mapLimit.ts";
 import { commitReserving, type Reserving } from "./reserveUnique.ts";
 
 /**
@@ -55,7 +56,30 @@ export async function loadStream<State, Event extends DomainEvent>(
   tenantId: string,
   decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
 ): Promise<StreamState<State, Event> & { foreign: boolean }> {
-  const events = (await store.readStream(stream)) as RecordedEvent<Event>[];
+  return foldStream((await store.readStream(stream)) as RecordedEvent<Event>[], tenantId, decider);
+}
+
+/**
+ * Several streams of the caller's tenant, in one read where the engine has one (bulk commands),
+ * else one by one, `parallel` at a time.
+ */
+export async function loadStreams<State, Event extends DomainEvent>(
+  store: EventStore,
+  streams: string[],
+  tenantId: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+  parallel = 16,
+): Promise<(StreamState<State, Event> & { foreign: boolean })[]> {
+  if (!store.readStreams) return mapLimit(streams, parallel, (s) => loadStream(store, s, tenantId, decider));
+  const read = await store.readStreams(streams);
+  return read.map((events) => foldStream(events as RecordedEvent<Event>[], tenantId, decider));
+}
+
+function foldStream<State, Event extends DomainEvent>(
+  events: RecordedEvent<Event>[],
+  tenantId: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+): StreamState<State, Event> & { foreign: boolean } {
   if (events.length > 0 && events[0].metadata.tenant_id !== tenantId) {
     return { state: decider.initialState(), revision: null, events: [], foreign: true };
   }
