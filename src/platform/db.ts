@@ -21,6 +21,11 @@ export interface Sql {
   asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** LISTEN on a channel, on a connection of its own. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * A pool of its own on the same server, closed by the caller: for a loop that must not queue
+   * behind request traffic for a connection (the projector, docs/performance.md).
+   */
+  dedicated?(max: number): Sql;
   /** A session-level advisory lock held until released (one projector instance at a time). */
   tryLock(name: string): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
@@ -115,6 +120,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       };
     },
     query: async (text, params, options) => (await pool.query(configOf(text, params, options))).rows,
+    dedicated: (max) => createPostgresSql(connectionString, { max }),
     poolStats: () => ({
       writer: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
       reader: { total: readerPool.totalCount, idle: readerPool.idleCount, waiting: readerPool.waitingCount },

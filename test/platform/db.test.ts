@@ -5,8 +5,8 @@ import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts"
 import { rowProjection } from "../../src/platform/projections/projection.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
-/** Named prepared statements for hot statements (docs/performance.md, "Prepared statements"). */
-describe.each(databaseKinds)("prepared statements on %s", (kind) => {
+/** The SQL interface's performance options (docs/performance.md): prepared statements, dedicated pools. */
+describe.each(databaseKinds)("db on %s", (kind) => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   // One connection, so every statement below meets what the ones before it prepared.
   let one: Sql;
@@ -61,5 +61,14 @@ describe.each(databaseKinds)("prepared statements on %s", (kind) => {
     await one.transaction((tx) => things(2, "text").applyBatch(tx, [event("deux")]));
     await one.transaction((tx) => things(2, "text").applyBatch(tx, [event("trois")]));
     expect(await one.query("SELECT value FROM things")).toEqual([{ value: "trois" }]);
+  });
+
+  it("a dedicated pool answers on connections of its own and closes without closing its parent", async () => {
+    const own = one.dedicated!(2);
+    const pid = async (sql: Sql) => (await sql.query("SELECT pg_backend_pid() AS pid"))[0].pid as number;
+    const [mine, parent] = [await pid(own), await pid(one)];
+    expect(mine).not.toBe(parent);
+    await own.close();
+    expect(await pid(one)).toBe(parent);
   });
 });
