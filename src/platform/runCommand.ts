@@ -45,6 +45,12 @@ export interface CommandOptions<State, Event extends DomainEvent> {
   eventIds?: (index: number) => string;
   /** The error when the stream belongs to another tenant (it reads as absent). */
   notFound?: () => Error;
+  /**
+   * The stream is named by an id just drawn at random: the first attempt skips reading it (it
+   * cannot exist yet; one statement less per create, docs/performance.md). Should it exist after
+   * all, the append's "no stream" check refuses it and the retry reads it.
+   */
+  fresh?: boolean;
   /** Unique keys the new events take or give up, committed with them (src/platform/reserveUnique.ts). */
   reserving?: (before: State, events: Event[]) => Reserving | null;
 }
@@ -116,7 +122,10 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const { store, tenant_id, metadata } = context;
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadStream(store, stream, tenant_id, decider);
+    const loaded =
+      options.fresh && attempt === 1
+        ? { state: decider.initialState(), revision: null, events: [], foreign: false }
+        : await loadStream(store, stream, tenant_id, decider);
     if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
     if (options.expected !== undefined && loaded.revision !== options.expected) {
       throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");
