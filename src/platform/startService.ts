@@ -53,7 +53,7 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
   return createPostgresEventStore(sql);
 }
 
-/** The projector's own pool: its batch transaction, a failing projection's retry, a rebuild's read-ahead. */
+/** The projector's own pool: its batch transaction, a failing projection's retry, a rebuild's writes. */
 const PROJECTOR_CONNECTIONS = 3;
 
 /** Opens storage, migrates, and starts the roles asked for in this process. */
