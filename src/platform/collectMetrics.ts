@@ -83,6 +83,7 @@ export function instrumentStore(store: EventStore): EventStore {
       : undefined,
     // Methods that use `this` or closures of the original keep working through it.
     readStream: store.readStream.bind(store),
+    readStreams: store.readStreams?.bind(store),
     readAll: store.readAll.bind(store),
     subscribeToAll: store.subscribeToAll.bind(store),
     onAppended: store.onAppended.bind(store),

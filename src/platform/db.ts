@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 /**
@@ -5,7 +6,11 @@ import pg from "pg";
  * `pg` pool (an external server, or the embedded one the service starts: docs/operations.md).
  */
 export interface Sql {
-  query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `prepare`: a hot statement of fixed text, run as a named prepared statement so each
+   * connection parses it once and PostgreSQL may keep its plan (docs/performance.md).
+   */
+  query<T = any>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
   /** Clients of each connection pool, for metrics (absent where there is no pool). */
   poolStats?(): Record<string, { total: number; idle: number; waiting: number }>;
   /** Runs a script of several statements, without parameters. */
@@ -16,10 +21,37 @@ export interface Sql {
   asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** LISTEN on a channel, on a connection of its own. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * A pool of its own on the same server, closed by the caller: for a loop that must not queue
+   * behind request traffic for a connection (the projector, docs/performance.md).
+   */
+  dedicated?(max: number): Sql;
   /** A session-level advisory lock held until released (one projector instance at a time). */
   tryLock(name: string): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
 }
+
+export interface QueryOptions {
+  prepare?: boolean;
+}
+
+/**
+ * The name of a prepared statement: derived from its text, so a different text is a different
+ * statement (pg refuses one name for two texts) and every connection agrees on it.
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `pms_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** The query config pg takes: named when the caller asked to prepare it. */
+const configOf = (text: string, params: unknown[] | undefined, options?: QueryOptions) =>
+  options?.prepare ? { name: statementName(text), text, values: params } : { text, values: params };
 
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
 const NUMERIC = 1700;
@@ -41,7 +73,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
 
   const overClient = (client: pg.PoolClient): Sql => {
     const sql: Sql = {
-      query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+      query: async (text, params, options) => (await client.query(configOf(text, params, options))).rows,
       exec: async (text) => lastRows(await client.query(text)),
       transaction: (fn) => fn(sql),
       asTenant: (_tenant, fn) => fn(sql),
@@ -87,7 +119,8 @@ export function createPostgresSql(connectionString: string, options: { max?: num
         );
       };
     },
-    query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
+    query: async (text, params, options) => (await pool.query(configOf(text, params, options))).rows,
+    dedicated: (max) => createPostgresSql(connectionString, { max }),
     poolStats: () => ({
       writer: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
       reader: { total: readerPool.totalCount, idle: readerPool.idleCount, waiting: readerPool.waitingCount },
@@ -160,7 +193,7 @@ export function notifier(sql: Sql, channel: string, payload = ""): () => void {
     inFlight = true;
     again = false;
     sql
-      .query("SELECT pg_notify($1, $2)", [channel, payload])
+      .query("SELECT pg_notify($1, $2)", [channel, payload], { prepare: true })
       .catch(() => {})
       .finally(() => {
         inFlight = false;

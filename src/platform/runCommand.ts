@@ -10,6 +10,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "./eventstore/eventStore.ts";
+import { mapLimit } from "./mapLimit.ts";
 import { commitReserving, type Reserving } from "./reserveUnique.ts";
 
 /**
@@ -44,6 +45,12 @@ export interface CommandOptions<State, Event extends DomainEvent> {
   eventIds?: (index: number) => string;
   /** The error when the stream belongs to another tenant (it reads as absent). */
   notFound?: () => Error;
+  /**
+   * The stream is named by an id just drawn at random: the first attempt skips reading it (it
+   * cannot exist yet; one statement less per create, docs/performance.md). Should it exist after
+   * all, the append's "no stream" check refuses it and the retry reads it.
+   */
+  fresh?: boolean;
   /** Unique keys the new events take or give up, committed with them (src/platform/reserveUnique.ts). */
   reserving?: (before: State, events: Event[]) => Reserving | null;
 }
@@ -55,7 +62,30 @@ export async function loadStream<State, Event extends DomainEvent>(
   tenantId: string,
   decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
 ): Promise<StreamState<State, Event> & { foreign: boolean }> {
-  const events = (await store.readStream(stream)) as RecordedEvent<Event>[];
+  return foldStream((await store.readStream(stream)) as RecordedEvent<Event>[], tenantId, decider);
+}
+
+/**
+ * Several streams of the caller's tenant, in one read where the engine has one (bulk commands),
+ * else one by one, `parallel` at a time.
+ */
+export async function loadStreams<State, Event extends DomainEvent>(
+  store: EventStore,
+  streams: string[],
+  tenantId: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+  parallel = 16,
+): Promise<(StreamState<State, Event> & { foreign: boolean })[]> {
+  if (!store.readStreams) return mapLimit(streams, parallel, (s) => loadStream(store, s, tenantId, decider));
+  const read = await store.readStreams(streams);
+  return read.map((events) => foldStream(events as RecordedEvent<Event>[], tenantId, decider));
+}
+
+function foldStream<State, Event extends DomainEvent>(
+  events: RecordedEvent<Event>[],
+  tenantId: string,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
+): StreamState<State, Event> & { foreign: boolean } {
   if (events.length > 0 && events[0].metadata.tenant_id !== tenantId) {
     return { state: decider.initialState(), revision: null, events: [], foreign: true };
   }
@@ -92,7 +122,10 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const { store, tenant_id, metadata } = context;
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadStream(store, stream, tenant_id, decider);
+    const loaded =
+      options.fresh && attempt === 1
+        ? { state: decider.initialState(), revision: null, events: [], foreign: false }
+        : await loadStream(store, stream, tenant_id, decider);
     if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
     if (options.expected !== undefined && loaded.revision !== options.expected) {
       throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");

@@ -53,6 +53,9 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
   return createPostgresEventStore(sql);
 }
 
+/** The projector's own pool: its batch transaction, a failing projection's retry, a rebuild's writes. */
+const PROJECTOR_CONNECTIONS = 3;
+
 /** Opens storage, migrates, and starts the roles asked for in this process. */
 export async function startService(
   config: Config,
@@ -83,8 +86,11 @@ async function startOn(
     info: (m: string) => log.info(m),
     error: (e: unknown, m: string) => log.error({ err: e }, m),
   };
+  // The projector's transactions on connections of their own: a batch that read-your-writes
+  // waits for never queues behind 32 writers for a pooled connection (docs/performance.md).
+  const projectorSql = roles.has("projector") ? (sql.dedicated?.(PROJECTOR_CONNECTIONS) ?? sql) : sql;
   const runtime = roles.has("projector")
-    ? runProjections({ sql, store, projections, log: logger })
+    ? runProjections({ sql: projectorSql, store, projections, log: logger })
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
@@ -121,6 +127,7 @@ async function startOn(
       await app?.close();
       await jobs.stop();
       await runtime.stop();
+      if (projectorSql !== sql) await projectorSql.close();
       await store.close();
       if (!options.sql) await sql.close();
     },

@@ -241,59 +241,97 @@ export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<voi
 
 /**
  * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
- * row per lease keyed by the lease id. Returns the estates whose rental state must be recomputed.
+ * row per lease keyed by the lease id. Per batch: one read of the leases it names, the events
+ * folded in memory in log order, one delete and one upsert (docs/performance.md). Returns the
+ * estates whose rental state must be recomputed (a lease's estate before and after a change).
  */
 export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): Promise<string[]> {
+  const leaseEvents = eventsOf<LeaseEvent>(events, leaseEventTypes).filter(
+    (e) => e.type in STATUS_OF_EVENT || ESTATE_STATUS_EVENT_TYPES.includes(e.type),
+  );
+  if (leaseEvents.length === 0) return [];
+  const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
+  const loaded = await tx.query<LeaseStatusRow>(
+    "SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status WHERE id = ANY($1::uuid[])",
+    [leaseIds],
+  );
+  // Keyed as PostgreSQL compares uuids (case-insensitively).
+  const rows = new Map<string, LeaseStatusRow>(loaded.map((r) => [r.id.toLowerCase(), r]));
   const touched = new Set<string>();
-  const estateOf = async (leaseId: string) => {
-    const rows = await tx.query<{ estate_id: string }>(
-      "SELECT estate_id FROM estate_lease_status WHERE id = $1",
-      [leaseId],
-    );
-    for (const r of rows) touched.add(r.estate_id);
+  const changed = new Set<string>();
+  /** The lease's row before the event changes it: its estate is recomputed too. */
+  const estateOf = (leaseId: string) => {
+    const row = rows.get(leaseId);
+    if (row) {
+      touched.add(row.estate_id);
+      changed.add(leaseId);
+    }
+    return row;
   };
-  for (const event of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
-    const recorded = event;
+  for (const event of leaseEvents) {
+    const leaseId = event.data.lease_id.toLowerCase();
     switch (event.type) {
       case "LeaseCreated":
-        await tx.query(
-          `INSERT INTO estate_lease_status (tenant_id, id, estate_id, lease_id, status, rent_amount)
-           VALUES ($1, $2, $3, $2, 'DRAFT', $4) ON CONFLICT (id) DO NOTHING`,
-          [recorded.metadata.tenant_id, event.data.lease_id, event.data.estate_id, event.data.rent_amount],
-        );
+        if (!rows.has(leaseId)) {
+          changed.add(leaseId);
+          rows.set(leaseId, {
+            tenant_id: event.metadata.tenant_id,
+            id: leaseId,
+            estate_id: event.data.estate_id,
+            lease_id: leaseId,
+            status: "DRAFT",
+            rent_amount: event.data.rent_amount,
+          });
+        }
         touched.add(event.data.estate_id);
         break;
       case "LeaseUpdated": {
         const c = event.data.changes;
         if (c.estate_id === undefined && c.rent_amount === undefined) break;
-        await estateOf(event.data.lease_id);
-        await tx.query(
-          `UPDATE estate_lease_status SET estate_id = coalesce($2, estate_id), rent_amount = coalesce($3, rent_amount)
-           WHERE id = $1`,
-          [event.data.lease_id, c.estate_id ?? null, c.rent_amount ?? null],
-        );
+        const row = estateOf(leaseId);
+        if (row) {
+          row.estate_id = c.estate_id ?? row.estate_id;
+          row.rent_amount = c.rent_amount ?? row.rent_amount;
+        }
         if (c.estate_id) touched.add(c.estate_id);
         break;
       }
-      case "LeaseRentChanged":
-        await estateOf(event.data.lease_id);
-        await tx.query("UPDATE estate_lease_status SET rent_amount = $2 WHERE id = $1", [
-          event.data.lease_id,
-          event.data.rent_amount,
-        ]);
+      case "LeaseRentChanged": {
+        const row = estateOf(leaseId);
+        if (row) row.rent_amount = event.data.rent_amount;
         break;
+      }
       case "LeaseDeleted":
-        await tx.query("DELETE FROM estate_lease_status WHERE id = $1", [event.data.lease_id]);
+        rows.delete(leaseId);
         touched.add(event.data.estate_id);
         break;
-      default:
-        if (!(event.type in STATUS_OF_EVENT)) break;
-        await estateOf(event.data.lease_id);
-        await tx.query("UPDATE estate_lease_status SET status = $2 WHERE id = $1", [
-          event.data.lease_id,
-          STATUS_OF_EVENT[event.type],
-        ]);
+      default: {
+        const row = estateOf(leaseId);
+        if (row) row.status = STATUS_OF_EVENT[event.type];
+      }
     }
   }
+  const gone = loaded.filter((r) => !rows.has(r.id.toLowerCase())).map((r) => r.id);
+  if (gone.length > 0) await tx.query("DELETE FROM estate_lease_status WHERE id = ANY($1::uuid[])", [gone]);
+  const upserts = [...changed].flatMap((id) => rows.get(id) ?? []);
+  if (upserts.length > 0) {
+    await tx.query(
+      `INSERT INTO estate_lease_status (tenant_id, id, estate_id, lease_id, status, rent_amount)
+       SELECT tenant_id, id, estate_id, lease_id, status, rent_amount
+       FROM jsonb_populate_recordset(NULL::estate_lease_status, $1::jsonb)
+       ON CONFLICT (id) DO UPDATE SET estate_id = excluded.estate_id, status = excluded.status,
+         rent_amount = excluded.rent_amount`,
+      [JSON.stringify(upserts)],
+    );
+  }
   return [...touched];
+}
+
+interface LeaseStatusRow {
+  tenant_id: string;
+  id: string;
+  estate_id: string;
+  lease_id: string;
+  status: string;
+  rent_amount: number | null;
 }

@@ -388,54 +388,113 @@ export const LESSEE_LINK_EVENT_TYPES = [
   ...Object.keys(STATUS_OF_EVENT),
 ];
 
-/** Keeps `lessee_active_leases` (owned by the lessees area) in step with lease events. */
+/**
+ * Keeps `lessee_active_leases` (owned by the lessees area) in step with lease events. Per batch:
+ * one read of the rows of the leases it names, the events folded in memory in log order, one
+ * delete and one upsert (docs/performance.md).
+ */
 export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
-  for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
-    const event = recorded;
+  const leaseEvents = eventsOf<LeaseEvent>(events, leaseEventTypes).filter((e) =>
+    LESSEE_LINK_EVENT_TYPES.includes(e.type),
+  );
+  if (leaseEvents.length === 0) return;
+  const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
+  const associationIds = leaseEvents.flatMap((e) =>
+    e.type === "LeaseLesseeAdded" ? e.data.association_id : [],
+  );
+  const loaded = await tx.query<LesseeLinkRow>(
+    `SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended FROM lessee_active_leases
+     WHERE lease_id = ANY($1::uuid[]) OR id = ANY($2::uuid[])`,
+    [leaseIds, associationIds],
+  );
+  // Ids compared as PostgreSQL compares uuids (case-insensitively).
+  const key = (id: string) => id.toLowerCase();
+  const rows = new Map<string, LesseeLinkRow>();
+  const byLease = new Map<string, Set<LesseeLinkRow>>();
+  const put = (r: LesseeLinkRow) => {
+    rows.set(key(r.id), r);
+    const lease = byLease.get(key(r.lease_id)) ?? new Set();
+    byLease.set(key(r.lease_id), lease.add(r));
+  };
+  for (const r of loaded) put(r);
+  const changed = new Set<LesseeLinkRow>();
+  const ofLease = (leaseId: string, lesseeId?: string) =>
+    [...(byLease.get(key(leaseId)) ?? [])].filter(
+      (r) => lesseeId === undefined || key(r.lessee_id) === key(lesseeId),
+    );
+  const update = (targets: LesseeLinkRow[], change: Partial<LesseeLinkRow>) => {
+    for (const r of targets) {
+      Object.assign(r, change);
+      changed.add(r);
+    }
+  };
+  const remove = (targets: LesseeLinkRow[]) => {
+    for (const r of targets) {
+      rows.delete(key(r.id));
+      byLease.get(key(r.lease_id))?.delete(r);
+      changed.delete(r);
+    }
+  };
+  for (const event of leaseEvents) {
     switch (event.type) {
       case "LeaseLesseeAdded": {
         const d = event.data;
+        if (rows.has(key(d.association_id))) break;
         // A tenant added later shares the lease's current status, which its other rows carry.
-        await tx.query(
-          `INSERT INTO lessee_active_leases (tenant_id, id, lessee_id, lease_id, role, lease_status, ended)
-           VALUES ($1, $2, $3, $4, $5,
-             coalesce((SELECT lease_status FROM lessee_active_leases WHERE lease_id = $4 LIMIT 1), 'DRAFT'), false)
-           ON CONFLICT (id) DO NOTHING`,
-          [recorded.metadata.tenant_id, d.association_id, d.lessee_id, d.lease_id, d.role],
-        );
+        const row: LesseeLinkRow = {
+          tenant_id: event.metadata.tenant_id,
+          id: d.association_id,
+          lessee_id: d.lessee_id,
+          lease_id: d.lease_id,
+          role: d.role,
+          lease_status: ofLease(d.lease_id)[0]?.lease_status ?? "DRAFT",
+          ended: false,
+        };
+        put(row);
+        changed.add(row);
         break;
       }
       case "LeaseLesseeUpdated":
         if (event.data.changes.role)
-          await tx.query("UPDATE lessee_active_leases SET role = $3 WHERE lease_id = $1 AND lessee_id = $2", [
-            event.data.lease_id,
-            event.data.lessee_id,
-            event.data.changes.role,
-          ]);
+          update(ofLease(event.data.lease_id, event.data.lessee_id), { role: event.data.changes.role });
         break;
       case "LeaseLesseeEnded":
-        await tx.query(
-          "UPDATE lessee_active_leases SET ended = true WHERE lease_id = $1 AND lessee_id = $2",
-          [event.data.lease_id, event.data.lessee_id],
-        );
+        update(ofLease(event.data.lease_id, event.data.lessee_id), { ended: true });
         break;
       case "LeaseLesseeRemoved":
-        await tx.query("DELETE FROM lessee_active_leases WHERE lease_id = $1 AND lessee_id = $2", [
-          event.data.lease_id,
-          event.data.lessee_id,
-        ]);
+        remove(ofLease(event.data.lease_id, event.data.lessee_id));
         break;
       case "LeaseDeleted":
-        await tx.query("DELETE FROM lessee_active_leases WHERE lease_id = $1", [event.data.lease_id]);
+        remove(ofLease(event.data.lease_id));
         break;
       default:
         if (event.type in STATUS_OF_EVENT)
-          await tx.query("UPDATE lessee_active_leases SET lease_status = $2 WHERE lease_id = $1", [
-            event.data.lease_id,
-            STATUS_OF_EVENT[event.type],
-          ]);
+          update(ofLease(event.data.lease_id), { lease_status: STATUS_OF_EVENT[event.type] });
     }
   }
+  const gone = loaded.filter((r) => !rows.has(key(r.id))).map((r) => r.id);
+  if (gone.length > 0) await tx.query("DELETE FROM lessee_active_leases WHERE id = ANY($1::uuid[])", [gone]);
+  const upserts = [...changed];
+  if (upserts.length > 0) {
+    await tx.query(
+      `INSERT INTO lessee_active_leases (tenant_id, id, lessee_id, lease_id, role, lease_status, ended)
+       SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended
+       FROM jsonb_populate_recordset(NULL::lessee_active_leases, $1::jsonb)
+       ON CONFLICT (id) DO UPDATE SET role = excluded.role, lease_status = excluded.lease_status,
+         ended = excluded.ended`,
+      [JSON.stringify(upserts)],
+    );
+  }
+}
+
+interface LesseeLinkRow {
+  tenant_id: string;
+  id: string;
+  lessee_id: string;
+  lease_id: string;
+  role: string;
+  lease_status: string;
+  ended: boolean;
 }
 
 /**

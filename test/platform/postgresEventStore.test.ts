@@ -37,6 +37,38 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL event store defects", 
     await drop?.();
   });
 
+  it("readStreams reads several whole streams in one go, in the order asked, [] for an absent one", async () => {
+    const [a, b, absent] = [`a-${randomUUID()}`, `b-${randomUUID()}`, `c-${randomUUID()}`];
+    await store.appendToStreams!([
+      { stream_name: a, events: [newEvent(), newEvent(), newEvent()], expected_revision: "no_stream" },
+      { stream_name: b, events: [newEvent()], expected_revision: "no_stream" },
+    ]);
+    const [first, none, second] = await store.readStreams!([b, absent, a]);
+    expect(first.map((e) => [e.stream_name, e.stream_revision])).toEqual([[b, 0n]]);
+    expect(none).toEqual([]);
+    expect(second.map((e) => [e.stream_name, e.stream_revision])).toEqual([
+      [a, 0n],
+      [a, 1n],
+      [a, 2n],
+    ]);
+    expect(second).toEqual(await store.readStream(a));
+  });
+
+  it("appendToStreams answers each stream's own revision and position when writing many", async () => {
+    const writes = Array.from({ length: 50 }, (_, i) => ({
+      stream_name: `m-${i}-${randomUUID()}`,
+      events: Array.from({ length: 1 + (i % 3) }, newEvent),
+      expected_revision: "no_stream" as const,
+    }));
+    const results = await store.appendToStreams!(writes);
+    const read = await store.readStreams!(writes.map((w) => w.stream_name));
+    results.forEach((r, i) => {
+      const last = read[i].at(-1)!;
+      expect(r.next_revision).toBe(BigInt(writes[i].events.length - 1));
+      expect(r.position).toEqual(last.position);
+    });
+  });
+
   it("a throwing onAppended listener does not fail a committed append", async () => {
     const stop = store.onAppended(() => {
       throw new Error("listener broke");

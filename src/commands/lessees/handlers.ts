@@ -16,9 +16,8 @@ import {
   WrongExpectedRevisionError,
 } from "../../platform/eventstore/eventStore.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
-import { mapLimit } from "../../platform/mapLimit.ts";
 import { commitReserving, type Reserving, type Uniqueness } from "../../platform/reserveUnique.ts";
-import { type CommandContext, loadStream, toNewEvents } from "../../platform/runCommand.ts";
+import { type CommandContext, loadStreams, toNewEvents } from "../../platform/runCommand.ts";
 import { emailTaken, type LesseeState, lesseeDecider, lesseeRuleDetails } from "./decider.ts";
 import { INVALID_DATA } from "./schemas.ts";
 
@@ -159,8 +158,12 @@ async function bulkIds(ctx: CommandContext, items: LesseeData[]) {
     const ids = items.map((_, i) =>
       deterministicUuid("lessee-bulk", ctx.tenant_id, requestHash, String(generation), String(i)),
     );
-    const loaded = await mapLimit(ids, PARALLEL, (id) =>
-      loadStream(ctx.store, lesseeStream(id), ctx.tenant_id, lesseeDecider),
+    const loaded = await loadStreams(
+      ctx.store,
+      ids.map(lesseeStream),
+      ctx.tenant_id,
+      lesseeDecider,
+      PARALLEL,
     );
     if (loaded.every((s) => !s.foreign && (s.state.status === "absent" || s.state.status === "active"))) {
       return { ids, loaded };
@@ -180,8 +183,12 @@ export async function deleteLessees(
 ): Promise<Position | null> {
   const lesseeIds = [...new Set(requested)];
   for (let attempt = 1; ; attempt++) {
-    const loaded = await mapLimit(lesseeIds, PARALLEL, (id) =>
-      loadStream(ctx.store, lesseeStream(id), ctx.tenant_id, lesseeDecider),
+    const loaded = await loadStreams(
+      ctx.store,
+      lesseeIds.map(lesseeStream),
+      ctx.tenant_id,
+      lesseeDecider,
+      PARALLEL,
     );
     const byId = new Map(lesseeIds.map((id, i) => [id, loaded[i]]));
     // Details name the position in the request body; a repeated id is deleted once.

@@ -82,7 +82,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
         lesseeStream(id),
         lesseeDecider,
         { type: "RegisterLessee", lessee_id: id, data, now: new Date().toISOString() },
-        { reserving: lesseeEmailsOf(id) },
+        { reserving: lesseeEmailsOf(id), fresh: true },
       );
       return replyWithLessee(request, reply, 201, { lessee_id: id, position });
     },

@@ -106,6 +106,12 @@ export interface EventStore {
     stream_name: string,
     options?: { from_revision?: bigint; max_count?: number },
   ): Promise<RecordedEvent[]>;
+  /**
+   * Several whole streams in one read, in the order of `stream_names` (each [] when absent): for
+   * many short streams at once (bulk commands). Absent where the engine has no such read: callers
+   * read the streams one by one.
+   */
+  readStreams?(stream_names: string[]): Promise<RecordedEvent[][]>;
   /** Committed events of the whole log in order; never skips an event that commits later at an earlier position. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up then live delivery, in log order, one event at a time. */

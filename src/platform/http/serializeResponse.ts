@@ -15,10 +15,12 @@ export function serializerCompiler({ schema }: { schema: unknown }): (data: unkn
 }
 
 const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
+const CONTAINERS = new Set(["object", "array"]);
 
 /**
  * zod writes `.nullable()` as `anyOf: [T, {type: "null"}]`, which fast-json-stringify resolves
- * per value with a validator; `type: [T, "null"]` says the same and is written directly.
+ * per value with a validator; `type: [T, "null"]` (objects and arrays: `nullable: true`) says
+ * the same and is written directly.
  * Our own schemas only (finite, acyclic), so the walk is bounded by their size.
  */
 function nullableAsTypeList(node: unknown): unknown {
@@ -30,9 +32,14 @@ function nullableAsTypeList(node: unknown): unknown {
   if (Array.isArray(anyOf) && anyOf.length === 2) {
     const [a, b] = anyOf as Record<string, unknown>[];
     const [value, nul] = b?.type === "null" ? [a, b] : [b, a];
-    if (nul?.type === "null" && Object.keys(nul).length === 1 && PRIMITIVES.has(value?.type as string)) {
+    const nullable = nul?.type === "null" && Object.keys(nul).length === 1;
+    const type = value?.type as string;
+    if (nullable && (PRIMITIVES.has(type) || CONTAINERS.has(type))) {
       const { anyOf: _, ...rest } = out;
-      return { ...rest, ...value, type: [value.type, "null"] };
+      // Objects and arrays: fast-json-stringify's `nullable` writes them without a validator too.
+      return PRIMITIVES.has(type)
+        ? { ...rest, ...value, type: [type, "null"] }
+        : { ...rest, ...value, nullable: true };
     }
   }
   return out;

@@ -46,6 +46,7 @@ export async function lockCheckpoints(tx: Sql, names: string[]): Promise<Map<str
             set_config('synchronous_commit', 'off', true) AS async_commit
      FROM projection_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE SKIP LOCKED`,
     [names],
+    { prepare: true },
   );
   return new Map(
     rows.map((row) => [
@@ -74,5 +75,6 @@ export async function saveCheckpoints(
       moves.map((m) => m.position.prepare.toString()),
       moves.map((m) => m.applied),
     ],
+    { prepare: true },
   );
 }

@@ -66,6 +66,9 @@ export function rowProjection<E extends DomainEvent>(options: {
     .filter((c) => c !== "tenant_id" && c !== "id")
     .map((c) => `${c} = excluded.${c}`)
     .join(", ");
+  // Prepared statements (docs/performance.md): the version in the text makes a new version's
+  // tables a new statement, so a cached plan never meets columns of another type after a swap.
+  const stamp = `/* ${options.name} v${options.version} */`;
   return {
     name: options.name,
     version: options.version,
@@ -82,8 +85,9 @@ export function rowProjection<E extends DomainEvent>(options: {
         }
         const ids = [...keys.values()].map((k) => k.id);
         const existing = await tx.query<Row>(
-          `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[])`,
+          `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
           [ids],
+          { prepare: true },
         );
         const rows = new Map<string, Row | null>();
         for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
@@ -100,12 +104,17 @@ export function rowProjection<E extends DomainEvent>(options: {
           await tx.query(
             `INSERT INTO ${table} (${columns.join(", ")})
              SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
-             ON CONFLICT (id) DO UPDATE SET ${updates}`,
+             ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
             [JSON.stringify(upserts)],
+            { prepare: true },
           );
         }
         if (deletes.length > 0) {
-          await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[])`, [deletes.map(([, id]) => id)]);
+          await tx.query(
+            `DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
+            [deletes.map(([, id]) => id)],
+            { prepare: true },
+          );
         }
       }
       if (options.after) await options.after(tx, events);

@@ -116,6 +116,7 @@ export function runProjections(options: {
     const [row] = await sql.query(
       "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS more",
       [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
+      { prepare: true },
     );
     return row.more as boolean;
   };

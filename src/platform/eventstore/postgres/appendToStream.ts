@@ -84,13 +84,17 @@ async function tryAppend(
   );
   let row: Record<string, unknown>;
   try {
-    [row] = await sql.query(APPEND, [
-      stream_name,
-      payload,
-      mode,
-      typeof expected_revision === "bigint" ? expected_revision.toString() : null,
-      notify,
-    ]);
+    [row] = await sql.query(
+      APPEND,
+      [
+        stream_name,
+        payload,
+        mode,
+        typeof expected_revision === "bigint" ? expected_revision.toString() : null,
+        notify,
+      ],
+      { prepare: true },
+    );
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
     return { refused: "unique" };
@@ -172,12 +176,14 @@ WITH input AS (
   WHERE NOT EXISTS (SELECT 1 FROM checked WHERE NOT ok)
   ORDER BY c.ord, e.idx
   RETURNING stream_name, stream_revision, position, transaction_id
+), per_stream AS (
+  -- Grouped once and joined: a subquery over inserted per stream was quadratic (1,000 lessees in bulk: 0.8 s).
+  SELECT stream_name, max(stream_revision) AS next_revision, max(position) AS position
+  FROM inserted GROUP BY stream_name
 )
-SELECT c.ord, c.ok, c.revision AS current_revision,
-  (SELECT max(i.stream_revision) FROM inserted i WHERE i.stream_name = c.stream_name) AS next_revision,
-  (SELECT max(i.position) FROM inserted i WHERE i.stream_name = c.stream_name) AS position,
+SELECT c.ord, c.ok, c.revision AS current_revision, p.next_revision, p.position,
   (SELECT max(i.transaction_id)::text FROM inserted i) AS transaction_id
-FROM checked c ORDER BY c.ord`;
+FROM checked c LEFT JOIN per_stream p ON p.stream_name = c.stream_name ORDER BY c.ord`;
 
 export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<AppendResult[]> {
   if (writes.length === 0) return [];
@@ -201,7 +207,7 @@ export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<
   );
   let refused: { index: number; actual?: bigint | "no_stream" } | null = null;
   try {
-    const rows = await sql.query(APPEND_MANY, [payload]);
+    const rows = await sql.query(APPEND_MANY, [payload], { prepare: true });
     const failed = rows.findIndex((r) => !r.ok);
     if (failed < 0) {
       return rows.map((r) => ({

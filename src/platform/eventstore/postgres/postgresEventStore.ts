@@ -3,7 +3,7 @@ import { notifier, type Sql } from "../../db.ts";
 import type { EventStore, Subscription } from "../eventStore.ts";
 import { appendToStream, appendToStreams } from "./appendToStream.ts";
 import { headPosition, readAll } from "./readAll.ts";
-import { readStream } from "./readStream.ts";
+import { readStream, readStreams } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
 
 /**
@@ -42,6 +42,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
       return results;
     },
     readStream: (stream_name, options) => readStream(sql, stream_name, options),
+    readStreams: (stream_names) => readStreams(sql, stream_names),
     readAll: (options) => readAll(sql, options),
     subscribeToAll(options, onEvent) {
       const running = subscribeToAll(store.readAll, store.onAppended, options, onEvent);

@@ -17,6 +17,7 @@ export async function readAll(sql: Sql, options: ReadAllOptions = {}): Promise<R
      ORDER BY events.transaction_id, events.position
      LIMIT $3`,
     [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString(), options.max_count ?? 1000],
+    { prepare: true },
   );
   return rows.map(toRecordedEvent);
 }

@@ -20,10 +20,29 @@ export async function readStream(
        WHERE stream_name = $1 AND stream_revision >= $2
        ORDER BY stream_revision LIMIT $3`,
       [stream_name, from.toString(), limit],
+      { prepare: true },
     );
     for (const row of rows) events.push(toRecordedEvent(row));
     if (rows.length < limit) break;
     from = events[events.length - 1].stream_revision + 1n;
   }
   return events;
+}
+
+/** Whole streams in one statement, in the order asked (docs/performance.md, bulk writes). */
+export async function readStreams(sql: Sql, stream_names: string[]): Promise<RecordedEvent[][]> {
+  const rows = await sql.query(
+    `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_name = ANY($1::text[])
+     ORDER BY stream_name, stream_revision`,
+    [stream_names],
+    { prepare: true },
+  );
+  const byStream = new Map<string, RecordedEvent[]>();
+  for (const row of rows) {
+    const event = toRecordedEvent(row);
+    const events = byStream.get(event.stream_name) ?? [];
+    byStream.set(event.stream_name, events);
+    events.push(event);
+  }
+  return stream_names.map((name) => byStream.get(name) ?? []);
 }

@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
+import { rowProjection } from "../../src/platform/projections/projection.ts";
+import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
+
+/** The SQL interface's performance options (docs/performance.md): prepared statements, dedicated pools. */
+describe.each(databaseKinds)("db on %s", (kind) => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  // One connection, so every statement below meets what the ones before it prepared.
+  let one: Sql;
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    one = createPostgresSql(db.url!, { max: 1 });
+  });
+  afterAll(async () => {
+    await one?.close();
+    await db?.drop();
+  });
+
+  it("a query asked to be prepared is parsed once per connection and answers each time", async () => {
+    const text = "SELECT $1::int + 1 AS n";
+    expect(await one.query(text, [1], { prepare: true })).toEqual([{ n: 2 }]);
+    expect(await one.query(text, [41], { prepare: true })).toEqual([{ n: 42 }]);
+    const prepared = await one.query("SELECT name FROM pg_prepared_statements WHERE statement = $1", [text]);
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0].name).toMatch(/^pms_/);
+    expect(
+      await one.query("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1", [
+        "SELECT $1::int AS plain",
+      ]),
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it("a row projection's next version, with a column of another type, works where the old one was prepared", async () => {
+    const tenant = randomUUID();
+    const id = randomUUID();
+    const event = (value: unknown) =>
+      ({
+        type: "ThingNoted",
+        data: { id, value },
+        metadata: { tenant_id: tenant },
+      }) as unknown as RecordedEvent;
+    const things = (version: number, valueType: string) =>
+      rowProjection<{ type: "ThingNoted"; data: { id: string; value: unknown } }>({
+        name: "things",
+        version,
+        table: "things",
+        columns: ["tenant_id", "id", "value"],
+        schema: `CREATE TABLE things (tenant_id uuid NOT NULL, id uuid PRIMARY KEY, value ${valueType})`,
+        handles: ["ThingNoted"],
+        idOf: (e) => e.data.id,
+        evolve: (_row, e) => ({ value: e.data.value }),
+      });
+    await one.exec(things(1, "integer").schema);
+    await one.transaction((tx) => things(1, "integer").applyBatch(tx, [event(1)]));
+    await one.transaction((tx) => things(1, "integer").applyBatch(tx, [event(2)]));
+    // What a rebuild's swap leaves: the same table name, its column now of another type.
+    await one.exec(`DROP TABLE things; ${things(2, "text").schema}`);
+    await one.transaction((tx) => things(2, "text").applyBatch(tx, [event("deux")]));
+    await one.transaction((tx) => things(2, "text").applyBatch(tx, [event("trois")]));
+    expect(await one.query("SELECT value FROM things")).toEqual([{ value: "trois" }]);
+  });
+
+  it("a dedicated pool answers on connections of its own and closes without closing its parent", async () => {
+    const own = one.dedicated!(2);
+    const pid = async (sql: Sql) => (await sql.query("SELECT pg_backend_pid() AS pid"))[0].pid as number;
+    const [mine, parent] = [await pid(own), await pid(one)];
+    expect(mine).not.toBe(parent);
+    await own.close();
+    expect(await pid(one)).toBe(parent);
+  });
+});
