@@ -207,10 +207,18 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     const results = await Promise.all(ids.map((id) => setStatus(id, "ACTIVE")));
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([200, ...Array(9).fill(409)]);
+    for (const r of results.filter((r) => r.statusCode === 409)) expect(fields(r)).toEqual(["estate_id"]);
+    // the platform's reservation stream (src/platform/reserveUnique.ts) names the one winner
+    const reservations = await t.sql.query<{ type: string; lease_id: string }>(
+      "SELECT type, data->>'lease_id' AS lease_id FROM events WHERE stream_name = $1 ORDER BY stream_revision",
+      [`lease_occupancy-${estate_id}`],
+    );
+    expect(reservations.map((e) => e.type)).toEqual(["EstateOccupancyReserved"]);
     const active = (await t.request("GET", `/api/leases/estate/${estate_id}?limit=100`))
       .json()
       .filter((l: { status: string }) => l.status === "ACTIVE");
     expect(active).toHaveLength(1);
+    expect(reservations[0].lease_id).toBe(active[0].id);
     expect((await estateOf(estate_id)).rent_amount).toBe(active[0].rent_amount);
   });
 

@@ -3,11 +3,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { leaseStream } from "../../events/leases.ts";
 import type { Sql } from "../../platform/db.ts";
-import { conflict, notFound, preconditionFailed } from "../../platform/errors.ts";
-import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
+import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { ifMatchRevision } from "../../platform/http/etag.ts";
-import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
+import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { readEstate } from "../../queries/estates.ts";
@@ -24,7 +22,7 @@ import {
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
-import { appendWithOccupancy } from "./occupancy.ts";
+import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
   amendmentStatusSchema,
@@ -63,41 +61,20 @@ async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
 
 /**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation
- * when the events activate or end the lease (./occupancy.ts). With `If-Match` a stale revision
- * is a 412; without, a concurrent write is retried on fresh state, then answered 409.
+ * when the events activate or end the lease (./occupancy.ts, on src/platform/reserveUnique.ts).
+ * With `If-Match` a stale revision is a 412; without, a concurrent write is retried on fresh
+ * state, then answered 409.
  */
 export async function handleLease(
   request: FastifyRequest,
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand,
 ) {
-  const { store } = request.server.platform;
-  const tenantId = tenantOf(request);
-  const ifMatch = ifMatchRevision(request);
-  const metadata = metadataOf(request);
-  for (let attempt = 0; ; attempt++) {
-    const loaded = await loadStream(store, leaseStream(leaseId), tenantId, leaseDecider);
-    if (loaded.foreign) throw notFound("Lease", leaseId);
-    if (ifMatch !== undefined && loaded.revision !== ifMatch) throw preconditionFailed();
-    const events = leaseDecider.decide(command(loaded.state), loaded.state);
-    if (events.length === 0) return { position: null, revision: loaded.revision };
-    const state = loaded.state;
-    const estateId = "terms" in state ? state.terms.estate_id : "";
-    try {
-      return await appendWithOccupancy(store, {
-        lease_id: leaseId,
-        estate_id: estateId,
-        tenant_id: tenantId,
-        lease_revision: loaded.revision,
-        events,
-        metadata,
-      });
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (ifMatch !== undefined) throw preconditionFailed();
-      if (attempt >= 9) throw conflict("The lease was changed concurrently; retry");
-    }
-  }
+  const { position, revision } = await handleCommand(request, leaseStream(leaseId), leaseDecider, command, {
+    notFound: () => notFound("Lease", leaseId),
+    reserving: estateOccupancyOf(leaseId),
+  });
+  return { position, revision };
 }
 
 /** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
