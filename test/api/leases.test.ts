@@ -189,6 +189,47 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     });
   });
 
+  it("fills notice_end_date by the law (docs/leases.md, Notice), in the read model and as_of", async () => {
+    const { id, estate_id } = await newLease({ duration_months: 36 });
+    expect((await setStatus(id, "ACTIVE", { effective_date: "2025-01-01" })).statusCode).toBe(200);
+    // a lessee, unfurnished, no high-demand zone known: 3 months (loi n° 89-462 art. 15 I)
+    const notice = await setStatus(id, "NOTICE", { effective_date: "2025-03-31" });
+    expect(notice.statusCode, notice.body).toBe(200);
+    expect(notice.json()).toMatchObject({ notice_date: "2025-03-31", notice_end_date: "2025-06-30" });
+    const asOf = await t.request(
+      "GET",
+      `/api/leases/${id}?as_of=${encodeURIComponent(new Date().toISOString())}`,
+    );
+    expect(asOf.json()).toMatchObject({ notice_end_date: "2025-06-30" });
+    const withdrawn = await setStatus(id, "ACTIVE");
+    expect(withdrawn.json()).toMatchObject({ notice_date: null, notice_end_date: null });
+    // the estate in a high-demand zone: 1 month
+    const zone = await t.request("PUT", `/api/places/${place()}/estates/${estate_id}/rent-regulation`, {
+      body: { high_demand_zone: true, reference_rents: [] },
+    });
+    expect(zone.statusCode, zone.body).toBe(200);
+    expect((await setStatus(id, "NOTICE", { effective_date: "2025-03-31" })).json().notice_end_date).toBe(
+      "2025-04-30",
+    );
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    // the lessor: at the term of the 36-month period, at least 6 months ahead; too late is a 422
+    const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-07-01", given_by: "LESSOR" });
+    expect(lessor.json().notice_end_date).toBe("2028-01-01");
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    await writesNothing(async () => {
+      const early = await setStatus(id, "NOTICE", {
+        effective_date: "2025-03-31",
+        notice_end_date: "2025-04-29",
+      });
+      expect(early.statusCode).toBe(422);
+      expect(fields(early)).toEqual(["notice_end_date"]);
+      const notNotice = await setStatus(id, "TERMINATED", { given_by: "LESSOR" });
+      expect(notNotice.statusCode).toBe(400);
+      expect(fields(notNotice)).toEqual(["given_by"]);
+      expect((await setStatus(id, "NOTICE", { given_by: "LANDLORD" })).statusCode).toBe(400);
+    });
+  });
+
   it("lets exactly one of 10 concurrent activations on one estate win", async () => {
     const estate_id = await newEstate();
     const ids: string[] = [];

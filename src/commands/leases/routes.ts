@@ -21,7 +21,9 @@ import {
   readLease,
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
+import { readEstateRentRegulation } from "../../queries/rentRegulation.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
+import type { NoticeFacts } from "./notice.ts";
 import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
@@ -30,6 +32,7 @@ import {
   createLeaseSchema,
   endAssociationSchema,
   rentSchema,
+  type StatusInput,
   statusSchema,
   updateAmendmentSchema,
   updateAssociationSchema,
@@ -57,6 +60,26 @@ async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
   if (!estate) return null;
   const { current_dpe_energy_label, current_dpe_valid_until } = estate.body as Record<string, string | null>;
   return { energy_label: current_dpe_energy_label, valid_until: current_dpe_valid_until };
+}
+
+/** What a notice's period depends on beyond the lease (./notice.ts): the estate's zone, the body's claims. */
+async function noticeFacts(
+  request: FastifyRequest,
+  leaseId: string,
+  body: StatusInput,
+): Promise<NoticeFacts> {
+  const tenantId = tenantOf(request);
+  const { sql } = request.server.platform;
+  const lease = await readLease(sql, tenantId, leaseId);
+  const regulation = lease
+    ? await readEstateRentRegulation(sql, tenantId, String(lease.body.estate_id))
+    : null;
+  return {
+    given_by: body.given_by ?? "LESSEE",
+    reduced_notice: body.reduced_notice ?? false,
+    high_demand_zone: regulation?.high_demand_zone ?? null,
+    requested_end: body.notice_end_date ?? null,
+  };
 }
 
 /**
@@ -176,12 +199,14 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const b = request.body;
+      const notice = b.status === "NOTICE" ? await noticeFacts(request, lease_id, b) : undefined;
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeLeaseStatus",
         lease_id,
         status: b.status,
         effective_date: b.effective_date ?? today(),
         reason: b.reason ?? null,
+        notice,
       }));
       return replyWithResource(request, reply, 200, {
         id: lease_id,
