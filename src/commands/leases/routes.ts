@@ -38,6 +38,7 @@ import {
   updateAssociationSchema,
   updateLeaseSchema,
 } from "./schemas.ts";
+import { passesSnapshot, snapshotLease } from "./snapshots.ts";
 
 const tags = ["Leases"];
 const invalidBodyMessage = "Invalid lease data";
@@ -93,10 +94,17 @@ export async function handleLease(
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand,
 ) {
-  const { position, revision } = await handleCommand(request, leaseStream(leaseId), leaseDecider, command, {
-    notFound: () => notFound("Lease", leaseId),
-    reserving: estateOccupancyOf(leaseId),
-  });
+  const { position, revision, events } = await handleCommand(
+    request,
+    leaseStream(leaseId),
+    leaseDecider,
+    command,
+    { notFound: () => notFound("Lease", leaseId), reserving: estateOccupancyOf(leaseId) },
+  );
+  if (revision !== null && passesSnapshot(Number(revision), events.length))
+    await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
+      request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
+    );
   return { position, revision };
 }
 
