@@ -26,7 +26,7 @@ import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { offsetOf, pageQuery, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import {
   answers,
   fileBytes,
@@ -474,14 +474,7 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const events = await readHistory(request, leaseStream(lease_id), () => notFound("Lease", lease_id));
-      const { page, limit } = request.query;
-      const start = offsetOf(request.query);
-      return sendPage(request, reply, {
-        items: events.slice(start, start + limit),
-        total: events.length,
-        page,
-        limit,
-      });
+      return sendSlice(request, reply, events, request.query);
     },
   );
 
