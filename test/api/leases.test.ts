@@ -63,12 +63,55 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
       [{ primary_lessee_id: unknownId }, "primary_lessee_id"],
       [{ primary_lessee_id: await newLessee("guarantor") }, "primary_lessee_id"],
     ];
+    const { id } = await newLease();
+    const [other, guarantor] = [await newLessee(), await newLessee("guarantor")];
     await writesNothing(async () => {
       for (const [extra, field] of cases) {
         const res = await t.request("POST", "/api/leases", { body: { ...base, ...extra } });
         expect(res.statusCode, JSON.stringify(extra)).toBe(400);
         expect(res.json().error).toBe("ValidationError");
         if (field) expect(fields(res)).toContain(field);
+      }
+      // non-finite amounts: JSON's 1e400 parses to Infinity
+      for (const amount of ["1e400", "-1e400"]) {
+        const rawBody = JSON.stringify(base).replace('"rent_amount":800', `"rent_amount":${amount}`);
+        const res = await t.request("POST", "/api/leases", {
+          rawBody,
+          headers: { "content-type": "application/json" },
+        });
+        expect(res.statusCode, rawBody).toBe(400);
+        expect(fields(res)).toContain("rent_amount");
+      }
+      // the other write routes: bad dates, negative amounts, unknown enums
+      const routeCases: [string, string, object, string][] = [
+        [
+          "PUT",
+          `/api/leases/${id}/status`,
+          { status: "ACTIVE", effective_date: "2025-02-30" },
+          "effective_date",
+        ],
+        ["PUT", `/api/leases/${id}/status`, { status: "ARCHIVED" }, "status"],
+        ["PUT", `/api/leases/${id}`, { end_date: "2024-12-31" }, "end_date"],
+        ["PUT", `/api/leases/${id}`, { deposit_amount: -1 }, "deposit_amount"],
+        [
+          "PUT",
+          `/api/leases/${id}/rent`,
+          { rent_amount: -1, effective_date: "2025-02-01", reason: "CORRECTION" },
+          "rent_amount",
+        ],
+        [
+          "PUT",
+          `/api/leases/${id}/rent`,
+          { rent_amount: 700, effective_date: "2025-02-01", reason: "WHIM" },
+          "reason",
+        ],
+        ["POST", `/api/leases/${id}/lessees`, { lessee_id: other, role: "Landlord" }, "role"],
+        ["POST", `/api/leases/${id}/lessees`, { lessee_id: guarantor, role: "CoTenant" }, "lessee_id"],
+      ];
+      for (const [method, url, body, field] of routeCases) {
+        const res = await t.request(method, url, { body });
+        expect(res.statusCode, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+        expect(fields(res), JSON.stringify(body)).toContain(field);
       }
       const foreignEstate = await t.request("POST", "/api/leases", { body: base, as: t.other });
       expect(foreignEstate.statusCode).toBe(400);
