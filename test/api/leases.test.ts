@@ -273,6 +273,61 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     });
   });
 
+  it("reads as unknown (404) to another tenant on every lease route, and writes nothing", async () => {
+    const { id, estate_id, primary_lessee_id } = await newLease();
+    const amendment = await t.request("POST", `/api/leases/${id}/amendments`, {
+      body: { title: "Avenant", effective_date: "2025-09-01", changes: { rent_amount: 810 } },
+    });
+    expect(amendment.statusCode, amendment.body).toBe(201);
+    const a = amendment.json().id as string;
+    const theirs = await newLessee("individual", t.other);
+    const lease = `/api/leases/${id}`;
+    const lessee = `${lease}/lessees/${primary_lessee_id}`;
+    const doc = `${lease}/documents/${unknownId}`;
+    const calls: [string, string, object?][] = [
+      ["GET", lease],
+      ["GET", `${lease}?as_of=${encodeURIComponent(new Date().toISOString())}`],
+      ["GET", `/api/leases/estate/${estate_id}`],
+      ["GET", `${lease}/history`],
+      ["GET", `${lease}/lessees`],
+      ["GET", `${lease}/lessees/active`],
+      ["GET", lessee],
+      ["GET", `${lease}/amendments`],
+      ["GET", `${lease}/amendments/${a}`],
+      ["GET", `${lease}/documents`],
+      ["GET", doc],
+      ["GET", `${doc}/file`],
+      ["GET", `${lease}/rent-history`],
+      ["PUT", lease, { special_conditions: "x" }],
+      ["PUT", `${lease}/status`, { status: "ACTIVE" }],
+      ["PUT", `${lease}/rent`, { rent_amount: 700, effective_date: "2025-02-01", reason: "CORRECTION" }],
+      ["POST", `${lease}/lessees`, { lessee_id: theirs, role: "CoTenant" }],
+      ["PUT", lessee, { role: "CoTenant" }],
+      ["PUT", `${lessee}/end`, { end_date: "2025-06-01" }],
+      ["DELETE", lessee],
+      [
+        "POST",
+        `${lease}/amendments`,
+        { title: "x", effective_date: "2025-09-01", changes: { rent_amount: 1 } },
+      ],
+      ["PUT", `${lease}/amendments/${a}`, { title: "x" }],
+      ["PUT", `${lease}/amendments/${a}/status`, { status: "CANCELLED" }],
+      ["DELETE", `${lease}/amendments/${a}`],
+      ["PUT", doc, { description: "x" }],
+      ["DELETE", doc],
+      ["DELETE", lease],
+    ];
+    await writesNothing(async () => {
+      for (const [method, url, body] of calls) {
+        const res = await t.request(method, url, { body, as: t.other });
+        expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(404);
+        expect(res.json().error).toBe("NotFound");
+      }
+      const listed = await t.request("GET", "/api/leases?limit=1000", { as: t.other });
+      expect(listed.json().map((l: { id: string }) => l.id)).not.toContain(id);
+    });
+  });
+
   it("lets exactly one of 10 concurrent activations on one estate win", async () => {
     const estate_id = await newEstate();
     const ids: string[] = [];
