@@ -72,7 +72,10 @@ async function noticeFacts(
   const tenantId = tenantOf(request);
   const { sql } = request.server.platform;
   const lease = await readLease(sql, tenantId, leaseId);
-  const regulation = lease
+  // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
+  const zoneMatters =
+    lease?.body.lease_type === "UNFURNISHED" && body.given_by !== "LESSOR" && body.reduced_notice !== true;
+  const regulation = zoneMatters
     ? await readEstateRentRegulation(sql, tenantId, String(lease.body.estate_id))
     : null;
   return {
