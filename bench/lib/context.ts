@@ -111,7 +111,15 @@ export async function tenantsOf(
     const tenant = await admin("/api/admin/tenants", { name: `${name}-${runId}` });
     const key = await admin(`/api/admin/tenants/${tenant.id}/api-keys`, {
       name: "bench",
-      permissions: ["LesseeRead", "LesseeWrite", "LesseeDelete", "PropertiesRead", "PropertiesWrite"],
+      permissions: [
+        "LesseeRead",
+        "LesseeWrite",
+        "LesseeDelete",
+        "PropertiesRead",
+        "PropertiesWrite",
+        "LeasesRead",
+        "LeasesWrite",
+      ],
     });
     return { id: tenant.id, key: key.key };
   };

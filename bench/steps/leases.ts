@@ -135,7 +135,8 @@ export async function leasesStep(ctx: Context): Promise<void> {
   // as_of on a lease with 1,000 events.
   const long = leases[leases.length - 1];
   for (let i = 0; i < AS_OF_EVENTS; i++) {
-    await call("PUT", `/api/leases/${long.id}`, { custom_fields: { n: i } });
+    const res = await call("PUT", `/api/leases/${long.id}`, { custom_fields: { n: i } });
+    if (res.status !== 200) throw new Error(`PUT lease for as_of: ${res.status} ${JSON.stringify(res.json)}`);
   }
   const now = new Date().toISOString();
   const times: number[] = [];

@@ -150,6 +150,15 @@ export interface StatusChange {
   reason: string | null;
 }
 
+/**
+ * A notice: who gave it and when it ends (docs/leases.md, "Notice"). Both are absent from notices
+ * recorded before they were kept; `notice_end_date` is null outside loi n° 89-462 without a date.
+ */
+export interface NoticeGiven extends StatusChange {
+  given_by?: "LESSEE" | "LESSOR";
+  notice_end_date?: string | null;
+}
+
 export type LeaseEvent =
   | { type: "LeaseCreated"; data: { lease_id: string } & LeaseTerms }
   /** Only the fields that changed (null = removed). */
@@ -158,7 +167,7 @@ export type LeaseEvent =
   | { type: "LeaseSentForSignature"; data: StatusChange }
   | { type: "LeaseReturnedToDraft"; data: StatusChange }
   | { type: "LeaseActivated"; data: StatusChange }
-  | { type: "LeaseNoticeGiven"; data: StatusChange }
+  | { type: "LeaseNoticeGiven"; data: NoticeGiven }
   | { type: "LeaseNoticeWithdrawn"; data: StatusChange }
   | { type: "LeaseFinalisationStarted"; data: StatusChange }
   | { type: "LeaseTerminated"; data: StatusChange }

@@ -173,7 +173,13 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEve
     case "LeaseActivated":
       return { ...row, status: "ACTIVE", signed_at: row.signed_at ?? event.data.effective_date, ...stamp };
     case "LeaseNoticeGiven":
-      return { ...row, status: "NOTICE", notice_date: event.data.effective_date, ...stamp };
+      return {
+        ...row,
+        status: "NOTICE",
+        notice_date: event.data.effective_date,
+        notice_end_date: event.data.notice_end_date ?? null,
+        ...stamp,
+      };
     case "LeaseNoticeWithdrawn":
       return { ...row, status: "ACTIVE", notice_date: null, notice_end_date: null, ...stamp };
     case "LeaseTerminated":

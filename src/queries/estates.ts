@@ -11,7 +11,7 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory, stateOf } from "../platform/http/handleCommand.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { offsetOf, pageQuery, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, rowShape, timestamp } from "../platform/http/responses.ts";
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -272,15 +272,17 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         ...tag,
-        summary: "The estate's events, oldest first (audit)",
+        summary: "The estate's events, oldest first (audit; paginated)",
         params: estateParams,
+        querystring: z.strictObject(pageQuery),
         response: answers(historyBody),
       },
       config: { access: "PropertiesRead" },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
-      return readHistory(request, estateStream(id), () => notFound("Estate", id));
+      const events = await readHistory(request, estateStream(id), () => notFound("Estate", id));
+      return sendSlice(request, reply, events, request.query);
     },
   );
 

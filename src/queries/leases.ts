@@ -22,10 +22,11 @@ import {
 import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
+import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
-import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
+import { offsetOf, pageQuery, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import {
   answers,
   fileBytes,
@@ -111,14 +112,6 @@ export const associationBody = z.strictObject({
   updated_at: instant,
 });
 
-/** With as_of: the lease as replayed, with its tenants then (leaseAsOf). */
-const leaseAnswer = leaseBody.extend({
-  lessees: z
-    .array(associationBody.omit({ lease_id: true, created_at: true, updated_at: true }))
-    .optional()
-    .describe("Only with as_of: the lease's tenants at that instant"),
-});
-
 /** An amendment (AMENDMENT_RESPONSE). */
 export const amendmentBody = z.strictObject({
   id: uuid(),
@@ -131,6 +124,18 @@ export const amendmentBody = z.strictObject({
   status_reason: z.string().nullable(),
   created_at: instant,
   updated_at: instant,
+});
+
+/** With as_of: the lease as replayed, with its tenants then (leaseAsOf). */
+const leaseAnswer = leaseBody.extend({
+  lessees: z
+    .array(associationBody.omit({ lease_id: true, created_at: true, updated_at: true }))
+    .optional()
+    .describe("Only with as_of: the lease's tenants at that instant"),
+  amendments: z
+    .array(amendmentBody.omit({ lease_id: true, status_reason: true, created_at: true, updated_at: true }))
+    .optional()
+    .describe("Only with as_of: the lease's amendments at that instant"),
 });
 
 /** A lease document's metadata (DOCUMENT_RESPONSE); the bytes are at .../file. */
@@ -274,52 +279,117 @@ async function listLeases(sql: Sql, tenantId: string, q: ListQuery) {
   });
 }
 
+/**
+ * A lease replayed from its events for `as_of`: the read-model row, its tenants and amendments
+ * then. JSON-safe (object keys keep insertion order), so it is also what a snapshot stores.
+ */
+export interface LeaseReplay {
+  row: Row | null;
+  lessees: Record<string, Row>;
+  amendments: Record<string, Row>;
+  /** The last revision folded in; -1 for none. */
+  revision: number;
+  /** The latest occurred_at folded in (concurrent commands may commit slightly out of time order). */
+  max_occurred_at: string | null;
+}
+
+export const emptyReplay = (): LeaseReplay => ({
+  row: null,
+  lessees: {},
+  amendments: {},
+  revision: -1,
+  max_occurred_at: null,
+});
+
+/** Folds one event into `replay` (in place). */
+export function replayLeaseEvent(replay: LeaseReplay, e: RecordedEvent<LeaseEvent>): LeaseReplay {
+  replay.row = evolveLeaseRow(replay.row, e);
+  replay.revision = Number(e.stream_revision);
+  const at = e.metadata.occurred_at;
+  if (replay.max_occurred_at === null || Date.parse(at) > Date.parse(replay.max_occurred_at))
+    replay.max_occurred_at = at;
+  const d = e.data as Row;
+  const { lessees, amendments } = replay;
+  if (e.type === "LeaseLesseeAdded")
+    lessees[String(d.lessee_id)] = {
+      id: d.association_id,
+      lessee_id: d.lessee_id,
+      role: d.role,
+      start_date: d.start_date,
+      end_date: d.end_date,
+      ended: false,
+    };
+  else if (e.type === "LeaseLesseeUpdated")
+    Object.assign(lessees[String(d.lessee_id)] ?? {}, d.changes as Row);
+  else if (e.type === "LeaseLesseeEnded")
+    Object.assign(lessees[String(d.lessee_id)] ?? {}, { end_date: d.end_date, ended: true });
+  else if (e.type === "LeaseLesseeRemoved") delete lessees[String(d.lessee_id)];
+  else if (e.type === "LeaseAmendmentDrafted") {
+    const { lease_id: _, amendment_id, ...fields } = d;
+    amendments[String(amendment_id)] = { id: amendment_id, ...fields, status: "DRAFT" };
+  } else if (e.type === "LeaseAmendmentRevised")
+    Object.assign(amendments[String(d.amendment_id)] ?? {}, d.changes as Row);
+  else if (e.type === "LeaseAmendmentDeleted") delete amendments[String(d.amendment_id)];
+  else if (e.type in AMENDMENT_STATUS_OF_EVENT)
+    Object.assign(amendments[String(d.amendment_id)] ?? {}, { status: AMENDMENT_STATUS_OF_EVENT[e.type] });
+  return replay;
+}
+
+/**
+ * Snapshots of the replay (docs/leases.md, "Audit replay"): every LEASE_SNAPSHOT_EVERY revisions
+ * the lease commands store one (src/commands/leases/snapshots.ts), so `as_of` folds at most that
+ * many events after the latest snapshot wholly before the instant. Bump the version when the
+ * replay changes: older snapshots are then ignored.
+ */
+export const LEASE_SNAPSHOT_EVERY = 100;
+export const LEASE_SNAPSHOT_VERSION = 1;
+
+/** The latest snapshot of the lease whose events all occurred at or before `at` (any, when null). */
+export async function readLeaseSnapshot(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  at: Date | null,
+): Promise<LeaseReplay | null> {
+  const [found] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ state: LeaseReplay }>(
+      `SELECT state FROM lease_snapshots
+        WHERE tenant_id = $1 AND lease_id = $2 AND version = $3 AND ($4::timestamptz IS NULL OR max_occurred_at <= $4)
+        ORDER BY revision DESC LIMIT 1`,
+      [tenantId, leaseId, LEASE_SNAPSHOT_VERSION, at?.toISOString() ?? null],
+    ),
+  );
+  return found?.state ?? null;
+}
+
 /** The lease as it stood at `asOf`, replayed from its stream (DESIGN.md §1: the audit view). */
 async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string, asOf: string) {
-  const events = eventsOf<LeaseEvent>(
-    await request.server.platform.store.readStream(leaseStream(id)),
-    leaseEventTypes,
-  );
-  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) throw notFound("Lease", id);
+  const tenantId = tenantOf(request);
   // A date or a timestamp without a zone is read as UTC (DESIGN.md §4).
   const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
-  let row: Row | null = null;
-  const lessees = new Map<string, Row>();
-  const amendments = new Map<string, Row>();
-  let seen = false;
+  const snapshot = await readLeaseSnapshot(request.server.platform.sql, tenantId, id, new Date(at));
+  const events = eventsOf<LeaseEvent>(
+    await request.server.platform.store.readStream(
+      leaseStream(id),
+      snapshot ? { from_revision: BigInt(snapshot.revision + 1) } : {},
+    ),
+    leaseEventTypes,
+  );
+  if (!snapshot && (events.length === 0 || events[0].metadata.tenant_id !== tenantId))
+    throw notFound("Lease", id);
+  const replay = snapshot ?? emptyReplay();
   for (const e of events) {
     if (Date.parse(e.metadata.occurred_at) > at) break;
-    seen = true;
-    row = evolveLeaseRow(row, e);
-    const d = e.data as Row;
-    if (e.type === "LeaseLesseeAdded")
-      lessees.set(String(d.lessee_id), {
-        id: d.association_id,
-        lessee_id: d.lessee_id,
-        role: d.role,
-        start_date: d.start_date,
-        end_date: d.end_date,
-        ended: false,
-      });
-    else if (e.type === "LeaseLesseeUpdated")
-      Object.assign(lessees.get(String(d.lessee_id)) ?? {}, d.changes as Row);
-    else if (e.type === "LeaseLesseeEnded")
-      Object.assign(lessees.get(String(d.lessee_id)) ?? {}, { end_date: d.end_date, ended: true });
-    else if (e.type === "LeaseLesseeRemoved") lessees.delete(String(d.lessee_id));
-    else if (e.type === "LeaseAmendmentDrafted") {
-      const { lease_id: _, amendment_id, ...fields } = d;
-      amendments.set(String(amendment_id), { id: amendment_id, ...fields, status: "DRAFT" });
-    } else if (e.type === "LeaseAmendmentRevised")
-      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, d.changes as Row);
-    else if (e.type === "LeaseAmendmentDeleted") amendments.delete(String(d.amendment_id));
-    else if (e.type in AMENDMENT_STATUS_OF_EVENT)
-      Object.assign(amendments.get(String(d.amendment_id)) ?? {}, {
-        status: AMENDMENT_STATUS_OF_EVENT[e.type],
-      });
+    replayLeaseEvent(replay, e);
   }
-  if (!seen || !row) throw notFound("Lease", `${id} as of ${asOf}`);
+  const { row } = replay;
+  if (replay.revision < 0 || !row) throw notFound("Lease", `${id} as of ${asOf}`);
   return {
-    body: { ...toLease({ ...row, id }), lessees: [...lessees.values()] },
+    body: {
+      ...toLease({ ...row, id }),
+      lessees: Object.values(replay.lessees),
+      amendments: Object.values(replay.amendments),
+    },
     revision: Number(row.revision),
   };
 }
@@ -404,14 +474,7 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const events = await readHistory(request, leaseStream(lease_id), () => notFound("Lease", lease_id));
-      const { page, limit } = request.query;
-      const start = offsetOf(request.query);
-      return sendPage(request, reply, {
-        items: events.slice(start, start + limit),
-        total: events.length,
-        page,
-        limit,
-      });
+      return sendSlice(request, reply, events, request.query);
     },
   );
 

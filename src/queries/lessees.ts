@@ -14,7 +14,7 @@ import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
-import { contactFilter, pageQuery, readPage, sendPage } from "../platform/http/pagination.ts";
+import { contactFilter, pageQuery, readPage, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
@@ -164,18 +164,19 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         ...tag,
-        summary: "The lessee's events, oldest first (audit)",
+        summary: "The lessee's events, oldest first (audit; paginated)",
         params: idParams,
+        querystring: z.strictObject(pageQuery),
         response: answers(historyBody),
       },
       config: { access: "LesseeRead" },
     },
-    async (request) => {
+    async (request, reply) => {
       const id = request.params.id.toLowerCase();
       const history = await readHistory(request, lesseeStream(id), () => notFound("Lessee", id));
       // A registration fenced off before it happened never existed for clients.
       if (history[0]?.type === "LesseeRegistrationAbandoned") throw notFound("Lessee", id);
-      return history;
+      return sendSlice(request, reply, history, request.query);
     },
   );
 }

@@ -373,6 +373,10 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       ["EstateOwnershipTransferred", 1],
       ["EstateUpdated", 2],
     ]);
+    const page = await t.request("GET", `/api/estates/${estate.id}/history?limit=2&page=2`);
+    expect(page.headers["x-total-count"]).toBe("3");
+    expect(page.json().map((e: { revision: number }) => e.revision)).toEqual([2]);
+    expect((await t.request("GET", `/api/estates/${estate.id}/history?limit=0`)).statusCode).toBe(400);
     expect(history[2]).toMatchObject({
       correlation_id: "req-42",
       data: { estate_id: estate.id, changes: { area: 70 } },

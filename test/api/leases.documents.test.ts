@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
@@ -99,12 +99,21 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
         ),
       );
       expect(exe.statusCode).toBe(415);
-      const big = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(20 * 1024 * 1024 + 1)]);
+      const big = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(21 * 1024 * 1024)]);
       const tooBig = await upload(
         id,
         form({ document_type: "BAIL" }, { content: big, filename: "b.pdf", type: "application/pdf" }),
       );
       expect(tooBig.statusCode).toBe(413);
+      expect(tooBig.json()).toMatchObject({ error: "PayloadTooLarge" });
+      const unknownLease = await upload(
+        "00000000-0000-4000-8000-000000000000",
+        form({ document_type: "BAIL" }, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
+      );
+      expect(unknownLease.statusCode).toBe(404);
+      // the file before the fields: streamed first, removed when the fields are refused
+      const fileFirst = form({}, { content: PDF, filename: "a.pdf", type: "application/pdf" });
+      expect((await upload(id, fileFirst)).statusCode).toBe(400);
       const foreign = await upload(
         id,
         form({ document_type: "BAIL" }, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
@@ -117,5 +126,23 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
       expect(json.statusCode).toBe(415);
     });
     expect(await blobCount()).toBe(blobsBefore);
+    expect((await t.sql.query("SELECT count(*)::int AS n FROM blob_parts"))[0].n).toBe(0);
+  });
+
+  it("streams a file of several MiB to the store: sha256, size and bytes round-trip", async () => {
+    const { id } = await newLease();
+    const content = Buffer.concat([Buffer.from("%PDF-1.4\n"), randomBytes(5 * 1024 * 1024 + 3)]);
+    const res = await upload(
+      id,
+      form({ document_type: "BAIL" }, { content, filename: "bail.pdf", type: "application/octet-stream" }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      content_type: "application/pdf",
+      size: content.length,
+      sha256: createHash("sha256").update(content).digest("hex"),
+    });
+    const file = await t.request("GET", `/api/leases/${id}/documents/${res.json().id}/file`);
+    expect(file.rawPayload.equals(content)).toBe(true);
   });
 });

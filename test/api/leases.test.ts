@@ -63,12 +63,55 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
       [{ primary_lessee_id: unknownId }, "primary_lessee_id"],
       [{ primary_lessee_id: await newLessee("guarantor") }, "primary_lessee_id"],
     ];
+    const { id } = await newLease();
+    const [other, guarantor] = [await newLessee(), await newLessee("guarantor")];
     await writesNothing(async () => {
       for (const [extra, field] of cases) {
         const res = await t.request("POST", "/api/leases", { body: { ...base, ...extra } });
         expect(res.statusCode, JSON.stringify(extra)).toBe(400);
         expect(res.json().error).toBe("ValidationError");
         if (field) expect(fields(res)).toContain(field);
+      }
+      // non-finite amounts: JSON's 1e400 parses to Infinity
+      for (const amount of ["1e400", "-1e400"]) {
+        const rawBody = JSON.stringify(base).replace('"rent_amount":800', `"rent_amount":${amount}`);
+        const res = await t.request("POST", "/api/leases", {
+          rawBody,
+          headers: { "content-type": "application/json" },
+        });
+        expect(res.statusCode, rawBody).toBe(400);
+        expect(fields(res)).toContain("rent_amount");
+      }
+      // the other write routes: bad dates, negative amounts, unknown enums
+      const routeCases: [string, string, object, string][] = [
+        [
+          "PUT",
+          `/api/leases/${id}/status`,
+          { status: "ACTIVE", effective_date: "2025-02-30" },
+          "effective_date",
+        ],
+        ["PUT", `/api/leases/${id}/status`, { status: "ARCHIVED" }, "status"],
+        ["PUT", `/api/leases/${id}`, { end_date: "2024-12-31" }, "end_date"],
+        ["PUT", `/api/leases/${id}`, { deposit_amount: -1 }, "deposit_amount"],
+        [
+          "PUT",
+          `/api/leases/${id}/rent`,
+          { rent_amount: -1, effective_date: "2025-02-01", reason: "CORRECTION" },
+          "rent_amount",
+        ],
+        [
+          "PUT",
+          `/api/leases/${id}/rent`,
+          { rent_amount: 700, effective_date: "2025-02-01", reason: "WHIM" },
+          "reason",
+        ],
+        ["POST", `/api/leases/${id}/lessees`, { lessee_id: other, role: "Landlord" }, "role"],
+        ["POST", `/api/leases/${id}/lessees`, { lessee_id: guarantor, role: "CoTenant" }, "lessee_id"],
+      ];
+      for (const [method, url, body, field] of routeCases) {
+        const res = await t.request(method, url, { body });
+        expect(res.statusCode, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+        expect(fields(res), JSON.stringify(body)).toContain(field);
       }
       const foreignEstate = await t.request("POST", "/api/leases", { body: base, as: t.other });
       expect(foreignEstate.statusCode).toBe(400);
@@ -189,6 +232,102 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     });
   });
 
+  it("fills notice_end_date by the law (docs/leases.md, Notice), in the read model and as_of", async () => {
+    const { id, estate_id } = await newLease({ duration_months: 36 });
+    expect((await setStatus(id, "ACTIVE", { effective_date: "2025-01-01" })).statusCode).toBe(200);
+    // a lessee, unfurnished, no high-demand zone known: 3 months (loi n° 89-462 art. 15 I)
+    const notice = await setStatus(id, "NOTICE", { effective_date: "2025-03-31" });
+    expect(notice.statusCode, notice.body).toBe(200);
+    expect(notice.json()).toMatchObject({ notice_date: "2025-03-31", notice_end_date: "2025-06-30" });
+    const asOf = await t.request(
+      "GET",
+      `/api/leases/${id}?as_of=${encodeURIComponent(new Date().toISOString())}`,
+    );
+    expect(asOf.json()).toMatchObject({ notice_end_date: "2025-06-30" });
+    const withdrawn = await setStatus(id, "ACTIVE");
+    expect(withdrawn.json()).toMatchObject({ notice_date: null, notice_end_date: null });
+    // the estate in a high-demand zone: 1 month
+    const zone = await t.request("PUT", `/api/places/${place()}/estates/${estate_id}/rent-regulation`, {
+      body: { high_demand_zone: true, reference_rents: [] },
+    });
+    expect(zone.statusCode, zone.body).toBe(200);
+    expect((await setStatus(id, "NOTICE", { effective_date: "2025-03-31" })).json().notice_end_date).toBe(
+      "2025-04-30",
+    );
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    // the lessor: at the term of the 36-month period, at least 6 months ahead; too late is a 422
+    const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-07-01", given_by: "LESSOR" });
+    expect(lessor.json().notice_end_date).toBe("2028-01-01");
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    await writesNothing(async () => {
+      const early = await setStatus(id, "NOTICE", {
+        effective_date: "2025-03-31",
+        notice_end_date: "2025-04-29",
+      });
+      expect(early.statusCode).toBe(422);
+      expect(fields(early)).toEqual(["notice_end_date"]);
+      const notNotice = await setStatus(id, "TERMINATED", { given_by: "LESSOR" });
+      expect(notNotice.statusCode).toBe(400);
+      expect(fields(notNotice)).toEqual(["given_by"]);
+      expect((await setStatus(id, "NOTICE", { given_by: "LANDLORD" })).statusCode).toBe(400);
+    });
+  });
+
+  it("reads as unknown (404) to another tenant on every lease route, and writes nothing", async () => {
+    const { id, estate_id, primary_lessee_id } = await newLease();
+    const amendment = await t.request("POST", `/api/leases/${id}/amendments`, {
+      body: { title: "Avenant", effective_date: "2025-09-01", changes: { rent_amount: 810 } },
+    });
+    expect(amendment.statusCode, amendment.body).toBe(201);
+    const a = amendment.json().id as string;
+    const theirs = await newLessee("individual", t.other);
+    const lease = `/api/leases/${id}`;
+    const lessee = `${lease}/lessees/${primary_lessee_id}`;
+    const doc = `${lease}/documents/${unknownId}`;
+    const calls: [string, string, object?][] = [
+      ["GET", lease],
+      ["GET", `${lease}?as_of=${encodeURIComponent(new Date().toISOString())}`],
+      ["GET", `/api/leases/estate/${estate_id}`],
+      ["GET", `${lease}/history`],
+      ["GET", `${lease}/lessees`],
+      ["GET", `${lease}/lessees/active`],
+      ["GET", lessee],
+      ["GET", `${lease}/amendments`],
+      ["GET", `${lease}/amendments/${a}`],
+      ["GET", `${lease}/documents`],
+      ["GET", doc],
+      ["GET", `${doc}/file`],
+      ["GET", `${lease}/rent-history`],
+      ["PUT", lease, { special_conditions: "x" }],
+      ["PUT", `${lease}/status`, { status: "ACTIVE" }],
+      ["PUT", `${lease}/rent`, { rent_amount: 700, effective_date: "2025-02-01", reason: "CORRECTION" }],
+      ["POST", `${lease}/lessees`, { lessee_id: theirs, role: "CoTenant" }],
+      ["PUT", lessee, { role: "CoTenant" }],
+      ["PUT", `${lessee}/end`, { end_date: "2025-06-01" }],
+      ["DELETE", lessee],
+      [
+        "POST",
+        `${lease}/amendments`,
+        { title: "x", effective_date: "2025-09-01", changes: { rent_amount: 1 } },
+      ],
+      ["PUT", `${lease}/amendments/${a}`, { title: "x" }],
+      ["PUT", `${lease}/amendments/${a}/status`, { status: "CANCELLED" }],
+      ["DELETE", `${lease}/amendments/${a}`],
+      ["PUT", doc, { description: "x" }],
+      ["DELETE", doc],
+      ["DELETE", lease],
+    ];
+    await writesNothing(async () => {
+      for (const [method, url, body] of calls) {
+        const res = await t.request(method, url, { body, as: t.other });
+        expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(404);
+        expect(res.json().error).toBe("NotFound");
+      }
+      const listed = await t.request("GET", "/api/leases?limit=1000", { as: t.other });
+      expect(listed.json().map((l: { id: string }) => l.id)).not.toContain(id);
+    });
+  });
+
   it("lets exactly one of 10 concurrent activations on one estate win", async () => {
     const estate_id = await newEstate();
     const ids: string[] = [];
@@ -207,10 +346,18 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     const results = await Promise.all(ids.map((id) => setStatus(id, "ACTIVE")));
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([200, ...Array(9).fill(409)]);
+    for (const r of results.filter((r) => r.statusCode === 409)) expect(fields(r)).toEqual(["estate_id"]);
+    // the platform's reservation stream (src/platform/reserveUnique.ts) names the one winner
+    const reservations = await t.sql.query<{ type: string; lease_id: string }>(
+      "SELECT type, data->>'lease_id' AS lease_id FROM events WHERE stream_name = $1 ORDER BY stream_revision",
+      [`lease_occupancy-${estate_id}`],
+    );
+    expect(reservations.map((e) => e.type)).toEqual(["EstateOccupancyReserved"]);
     const active = (await t.request("GET", `/api/leases/estate/${estate_id}?limit=100`))
       .json()
       .filter((l: { status: string }) => l.status === "ACTIVE");
     expect(active).toHaveLength(1);
+    expect(reservations[0].lease_id).toBe(active[0].id);
     expect((await estateOf(estate_id)).rent_amount).toBe(active[0].rent_amount);
   });
 

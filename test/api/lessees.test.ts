@@ -565,6 +565,9 @@ describe.each(databaseKinds)("lessees API on %s", (kind) => {
         "LesseeDeleted",
       ]);
       expect(history.map((e: { revision: number }) => e.revision)).toEqual([0, 1, 2, 3]);
+      const page = await t.request("GET", `/api/lessees/${lessee.id}/history?limit=3&page=2`);
+      expect(page.headers["x-total-count"]).toBe("4");
+      expect(page.json().map((e: { revision: number }) => e.revision)).toEqual([3]);
       expect(history[0]).toMatchObject({
         occurred_at: lessee.created_at,
         actor_key_id: expect.any(String),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type LeaseCommand, leaseDecider, TRANSITIONS } from "../../src/commands/leases/decider.ts";
+import { addMonths, DEFAULT_NOTICE, type NoticeFacts } from "../../src/commands/leases/notice.ts";
 import type { CreateLeaseInput } from "../../src/commands/leases/schemas.ts";
 import {
   LEASE_STATUSES,
@@ -255,7 +256,10 @@ describe("lease decider: status machine", () => {
       const type = eventFor[`${from}>${to}`];
       it(`${from} -> ${to}: ${type ?? "409"}`, () => {
         const when = given(reach[from]).when(status(to, "2025-03-01", "why"));
-        if (type) when.thenEmits([{ type, data: change("2025-03-01", "why") } as LeaseEvent]);
+        // a lessee's notice on an unfurnished lease outside a high-demand zone: 3 months (./notice.ts)
+        const notice = { given_by: "LESSEE", notice_end_date: "2025-06-01" };
+        const data = { ...change("2025-03-01", "why"), ...(type === "LeaseNoticeGiven" ? notice : {}) };
+        if (type) when.thenEmits([{ type, data } as LeaseEvent]);
         else when.thenRefuses(409, /cannot go from/);
       });
     }
@@ -281,6 +285,93 @@ describe("lease decider: status machine", () => {
     given([...draft, { type: "LeaseLesseeRemoved", data: { lease_id: leaseId, lessee_id: primaryId } }])
       .when(status("ACTIVE"))
       .thenRefuses(409, /active Primary/);
+  });
+});
+
+describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)", () => {
+  const activeLease = (extra: Partial<LeaseTerms>): LeaseEvent[] => [
+    { type: "LeaseCreated", data: { lease_id: leaseId, ...terms, ...extra } },
+    primaryAdded,
+    activated,
+  ];
+  const notice = (effective_date: string, facts: Partial<NoticeFacts> = {}): LeaseCommand => ({
+    ...(status("NOTICE", effective_date) as Extract<LeaseCommand, { type: "ChangeLeaseStatus" }>),
+    notice: { ...DEFAULT_NOTICE, ...facts },
+  });
+  const endsOn = (events: LeaseEvent[], command: LeaseCommand) => {
+    const [event] = leaseDecider.decide(command, fold(leaseDecider, events));
+    expect(event.type).toBe("LeaseNoticeGiven");
+    return (event.data as { notice_end_date: string | null }).notice_end_date;
+  };
+
+  it("lessee, unfurnished: 3 months; 1 month in a high-demand zone or a listed case (art. 15 I)", () => {
+    const lease = activeLease({});
+    expect(endsOn(lease, notice("2025-03-01"))).toBe("2025-06-01");
+    expect(endsOn(lease, notice("2025-03-01", { high_demand_zone: null }))).toBe("2025-06-01");
+    expect(endsOn(lease, notice("2025-03-01", { high_demand_zone: false }))).toBe("2025-06-01");
+    expect(endsOn(lease, notice("2025-03-01", { high_demand_zone: true }))).toBe("2025-04-01");
+    expect(endsOn(lease, notice("2025-03-01", { reduced_notice: true }))).toBe("2025-04-01");
+  });
+
+  it("counts months as délais do: same day, else the month's last day (CPC art. 641)", () => {
+    const furnished = activeLease({ lease_type: "FURNISHED", duration_months: 12 });
+    expect(endsOn(furnished, notice("2025-01-31"))).toBe("2025-02-28");
+    expect(endsOn(furnished, notice("2024-01-31"))).toBe("2024-02-29");
+    expect(endsOn(furnished, notice("2025-12-15"))).toBe("2026-01-15");
+    expect(endsOn(activeLease({}), notice("2025-11-30"))).toBe("2026-02-28");
+    expect(addMonths("2025-08-31", -6)).toBe("2025-02-28");
+  });
+
+  it("lessee, furnished or student: 1 month (art. 25-8 I); bail mobilité: 1 month (art. 25-15)", () => {
+    expect(endsOn(activeLease({ lease_type: "FURNISHED" }), notice("2025-03-10"))).toBe("2025-04-10");
+    expect(endsOn(activeLease({ lease_type: "STUDENT" }), notice("2025-03-10"))).toBe("2025-04-10");
+    expect(endsOn(activeLease({ lease_type: "MOBILITY", deposit_amount: null }), notice("2025-03-10"))).toBe(
+      "2025-04-10",
+    );
+  });
+
+  it("lessor, unfurnished: at the term, received at least 6 months before it (art. 15 I)", () => {
+    const lease = activeLease({ end_date: "2028-01-01" });
+    expect(endsOn(lease, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2028-01-01");
+    given(lease)
+      .when(notice("2027-07-02", { given_by: "LESSOR" }))
+      .thenRefuses(422, /6 months before the term.*art\. 15 I/, "effective_date");
+    // no end date: the term of the tacitly renewed 36-month periods from the start
+    const renewed = activeLease({ end_date: null, duration_months: 36 });
+    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2028-01-01");
+    expect(endsOn(renewed, notice("2027-07-02", { given_by: "LESSOR" }))).toBe("2031-01-01");
+    given(activeLease({ end_date: null, duration_months: null }))
+      .when(notice("2027-07-01", { given_by: "LESSOR" }))
+      .thenRefuses(422, /neither end_date nor duration_months/, "given_by");
+  });
+
+  it("lessor, furnished: 3 months before the term (art. 25-8 I); never on a bail mobilité (art. 25-14)", () => {
+    const lease = activeLease({ lease_type: "FURNISHED", end_date: "2026-01-01" });
+    expect(endsOn(lease, notice("2025-10-01", { given_by: "LESSOR" }))).toBe("2026-01-01");
+    given(lease)
+      .when(notice("2025-10-02", { given_by: "LESSOR" }))
+      .thenRefuses(422, /3 months before the term.*art\. 25-8/);
+    given(activeLease({ lease_type: "MOBILITY", deposit_amount: null, end_date: "2025-10-01" }))
+      .when(notice("2025-05-01", { given_by: "LESSOR" }))
+      .thenRefuses(422, /art\. 25-14/, "given_by");
+  });
+
+  it("takes a later end from the client, never an earlier one than the law's", () => {
+    const lease = activeLease({});
+    expect(endsOn(lease, notice("2025-03-01", { requested_end: "2025-06-01" }))).toBe("2025-06-01");
+    expect(endsOn(lease, notice("2025-03-01", { requested_end: "2025-07-15" }))).toBe("2025-07-15");
+    given(lease)
+      .when(notice("2025-03-01", { requested_end: "2025-05-31" }))
+      .thenRefuses(422, /ends 2025-06-01 at the earliest/, "notice_end_date");
+  });
+
+  it("outside loi n° 89-462 (commercial, professional, parking): the client's date, not before the notice", () => {
+    const lease = activeLease({ lease_type: "COMMERCIAL", deposit_amount: 5000 });
+    expect(endsOn(lease, notice("2025-03-01"))).toBeNull();
+    expect(endsOn(lease, notice("2025-03-01", { requested_end: "2025-03-01" }))).toBe("2025-03-01");
+    given(lease)
+      .when(notice("2025-03-01", { requested_end: "2025-02-28" }))
+      .thenRefuses(422, /cannot end before/, "notice_end_date");
   });
 });
 

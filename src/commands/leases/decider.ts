@@ -13,6 +13,7 @@ import {
 import type { Decider } from "../../platform/decider.ts";
 import { changedFields } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import { DEFAULT_NOTICE, type NoticeFacts, noticeEndDate } from "./notice.ts";
 import {
   checkDepositCap,
   checkDpeFreeze,
@@ -83,6 +84,8 @@ export type LeaseCommand =
       status: LeaseStatus;
       effective_date: string;
       reason: string | null;
+      /** For NOTICE: who gives it and the facts its period depends on (./notice.ts). */
+      notice?: NoticeFacts;
     }
   | {
       type: "AddLeaseLessee";
@@ -264,6 +267,11 @@ function changeStatus(
     effective_date: command.effective_date,
     reason: command.reason,
   };
+  if (command.status === "NOTICE") {
+    const facts = command.notice ?? DEFAULT_NOTICE;
+    const notice_end_date = noticeEndDate(lease.terms, command.effective_date, facts);
+    return [{ type: "LeaseNoticeGiven", data: { ...data, given_by: facts.given_by, notice_end_date } }];
+  }
   return [{ type: statusEventType(lease.status, command.status), data }];
 }
 

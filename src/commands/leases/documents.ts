@@ -2,9 +2,24 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
-import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../../platform/blobs/uploads.ts";
-import { ApiError, type ErrorDetail, unsupportedMediaType, validationError } from "../../platform/errors.ts";
+import { leaseStream } from "../../events/leases.ts";
+import { type BlobInfo, type BlobStore, blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
+import {
+  cleanFilename,
+  decideContentType,
+  MAX_MEDIA_BYTES,
+  type MediaContentType,
+  peekBytes,
+  SNIFF_BYTES,
+  withinLimit,
+} from "../../platform/blobs/uploads.ts";
+import {
+  ApiError,
+  type ErrorDetail,
+  notFound,
+  unsupportedMediaType,
+  validationError,
+} from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
@@ -19,43 +34,58 @@ const fieldsSchema = z.strictObject(documentFields);
 
 interface Upload {
   fields: Record<string, string>;
-  bytes: Buffer;
+  stored: BlobInfo;
   filename: string | undefined;
-  mimetype: string | undefined;
 }
 
-/** Reads the parts: `document_type`, `description` and one `file` (20 MiB: 413 beyond, read no further). */
-async function readUpload(request: FastifyRequest): Promise<Upload> {
+/**
+ * Reads the parts: `document_type`, `description` and one `file`, streamed to the blob store under
+ * `key` as it arrives (sha256 and size computed on the way, the type sniffed from the first bytes:
+ * 415 before anything is stored). Over 20 MiB the parser stops reading and this answers 413; any
+ * refusal removes what was stored (docs/leases.md, Documents).
+ */
+async function readUpload(request: FastifyRequest, blobs: BlobStore, key: string): Promise<Upload> {
   if (!request.isMultipart()) throw unsupportedMediaType("Expected multipart/form-data");
   const fields: Record<string, string> = {};
   let file: Omit<Upload, "fields"> | null = null;
+  let empty = false;
   const details: ErrorDetail[] = [];
   try {
     for await (const part of request.parts({ limits: { fileSize: MAX_MEDIA_BYTES } })) {
       if (part.type === "file") {
-        const bytes = await part.toBuffer();
-        if (part.fieldname === "file" && !file)
-          file = { bytes, filename: part.filename, mimetype: part.mimetype };
-        else details.push({ field: part.fieldname, message: "Unknown file field" });
+        if (part.fieldname !== "file" || file || empty) {
+          details.push({ field: part.fieldname, message: "Unknown file field" });
+          for await (const _ of withinLimit(part.file)); // read past it, within the limit
+          continue;
+        }
+        const { head, chunks } = await peekBytes(withinLimit(part.file), SNIFF_BYTES);
+        if (head.byteLength === 0) {
+          empty = true;
+          continue;
+        }
+        const decision = decideContentType(part.mimetype, head);
+        if (!decision.ok) throw unsupportedMediaType(decision.message);
+        const stored = await blobs.putBlobStream(key, chunks, { content_type: decision.content_type });
+        file = { stored, filename: part.filename };
       } else if (part.fieldname === "document_type" || part.fieldname === "description") {
         fields[part.fieldname] = String(part.value);
       } else details.push({ field: part.fieldname, message: "Unknown field" });
     }
+    if (!file) details.push({ field: "file", message: empty ? "The file is empty" : "A file is required" });
+    const parsed = fieldsSchema.safeParse(fields);
+    if (!parsed.success)
+      for (const issue of parsed.error.issues)
+        details.push({ field: issue.path.join("."), message: issue.message });
+    if (details.length > 0 || !file) throw validationError("Invalid lease document", details);
+    return { fields, ...file };
   } catch (error) {
+    await blobs.deleteBlob(key).catch(() => {});
     const status = (error as { statusCode?: unknown })?.statusCode;
     if (error instanceof ApiError || (typeof status === "number" && status < 500)) throw error;
     throw validationError("Malformed multipart body", [
       { field: "body", message: String((error as Error)?.message) },
     ]);
   }
-  if (!file) details.push({ field: "file", message: "A file is required" });
-  else if (file.bytes.byteLength === 0) details.push({ field: "file", message: "The file is empty" });
-  const parsed = fieldsSchema.safeParse(fields);
-  if (!parsed.success)
-    for (const issue of parsed.error.issues)
-      details.push({ field: issue.path.join("."), message: issue.message });
-  if (details.length > 0 || !file) throw validationError("Invalid lease document", details);
-  return { fields, ...file };
 }
 
 export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
@@ -76,14 +106,15 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id } = request.params;
-      const upload = await readUpload(request);
-      const decision = decideContentType(upload.mimetype, upload.bytes);
-      if (!decision.ok) throw unsupportedMediaType(decision.message);
       const document_id = randomUUID();
       const key = blobKey(tenantId, "lease-documents", document_id);
       const blobs = blobStoreFor(sql);
+      // An unknown or foreign lease is refused before a byte is stored.
+      const [first] = await app.platform.store.readStream(leaseStream(lease_id), { max_count: 1 });
+      if (!first || first.metadata.tenant_id !== tenantId) throw notFound("Lease", lease_id);
       // Bytes first, then the event: a refused or failed append removes the unreferenced bytes.
-      const stored = await blobs.putBlob(key, upload.bytes, { content_type: decision.content_type });
+      const upload = await readUpload(request, blobs, key);
+      const { stored } = upload;
       const result = await handleLease(request, lease_id, () => ({
         type: "AddLeaseDocument",
         lease_id,
@@ -92,8 +123,8 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
           document_id,
           document_type: upload.fields.document_type.trim(),
           description: upload.fields.description?.trim() || null,
-          filename: cleanFilename(upload.filename, decision.content_type),
-          content_type: decision.content_type,
+          filename: cleanFilename(upload.filename, stored.content_type as MediaContentType),
+          content_type: stored.content_type,
           size: stored.size,
           sha256: stored.sha256,
           blob_key: key,

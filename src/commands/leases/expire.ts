@@ -1,10 +1,11 @@
-import { leaseStream } from "../../events/leases.ts";
+import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
 import type { Sql } from "../../platform/db.ts";
+import type { Decider } from "../../platform/decider.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { type EventStore, WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
-import { loadStream } from "../../platform/http/handleCommand.ts";
-import { leaseDecider } from "./decider.ts";
-import { appendWithOccupancy } from "./occupancy.ts";
+import type { EventStore } from "../../platform/eventstore/eventStore.ts";
+import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
+import { type LeaseCommand, type LeaseState, leaseDecider } from "./decider.ts";
+import { estateOccupancyOf } from "./occupancy.ts";
 
 export const LEASE_EXPIRY_QUEUE = "lease-expiry";
 
@@ -31,47 +32,51 @@ export async function expireLeases(
   return { expired };
 }
 
+/** The lease decider, deciding nothing when there is nothing to expire. */
+const expiryDecider: Decider<LeaseState, LeaseCommand | null, LeaseEvent> = {
+  ...leaseDecider,
+  decide: (command, state) => (command === null ? [] : leaseDecider.decide(command, state)),
+};
+
 async function expireOne(
   store: EventStore,
   lease: { id: string; tenant_id: string; end_date: string },
   today: string,
 ) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const loaded = await loadStream(store, leaseStream(lease.id), lease.tenant_id, leaseDecider);
-    if (loaded.foreign || loaded.state.status !== "ACTIVE") return false;
-    // The read model may lag a renewal: decide on the stream's own end date.
-    const end = loaded.state.terms.end_date;
-    if (end === null || end >= today) return false;
-    try {
-      const events = leaseDecider.decide(
-        {
+  const context: CommandContext = {
+    store,
+    tenant_id: lease.tenant_id,
+    metadata: {
+      tenant_id: lease.tenant_id,
+      actor_key_id: null,
+      correlation_id: `${LEASE_EXPIRY_QUEUE}-${today}`,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+    },
+  };
+  try {
+    const result = await runCommand(
+      context,
+      leaseStream(lease.id),
+      expiryDecider,
+      (state: LeaseState): LeaseCommand | null => {
+        // The read model may lag a renewal: decide on the stream's own end date.
+        if (state.status !== "ACTIVE" || state.terms.end_date === null || state.terms.end_date >= today)
+          return null;
+        return {
           type: "ChangeLeaseStatus",
           lease_id: lease.id,
           status: "EXPIRED",
-          effective_date: end,
+          effective_date: state.terms.end_date,
           reason: "End date passed",
-        },
-        loaded.state,
-      );
-      await appendWithOccupancy(store, {
-        lease_id: lease.id,
-        estate_id: loaded.state.terms.estate_id,
-        tenant_id: lease.tenant_id,
-        lease_revision: loaded.revision,
-        events,
-        metadata: {
-          tenant_id: lease.tenant_id,
-          actor_key_id: null,
-          correlation_id: `${LEASE_EXPIRY_QUEUE}-${today}`,
-          causation_id: null,
-          occurred_at: new Date().toISOString(),
-        },
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof ApiError) return false;
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    }
+        };
+      },
+      { reserving: estateOccupancyOf(lease.id) },
+    );
+    return result.events.length > 0;
+  } catch (error) {
+    // Another worker or a client moved the lease first: nothing left to expire here.
+    if (error instanceof ApiError) return false;
+    throw error;
   }
-  return false;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   type LeaseEvent,
   leaseStream,
@@ -6,126 +5,71 @@ import {
   type OccupancyEvent,
   occupancyStream,
 } from "../../events/leases.ts";
+import { fold } from "../../platform/decider.ts";
 import { conflict } from "../../platform/errors.ts";
-import type {
-  EventMetadata,
-  EventStore,
-  NewEvent,
-  Position,
-  StreamWrite,
-} from "../../platform/eventstore/eventStore.ts";
-import { loadStream } from "../../platform/http/handleCommand.ts";
-import { leaseDecider } from "./decider.ts";
+import type { RecordedEvent } from "../../platform/eventstore/eventStore.ts";
+import type { Reserving, Uniqueness } from "../../platform/reserveUnique.ts";
+import { type LeaseState, leaseDecider } from "./decider.ts";
 
 /**
- * One occupying lease per estate (DESIGN.md §1, docs/leases.md): an activation appends
- * EstateOccupancyReserved to `lease_occupancy-<estate>` at its expected revision, a terminal
- * status appends EstateOccupancyReleased. Both go in one commit with the lease's own event where
- * the engine has multi-stream appends; elsewhere the reservation goes first, and a reservation
- * whose lease does not occupy the estate (its activation failed or crashed) is stale and may be
- * taken over. Kept small and in this area so it can move onto a platform reservation mechanism.
+ * One occupying lease per estate (DESIGN.md §1, docs/leases.md) on the platform's reservation
+ * mechanism (src/platform/reserveUnique.ts): key the estate id, holder the lease, stream
+ * `lease_occupancy-<estate>`. An activation reserves the estate in the same commit as
+ * `LeaseActivated`; `LeaseTerminated`/`LeaseExpired` release it. A reservation whose lease no
+ * longer occupies the estate is stale and is taken over.
  */
-
-interface Occupancy {
-  revision: bigint | null;
-  holder: string | null;
-  lease_revision: number;
-}
-
-async function readOccupancy(store: EventStore, estateId: string): Promise<Occupancy> {
-  const occupancy: Occupancy = { revision: null, holder: null, lease_revision: -1 };
-  for (const e of await store.readStream(occupancyStream(estateId))) {
-    occupancy.revision = e.stream_revision;
-    const event = { type: e.type, data: e.data } as OccupancyEvent;
-    if (event.type === "EstateOccupancyReserved") {
-      occupancy.holder = event.data.lease_id;
-      occupancy.lease_revision = event.data.lease_revision;
-    } else if (event.data.lease_id === occupancy.holder) occupancy.holder = null;
-  }
-  return occupancy;
-}
-
-/** Whether the holder still occupies the estate, or may be about to (its activation in flight). */
-async function binds(store: EventStore, tenantId: string, occupancy: Occupancy): Promise<boolean> {
-  const holder = await loadStream(store, leaseStream(occupancy.holder!), tenantId, leaseDecider);
-  if (holder.foreign) return true;
-  const status = holder.state.status as string;
-  if (OCCUPYING_STATUSES.some((s) => s === status)) return true;
-  return holder.revision !== null && Number(holder.revision) === occupancy.lease_revision;
-}
-
-const toNew = (events: { type: string; data: unknown }[], metadata: EventMetadata): NewEvent[] =>
-  events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata }));
-
-/**
- * Appends the lease's new events at `leaseRevision`, with the occupancy write they imply.
- * Throws WrongExpectedRevisionError when either stream moved (the caller retries on fresh
- * state), 409 when another lease occupies the estate.
- */
-export async function appendWithOccupancy(
-  store: EventStore,
-  input: {
-    lease_id: string;
-    estate_id: string;
-    tenant_id: string;
-    lease_revision: bigint | null;
-    events: LeaseEvent[];
-    metadata: EventMetadata;
+export const estateOccupancy: Uniqueness = {
+  // Estate ids are UUIDs of one tenant: the stream needs no tenant prefix.
+  stream: (_tenantId, estateId) => occupancyStream(estateId),
+  holderStream: leaseStream,
+  holds(events, estateId) {
+    const state = fold(leaseDecider, events as RecordedEvent<LeaseEvent>[]);
+    return (
+      "terms" in state &&
+      state.terms.estate_id === estateId &&
+      OCCUPYING_STATUSES.some((s) => s === state.status)
+    );
   },
-): Promise<{ revision: bigint; position: Position }> {
-  const leaseWrite: StreamWrite = {
-    stream_name: leaseStream(input.lease_id),
-    events: toNew(input.events, input.metadata),
-    expected_revision: input.lease_revision ?? "no_stream",
-  };
-  const occupancyWrite = await occupancyChange(store, input);
-  if (!occupancyWrite) {
-    const r = await store.appendToStream(leaseWrite.stream_name, leaseWrite.events, leaseWrite);
-    return { revision: r.next_revision, position: r.position };
-  }
-  if (store.appendToStreams) {
-    const [r] = await store.appendToStreams([leaseWrite, occupancyWrite]);
-    return { revision: r.next_revision, position: r.position };
-  }
-  await store.appendToStream(occupancyWrite.stream_name, occupancyWrite.events, occupancyWrite);
-  const r = await store.appendToStream(leaseWrite.stream_name, leaseWrite.events, leaseWrite);
-  return { revision: r.next_revision, position: r.position };
-}
+  reserved: (lease_id, estate_id, lease_revision): OccupancyEvent => ({
+    type: "EstateOccupancyReserved",
+    data: { estate_id, lease_id, lease_revision },
+  }),
+  released: (lease_id, estate_id): OccupancyEvent => ({
+    type: "EstateOccupancyReleased",
+    data: { estate_id, lease_id },
+  }),
+  read(event) {
+    const e = event as OccupancyEvent;
+    if (e.type === "EstateOccupancyReserved")
+      return { reserved: e.data.lease_id, holder_revision: e.data.lease_revision };
+    if (e.type === "EstateOccupancyReleased") return { released: e.data.lease_id };
+    return null;
+  },
+  abandoned() {
+    // Only a lease that exists (revision >= 0) is ever activated, so its stream is never missing.
+    throw new Error("An occupancy reservation is never made for a lease stream that does not exist");
+  },
+  taken: (fields) =>
+    conflict(
+      "The estate already has an occupying lease (ACTIVE, NOTICE or FINALISATION); terminate it first",
+      fields.map((field) => ({ field, message: "Estate occupied by another lease" })),
+    ),
+  grace_ms: 0,
+};
 
-async function occupancyChange(
-  store: EventStore,
-  input: Parameters<typeof appendWithOccupancy>[1],
-): Promise<StreamWrite | null> {
-  const activates = input.events.some((e) => e.type === "LeaseActivated");
-  const ends = input.events.some((e) => e.type === "LeaseTerminated" || e.type === "LeaseExpired");
-  if (!activates && !ends) return null;
-  const occupancy = await readOccupancy(store, input.estate_id);
-  let event: OccupancyEvent;
-  if (activates) {
-    if (occupancy.holder !== null && occupancy.holder !== input.lease_id) {
-      if (await binds(store, input.tenant_id, occupancy))
-        throw conflict(
-          `Estate ${input.estate_id} already has an occupying lease (${occupancy.holder}); terminate it first`,
-        );
-    }
-    event = {
-      type: "EstateOccupancyReserved",
-      data: {
-        estate_id: input.estate_id,
-        lease_id: input.lease_id,
-        lease_revision: input.lease_revision === null ? -1 : Number(input.lease_revision),
-      },
+/** The occupancy a lease's new events take or give up (for `runCommand`'s `reserving`). */
+export const estateOccupancyOf =
+  (leaseId: string) =>
+  (before: LeaseState, events: LeaseEvent[]): Reserving | null => {
+    if (!("terms" in before)) return null;
+    const estateId = before.terms.estate_id;
+    const activates = events.some((e) => e.type === "LeaseActivated");
+    const ends = events.some((e) => e.type === "LeaseTerminated" || e.type === "LeaseExpired");
+    if (!activates && !ends) return null;
+    return {
+      uniqueness: estateOccupancy,
+      holder_id: leaseId,
+      reserve: activates ? [{ key: estateId, field: "estate_id" }] : [],
+      release: ends ? [estateId] : [],
     };
-  } else {
-    if (occupancy.holder !== input.lease_id) return null;
-    event = {
-      type: "EstateOccupancyReleased",
-      data: { estate_id: input.estate_id, lease_id: input.lease_id },
-    };
-  }
-  return {
-    stream_name: occupancyStream(input.estate_id),
-    events: toNew([event], input.metadata),
-    expected_revision: occupancy.revision ?? "no_stream",
   };
-}

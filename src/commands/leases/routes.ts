@@ -3,11 +3,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { leaseStream } from "../../events/leases.ts";
 import type { Sql } from "../../platform/db.ts";
-import { conflict, notFound, preconditionFailed } from "../../platform/errors.ts";
-import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
+import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { ifMatchRevision } from "../../platform/http/etag.ts";
-import { handleCommand, loadStream, metadataOf } from "../../platform/http/handleCommand.ts";
+import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { readEstate } from "../../queries/estates.ts";
@@ -23,9 +21,10 @@ import {
   readLease,
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
-import { readIrl } from "../../queries/rentRegulation.ts";
+import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
-import { appendWithOccupancy } from "./occupancy.ts";
+import type { NoticeFacts } from "./notice.ts";
+import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
   amendmentStatusSchema,
@@ -34,11 +33,13 @@ import {
   endAssociationSchema,
   type RentInput,
   rentSchema,
+  type StatusInput,
   statusSchema,
   updateAmendmentSchema,
   updateAssociationSchema,
   updateLeaseSchema,
 } from "./schemas.ts";
+import { passesSnapshot, snapshotLease } from "./snapshots.ts";
 
 const tags = ["Leases"];
 const invalidBodyMessage = "Invalid lease data";
@@ -73,43 +74,52 @@ async function publishedIrlOf(sql: Sql, index: RentInput["index"]) {
   return { reference_value: reference?.value ?? null, new_value: next?.value ?? null };
 }
 
+/** What a notice's period depends on beyond the lease (./notice.ts): the estate's zone, the body's claims. */
+async function noticeFacts(
+  request: FastifyRequest,
+  leaseId: string,
+  body: StatusInput,
+): Promise<NoticeFacts> {
+  const tenantId = tenantOf(request);
+  const { sql } = request.server.platform;
+  const lease = await readLease(sql, tenantId, leaseId);
+  // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
+  const zoneMatters =
+    lease?.body.lease_type === "UNFURNISHED" && body.given_by !== "LESSOR" && body.reduced_notice !== true;
+  const regulation = zoneMatters
+    ? await readEstateRentRegulation(sql, tenantId, String(lease.body.estate_id))
+    : null;
+  return {
+    given_by: body.given_by ?? "LESSEE",
+    reduced_notice: body.reduced_notice ?? false,
+    high_demand_zone: regulation?.high_demand_zone ?? null,
+    requested_end: body.notice_end_date ?? null,
+  };
+}
+
 /**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation
- * when the events activate or end the lease (./occupancy.ts). With `If-Match` a stale revision
- * is a 412; without, a concurrent write is retried on fresh state, then answered 409.
+ * when the events activate or end the lease (./occupancy.ts, on src/platform/reserveUnique.ts).
+ * With `If-Match` a stale revision is a 412; without, a concurrent write is retried on fresh
+ * state, then answered 409.
  */
 export async function handleLease(
   request: FastifyRequest,
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand,
 ) {
-  const { store } = request.server.platform;
-  const tenantId = tenantOf(request);
-  const ifMatch = ifMatchRevision(request);
-  const metadata = metadataOf(request);
-  for (let attempt = 0; ; attempt++) {
-    const loaded = await loadStream(store, leaseStream(leaseId), tenantId, leaseDecider);
-    if (loaded.foreign) throw notFound("Lease", leaseId);
-    if (ifMatch !== undefined && loaded.revision !== ifMatch) throw preconditionFailed();
-    const events = leaseDecider.decide(command(loaded.state), loaded.state);
-    if (events.length === 0) return { position: null, revision: loaded.revision };
-    const state = loaded.state;
-    const estateId = "terms" in state ? state.terms.estate_id : "";
-    try {
-      return await appendWithOccupancy(store, {
-        lease_id: leaseId,
-        estate_id: estateId,
-        tenant_id: tenantId,
-        lease_revision: loaded.revision,
-        events,
-        metadata,
-      });
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (ifMatch !== undefined) throw preconditionFailed();
-      if (attempt >= 9) throw conflict("The lease was changed concurrently; retry");
-    }
-  }
+  const { position, revision, events } = await handleCommand(
+    request,
+    leaseStream(leaseId),
+    leaseDecider,
+    command,
+    { notFound: () => notFound("Lease", leaseId), reserving: estateOccupancyOf(leaseId) },
+  );
+  if (revision !== null && passesSnapshot(Number(revision), events.length))
+    await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
+      request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
+    );
+  return { position, revision };
 }
 
 /** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
@@ -211,12 +221,14 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const b = request.body;
+      const notice = b.status === "NOTICE" ? await noticeFacts(request, lease_id, b) : undefined;
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeLeaseStatus",
         lease_id,
         status: b.status,
         effective_date: b.effective_date ?? today(),
         reason: b.reason ?? null,
+        notice,
       }));
       return replyWithResource(request, reply, 200, {
         id: lease_id,

@@ -13,6 +13,7 @@ import {
   USAGE_TYPES,
 } from "../../events/leases.ts";
 import { notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
+import { NOTICE_GIVERS } from "./notice.ts";
 
 /** Request bodies of the leases area (DESIGN.md §6 Leases). */
 
@@ -80,11 +81,22 @@ export const updateLeaseSchema = z.strictObject({
   ...readOnlyFields,
 });
 
-export const statusSchema = z.strictObject({
-  status: z.enum(LEASE_STATUSES),
-  effective_date: date().optional(),
-  reason: text(1000).nullish(),
-});
+export const statusSchema = z
+  .strictObject({
+    status: z.enum(LEASE_STATUSES),
+    effective_date: date().optional(),
+    reason: text(1000).nullish(),
+    // Only with NOTICE (docs/leases.md, "Notice"): who gives it, a 1-month case of art. 15 I, a later end.
+    given_by: z.enum(NOTICE_GIVERS).optional(),
+    reduced_notice: z.boolean().optional(),
+    notice_end_date: date().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.status === "NOTICE") return;
+    for (const field of ["given_by", "reduced_notice", "notice_end_date"] as const)
+      if (body[field] !== undefined)
+        ctx.addIssue({ code: "custom", path: [field], message: "Only with status NOTICE" });
+  });
 
 export const addLesseeSchema = z.strictObject({
   lessee_id: uuid(),

@@ -1,7 +1,7 @@
 /**
  * The blob store port: opaque keys to immutable bytes. The default adapter keeps them in
- * PostgreSQL (the `blobs` table); an S3 adapter implements the same three calls with
- * PutObject / GetObject / DeleteObject and the same key scheme.
+ * PostgreSQL (the `blobs` table); an S3 adapter implements the same calls with
+ * PutObject / multipart upload / GetObject / DeleteObject and the same key scheme.
  */
 export interface BlobInfo {
   key: string;
@@ -18,6 +18,15 @@ export interface StoredBlob extends BlobInfo {
 export interface BlobStore {
   /** Stores the bytes under key; storing the same key again replaces them (retries are safe). */
   putBlob(key: string, bytes: Uint8Array, options: { content_type: string }): Promise<BlobInfo>;
+  /**
+   * Stores chunks as they come (uploads), hashing and counting them, never holding the whole
+   * content. When `chunks` throws (e.g. an upload over its limit) nothing stays stored.
+   */
+  putBlobStream(
+    key: string,
+    chunks: AsyncIterable<Uint8Array>,
+    options: { content_type: string },
+  ): Promise<BlobInfo>;
   /** The bytes and their metadata, or null when the key holds nothing. */
   getBlob(key: string): Promise<StoredBlob | null>;
   /** Removes the key; true when something was removed. */

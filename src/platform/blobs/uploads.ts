@@ -1,3 +1,5 @@
+import { ApiError } from "../errors.ts";
+
 /**
  * Uploaded files (media, lease documents): the accepted content types, recognised by their magic
  * bytes, the size limit and safe file names.
@@ -97,4 +99,56 @@ export function cleanFilename(raw: string | undefined, contentType: MediaContent
     "image/webp": "webp",
   }[contentType];
   return `file.${ext}`;
+}
+
+/** How many first bytes `sniffContentType` reads. */
+export const SNIFF_BYTES = 16;
+
+/**
+ * The chunks of an uploaded file stream as they arrive; 413 once the multipart parser cut the
+ * file at its size limit (it reads no further), so the caller never holds more than a chunk.
+ */
+export async function* withinLimit(
+  file: AsyncIterable<Uint8Array> & { truncated?: boolean },
+  limit = MAX_MEDIA_BYTES,
+): AsyncGenerator<Uint8Array> {
+  const tooLarge = () =>
+    new ApiError("PayloadTooLarge", `The file is larger than ${limit / (1024 * 1024)} MiB`);
+  let size = 0;
+  for await (const chunk of file) {
+    size += chunk.byteLength;
+    if (file.truncated || size > limit) throw tooLarge();
+    yield chunk;
+  }
+  if (file.truncated) throw tooLarge();
+}
+
+/** The first `n` bytes of a stream (fewer when it is shorter), and the whole stream again from its start. */
+export async function peekBytes(
+  source: AsyncIterable<Uint8Array>,
+  n: number,
+): Promise<{ head: Buffer; chunks: AsyncIterable<Uint8Array> }> {
+  const iterator = source[Symbol.asyncIterator]();
+  const seen: Uint8Array[] = [];
+  let length = 0;
+  let done = false;
+  while (length < n) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    seen.push(next.value);
+    length += next.value.byteLength;
+  }
+  async function* chunks() {
+    yield* seen;
+    if (done) return;
+    try {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      await iterator.return?.(); // a consumer that stops early ends the source too
+    }
+  }
+  return { head: Buffer.concat(seen).subarray(0, n), chunks: chunks() };
 }

@@ -32,6 +32,20 @@ export function sendPage<T>(
   return reply.send(page.items);
 }
 
+/** One page of a list already in memory (e.g. a stream's history), with the same headers. */
+export const sendSlice = <T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  all: T[],
+  q: { page: number; limit: number },
+) =>
+  sendPage(request, reply, {
+    items: all.slice(offsetOf(q), offsetOf(q) + q.limit),
+    total: all.length,
+    page: q.page,
+    limit: q.limit,
+  });
+
 /**
  * One page of a read-model table and the total, both read as the tenant (row-level security),
  * ordered by `created_at, id` so pages are stable. `where` uses `params` ($1 is the tenant).

@@ -1,0 +1,49 @@
+import { type LeaseEvent, leaseEventTypes, leaseStream } from "../../events/leases.ts";
+import type { Sql } from "../../platform/db.ts";
+import type { EventStore } from "../../platform/eventstore/eventStore.ts";
+import { eventsOf } from "../../platform/projections/projection.ts";
+import {
+  emptyReplay,
+  LEASE_SNAPSHOT_EVERY,
+  LEASE_SNAPSHOT_VERSION,
+  readLeaseSnapshot,
+  replayLeaseEvent,
+} from "../../queries/leases.ts";
+
+/** Whether an append of `appended` events that brought the lease to `revision` passed a snapshot revision. */
+export const passesSnapshot = (revision: number, appended: number) =>
+  Math.floor((revision + 1) / LEASE_SNAPSHOT_EVERY) >
+  Math.floor((revision + 1 - appended) / LEASE_SNAPSHOT_EVERY);
+
+/**
+ * Stores the lease's replay at its latest revision (docs/leases.md, "Audit replay"), folded from
+ * the previous snapshot and the events since. A cache of the log: a failure here loses only speed.
+ */
+export async function snapshotLease(
+  deps: { sql: Sql; store: EventStore },
+  tenantId: string,
+  leaseId: string,
+): Promise<void> {
+  const previous = await readLeaseSnapshot(deps.sql, tenantId, leaseId, null);
+  const recorded = await deps.store.readStream(
+    leaseStream(leaseId),
+    previous ? { from_revision: BigInt(previous.revision + 1) } : {},
+  );
+  if (!previous && (recorded.length === 0 || recorded[0].metadata.tenant_id !== tenantId)) return;
+  const from = previous?.revision ?? -1;
+  const replay = previous ?? emptyReplay();
+  for (const e of eventsOf<LeaseEvent>(recorded, leaseEventTypes)) replayLeaseEvent(replay, e);
+  if (replay.max_occurred_at === null || replay.revision <= from) return;
+  await deps.sql.query(
+    `INSERT INTO lease_snapshots (tenant_id, lease_id, version, revision, max_occurred_at, state)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [
+      tenantId,
+      leaseId,
+      LEASE_SNAPSHOT_VERSION,
+      replay.revision,
+      replay.max_occurred_at,
+      JSON.stringify(replay),
+    ],
+  );
+}
