@@ -67,25 +67,25 @@ async function findLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Row
 }
 
 /**
- * The id of the lease's oldest PDF record printing this very contract (same lease revision,
- * template version and contract hash), if one is still present: `POST .../pdf` answers it
- * instead of making a copy (docs/pdf.md, "Same contract, same record").
+ * The lease's oldest PDF record printing this very contract (same lease revision, template
+ * version and contract hash), if one is still present: `POST .../pdf` answers it instead of
+ * making a copy (docs/pdf.md, "Same contract, same record").
  */
 export async function findSameLeasePdf(
   sql: Sql,
   tenantId: string,
   key: { lease_id: string; lease_revision: number; template_version: string; contract_sha256: string },
-): Promise<string | null> {
+): Promise<(Found & { id: string }) | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ id: string }>(
-      `SELECT id FROM lease_pdfs
+    tx.query<Row>(
+      `SELECT ${COLUMNS} FROM lease_pdfs
        WHERE tenant_id = $1 AND lease_id = $2 AND lease_revision = $3 AND template_version = $4
          AND contract_sha256 = $5
        ORDER BY created_at, id LIMIT 1`,
       [tenantId, key.lease_id, key.lease_revision, key.template_version, key.contract_sha256],
     ),
   );
-  return row ? String(row.id) : null;
+  return row ? { id: String(row.id), body: toLeasePdf(row), revision: Number(row.revision) } : null;
 }
 
 export async function readLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Found | null> {

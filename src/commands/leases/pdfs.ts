@@ -10,7 +10,7 @@ import { conflict, notFound } from "../../platform/errors.ts";
 import type { EventStore, Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext, handleCommand } from "../../platform/http/handleCommand.ts";
-import { replyWithResource } from "../../platform/http/replyWithResource.ts";
+import { type Found, replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
 import {
   cachedRender,
@@ -94,7 +94,7 @@ export const leasePdfDecider: Decider<LeasePdfState, LeasePdfCommand, LeasePdfEv
 export async function generateLeasePdf(
   context: CommandContext & { sql: Sql },
   leaseId: string,
-): Promise<{ pdf_id: string; position: Position | null; reused: boolean }> {
+): Promise<{ pdf_id: string; position: Position | null; existing?: Found }> {
   const { sql, tenant_id } = context;
   const facts = await readLeaseContractFacts(sql, tenant_id, leaseId);
   if (!facts) throw notFound("Lease", leaseId);
@@ -110,12 +110,12 @@ export async function generateLeasePdf(
   // The read model may not show a delete being projected yet: the record's stream decides.
   if (
     same &&
-    (await loadStream(context.store, leasePdfStream(same), tenant_id, leasePdfDecider)).state.status ===
+    (await loadStream(context.store, leasePdfStream(same.id), tenant_id, leasePdfDecider)).state.status ===
       "generated"
   ) {
     // The render is reused, as from the cache: counted as a hit.
     await countRenderCacheHit(sql, tenant_id, LEASE_CONTRACT_CACHE);
-    return { pdf_id: same, position: null, reused: true };
+    return { pdf_id: same.id, position: null, existing: same };
   }
   const rendered = await cachedRender(
     sql,
@@ -154,7 +154,7 @@ export async function generateLeasePdf(
     await blobs.deleteBlob(key).catch(() => {});
     throw error;
   });
-  return { pdf_id, position: result.position, reused: false };
+  return { pdf_id, position: result.position };
 }
 
 const isUuid = (v: string) => z.guid().safeParse(v).success;
@@ -227,12 +227,16 @@ export async function leasePdfCommandRoutes(app: FastifyInstance): Promise<void>
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id } = request.params;
-      const { pdf_id, position } = await generateLeasePdf({ ...commandContext(request), sql }, lease_id);
+      const { pdf_id, position, existing } = await generateLeasePdf(
+        { ...commandContext(request), sql },
+        lease_id,
+      );
       return replyWithResource(request, reply, 201, {
         id: pdf_id,
         position,
         location: `/api/leases/pdf/${pdf_id}`,
-        read: () => readLeasePdf(sql, tenantId, pdf_id),
+        // The existing record as just read, or the new one once projected.
+        read: async () => existing ?? readLeasePdf(sql, tenantId, pdf_id),
       });
     },
   );

@@ -97,10 +97,16 @@ export async function cachedRender(
   return { bytes, size: bytes.byteLength, sha256, hit: false };
 }
 
-/** Counts a hit without a look-up: the caller reuses a render it already holds (a PDF record). */
+/**
+ * Counts a hit without a look-up: the caller reuses a render it already holds (a PDF record).
+ * Committed without waiting for the WAL flush (a crash may lose the last increments of a
+ * counter): this is the only write of a reused PDF's POST, and the flush was most of its cost.
+ */
 export async function countRenderCacheHit(sql: Sql, tenantId: string, kind: string): Promise<void> {
   await sql.query(
-    `INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses) VALUES ($1, $2, 1, 0)
+    `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+     INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses)
+     SELECT $1, $2, 1, 0 FROM async_commit
      ON CONFLICT (tenant_id, kind) DO UPDATE SET hits = c.hits + 1`,
     [tenantId, kind],
   );
