@@ -117,7 +117,7 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
   context: CommandContext,
   stream: string,
   decider: Decider<State, Command, Event>,
-  command: Command | ((state: State) => Command),
+  command: Command | ((state: State) => Command | Promise<Command>),
   options: CommandOptions<State, Event> = {},
 ): Promise<CommandResult<State, Event>> {
   const { store, tenant_id, metadata } = context;
@@ -130,7 +130,12 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
     if (options.expected !== undefined && loaded.revision !== options.expected) {
       throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");
     }
-    const cmd = typeof command === "function" ? (command as (s: State) => Command)(loaded.state) : command;
+    // A command built from the loaded state may read what it needs of read models first
+    // (facts the state does not hold), instead of the route reading the aggregate twice.
+    const cmd =
+      typeof command === "function"
+        ? await (command as (s: State) => Command | Promise<Command>)(loaded.state)
+        : command;
     const events = decider.decide(cmd, loaded.state);
     if (events.length === 0)
       return { state: loaded.state, events, revision: loaded.revision, position: null };

@@ -200,13 +200,30 @@ export async function readEstateRentRegulation(
 ): Promise<
   (RentRegulation & { estate_id: string; place_id: string; source: "estate" | "place" | "none" }) | null
 > {
-  const placeId = await findEstatePlace(sql, tenantId, estateId);
-  if (!placeId) return null;
-  const own = await readRow(sql, tenantId, "estate_rent_regulation", estateId);
-  const chosen = own.revision !== null ? own : await readPlaceRentRegulation(sql, tenantId, placeId);
-  const source = own.revision !== null ? "estate" : chosen.revision !== null ? "place" : "none";
-  const { revision: _revision, ...regulation } = chosen;
-  return { estate_id: estateId, place_id: placeId, source, ...regulation };
+  // One statement for the estate's place and the regulation that applies: a lease notice reads it
+  // on every status change to NOTICE (docs/performance.md, "Profile of a lease status change").
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query(
+      `SELECT e.place_id, r.source, r.high_demand_zone, r.reference_rents, r.order_reference,
+              r.effective_from, r.updated_at, r.revision
+       FROM estates e
+       LEFT JOIN LATERAL (
+         SELECT * FROM (
+           SELECT 'estate' AS source, ${REGULATION_COLS} FROM estate_rent_regulation
+           WHERE tenant_id = $1 AND id = e.id
+           UNION ALL
+           SELECT 'place' AS source, ${REGULATION_COLS} FROM place_rent_regulation
+           WHERE tenant_id = $1 AND id = e.place_id
+         ) both_levels ORDER BY source = 'place' LIMIT 1
+       ) r ON true
+       WHERE e.tenant_id = $1 AND e.id = $2`,
+      [tenantId, estateId],
+    ),
+  );
+  if (!row) return null;
+  const { revision: _revision, ...regulation } = toRegulation(row.source === null ? undefined : row);
+  const source = (row.source ?? "none") as "estate" | "place" | "none";
+  return { estate_id: estateId, place_id: String(row.place_id), source, ...regulation };
 }
 
 /** The reference rent line for a dwelling (rooms above 4 count as 4), or null when the order has none. */

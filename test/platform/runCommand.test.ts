@@ -41,4 +41,21 @@ describe.each(databaseKinds)("runCommand on %s", (kind) => {
     expect(again.events).toEqual([{ type: "Counted", data: { n: 2 } }]);
     expect((await store.readStream(stream)).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
   });
+  it("a command built asynchronously from the loaded state is decided on that state", async () => {
+    const adder: Decider<number, number, Counted> = {
+      ...counter,
+      decide: (n, state) => [{ type: "Counted", data: { n: state + n } }],
+    };
+    const stream = `counter-${randomUUID()}`;
+    await runCommand(context, stream, adder, 1);
+    const seen: number[] = [];
+    const result = await runCommand(context, stream, adder, async (state) => {
+      // a read model lookup would happen here (the lease notice's zone, docs/performance.md)
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      seen.push(state);
+      return 2;
+    });
+    expect(seen).toEqual([1]);
+    expect(result.events).toEqual([{ type: "Counted", data: { n: 3 } }]);
+  });
 });

@@ -74,20 +74,22 @@ async function publishedIrlOf(sql: Sql, index: RentInput["index"]) {
   return { reference_value: reference?.value ?? null, new_value: next?.value ?? null };
 }
 
-/** What a notice's period depends on beyond the lease (./notice.ts): the estate's zone, the body's claims. */
+/**
+ * What a notice's period depends on beyond the lease (./notice.ts): the estate's zone, the body's
+ * claims. Judged on the lease as loaded for the command, so the lease read model is not read
+ * again (docs/performance.md, "Profile of a lease status change").
+ */
 async function noticeFacts(
   request: FastifyRequest,
-  leaseId: string,
+  lease: LeaseState,
   body: StatusInput,
 ): Promise<NoticeFacts> {
-  const tenantId = tenantOf(request);
-  const { sql } = request.server.platform;
-  const lease = await readLease(sql, tenantId, leaseId);
+  const terms = "terms" in lease ? lease.terms : null;
   // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
   const zoneMatters =
-    lease?.body.lease_type === "UNFURNISHED" && body.given_by !== "LESSOR" && body.reduced_notice !== true;
+    terms?.lease_type === "UNFURNISHED" && body.given_by !== "LESSOR" && body.reduced_notice !== true;
   const regulation = zoneMatters
-    ? await readEstateRentRegulation(sql, tenantId, String(lease.body.estate_id))
+    ? await readEstateRentRegulation(request.server.platform.sql, tenantOf(request), terms.estate_id)
     : null;
   return {
     given_by: body.given_by ?? "LESSEE",
@@ -106,7 +108,7 @@ async function noticeFacts(
 export async function handleLease(
   request: FastifyRequest,
   leaseId: string,
-  command: (state: LeaseState) => LeaseCommand,
+  command: (state: LeaseState) => LeaseCommand | Promise<LeaseCommand>,
 ) {
   const { position, revision, events } = await handleCommand(
     request,
@@ -221,14 +223,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { lease_id } = request.params;
       const b = request.body;
-      const notice = b.status === "NOTICE" ? await noticeFacts(request, lease_id, b) : undefined;
-      const result = await handleLease(request, lease_id, () => ({
+      const result = await handleLease(request, lease_id, async (state) => ({
         type: "ChangeLeaseStatus",
         lease_id,
         status: b.status,
         effective_date: b.effective_date ?? today(),
         reason: b.reason ?? null,
-        notice,
+        notice: b.status === "NOTICE" ? await noticeFacts(request, state, b) : undefined,
       }));
       return replyWithResource(request, reply, 200, {
         id: lease_id,

@@ -49,7 +49,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   request: FastifyRequest,
   stream: string,
   decider: Decider<State, Command, Event>,
-  command: Command | ((state: State) => Command),
+  command: Command | ((state: State) => Command | Promise<Command>),
   options: Omit<CommandOptions<State, Event>, "expected"> & { metadata?: EventMetadata } = {},
 ): Promise<CommandResult<State, Event>> {
   const expected = ifMatchRevision(request);
