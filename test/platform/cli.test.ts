@@ -124,6 +124,25 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
     for (const line of res.stdout.trim().split("\n").filter(Boolean)) expect(line).toMatch(/^\S+ v\d+/);
   }, 60_000);
 
+  it("adopts a log restored from another server; other commands refuse it until then", async () => {
+    expect((await pms(["log", "adopt"], env)).stdout).toContain("nothing changed");
+    await db.sql.query(
+      `INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, transaction_id)
+       VALUES (gen_random_uuid(), 'cli-restored', 0, 'Restored', '{}', '{}',
+               (pg_current_xact_id()::text::numeric + 1000000)::text::xid8)`,
+    );
+    const name = (await pms(["projections", "list"], env)).stdout.split(" ")[0];
+    const refused = await pms(["projections", "rebuild", name], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("pms log adopt");
+    const adopted = await pms(["log", "adopt"], env);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toContain("Adopted the restored log: 1 event(s)");
+    expect((await pms(["log", "adopt"], env)).stdout).toContain("nothing changed");
+    const after = await pms(["projections", "rebuild", name], env);
+    expect(after.code, after.stderr).toBe(0);
+  }, 90_000);
+
   it("lists the job kinds and runs one with its input checked", async () => {
     // A fresh database has no read model yet: the rebuild builds `leases`, which expiry reads.
     const rebuild = await pms(
