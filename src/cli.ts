@@ -4,6 +4,7 @@ import { expireLeases } from "./commands/leases/expire.ts";
 import { ConfigError, loadConfig } from "./platform/config.ts";
 import type { Sql } from "./platform/db.ts";
 import { ApiError } from "./platform/errors.ts";
+import { adoptLog } from "./platform/eventstore/postgres/adoptLog.ts";
 import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
 import { jobKinds } from "./platform/jobs.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -27,6 +28,7 @@ const usage = `pms: property management service
   pms keys revoke <key id>
   pms projections rebuild <name>
   pms projections list
+  pms log adopt                                       after restoring the log from another PostgreSQL server (stop every role first)
   pms leases expire [--date YYYY-MM-DD]               expire ACTIVE leases past their end_date (also daily, by the worker)
   pms jobs list                                       the kinds of background job (pg-boss queues)
   pms jobs run <queue> [--data JSON] [--tenant <id>]  run one job here, now (not through pg-boss)
@@ -122,6 +124,16 @@ async function main(argv: string[]): Promise<number> {
         console.log(`Rebuilt ${projection.name}: ${result.events} events`);
         return 0;
       }
+    }
+    if (group === "log" && action === "adopt") {
+      // docs/operations.md, "Backup and restore": the log of another server made readable here.
+      const adopted = await adoptLog(sql);
+      console.log(
+        adopted.events === 0 && !adopted.sequence_moved
+          ? "The event log is this server's already: nothing changed."
+          : `Adopted the restored log: ${adopted.events} event(s) reordered by position${adopted.sequence_moved ? ", position sequence moved up" : ""}, ${adopted.checkpoints_reset} checkpoint(s) deleted (the projector rebuilds them at its next start).`,
+      );
+      return 0;
     }
     if (group === "leases" && action === "expire") {
       const { values } = parseArgs({ args: rest, options: { date: { type: "string" } } });

@@ -5,6 +5,7 @@ import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createPostgresSql, type Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
+import { assertLogAdopted } from "./eventstore/postgres/adoptLog.ts";
 import { createPostgresEventStore } from "./eventstore/postgres/postgresEventStore.ts";
 import { buildApp } from "./http/buildApp.ts";
 import { startJobs } from "./jobs.ts";
@@ -43,6 +44,10 @@ export async function openDatabase(config: Config, options: { join?: boolean } =
   };
 }
 
+/**
+ * The log of EVENTSTORE_URL, or else the `events` table, refused while it holds a log restored
+ * from another server that `pms log adopt` has not made readable here (docs/decisions.md).
+ */
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
   if (config.EVENTSTORE_URL) {
     const { createEventStoreDbEventStore } = await import(
@@ -50,6 +55,7 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
     );
     return createEventStoreDbEventStore(config.EVENTSTORE_URL);
   }
+  await assertLogAdopted(sql);
   return createPostgresEventStore(sql);
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { areas } from "../../src/areas.ts";
 import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { openDatabase } from "../../src/platform/startService.ts";
@@ -123,6 +124,22 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
     expect(res.code, res.stderr).toBe(0);
     for (const line of res.stdout.trim().split("\n").filter(Boolean)) expect(line).toMatch(/^\S+ v\d+/);
   }, 60_000);
+
+  it("adopts a log restored from another server; other commands refuse it until then", async () => {
+    await db.sql.query(
+      `INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, transaction_id)
+       VALUES (gen_random_uuid(), 'cli-restored', 0, 'Restored', '{}', '{}',
+               (pg_current_xact_id()::text::numeric + 1000000)::text::xid8)`,
+    );
+    // Few processes: each start costs seconds on a loaded machine (idempotence: restoredLog.test.ts).
+    const refused = await pms(["projections", "rebuild", areas.flatMap((a) => a.projections)[0].name], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("pms log adopt");
+    const adopted = await pms(["log", "adopt"], env);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toContain("Adopted the restored log: 1 event(s)");
+    expect((await pms(["log", "adopt"], env)).stdout).toContain("nothing changed");
+  }, 180_000);
 
   it("lists the job kinds and runs one with its input checked", async () => {
     // A fresh database has no read model yet: the rebuild builds `leases`, which expiry reads.
