@@ -63,16 +63,21 @@ ${tenantPolicy(table)}`,
     idOf: (e) => counterId(e.stream_name),
     evolve: (row, e) => evolveCounter(row, e, factor, options.extraColumn),
   });
-  return {
-    ...base,
-    control,
-    async applyBatch(tx, events) {
+  const observed =
+    (write: Projection["applyBatch"]): Projection["applyBatch"] =>
+    async (tx, events) => {
       control.batches.push(events.length);
-      await base.applyBatch(tx, events);
+      await write(tx, events);
       options.onBatch?.(events);
       if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
       if (control.broken && events.some((e) => e.data?.poison)) throw new Error("poisoned event");
-    },
+    };
+  return {
+    ...base,
+    control,
+    applyBatch: observed(base.applyBatch),
+    // A rebuild takes rowProjection's bulk path: observed the same way, so tests cover it.
+    rebuildBatch: observed(base.rebuildBatch ?? base.applyBatch),
   };
 }
 
