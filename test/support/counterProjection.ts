@@ -63,21 +63,17 @@ ${tenantPolicy(table)}`,
     idOf: (e) => counterId(e.stream_name),
     evolve: (row, e) => evolveCounter(row, e, factor, options.extraColumn),
   });
-  const observed =
-    (write: Projection["applyBatch"]): Projection["applyBatch"] =>
-    async (tx, events) => {
-      control.batches.push(events.length);
-      await write(tx, events);
-      options.onBatch?.(events);
-      if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
-      if (control.broken && events.some((e) => e.data?.poison)) throw new Error("poisoned event");
-    };
   return {
     ...base,
     control,
-    applyBatch: observed(base.applyBatch),
-    // A rebuild takes rowProjection's bulk path: observed the same way, so tests cover it.
-    rebuildBatch: observed(base.rebuildBatch ?? base.applyBatch),
+    // Passes the batch options on: a rebuild takes rowProjection's bulk path, so tests cover it.
+    async applyBatch(tx, events, batch) {
+      control.batches.push(events.length);
+      await base.applyBatch(tx, events, batch);
+      options.onBatch?.(events);
+      if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
+      if (control.broken && events.some((e) => e.data?.poison)) throw new Error("poisoned event");
+    },
   };
 }
 

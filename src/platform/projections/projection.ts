@@ -16,12 +16,15 @@ export interface Projection {
   schema: string;
   /** Event types this projection reads; others are skipped but still advance the checkpoint. */
   handles: readonly string[];
-  applyBatch(tx: Sql, events: RecordedEvent[]): Promise<void>;
   /**
-   * The same effect as applyBatch, for a rebuild's large batches into fresh tables: a faster
-   * bulk write where the projection has one (docs/performance.md). Absent: applyBatch is used.
+   * `rebuild`: the batch goes into a rebuild's fresh tables, so a faster bulk write may be used
+   * (docs/performance.md). A wrapper that does not pass it on keeps the live write: same rows.
    */
-  rebuildBatch?(tx: Sql, events: RecordedEvent[]): Promise<void>;
+  applyBatch(tx: Sql, events: RecordedEvent[], options?: BatchOptions): Promise<void>;
+}
+
+export interface BatchOptions {
+  rebuild?: boolean;
 }
 
 /** RLS for a read-model table: `pms_reader` sees only the rows of the tenant it is bound to. */
@@ -165,7 +168,6 @@ export function rowProjection<E extends DomainEvent>(options: {
     tables: [table, ...(options.extraTables ?? [])],
     schema: options.schema,
     handles: options.handles,
-    applyBatch: (tx, events) => apply(tx, events, "json"),
-    rebuildBatch: (tx, events) => apply(tx, events, "columns"),
+    applyBatch: (tx, events, batch) => apply(tx, events, batch?.rebuild ? "columns" : "json"),
   };
 }
