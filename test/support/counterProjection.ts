@@ -66,10 +66,9 @@ ${tenantPolicy(table)}`,
   return {
     ...base,
     control,
-    // Passes the batch options on: a rebuild takes rowProjection's bulk path, so tests cover it.
-    async applyBatch(tx, events, batch) {
+    async applyBatch(tx, events) {
       control.batches.push(events.length);
-      await base.applyBatch(tx, events, batch);
+      await base.applyBatch(tx, events);
       options.onBatch?.(events);
       if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
       if (control.broken && events.some((e) => e.data?.poison)) throw new Error("poisoned event");

@@ -16,15 +16,7 @@ export interface Projection {
   schema: string;
   /** Event types this projection reads; others are skipped but still advance the checkpoint. */
   handles: readonly string[];
-  /**
-   * `rebuild`: the batch goes into a rebuild's fresh tables, so a faster bulk write may be used
-   * (docs/performance.md). A wrapper that does not pass it on keeps the live write: same rows.
-   */
-  applyBatch(tx: Sql, events: RecordedEvent[], options?: BatchOptions): Promise<void>;
-}
-
-export interface BatchOptions {
-  rebuild?: boolean;
+  applyBatch(tx: Sql, events: RecordedEvent[]): Promise<void>;
 }
 
 /** RLS for a read-model table: `pms_reader` sees only the rows of the tenant it is bound to. */
@@ -77,97 +69,55 @@ export function rowProjection<E extends DomainEvent>(options: {
   // Prepared statements (docs/performance.md): the version in the text makes a new version's
   // tables a new statement, so a cached plan never meets columns of another type after a swap.
   const stamp = `/* ${options.name} v${options.version} */`;
-  /**
-   * Column types of the table in the current search_path (the shadow one in a rebuild), read
-   * once: this version's DDL fixes them, and a new version is a new projection.
-   */
-  let types: string[] | null = null;
-  const columnTypes = async (tx: Sql): Promise<string[]> => {
-    if (types) return types;
-    const rows = await tx.query<{ name: string; type: string }>(
-      `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
-       WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`,
-      [table],
-    );
-    const byName = new Map(rows.map((r) => [r.name, r.type]));
-    types = columns.map((c) => byName.get(c) ?? "text");
-    return types;
-  };
-  /**
-   * "json": one jsonb parameter (live batches, as measured before). "columns": one array per
-   * column through unnest, no JSON to build nor parse (rebuilds); a table with an array
-   * column cannot be unnested column by column and keeps the json path.
-   */
-  const write = async (tx: Sql, upserts: Row[], how: "json" | "columns") => {
-    const typed = how === "columns" ? await columnTypes(tx) : null;
-    if (!typed || typed.some((t) => t.endsWith("]"))) {
-      await tx.query(
-        `INSERT INTO ${table} (${columns.join(", ")})
-         SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
-         ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
-        [JSON.stringify(upserts)],
-        { prepare: true },
-      );
-      return;
-    }
-    const params = columns.map((c, i) => {
-      const json = typed[i] === "jsonb" || typed[i] === "json";
-      return upserts.map((r) => {
-        const v = r[c];
-        if (v === undefined || v === null) return null;
-        return json ? JSON.stringify(v) : v;
-      });
-    });
-    const unnest = typed.map((t, i) => `$${i + 1}::${t}[]`).join(", ");
-    await tx.query(
-      `INSERT INTO ${table} (${columns.join(", ")}) SELECT * FROM unnest(${unnest})
-       ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
-      params,
-      { prepare: true },
-    );
-  };
-  const apply = async (tx: Sql, events: RecordedEvent[], how: "json" | "columns") => {
-    const mine = eventsOf<E>(events, options.handles);
-    if (mine.length > 0) {
-      const keys = new Map<string, { tenant_id: string; id: string }>();
-      for (const e of mine) {
-        const id = options.idOf(e);
-        if (id) keys.set(`${e.metadata.tenant_id}/${id}`, { tenant_id: e.metadata.tenant_id, id });
-      }
-      const ids = [...keys.values()].map((k) => k.id);
-      const existing = await tx.query<Row>(
-        `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
-        [ids],
-        { prepare: true },
-      );
-      const rows = new Map<string, Row | null>();
-      for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
-      for (const e of mine) {
-        const id = options.idOf(e);
-        if (!id) continue;
-        const key = `${e.metadata.tenant_id}/${id}`;
-        const next = options.evolve(rows.get(key) ?? null, e);
-        rows.set(key, next ? { ...next, tenant_id: e.metadata.tenant_id, id } : null);
-      }
-      const upserts = [...rows.values()].filter((r): r is Row => r !== null);
-      const deletes = [...rows.entries()].filter(([, r]) => r === null).map(([k]) => k.split("/"));
-      if (upserts.length > 0) await write(tx, upserts, how);
-      if (deletes.length > 0) {
-        await tx.query(
-          `DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
-          [deletes.map(([, id]) => id)],
-          { prepare: true },
-        );
-      }
-    }
-    if (options.after) await options.after(tx, events);
-  };
   return {
     name: options.name,
     version: options.version,
     tables: [table, ...(options.extraTables ?? [])],
     schema: options.schema,
     handles: options.handles,
-    applyBatch: (tx, events, batch) => apply(tx, events, batch?.rebuild ? "columns" : "json"),
+    async applyBatch(tx, events) {
+      const mine = eventsOf<E>(events, options.handles);
+      if (mine.length > 0) {
+        const keys = new Map<string, { tenant_id: string; id: string }>();
+        for (const e of mine) {
+          const id = options.idOf(e);
+          if (id) keys.set(`${e.metadata.tenant_id}/${id}`, { tenant_id: e.metadata.tenant_id, id });
+        }
+        const ids = [...keys.values()].map((k) => k.id);
+        const existing = await tx.query<Row>(
+          `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
+          [ids],
+          { prepare: true },
+        );
+        const rows = new Map<string, Row | null>();
+        for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
+        for (const e of mine) {
+          const id = options.idOf(e);
+          if (!id) continue;
+          const key = `${e.metadata.tenant_id}/${id}`;
+          const next = options.evolve(rows.get(key) ?? null, e);
+          rows.set(key, next ? { ...next, tenant_id: e.metadata.tenant_id, id } : null);
+        }
+        const upserts = [...rows.values()].filter((r): r is Row => r !== null);
+        const deletes = [...rows.entries()].filter(([, r]) => r === null).map(([k]) => k.split("/"));
+        if (upserts.length > 0) {
+          await tx.query(
+            `INSERT INTO ${table} (${columns.join(", ")})
+             SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
+             ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
+            [JSON.stringify(upserts)],
+            { prepare: true },
+          );
+        }
+        if (deletes.length > 0) {
+          await tx.query(
+            `DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
+            [deletes.map(([, id]) => id)],
+            { prepare: true },
+          );
+        }
+      }
+      if (options.after) await options.after(tx, events);
+    },
   };
 }

@@ -44,7 +44,7 @@ export async function rebuildProjection(
     const applyBatch = async (tx: Sql, events: RecordedEvent[]) => {
       await tx.exec(`${inShadow}; SET LOCAL synchronous_commit = off`);
       const mine = events.filter((e) => handled.has(e.type));
-      if (mine.length > 0) await projection.applyBatch(tx, mine, { rebuild: true });
+      if (mine.length > 0) await projection.applyBatch(tx, mine);
       position = events[events.length - 1].position;
       count += events.length;
     };
