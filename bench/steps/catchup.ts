@@ -15,7 +15,7 @@ const RSS_LIMIT = 300 * 1024 * 1024;
  * Appends `count` LesseeRegistered events (the real data shape, one new stream each) with bulk SQL,
  * CHUNK rows per transaction, numbered from `from`.
  */
-async function seedLesseeEvents(url: string, from: number, count: number): Promise<void> {
+export async function seedLesseeEvents(url: string, from: number, count: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
