@@ -53,6 +53,44 @@ function statementName(text: string): string {
 const configOf = (text: string, params: unknown[] | undefined, options?: QueryOptions) =>
   options?.prepare ? { name: statementName(text), text, values: params } : { text, values: params };
 
+/**
+ * A named statement prepared before a table's columns changed type (a projection rebuilt by a
+ * newer version, docs/performance.md) fails on every later call with "cached plan must not
+ * change result type". The statement is dropped from the connection so the next call prepares
+ * it afresh; outside a transaction the call is retried at once.
+ */
+const isStalePlan = (error: unknown) =>
+  (error as { code?: string })?.code === "0A000" &&
+  /cached plan must not change result type/.test(String((error as Error).message));
+
+async function forgetStatement(client: pg.PoolClient, name: string): Promise<void> {
+  await client.query(`DEALLOCATE ${pg.escapeIdentifier(name)}`).catch(() => {});
+  const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } })
+    .connection;
+  if (connection?.parsedStatements) delete connection.parsedStatements[name];
+}
+
+async function queryOn(
+  client: pg.PoolClient,
+  text: string,
+  params: unknown[] | undefined,
+  options?: QueryOptions,
+): Promise<any[]> {
+  try {
+    return (await client.query(configOf(text, params, options))).rows;
+  } catch (error) {
+    if (!options?.prepare || !isStalePlan(error)) throw error;
+    if (client.getTransactionStatus() !== "I") {
+      // In a transaction: dropped after the rollback (transaction()), retried by the caller.
+      staleIn.set(client, [...(staleIn.get(client) ?? []), statementName(text)]);
+      throw error;
+    }
+    await forgetStatement(client, statementName(text));
+    return (await client.query(configOf(text, params, options))).rows;
+  }
+}
+const staleIn = new WeakMap<pg.PoolClient, string[]>();
+
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
 const NUMERIC = 1700;
 const INT8 = 20;
@@ -73,7 +111,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
 
   const overClient = (client: pg.PoolClient): Sql => {
     const sql: Sql = {
-      query: async (text, params, options) => (await client.query(configOf(text, params, options))).rows,
+      query: (text, params, options) => queryOn(client, text, params, options),
       exec: async (text) => lastRows(await client.query(text)),
       transaction: (fn) => fn(sql),
       asTenant: (_tenant, fn) => fn(sql),
@@ -119,7 +157,19 @@ export function createPostgresSql(connectionString: string, options: { max?: num
         );
       };
     },
-    query: async (text, params, options) => (await pool.query(configOf(text, params, options))).rows,
+    async query(text, params, options) {
+      if (!options?.prepare) return (await pool.query(configOf(text, params, options))).rows;
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        return await queryOn(client, text, params, options);
+      } catch (error) {
+        broken = isConnectionError(error);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
     dedicated: (max) => createPostgresSql(connectionString, { max }),
     poolStats: () => ({
       writer: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
@@ -135,6 +185,8 @@ export function createPostgresSql(connectionString: string, options: { max?: num
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});
+        for (const name of staleIn.get(client) ?? []) await forgetStatement(client, name);
+        staleIn.delete(client);
         throw error;
       } finally {
         client.release();

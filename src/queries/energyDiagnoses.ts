@@ -275,6 +275,7 @@ export async function readDpeOn(
             AND d.diagnosis_date <= $3::date AND d.valid_until >= $3::date ${newest})
        ) c WHERE e.tenant_id = $1 AND e.id = $2 ORDER BY c.rank LIMIT 1`,
       [tenantId, estateId, date],
+      { prepare: true },
     ),
   );
   if (!row) return null;

@@ -29,7 +29,8 @@ export interface LeaseContractFacts {
 }
 
 const one = async (sql: Sql, tenantId: string, text: string, params: unknown[]) =>
-  (await sql.asTenant(tenantId, (tx) => tx.query<Row>(text, [tenantId, ...params])))[0] ?? null;
+  (await sql.asTenant(tenantId, (tx) => tx.query<Row>(text, [tenantId, ...params], { prepare: true })))[0] ??
+  null;
 
 const day = (v: unknown): string | null =>
   v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);

@@ -83,6 +83,7 @@ export async function findSameLeasePdf(
          AND contract_sha256 = $5
        ORDER BY created_at, id LIMIT 1`,
       [tenantId, key.lease_id, key.lease_revision, key.template_version, key.contract_sha256],
+      { prepare: true },
     ),
   );
   return row ? { id: String(row.id), body: toLeasePdf(row), revision: Number(row.revision) } : null;

@@ -218,6 +218,7 @@ export async function readEstateRentRegulation(
        ) r ON true
        WHERE e.tenant_id = $1 AND e.id = $2`,
       [tenantId, estateId],
+      { prepare: true },
     ),
   );
   if (!row) return null;

@@ -60,7 +60,7 @@ export async function globalCodeExists(sql: Sql, kind: TypeKind, code: string): 
 
 export async function readType(sql: Sql, tenantId: string, kind: TypeKind, id: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(`SELECT * FROM (${UNION}) t WHERE id = $3`, [tenantId, kind, id]),
+    tx.query<Row>(`SELECT * FROM (${UNION}) t WHERE id = $3`, [tenantId, kind, id], { prepare: true }),
   );
   return row ? toType(row) : null;
 }

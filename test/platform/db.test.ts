@@ -63,6 +63,27 @@ describe.each(databaseKinds)("db on %s", (kind) => {
     expect(await one.query("SELECT value FROM things")).toEqual([{ value: "trois" }]);
   });
 
+  it("a prepared read whose table changed column types under it answers again (once refused in a transaction)", async () => {
+    const table = `stale_${randomUUID().replaceAll("-", "")}`;
+    const text = `SELECT value FROM ${table}`;
+    await one.exec(`CREATE TABLE ${table} (value integer); INSERT INTO ${table} VALUES (1)`);
+    expect(await one.query(text, [], { prepare: true })).toEqual([{ value: 1 }]);
+    // What a newer projection version's swap does to a read model that is read with `prepare`.
+    await one.exec(
+      `DROP TABLE ${table}; CREATE TABLE ${table} (value text); INSERT INTO ${table} VALUES ('a')`,
+    );
+    expect(await one.query(text, [], { prepare: true })).toEqual([{ value: "a" }]);
+    await one.exec(
+      `DROP TABLE ${table}; CREATE TABLE ${table} (value boolean); INSERT INTO ${table} VALUES (true)`,
+    );
+    // In a transaction the statement fails (the transaction is aborted) and is dropped on rollback.
+    await expect(one.transaction((tx) => tx.query(text, [], { prepare: true }))).rejects.toThrow(
+      /cached plan must not change result type/,
+    );
+    expect(await one.transaction((tx) => tx.query(text, [], { prepare: true }))).toEqual([{ value: true }]);
+    await one.exec(`DROP TABLE ${table}`);
+  });
+
   it("a dedicated pool answers on connections of its own and closes without closing its parent", async () => {
     const own = one.dedicated!(2);
     const pid = async (sql: Sql) => (await sql.query("SELECT pg_backend_pid() AS pid"))[0].pid as number;

@@ -77,6 +77,7 @@ export async function cachedRender(
      )
      SELECT content, size, sha256 FROM hit`,
     params,
+    { prepare: true },
   );
   if (found)
     return { bytes: toBuffer(found.content), size: Number(found.size), sha256: found.sha256, hit: true };
@@ -109,6 +110,7 @@ export async function countRenderCacheHit(sql: Sql, tenantId: string, kind: stri
      SELECT $1, $2, 1, 0 FROM async_commit
      ON CONFLICT (tenant_id, kind) DO UPDATE SET hits = c.hits + 1`,
     [tenantId, kind],
+    { prepare: true },
   );
 }
 
