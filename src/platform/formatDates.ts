@@ -8,12 +8,15 @@ export const iso = (v: unknown): string | null =>
       ? v.toISOString()
       : new Date(String(v)).toISOString();
 
+// Built once: a DateTimeFormat costs about a third of a millisecond to construct.
+const inParis = new Intl.DateTimeFormat("en-CA", {
+  timeZone: "Europe/Paris",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+});
+
 /** Today's date in France, where the properties are: "future" and "current year" mean there. */
 export function parisDate(at: Date | string = new Date()): string {
-  return new Intl.DateTimeFormat("en-CA", {
-    timeZone: "Europe/Paris",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).format(typeof at === "string" ? new Date(at) : at);
+  return inParis.format(typeof at === "string" ? new Date(at) : at);
 }

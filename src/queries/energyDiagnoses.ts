@@ -260,27 +260,36 @@ export async function readDpeOn(
   estateId: string,
   date: string,
 ): Promise<DpeFact | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ dpe: DpeFact | null }>(
+      `SELECT ${dpeOnSql("$1", "$2", "$3::date")} AS dpe`,
+      [tenantId, estateId, date],
+      {
+        prepare: true,
+      },
+    ),
+  );
+  return row?.dpe ?? null;
+}
+
+/**
+ * readDpeOn's look-up as a scalar SQL expression (the DpeFact as jsonb, or null) over SQL
+ * expressions for the tenant, the estate and the date, for a statement that reads more with it
+ * (a lease contract's facts, src/queries/leaseContractFacts.ts). Dates come out as YYYY-MM-DD.
+ */
+export function dpeOnSql(tenant: string, estate: string, date: string): string {
   const cols =
     "d.id, d.energy_label, d.ges_label, d.diagnosis_date, d.certificate_valid_until, d.valid_until";
   const newest = "ORDER BY d.diagnosis_date DESC, d.recorded_at DESC, d.id DESC LIMIT 1";
-  const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<DpeFact>(
-      `SELECT c.* FROM estate_dpe_estates e CROSS JOIN LATERAL (
+  return `(SELECT to_jsonb(c) - 'rank' FROM estate_dpe_estates de CROSS JOIN LATERAL (
          (SELECT ${cols}, 'estate' AS source, 0 AS rank FROM estate_dpe_diagnoses d
-          WHERE d.estate_id = e.id AND d.tenant_id = e.tenant_id
-            AND d.diagnosis_date <= $3::date AND d.valid_until >= $3::date ${newest})
+          WHERE d.estate_id = de.id AND d.tenant_id = de.tenant_id
+            AND d.diagnosis_date <= ${date} AND d.valid_until >= ${date} ${newest})
          UNION ALL
          (SELECT ${cols}, 'place' AS source, 1 AS rank FROM estate_dpe_diagnoses d
-          WHERE d.place_id = e.place_id AND d.tenant_id = e.tenant_id
-            AND d.diagnosis_date <= $3::date AND d.valid_until >= $3::date ${newest})
-       ) c WHERE e.tenant_id = $1 AND e.id = $2 ORDER BY c.rank LIMIT 1`,
-      [tenantId, estateId, date],
-      { prepare: true },
-    ),
-  );
-  if (!row) return null;
-  const { rank: _rank, ...fact } = row as DpeFact & { rank?: number };
-  return fact;
+          WHERE d.place_id = de.place_id AND d.tenant_id = de.tenant_id
+            AND d.diagnosis_date <= ${date} AND d.valid_until >= ${date} ${newest})
+       ) c WHERE de.tenant_id = ${tenant} AND de.id = ${estate} ORDER BY c.rank LIMIT 1)`;
 }
 
 const tag = { tags: ["Energy Diagnosis"] };

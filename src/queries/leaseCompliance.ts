@@ -1,5 +1,6 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
+import { parisDate } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
 import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 
@@ -15,8 +16,7 @@ const day = (v: unknown): string | null =>
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
 /** Today in Europe/Paris, YYYY-MM-DD (French legal dates). */
-export const parisToday = (now = new Date()) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(now);
+export const parisToday = (now = new Date()) => parisDate(now);
 
 export interface DpeSummary {
   energy_label: string;

@@ -1,10 +1,10 @@
 import type { LeaseRole } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { Row } from "../platform/projections/projection.ts";
-import { type DpeFact, readDpeOn } from "./energyDiagnoses.ts";
+import { type DpeFact, dpeOnSql } from "./energyDiagnoses.ts";
 import { parisToday } from "./leaseCompliance.ts";
-import { type RentRegulation, readEstateRentRegulation } from "./rentRegulation.ts";
-import { readType } from "./types.ts";
+import { estateRegulationSql, type RentRegulation, toEstateRegulation } from "./rentRegulation.ts";
+import { typeSql } from "./types.ts";
 
 /**
  * Everything a lease contract prints (docs/pdf.md), read from read models only: the lease, its
@@ -28,81 +28,78 @@ export interface LeaseContractFacts {
   previous_lease: { rent_amount: number; ended_on: string | null } | null;
 }
 
-const one = async (sql: Sql, tenantId: string, text: string, params: unknown[]) =>
-  (await sql.asTenant(tenantId, (tx) => tx.query<Row>(text, [tenantId, ...params], { prepare: true })))[0] ??
-  null;
-
 const day = (v: unknown): string | null =>
   v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
 
 /**
- * One statement for the lease and what hangs off it (parties, estate, type, place, owner,
- * diagnostics, previous lease): a contract is read on every POST, cached or not, so its reads are
- * kept to a few round trips (the DPE and the rent regulation go through their own areas' look-ups).
+ * One statement for everything a contract prints (and the PDF records already made from this
+ * lease revision): a contract is read on every POST, cached or not, so it is one round trip. The
+ * DPE, the rent regulation and the estate type are read through their own areas' SQL
+ * (`dpeOnSql`, `estateRegulationSql`, `typeSql`). $3: today in Paris (the DPE when none covered
+ * the start), $4: the template version.
  */
-const LEASE_AND_PARTIES = `
+const CONTRACT_FACTS = `
   SELECT to_jsonb(l) AS lease,
     (SELECT coalesce(jsonb_agg(jsonb_build_object('role', a.role, 'lessee', to_jsonb(p))
        ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id), '[]')
      FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
      WHERE a.tenant_id = l.tenant_id AND a.lease_id = l.id AND NOT a.ended) AS parties,
     to_jsonb(e) AS estate,
+    ${typeSql("l.tenant_id", "'estate'", "e.estate_type_id")} AS estate_type,
     (SELECT to_jsonb(x) FROM places x WHERE x.tenant_id = l.tenant_id AND x.id = e.place_id) AS place,
     (SELECT to_jsonb(o) FROM owners o WHERE o.tenant_id = l.tenant_id AND o.id = e.owner_id) AS owner,
+    dpe.fact || jsonb_build_object('details',
+      (SELECT jsonb_build_object('reference_number', x.reference_number,
+         'energy_consumption', x.energy_consumption, 'ges_emission', x.ges_emission)
+       FROM energy_diagnoses x WHERE x.tenant_id = l.tenant_id AND x.id = (dpe.fact->>'id')::uuid)) AS dpe,
+    ${estateRegulationSql("l.tenant_id", "l.estate_id")} AS regulation,
     (SELECT coalesce(jsonb_agg(jsonb_build_object('type', d.type, 'diagnosis_date', d.diagnosis_date,
          'valid_until', d.valid_until) ORDER BY d.type, d.diagnosis_date), '[]')
      FROM estate_diagnostics d WHERE d.tenant_id = l.tenant_id AND d.estate_id = l.estate_id AND d.active) AS diagnostics,
     (SELECT jsonb_build_object('rent_amount', v.rent_amount, 'ended_on', v.terminated_at) FROM leases v
      WHERE v.tenant_id = l.tenant_id AND v.estate_id = l.estate_id AND v.id <> l.id AND v.start_date < l.start_date
        AND v.status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
-     ORDER BY v.start_date DESC, v.created_at DESC LIMIT 1) AS previous_lease
+     ORDER BY v.start_date DESC, v.created_at DESC LIMIT 1) AS previous_lease,
+    (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.created_at, r.id), '[]') FROM lease_pdfs r
+     WHERE r.tenant_id = l.tenant_id AND r.lease_id = l.id AND r.lease_revision = l.revision
+       AND r.template_version = $4) AS pdfs
   FROM leases l LEFT JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+  LEFT JOIN LATERAL (SELECT coalesce(${dpeOnSql("l.tenant_id", "l.estate_id", "l.start_date")},
+    ${dpeOnSql("l.tenant_id", "l.estate_id", "$3::date")}) AS fact) dpe ON true
   WHERE l.tenant_id = $1 AND l.id = $2`;
 
+/**
+ * The lease's contract facts, and the PDF records of `templateVersion` made from its current
+ * revision (oldest first), from which the caller picks one of the same contract.
+ */
 export async function readLeaseContractFacts(
   sql: Sql,
   tenantId: string,
   leaseId: string,
-): Promise<LeaseContractFacts | null> {
-  const row = await one(sql, tenantId, LEASE_AND_PARTIES, [leaseId]);
+  templateVersion: string,
+): Promise<(LeaseContractFacts & { pdfs: Row[] }) | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(CONTRACT_FACTS, [tenantId, leaseId, parisToday(), templateVersion], { prepare: true }),
+  );
   if (!row) return null;
   const lease = row.lease as Row;
-  const estate = (row.estate as Row | null) ?? null;
-  const estateId = String(lease.estate_id);
-  const start = day(lease.start_date) as string;
-  const readDpe = async () => {
-    const dpe =
-      (await readDpeOn(sql, tenantId, estateId, start)) ??
-      (await readDpeOn(sql, tenantId, estateId, parisToday()));
-    if (!dpe) return null;
-    const details = await one(
-      sql,
-      tenantId,
-      `SELECT reference_number, energy_consumption, ges_emission FROM energy_diagnoses
-       WHERE tenant_id = $1 AND id = $2`,
-      [dpe.id],
-    );
-    return { ...dpe, details };
-  };
-  const [dpe, regulation, estateType] = await Promise.all([
-    readDpe(),
-    readEstateRentRegulation(sql, tenantId, estateId),
-    estate ? readType(sql, tenantId, "estate", String(estate.estate_type_id)) : null,
-  ]);
+  const estateType = row.estate_type as Row | null;
+  const regulation = toEstateRegulation(String(lease.estate_id), (row.regulation as Row | null) ?? null);
   const previous = row.previous_lease as { rent_amount: unknown; ended_on: unknown } | null;
   return {
     lease,
     lease_revision: Number(lease.revision),
     parties: (row.parties as { role: LeaseRole; lessee: Row }[]) ?? [],
-    estate,
+    estate: (row.estate as Row | null) ?? null,
     estate_type: estateType ? { code: String(estateType.code), name: String(estateType.name) } : null,
     place: (row.place as Row | null) ?? null,
     owner: (row.owner as Row | null) ?? null,
-    dpe,
+    dpe: (row.dpe as (DpeFact & { details: Row | null }) | null) ?? null,
     diagnostics: (row.diagnostics as Row[]) ?? [],
     regulation: regulation && regulation.source !== "none" ? regulation : null,
     previous_lease: previous
       ? { rent_amount: Number(previous.rent_amount), ended_on: day(previous.ended_on) }
       : null,
+    pdfs: (row.pdfs as Row[]) ?? [],
   };
 }

@@ -71,21 +71,12 @@ async function findLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Row
  * version and contract hash), if one is still present: `POST .../pdf` answers it instead of
  * making a copy (docs/pdf.md, "Same contract, same record").
  */
-export async function findSameLeasePdf(
-  sql: Sql,
-  tenantId: string,
-  key: { lease_id: string; lease_revision: number; template_version: string; contract_sha256: string },
-): Promise<(Found & { id: string }) | null> {
-  const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(
-      `SELECT ${COLUMNS} FROM lease_pdfs
-       WHERE tenant_id = $1 AND lease_id = $2 AND lease_revision = $3 AND template_version = $4
-         AND contract_sha256 = $5
-       ORDER BY created_at, id LIMIT 1`,
-      [tenantId, key.lease_id, key.lease_revision, key.template_version, key.contract_sha256],
-      { prepare: true },
-    ),
-  );
+/**
+ * The oldest of a lease revision's PDF records (rows as jsonb, from the contract's facts) made
+ * from the same contract, or null.
+ */
+export function sameLeasePdf(records: Row[], contractSha256: string): (Found & { id: string }) | null {
+  const row = records.find((r) => r.contract_sha256 === contractSha256);
   return row ? { id: String(row.id), body: toLeasePdf(row), revision: Number(row.revision) } : null;
 }
 

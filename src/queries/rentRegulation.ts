@@ -4,6 +4,7 @@ import { irlParams, quarter, referenceRent } from "../commands/rentRegulation/sc
 import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
@@ -173,7 +174,8 @@ function toRegulation(
     reference_rents: row.reference_rents as ReferenceRent[],
     order_reference: (row.order_reference as string | null) ?? null,
     effective_from: (row.effective_from as string | null) ?? null,
-    updated_at: row.updated_at instanceof Date ? row.updated_at.toISOString() : String(row.updated_at),
+    // A Date from a column, an ISO string from jsonb (estateRegulationSql).
+    updated_at: iso(row.updated_at),
     revision: Number(row.revision),
   };
 }
@@ -203,27 +205,39 @@ export async function readEstateRentRegulation(
   // One statement for the estate's place and the regulation that applies: a lease notice reads it
   // on every status change to NOTICE (docs/performance.md, "Profile of a lease status change").
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query(
-      `SELECT e.place_id, r.source, r.high_demand_zone, r.reference_rents, r.order_reference,
-              r.effective_from, r.updated_at, r.revision
-       FROM estates e
-       LEFT JOIN LATERAL (
-         SELECT * FROM (
-           SELECT 'estate' AS source, ${REGULATION_COLS} FROM estate_rent_regulation
-           WHERE tenant_id = $1 AND id = e.id
-           UNION ALL
-           SELECT 'place' AS source, ${REGULATION_COLS} FROM place_rent_regulation
-           WHERE tenant_id = $1 AND id = e.place_id
-         ) both_levels ORDER BY source = 'place' LIMIT 1
-       ) r ON true
-       WHERE e.tenant_id = $1 AND e.id = $2`,
-      [tenantId, estateId],
-      { prepare: true },
-    ),
+    tx.query(`SELECT ${estateRegulationSql("$1", "$2")} AS regulation`, [tenantId, estateId], {
+      prepare: true,
+    }),
   );
+  return toEstateRegulation(estateId, row?.regulation ?? null);
+}
+
+/**
+ * readEstateRentRegulation's look-up as a scalar SQL expression (jsonb, null for an unknown
+ * estate) over SQL expressions for the tenant and the estate; `toEstateRegulation` reads it.
+ */
+export const estateRegulationSql = (tenant: string, estate: string) => `(
+  SELECT jsonb_build_object('place_id', e.place_id) || coalesce(to_jsonb(r), '{}'::jsonb)
+  FROM estates e
+  LEFT JOIN LATERAL (
+    SELECT * FROM (
+      SELECT 'estate' AS source, ${REGULATION_COLS} FROM estate_rent_regulation
+      WHERE tenant_id = ${tenant} AND id = e.id
+      UNION ALL
+      SELECT 'place' AS source, ${REGULATION_COLS} FROM place_rent_regulation
+      WHERE tenant_id = ${tenant} AND id = e.place_id
+    ) both_levels ORDER BY source = 'place' LIMIT 1
+  ) r ON true
+  WHERE e.tenant_id = ${tenant} AND e.id = ${estate})`;
+
+export function toEstateRegulation(
+  estateId: string,
+  row: Record<string, unknown> | null,
+): (RentRegulation & { estate_id: string; place_id: string; source: "estate" | "place" | "none" }) | null {
   if (!row) return null;
-  const { revision: _revision, ...regulation } = toRegulation(row.source === null ? undefined : row);
-  const source = (row.source ?? "none") as "estate" | "place" | "none";
+  const found = row.source !== undefined && row.source !== null;
+  const { revision: _revision, ...regulation } = toRegulation(found ? row : undefined);
+  const source = (found ? row.source : "none") as "estate" | "place" | "none";
   return { estate_id: estateId, place_id: String(row.place_id), source, ...regulation };
 }
 

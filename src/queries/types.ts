@@ -58,6 +58,13 @@ export async function globalCodeExists(sql: Sql, kind: TypeKind, code: string): 
   return rows.length > 0;
 }
 
+/**
+ * A type's row as a scalar SQL expression (jsonb with code and name, or null) over SQL
+ * expressions for the tenant, the kind and the id, for a statement that reads more with it.
+ */
+export const typeSql = (tenant: string, kind: string, id: string) =>
+  `(SELECT jsonb_build_object('id', t.id, 'code', t.code, 'name', t.name) FROM (${UNION.replaceAll("$1", tenant).replaceAll("$2", kind)}) t WHERE t.id = ${id})`;
+
 export async function readType(sql: Sql, tenantId: string, kind: TypeKind, id: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(`SELECT * FROM (${UNION}) t WHERE id = $3`, [tenantId, kind, id], { prepare: true }),

@@ -22,11 +22,11 @@ import {
 import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
 import { readLeaseContractFacts } from "../../queries/leaseContractFacts.ts";
 import {
-  findSameLeasePdf,
   LEASE_CONTRACT_CACHE,
   leasePdfBody,
   leasePdfParams,
   readLeasePdf,
+  sameLeasePdf,
 } from "../../queries/leasePdfs.ts";
 import { leaseParams } from "../../queries/leases.ts";
 import { buildLeaseContract } from "./contract/buildLeaseContract.ts";
@@ -96,17 +96,13 @@ export async function generateLeasePdf(
   leaseId: string,
 ): Promise<{ pdf_id: string; position: Position | null; existing?: Found }> {
   const { sql, tenant_id } = context;
-  const facts = await readLeaseContractFacts(sql, tenant_id, leaseId);
+  const facts = await readLeaseContractFacts(sql, tenant_id, leaseId, TEMPLATE_VERSION);
   if (!facts) throw notFound("Lease", leaseId);
   requireTemplate(String(facts.lease.lease_type));
   const contract = buildLeaseContract(facts);
   const contract_sha256 = sha256Of(stableJson(contract));
-  const same = await findSameLeasePdf(sql, tenant_id, {
-    lease_id: leaseId,
-    lease_revision: facts.lease_revision,
-    template_version: TEMPLATE_VERSION,
-    contract_sha256,
-  });
+  // The records of this revision and template come with the facts: one of the same contract?
+  const same = sameLeasePdf(facts.pdfs, contract_sha256);
   // The read model may not show a delete being projected yet: the record's stream decides.
   if (
     same &&
