@@ -103,15 +103,15 @@ export async function generateLeasePdf(
   const contract_sha256 = sha256Of(stableJson(contract));
   // The records of this revision and template come with the facts: one of the same contract?
   const same = sameLeasePdf(facts.pdfs, contract_sha256);
-  // The read model may not show a delete being projected yet: the record's stream decides.
-  if (
-    same &&
-    (await loadStream(context.store, leasePdfStream(same.id), tenant_id, leasePdfDecider)).state.status ===
-      "generated"
-  ) {
-    // The render is reused, as from the cache: counted as a hit.
-    await countRenderCacheHit(sql, tenant_id, LEASE_CONTRACT_CACHE);
-    return { pdf_id: same.id, position: null, existing: same };
+  if (same) {
+    // The read model may not show a delete being projected yet: the record's stream decides. The
+    // reuse is counted as a cache hit meanwhile; a POST that loses that race to a delete is then
+    // not counted again below (one count per POST, docs/pdf.md).
+    const [record] = await Promise.all([
+      loadStream(context.store, leasePdfStream(same.id), tenant_id, leasePdfDecider),
+      countRenderCacheHit(sql, tenant_id, LEASE_CONTRACT_CACHE),
+    ]);
+    if (record.state.status === "generated") return { pdf_id: same.id, position: null, existing: same };
   }
   const rendered = await cachedRender(
     sql,
@@ -124,6 +124,7 @@ export async function generateLeasePdf(
       content_sha256: contract_sha256,
     },
     () => renderLeaseContract(contract),
+    { count: !same },
   );
   const pdf_id = randomUUID();
   const key = blobKey(tenant_id, "lease-pdfs", pdf_id);

@@ -50,11 +50,28 @@ export function stableJson(value: unknown): string {
 const toBuffer = (content: Uint8Array) =>
   Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
 
-/** The cached bytes for the key, or a fresh render stored for the next caller. */
+/** The look-up that counts a hit or a miss in the same statement. */
+const COUNTED_LOOK_UP = `WITH hit AS (
+    SELECT content, size, sha256 FROM pdf_render_cache
+    WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
+      AND template_version = $5 AND content_sha256 = $6
+  ), counted AS (
+    INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses)
+    SELECT $1, $2, count(*), 1 - count(*) FROM hit
+    ON CONFLICT (tenant_id, kind) DO UPDATE
+      SET hits = c.hits + excluded.hits, misses = c.misses + excluded.misses
+  )
+  SELECT content, size, sha256 FROM hit`;
+
+/**
+ * The cached bytes for the key, or a fresh render stored for the next caller. The look-up counts
+ * a hit or a miss unless `count` is false (the caller counted this request already).
+ */
 export async function cachedRender(
   sql: Sql,
   key: RenderKey,
   render: () => Promise<Buffer>,
+  options: { count?: boolean } = {},
 ): Promise<Rendered> {
   const params = [
     key.tenant_id,
@@ -64,21 +81,15 @@ export async function cachedRender(
     key.template_version,
     key.content_sha256,
   ];
-  const [found] = await sql.query<{ content: Uint8Array; size: number; sha256: string }>(
-    `WITH hit AS (
-       SELECT content, size, sha256 FROM pdf_render_cache
-       WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
-         AND template_version = $5 AND content_sha256 = $6
-     ), counted AS (
-       INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses)
-       SELECT $1, $2, count(*), 1 - count(*) FROM hit
-       ON CONFLICT (tenant_id, kind) DO UPDATE
-         SET hits = c.hits + excluded.hits, misses = c.misses + excluded.misses
-     )
-     SELECT content, size, sha256 FROM hit`,
-    params,
-    { prepare: true },
-  );
+  const lookUp =
+    options.count === false
+      ? `SELECT content, size, sha256 FROM pdf_render_cache
+         WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
+           AND template_version = $5 AND content_sha256 = $6`
+      : COUNTED_LOOK_UP;
+  const [found] = await sql.query<{ content: Uint8Array; size: number; sha256: string }>(lookUp, params, {
+    prepare: true,
+  });
   if (found)
     return { bytes: toBuffer(found.content), size: Number(found.size), sha256: found.sha256, hit: true };
   const bytes = await render();

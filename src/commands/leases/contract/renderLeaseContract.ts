@@ -1,4 +1,5 @@
 import { unprocessable } from "../../../platform/errors.ts";
+import { renderInThread } from "../../../platform/pdf/renderInThread.ts";
 import { renderPdf } from "../../../platform/pdf/renderPdf.ts";
 import {
   compileTemplate,
@@ -99,8 +100,13 @@ export function contractMarkup(contract: LeaseContract): string {
   return requireTemplate(contract.lease_type)(contractView(contract));
 }
 
-/** The lease contract as PDF bytes (A4, sandboxed pdfmake). */
+/** The lease contract as PDF bytes (A4, sandboxed pdfmake), rendered on a render thread. */
 export function renderLeaseContract(contract: LeaseContract): Promise<Buffer> {
+  return renderInThread(import.meta.url, "renderLeaseContractHere", contract);
+}
+
+/** The lease contract as PDF bytes, rendered in this thread (what a render thread runs). */
+export function renderLeaseContractHere(contract: LeaseContract): Promise<Buffer> {
   const content = markupToContent(contractMarkup(contract));
   return renderPdf(
     documentOf(content, { title: TITLES[contract.lease_type], subject: `Bail ${contract.lease_id}` }),
