@@ -1,5 +1,6 @@
 import PgBoss from "pg-boss";
 import { z } from "zod";
+import { sweepBlobParts } from "./blobs/sqlBlobStore.ts";
 import type { Sql } from "./db.ts";
 import { notFound, validationError } from "./errors.ts";
 import { type EventStore, positionToString } from "./eventstore/eventStore.ts";
@@ -76,8 +77,30 @@ export interface Jobs {
 /** Every kind of job: the platform's rebuild, then the areas' (also `pms jobs`). */
 export const jobKinds = (projections: Projection[], areaJobs: AreaJob[], log: (msg: string) => void) => [
   rebuildJob(projections, log),
+  blobPartsSweepJob,
   ...areaJobs,
 ];
+
+export const BLOB_PARTS_SWEEP_QUEUE = "blob-parts-sweep";
+
+/** Hourly: the parts an upload left when the service died under it (src/platform/blobs). */
+const blobPartsSweepJob = areaJob({
+  queue: BLOB_PARTS_SWEEP_QUEUE,
+  description: "Removes the stored parts of uploads cut off by a crash (no part written for an hour or more)",
+  cron: "17 * * * *",
+  input: z.strictObject({
+    idle_seconds: z
+      .number()
+      .int()
+      .min(600)
+      .max(30 * 86_400)
+      .optional()
+      .describe("Parts idle at least this long are removed (default 3600)"),
+  }),
+  run: async (deps, { idle_seconds }) => ({
+    removed_parts: await sweepBlobParts(deps.sql, idle_seconds ?? 3600),
+  }),
+});
 
 // pg-boss refuses an `expireInSeconds` key that is present but undefined.
 const sendOptions = (kind: AreaJob) => (kind.timeoutSeconds ? { expireInSeconds: kind.timeoutSeconds } : {});

@@ -69,6 +69,7 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     expect(kinds["projection-rebuild"].input.required).toEqual(["projection"]);
     expect(kinds["lease-expiry"]).toMatchObject({ schedule: "5 0 * * *" });
     expect(Object.keys(kinds["lease-expiry"].input.properties)).toEqual(["date"]);
+    expect(kinds["blob-parts-sweep"]).toMatchObject({ schedule: "17 * * * *" });
   });
 
   it("rebuilds a projection as a job and reads its status back, completed with its output", async () => {

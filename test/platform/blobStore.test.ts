@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqlBlobStore } from "../../src/platform/blobs/sqlBlobStore.ts";
+import { sqlBlobStore, sweepBlobParts } from "../../src/platform/blobs/sqlBlobStore.ts";
 import { MAX_MEDIA_BYTES, peekBytes, withinLimit } from "../../src/platform/blobs/uploads.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
@@ -40,6 +40,31 @@ describe.each(databaseKinds)("the blob store's streamed writes on %s", (kind) =>
     expect(read?.bytes.equals(data)).toBe(true);
     expect(read?.sha256).toBe(info.sha256);
     expect(await count("blob_parts")).toBe(0);
+  });
+
+  it("the sweep removes only the parts of uploads idle past the limit (what a crash mid-upload leaves)", async () => {
+    const part = (key: string, seq: number, age: string) =>
+      db.sql.query(
+        `INSERT INTO blob_parts (key, seq, content, written_at) VALUES ($1, $2, '\\x00', now() - $3::interval)`,
+        [key, seq, age],
+      );
+    // A crashed upload (every part old), a slow live one (one recent part), a fresh one.
+    await part("sweep/crashed", 0, "3 hours");
+    await part("sweep/crashed", 1, "2 hours");
+    await part("sweep/slow", 0, "3 hours");
+    await part("sweep/slow", 1, "1 minute");
+    await part("sweep/fresh", 0, "0 seconds");
+    expect(await sweepBlobParts(db.sql, 3600)).toBe(2);
+    const left = await db.sql.query(
+      "SELECT key, seq FROM blob_parts WHERE key LIKE 'sweep/%' ORDER BY key, seq",
+    );
+    expect(left).toEqual([
+      { key: "sweep/fresh", seq: 0 },
+      { key: "sweep/slow", seq: 0 },
+      { key: "sweep/slow", seq: 1 },
+    ]);
+    expect(await sweepBlobParts(db.sql, 3600)).toBe(0);
+    await db.sql.query("DELETE FROM blob_parts WHERE key LIKE 'sweep/%'");
   });
 
   it("leaves nothing when the source fails part-way (after parts were written)", async () => {

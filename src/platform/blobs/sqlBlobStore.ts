@@ -8,6 +8,21 @@ const PART_BYTES = 1024 * 1024;
 const asBuffer = (bytes: Uint8Array) =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/**
+ * Removes the parts of uploads that stopped writing more than `idleSeconds` ago: only a crash
+ * mid-upload leaves parts behind (a live upload writes a part per MiB received). The number of
+ * parts removed.
+ */
+export async function sweepBlobParts(sql: Sql, idleSeconds: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM blob_parts p USING (
+       SELECT key FROM blob_parts GROUP BY key HAVING max(written_at) < now() - make_interval(secs => $1)
+     ) idle WHERE p.key = idle.key RETURNING 1`,
+    [idleSeconds],
+  );
+  return rows.length;
+}
+
 /** The PostgreSQL adapter: one bytea row per key; streamed uploads pass through `blob_parts`. */
 export function sqlBlobStore(sql: Sql): BlobStore {
   const dropParts = (key: string) => sql.query("DELETE FROM blob_parts WHERE key = $1", [key]);
