@@ -3,6 +3,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { stopAllChildren } from "./lib/children.ts";
 import { type Context, createContext, type Figure } from "./lib/context.ts";
 import { databases } from "./lib/databases.ts";
+import { bulkStep } from "./steps/bulk.ts";
 import { catchupStep } from "./steps/catchup.ts";
 import { dpeStep } from "./steps/dpe.ts";
 import { embeddedStep } from "./steps/embedded.ts";
@@ -17,7 +18,7 @@ import { storeStep } from "./steps/store.ts";
  * catch-up and read-your-writes, on throw-away databases. Environment:
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
- *   BENCH_ONLY          comma-separated steps (create,get,list,store,catchup,ryw,dpe,embedded,leases,pdf)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -27,6 +28,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   create: createStep,
   get: getStep,
   list: listStep,
+  bulk: bulkStep,
   store: storeStep,
   catchup: catchupStep,
   ryw: readYourWritesStep,

@@ -16,6 +16,13 @@ const inParis = new Intl.DateTimeFormat("en-CA", {
   day: "2-digit",
 });
 
+/**
+ * SQL for a timestamptz column as the text `iso` gives for it (UTC, milliseconds truncated as a
+ * JS Date truncates them), so a read that only passes rows on need not build Date objects.
+ */
+export const isoSql = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** Today's date in France, where the properties are: "future" and "current year" mean there. */
 export function parisDate(at: Date | string = new Date()): string {
   return inParis.format(typeof at === "string" ? new Date(at) : at);

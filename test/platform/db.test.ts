@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
 import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
+import { iso, isoSql } from "../../src/platform/formatDates.ts";
 import { rowProjection } from "../../src/platform/projections/projection.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
@@ -91,5 +92,20 @@ describe.each(databaseKinds)("db on %s", (kind) => {
     expect(mine).not.toBe(parent);
     await own.close();
     expect(await pid(one)).toBe(parent);
+  });
+  it("isoSql writes a timestamp as iso writes the Date node-pg makes of it", async () => {
+    const values = [
+      "2026-11-23T23:57:20.123Z",
+      "2026-11-23T23:57:20.123999+00",
+      "2026-11-24T01:00:00.000999+02",
+      "1999-12-31T23:59:59.9999Z",
+      "2026-01-01T00:00:00Z",
+    ];
+    for (const value of values) {
+      const [row] = await one.query(`SELECT $1::timestamptz AS t, ${isoSql("$1::timestamptz")} AS text`, [
+        value,
+      ]);
+      expect(row.text).toBe(iso(row.t));
+    }
   });
 });

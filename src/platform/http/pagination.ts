@@ -49,21 +49,34 @@ export const sendSlice = <T>(
 /**
  * One page of a read-model table and the total, both read as the tenant (row-level security),
  * ordered by `created_at, id` so pages are stable. `where` uses `params` ($1 is the tenant).
+ * `prepare`: both statements as prepared statements (docs/performance.md, "Prepared
+ * statements"); for a list whose texts are few (one per filter combination).
  */
 export async function readPage<R = Record<string, unknown>>(
   sql: Sql,
   tenantId: string,
-  q: { table: string; select: string; where: string; params: unknown[]; page: number; limit: number },
+  q: {
+    table: string;
+    select: string;
+    where: string;
+    params: unknown[];
+    page: number;
+    limit: number;
+    prepare?: boolean;
+  },
 ): Promise<{ rows: R[]; total: number }> {
+  const options = { prepare: q.prepare ?? false };
   return sql.asTenant(tenantId, async (tx) => {
     const [{ total }] = await tx.query(
       `SELECT count(*)::int AS total FROM ${q.table} WHERE ${q.where}`,
       q.params,
+      options,
     );
     const n = q.params.length;
     const rows = await tx.query<R>(
       `SELECT ${q.select} FROM ${q.table} WHERE ${q.where} ORDER BY created_at, id LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...q.params, q.limit, offsetOf(q)],
+      options,
     );
     return { rows, total };
   });
