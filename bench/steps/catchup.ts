@@ -63,8 +63,8 @@ async function rebuildOnce(ctx: Context, url: string, label: string, total: numb
       metric: "rebuildProjection(lessees) events/s",
       value: perSecond,
       unit: "/s",
-      target: "≥ 20000/s",
-      pass: atLeast(perSecond, 20_000) && result.events === total && result.rows === total,
+      target: "≥ 30000/s",
+      pass: atLeast(perSecond, 30_000) && result.events === total && result.rows === total,
       note: `${result.events} events, ${result.rows} rows in ${round(result.ms / 1000)} s`,
     },
     {

@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg from "pg";
+import { from as copyFromStdin } from "pg-copy-streams";
 
 /**
  * The one small SQL interface every part of the service uses, over a PostgreSQL server through a
@@ -15,6 +18,11 @@ export interface Sql {
   poolStats?(): Record<string, { total: number; idle: number; waiting: number }>;
   /** Runs a script of several statements, without parameters. */
   exec(text: string): Promise<any[]>;
+  /**
+   * Runs `COPY ... FROM STDIN` fed with `chunks` (text format, already escaped): the bulk load of
+   * a rebuild (docs/performance.md). Only on a transaction's connection.
+   */
+  copyFrom?(statement: string, chunks: Iterable<string>): Promise<void>;
   /** Runs fn in one transaction; nested calls join the outer one. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Reads as the restricted `pms_reader` role, row-level security bound to the tenant. */
@@ -113,6 +121,8 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     const sql: Sql = {
       query: (text, params, options) => queryOn(client, text, params, options),
       exec: async (text) => lastRows(await client.query(text)),
+      copyFrom: (statement, chunks) =>
+        pipeline(Readable.from(chunks), client.query(copyFromStdin(statement))),
       transaction: (fn) => fn(sql),
       asTenant: (_tenant, fn) => fn(sql),
       listen: () => Promise.reject(new Error("listen inside a transaction")),

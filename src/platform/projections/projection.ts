@@ -1,6 +1,7 @@
 import type { Sql } from "../db.ts";
 import type { DomainEvent } from "../decider.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
+import { bulkLoadOf, copyChunks } from "./bulkLoad.ts";
 
 /**
  * A projector: builds read-model tables from the event log. A batch of events and the
@@ -69,6 +70,31 @@ export function rowProjection<E extends DomainEvent>(options: {
   // Prepared statements (docs/performance.md): the version in the text makes a new version's
   // tables a new statement, so a cached plan never meets columns of another type after a swap.
   const stamp = `/* ${options.name} v${options.version} */`;
+  /** Upserts the rows; in a rebuild, those whose id no row has yet go in by COPY (bulkLoad.ts). */
+  const write = async (tx: Sql, upserts: Row[], existing: Row[]) => {
+    const load = bulkLoadOf(tx);
+    const json = load && tx.copyFrom ? await load.columnKinds(tx, table, columns) : null;
+    let rest = upserts;
+    if (json) {
+      const found = new Set(existing.map((r) => String(r.id).toLowerCase()));
+      rest = upserts.filter((r) => found.has(String(r.id).toLowerCase()));
+      const fresh = upserts.filter((r) => !found.has(String(r.id).toLowerCase()));
+      if (fresh.length > 0) {
+        await tx.copyFrom!(
+          `COPY ${table} (${columns.join(", ")}) FROM STDIN`,
+          copyChunks(fresh, columns, json, rest),
+        );
+      }
+    }
+    if (rest.length === 0) return;
+    await tx.query(
+      `INSERT INTO ${table} (${columns.join(", ")})
+       SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
+       ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
+      [JSON.stringify(rest)],
+      { prepare: true },
+    );
+  };
   return {
     name: options.name,
     version: options.version,
@@ -83,12 +109,18 @@ export function rowProjection<E extends DomainEvent>(options: {
           const id = options.idOf(e);
           if (id) keys.set(`${e.metadata.tenant_id}/${id}`, { tenant_id: e.metadata.tenant_id, id });
         }
-        const ids = [...keys.values()].map((k) => k.id);
-        const existing = await tx.query<Row>(
-          `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
-          [ids],
-          { prepare: true },
-        );
+        // In a rebuild, ids it has never written are not read: no row can have them yet.
+        const load = bulkLoadOf(tx);
+        const written = load?.written(table);
+        const ids = [...keys.values()].map((k) => k.id).filter((id) => !written || written.mayHave(id));
+        const existing =
+          ids.length === 0
+            ? []
+            : await tx.query<Row>(
+                `SELECT ${columns.join(", ")} FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
+                [ids],
+                { prepare: true },
+              );
         const rows = new Map<string, Row | null>();
         for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
         for (const e of mine) {
@@ -100,15 +132,8 @@ export function rowProjection<E extends DomainEvent>(options: {
         }
         const upserts = [...rows.values()].filter((r): r is Row => r !== null);
         const deletes = [...rows.entries()].filter(([, r]) => r === null).map(([k]) => k.split("/"));
-        if (upserts.length > 0) {
-          await tx.query(
-            `INSERT INTO ${table} (${columns.join(", ")})
-             SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
-             ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
-            [JSON.stringify(upserts)],
-            { prepare: true },
-          );
-        }
+        await write(tx, upserts, existing);
+        for (const r of upserts) written?.add(String(r.id));
         if (deletes.length > 0) {
           await tx.query(
             `DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,

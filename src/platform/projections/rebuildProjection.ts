@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../db.ts";
 import { type EventStore, type Position, type RecordedEvent, START } from "../eventstore/eventStore.ts";
+import { bulkLoad, markBulkLoad } from "./bulkLoad.ts";
 import type { Projection } from "./projection.ts";
 
 // Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (two
@@ -39,12 +40,14 @@ export async function rebuildProjection(
     await sql.transaction(async (tx) => {
       await tx.exec(`${inShadow}; ${tables}`);
     });
+    // Rows go into the fresh tables by COPY where no row has their id yet (bulkLoad.ts).
+    const load = bulkLoad();
     let position = START;
     let count = 0;
     const applyBatch = async (tx: Sql, events: RecordedEvent[]) => {
       await tx.exec(`${inShadow}; SET LOCAL synchronous_commit = off`);
       const mine = events.filter((e) => handled.has(e.type));
-      if (mine.length > 0) await projection.applyBatch(tx, mine);
+      if (mine.length > 0) await projection.applyBatch(markBulkLoad(tx, load), mine);
       position = events[events.length - 1].position;
       count += events.length;
     };
