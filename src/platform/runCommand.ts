@@ -24,12 +24,18 @@ export interface CommandContext {
   metadata: EventMetadata;
 }
 
-export interface CommandResult<State, Event> {
+export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
   events: Event[];
   /** Revision of the stream after the append (or as found when no event was needed). */
   revision: bigint | null;
   position: Position | null;
+  /**
+   * The stream as the command left it: the events it was decided on, then the appended ones
+   * with their revisions and metadata (an appended event's `position` is the write's). Lets a
+   * route fold its answer in memory instead of reading the read model (docs/performance.md).
+   */
+  stream: RecordedEvent<Event>[];
 }
 
 export interface StreamState<State, Event extends DomainEvent = DomainEvent> {
@@ -106,6 +112,22 @@ export const toNewEvents = (
 ): NewEvent[] =>
   events.map((e, i) => ({ event_id: eventIds?.(i) ?? randomUUID(), type: e.type, data: e.data, metadata }));
 
+/** New events as the log now holds them, after `before` (the stream's revision before the write). */
+const recordedAs = (
+  events: NewEvent[],
+  stream_name: string,
+  before: bigint | null,
+  position: Position,
+): RecordedEvent[] =>
+  events.map((e, i) => ({
+    ...e,
+    schema_version: e.schema_version ?? 1,
+    stream_name,
+    stream_revision: (before ?? -1n) + BigInt(i + 1),
+    position,
+    created_at: e.metadata.occurred_at,
+  }));
+
 const ATTEMPTS = 5;
 
 /**
@@ -138,7 +160,13 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
         : command;
     const events = decider.decide(cmd, loaded.state);
     if (events.length === 0)
-      return { state: loaded.state, events, revision: loaded.revision, position: null };
+      return {
+        state: loaded.state,
+        events,
+        revision: loaded.revision,
+        position: null,
+        stream: loaded.events,
+      };
     const write = {
       stream_name: stream,
       events: toNewEvents(metadata, events, options.eventIds),
@@ -150,7 +178,19 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
         ? (await commitReserving(context, reserving.uniqueness, [{ ...write, ...reserving }]))[0]
         : await store.appendToStream(stream, write.events, { expected_revision: write.expected_revision });
       const state = events.reduce(decider.evolve, loaded.state);
-      return { state, events, revision: result.next_revision, position: result.position };
+      const appended = recordedAs(
+        write.events,
+        stream,
+        loaded.revision,
+        result.position,
+      ) as RecordedEvent<Event>[];
+      return {
+        state,
+        events,
+        revision: result.next_revision,
+        position: result.position,
+        stream: [...loaded.events, ...appended],
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || error.stream_name !== stream) throw error;
       if (options.expected !== undefined) throw error;
