@@ -8,6 +8,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
 import {
   amendmentBody,
@@ -101,6 +102,19 @@ async function noticeFacts(
 }
 
 /**
+ * Lease streams as this process's commands left them, one cache per event store: a status change
+ * decides without reading the stream (src/platform/streamCache.ts, docs/performance.md).
+ */
+const leaseStreamCaches = new WeakMap<object, StreamCache>();
+function leaseStreamsOf(store: object): StreamCache {
+  const kept = leaseStreamCaches.get(store);
+  if (kept) return kept;
+  const cache = streamCache();
+  leaseStreamCaches.set(store, cache);
+  return cache;
+}
+
+/**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation
  * when the events activate or end the lease (./occupancy.ts, on src/platform/reserveUnique.ts).
  * With `If-Match` a stale revision is a 412; without, a concurrent write is retried on fresh
@@ -116,7 +130,11 @@ export async function handleLease(
     leaseStream(leaseId),
     leaseDecider,
     command,
-    { notFound: () => notFound("Lease", leaseId), reserving: estateOccupancyOf(leaseId) },
+    {
+      notFound: () => notFound("Lease", leaseId),
+      reserving: estateOccupancyOf(leaseId),
+      cache: leaseStreamsOf(request.server.platform.store),
+    },
   );
   if (revision !== null && passesSnapshot(Number(revision), events.length))
     await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
@@ -153,14 +171,21 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         estateExists(sql, tenantId, input.estate_id),
         lesseeFact(sql, tenantId, input.primary_lessee_id),
       ]);
-      const result = await handleCommand(request, leaseStream(id), leaseDecider, {
-        type: "CreateLease",
-        lease_id: id,
-        association_id: randomUUID(),
-        input,
-        estate_exists: estate === true,
-        primary,
-      });
+      const result = await handleCommand(
+        request,
+        leaseStream(id),
+        leaseDecider,
+        {
+          type: "CreateLease",
+          lease_id: id,
+          association_id: randomUUID(),
+          input,
+          estate_exists: estate === true,
+          primary,
+        },
+        // A new id: nothing to read; the lease is kept for the commands that follow.
+        { fresh: true, cache: leaseStreamsOf(request.server.platform.store) },
+      );
       return replyWithResource(request, reply, 201, {
         id,
         position: result.position,
