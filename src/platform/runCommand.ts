@@ -230,6 +230,8 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
       return { state, events, revision: result.next_revision, position: result.position, stream: after };
     } catch (error) {
       options.cache?.delete(stream);
+      // A refusal at the append (nothing written: a key taken) on a kept state: judged again as read.
+      if (cached && error instanceof ApiError) continue;
       if (!(error instanceof WrongExpectedRevisionError) || error.stream_name !== stream) throw error;
       if (options.expected !== undefined) throw error;
       if (attempt >= ATTEMPTS) throw conflict("The resource was changed concurrently; retry");

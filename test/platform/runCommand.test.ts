@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Decider } from "../../src/platform/decider.ts";
+import { conflict } from "../../src/platform/errors.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { type CommandContext, runCommand } from "../../src/platform/runCommand.ts";
@@ -128,6 +129,24 @@ describe.each(databaseKinds)("runCommand on %s", (kind) => {
       expect(reads.n).toBe(1);
       // A refusal on the stream as read stands
       await expect(runCommand(c, stream, from(9), "count", { cache })).rejects.toThrow("below 9");
+    });
+
+    it("a refusal at the append on a kept state (a key taken) is judged again on the stream as read", async () => {
+      const cache = streamCache();
+      const stream = `counter-${randomUUID()}`;
+      await runCommand(context, stream, counter, "count", { fresh: true, cache }); // kept at n = 1
+      await runCommand(context, stream, counter, "count"); // n = 2 elsewhere
+      const judged: number[] = [];
+      const result = await runCommand(context, stream, counter, "count", {
+        cache,
+        reserving: (before) => {
+          judged.push(before);
+          if (before < 2) throw conflict(`taken at ${before}`);
+          return null;
+        },
+      });
+      expect(judged).toEqual([1, 2]);
+      expect(result.events).toEqual([{ type: "Counted", data: { n: 3 } }]);
     });
 
     it("a kept stream of another tenant reads as absent to the caller, and is not used", async () => {
