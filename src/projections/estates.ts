@@ -121,17 +121,9 @@ export const ESTATE_STATUS_EVENT_TYPES = [
   ...Object.keys(STATUS_OF_EVENT),
 ];
 
-/**
- * The estates projection's version, also in the text of its hot prepared statements: a new
- * version's tables are then new statements, never a cached plan of the old columns
- * (docs/performance.md, "Prepared statements").
- */
-const ESTATES_VERSION = 2;
-const estatesStamp = `/* estates v${ESTATES_VERSION} */`;
-
 const estateRows = rowProjection<EstateEvent>({
   name: "estates",
-  version: ESTATES_VERSION,
+  version: 2,
   table: "estates",
   extraTables: ["estate_ownership_transfers", "estate_lease_status"],
   columns: estateColumns,
@@ -242,9 +234,8 @@ export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<voi
        ORDER BY (s.status = 'ACTIVE') DESC
        LIMIT 1
      ) l ON true
-     WHERE e.id = x.id AND x.id = ANY($1::uuid[]) ${estatesStamp}`,
+     WHERE e.id = x.id AND x.id = ANY($1::uuid[])`,
     [estateIds],
-    { prepare: true },
   );
 }
 
@@ -261,10 +252,8 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
   if (leaseEvents.length === 0) return [];
   const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
   const loaded = await tx.query<LeaseStatusRow>(
-    `SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status
-     WHERE id = ANY($1::uuid[]) ${estatesStamp}`,
+    "SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status WHERE id = ANY($1::uuid[])",
     [leaseIds],
-    { prepare: true },
   );
   // Keyed as PostgreSQL compares uuids (case-insensitively).
   const rows = new Map<string, LeaseStatusRow>(loaded.map((r) => [r.id.toLowerCase(), r]));
@@ -331,9 +320,8 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
        SELECT tenant_id, id, estate_id, lease_id, status, rent_amount
        FROM jsonb_populate_recordset(NULL::estate_lease_status, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET estate_id = excluded.estate_id, status = excluded.status,
-         rent_amount = excluded.rent_amount ${estatesStamp}`,
+         rent_amount = excluded.rent_amount`,
       [JSON.stringify(upserts)],
-      { prepare: true },
     );
   }
   return [...touched];

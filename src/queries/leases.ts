@@ -173,18 +173,6 @@ export async function readLease(sql: Sql, tenantId: string, id: string): Promise
   return row ? { body: toLease(row), revision: Number(row.revision) } : null;
 }
 
-/**
- * The lease as its read model holds it once the projector has applied `events` (the whole lease
- * stream, in order): the same fold as the projection (`evolveLeaseRow`), so a command answers
- * without reading the row back (docs/performance.md, "Lease status changes").
- */
-export function leaseFromEvents(id: string, events: readonly RecordedEvent[]): Found | null {
-  let row: Row | null = null;
-  for (const e of eventsOf<LeaseEvent>(events as RecordedEvent[], leaseEventTypes))
-    row = evolveLeaseRow(row, e);
-  return row ? { body: toLease({ ...row, id }), revision: Number(row.revision) } : null;
-}
-
 /** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */
 async function readChild(
   sql: Sql,

@@ -8,7 +8,6 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
-import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
 import {
   amendmentBody,
@@ -16,7 +15,6 @@ import {
   associationBody,
   associationParams,
   leaseBody,
-  leaseFromEvents,
   leaseParams,
   readAmendment,
   readAssociation,
@@ -102,19 +100,6 @@ async function noticeFacts(
 }
 
 /**
- * Lease streams as this process's commands left them, one cache per event store: a status change
- * decides without reading the stream (src/platform/streamCache.ts, docs/performance.md).
- */
-const leaseStreamCaches = new WeakMap<object, StreamCache>();
-function leaseStreamsOf(store: object): StreamCache {
-  const kept = leaseStreamCaches.get(store);
-  if (kept) return kept;
-  const cache = streamCache();
-  leaseStreamCaches.set(store, cache);
-  return cache;
-}
-
-/**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation
  * when the events activate or end the lease (./occupancy.ts, on src/platform/reserveUnique.ts).
  * With `If-Match` a stale revision is a 412; without, a concurrent write is retried on fresh
@@ -125,25 +110,18 @@ export async function handleLease(
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand | Promise<LeaseCommand>,
 ) {
-  const { position, revision, events, stream } = await handleCommand(
+  const { position, revision, events } = await handleCommand(
     request,
     leaseStream(leaseId),
     leaseDecider,
     command,
-    {
-      notFound: () => notFound("Lease", leaseId),
-      reserving: estateOccupancyOf(leaseId),
-      cache: leaseStreamsOf(request.server.platform.store),
-    },
+    { notFound: () => notFound("Lease", leaseId), reserving: estateOccupancyOf(leaseId) },
   );
   if (revision !== null && passesSnapshot(Number(revision), events.length))
     await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
       request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
     );
-  // The answer is the lease row folded from the stream the command saw and wrote, which the
-  // read model holds once the wait for the projection is over: no read of it (docs/performance.md).
-  const answer = async () => leaseFromEvents(leaseId, stream);
-  return { position, revision, answer };
+  return { position, revision };
 }
 
 /** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
@@ -171,21 +149,14 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         estateExists(sql, tenantId, input.estate_id),
         lesseeFact(sql, tenantId, input.primary_lessee_id),
       ]);
-      const result = await handleCommand(
-        request,
-        leaseStream(id),
-        leaseDecider,
-        {
-          type: "CreateLease",
-          lease_id: id,
-          association_id: randomUUID(),
-          input,
-          estate_exists: estate === true,
-          primary,
-        },
-        // A new id: nothing to read; the lease is kept for the commands that follow.
-        { fresh: true, cache: leaseStreamsOf(request.server.platform.store) },
-      );
+      const result = await handleCommand(request, leaseStream(id), leaseDecider, {
+        type: "CreateLease",
+        lease_id: id,
+        association_id: randomUUID(),
+        input,
+        estate_exists: estate === true,
+        primary,
+      });
       return replyWithResource(request, reply, 201, {
         id,
         position: result.position,
@@ -219,7 +190,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: result.answer,
+        read: answerLease(request, lease_id),
       });
     },
   );
@@ -263,7 +234,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: result.answer,
+        read: answerLease(request, lease_id),
       });
     },
   );
@@ -294,7 +265,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: result.answer,
+        read: answerLease(request, lease_id),
       });
     },
   );
