@@ -8,6 +8,10 @@ export const iso = (v: unknown): string | null =>
       ? v.toISOString()
       : new Date(String(v)).toISOString();
 
+/** A date column (string or Date) as YYYY-MM-DD; null stays null. */
+export const isoDay = (v: unknown): string | null =>
+  v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
+
 // Built once: a DateTimeFormat costs about a third of a millisecond to construct.
 const inParis = new Intl.DateTimeFormat("en-CA", {
   timeZone: "Europe/Paris",

@@ -1,6 +1,6 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
-import { parisDate } from "../platform/formatDates.ts";
+import { isoDay } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
 import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 
@@ -11,12 +11,8 @@ import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
  */
 
 type Row = Record<string, unknown>;
-const day = (v: unknown): string | null =>
-  v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
+const day = isoDay;
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
-
-/** Today in Europe/Paris, YYYY-MM-DD (French legal dates). */
-export const parisToday = (now = new Date()) => parisDate(now);
 
 export interface DpeSummary {
   energy_label: string;

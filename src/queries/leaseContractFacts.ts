@@ -1,8 +1,8 @@
 import type { LeaseRole } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
+import { isoDay, parisDate } from "../platform/formatDates.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { type DpeFact, dpeOnSql } from "./energyDiagnoses.ts";
-import { parisToday } from "./leaseCompliance.ts";
 import { estateRegulationSql, type RentRegulation, toEstateRegulation } from "./rentRegulation.ts";
 import { typeSql } from "./types.ts";
 
@@ -28,8 +28,7 @@ export interface LeaseContractFacts {
   previous_lease: { rent_amount: number; ended_on: string | null } | null;
 }
 
-const day = (v: unknown): string | null =>
-  v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
+const day = isoDay;
 
 /**
  * One statement for everything a contract prints (and the PDF records already made from this
@@ -79,7 +78,7 @@ export async function readLeaseContractFacts(
   templateVersion: string,
 ): Promise<(LeaseContractFacts & { pdfs: Row[] }) | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(CONTRACT_FACTS, [tenantId, leaseId, parisToday(), templateVersion], { prepare: true }),
+    tx.query<Row>(CONTRACT_FACTS, [tenantId, leaseId, parisDate(), templateVersion], { prepare: true }),
   );
   if (!row) return null;
   const lease = row.lease as Row;

@@ -3,17 +3,13 @@ import { z } from "zod";
 import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { notFound } from "../../platform/errors.ts";
+import { parisDate } from "../../platform/formatDates.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { answers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
-import {
-  parisToday,
-  readDpeSummaryOn,
-  readLeaseComplianceFacts,
-  readLeaseTerms,
-} from "../../queries/leaseCompliance.ts";
+import { readDpeSummaryOn, readLeaseComplianceFacts, readLeaseTerms } from "../../queries/leaseCompliance.ts";
 import { irlRentRevision } from "../../queries/rentRegulation.ts";
 import { type ComplianceResult, evaluateCompliance } from "./compliance.ts";
 import { checkDpeFreeze } from "./rules.ts";
@@ -127,7 +123,7 @@ export const complianceDecider: Decider<{ exists: boolean }, RecordCompliance, L
 async function evaluate(app: FastifyInstance, request: FastifyRequest, leaseId: string) {
   const claims = claimsOf(request.query as ComplianceQuery);
   const { sql } = app.platform;
-  const facts = await readLeaseComplianceFacts(sql, tenantOf(request), leaseId, parisToday(), claims);
+  const facts = await readLeaseComplianceFacts(sql, tenantOf(request), leaseId, parisDate(), claims);
   if (!facts) throw notFound("Lease", leaseId);
   return evaluateCompliance(facts, new Date().toISOString());
 }
@@ -203,7 +199,7 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
       const found = await irlRentRevision(sql, lease.revision_reference_quarter, quarter, lease.rent_amount);
       if (found.status === "unknown") return unknown(found.reason);
       // The F/G freeze (loi n° 89-462 art. 17-1) by the same rule that refuses the rent change.
-      const today = parisToday();
+      const today = parisDate();
       const dpe = await readDpeSummaryOn(sql, tenantId, lease.estate_id, today);
       let frozenReason: string | null = null;
       try {

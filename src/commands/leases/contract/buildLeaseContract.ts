@@ -1,3 +1,4 @@
+import { isoDay } from "../../../platform/formatDates.ts";
 import type { Row } from "../../../platform/projections/projection.ts";
 import type { LeaseContractFacts } from "../../../queries/leaseContractFacts.ts";
 import { constructionPeriodOf, referenceRentFor } from "../../../queries/rentRegulation.ts";
@@ -11,8 +12,7 @@ import type { ContractLeaseType, ContractParty, LeaseContract } from "./leaseCon
 
 const str = (v: unknown): string | null => (v == null || v === "" ? null : String(v));
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
-const day = (v: unknown): string | null =>
-  v == null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
+const day = isoDay;
 
 const addressOf = (r: Row | null): string | null => {
   if (!r) return null;
