@@ -50,12 +50,13 @@ export function stableJson(value: unknown): string {
 const toBuffer = (content: Uint8Array) =>
   Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
 
+/** The entry of a render key ($1..$6 as in `cachedRender`). */
+const LOOK_UP = `SELECT content, size, sha256 FROM pdf_render_cache
+  WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
+    AND template_version = $5 AND content_sha256 = $6`;
+
 /** The look-up that counts a hit or a miss in the same statement. */
-const COUNTED_LOOK_UP = `WITH hit AS (
-    SELECT content, size, sha256 FROM pdf_render_cache
-    WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
-      AND template_version = $5 AND content_sha256 = $6
-  ), counted AS (
+const COUNTED_LOOK_UP = `WITH hit AS (${LOOK_UP}), counted AS (
     INSERT INTO pdf_render_cache_counters AS c (tenant_id, kind, hits, misses)
     SELECT $1, $2, count(*), 1 - count(*) FROM hit
     ON CONFLICT (tenant_id, kind) DO UPDATE
@@ -81,12 +82,7 @@ export async function cachedRender(
     key.template_version,
     key.content_sha256,
   ];
-  const lookUp =
-    options.count === false
-      ? `SELECT content, size, sha256 FROM pdf_render_cache
-         WHERE tenant_id = $1 AND kind = $2 AND subject_id = $3 AND subject_revision = $4
-           AND template_version = $5 AND content_sha256 = $6`
-      : COUNTED_LOOK_UP;
+  const lookUp = options.count === false ? LOOK_UP : COUNTED_LOOK_UP;
   const [found] = await sql.query<{ content: Uint8Array; size: number; sha256: string }>(lookUp, params, {
     prepare: true,
   });
