@@ -103,6 +103,7 @@ try {
     console.log(`• ${name} (load average ${busy.toFixed(1)} on ${cpus().length} cores)`);
     try {
       await STEPS[name](ctx);
+      await dbs.dropStepDatabases();
     } catch (error) {
       failedSteps++;
       const message = (error as Error)?.stack ?? String(error);

@@ -1,5 +1,7 @@
 import { atLeast, atMost, type Context } from "../lib/context.ts";
-import { runWorkers, summarize } from "../lib/stats.ts";
+import { cpuMeter } from "../lib/cpu.ts";
+import { settle } from "../lib/databases.ts";
+import { round, runWorkers, summarize } from "../lib/stats.ts";
 
 const LEASES = 1000;
 const AS_OF_EVENTS = 1000;
@@ -67,6 +69,8 @@ export async function leasesStep(ctx: Context): Promise<void> {
     },
   );
   console.log(`  seeded ${leases.length} leases in ${Math.round((Date.now() - started) / 1000)} s`);
+  // The seeding's and earlier steps' writes vacuumed now, not by autovacuum during the measurement.
+  console.log(`  vacuumed the service's database in ${await settle(await ctx.mainDatabase())} ms`);
 
   // Status changes: each lease goes DRAFT -> ACTIVE, then NOTICE <-> ACTIVE, one change in flight per lease.
   const next = (s: string) => (s === "ACTIVE" ? "NOTICE" : "ACTIVE");
@@ -76,6 +80,7 @@ export async function leasesStep(ctx: Context): Promise<void> {
   let refused = 0;
   const until = Date.now() + ctx.seconds * 1000;
   const t0 = performance.now();
+  const meter = cpuMeter(service.child.pid);
   await runWorkers(
     ctx.connections,
     () => Date.now() < until,
@@ -91,6 +96,7 @@ export async function leasesStep(ctx: Context): Promise<void> {
     },
   );
   const rps = Math.round((ok / ((performance.now() - t0) / 1000)) * 10) / 10;
+  const cpu = meter.stop();
   const baseline = (ctx.raw.create as { baseline?: { rps?: number } } | undefined)?.baseline?.rps;
   ctx.figures.push({
     step: "8 lease status",
@@ -101,7 +107,7 @@ export async function leasesStep(ctx: Context): Promise<void> {
       ? `≥ 0.4× lessee-create baseline (${baseline})`
       : "≥ 0.4× lessee-create baseline (run with create)",
     pass: baseline ? atLeast(rps / baseline, 0.4) && refused === 0 : null,
-    note: `${ok} changes over ${leases.length} leases, ${refused} refused`,
+    note: `${ok} changes over ${leases.length} leases, ${refused} refused; CPU ms per change: service node ${round(cpu.node / Math.max(1, ok), 2)} + PostgreSQL ${round(cpu.postgres / Math.max(1, ok), 2)}`,
   });
 
   // Estate lag: from the status change's response to the estate read model showing it.

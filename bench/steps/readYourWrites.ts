@@ -3,6 +3,7 @@ import { areas } from "../../src/areas.ts";
 import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
 import { comparePositions, type Position } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { readAll } from "../../src/platform/eventstore/postgres/readAll.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { type BatchTiming, runProjections } from "../../src/platform/projections/runProjections.ts";
 import { lesseesProjection } from "../../src/projections/lessees.ts";
@@ -46,6 +47,8 @@ export async function readYourWritesStep(ctx: Context): Promise<void> {
         projections,
         log: { info: () => {}, error: (e, m) => console.error(`  ${m}: ${(e as Error)?.message ?? e}`) },
         onBatch: (t) => batches.push(t),
+        // As the service does: on its own pool, the live reads too.
+        readAll: own ? (o) => readAll(projectorSql, o) : undefined,
       });
       try {
         const appendOne = async () => {

@@ -41,6 +41,8 @@ export interface Sql {
 
 export interface QueryOptions {
   prepare?: boolean;
+  /** Rows as arrays of values in select order: no object per row (the rebuild's log read). */
+  arrays?: boolean;
 }
 
 /**
@@ -58,8 +60,15 @@ function statementName(text: string): string {
 }
 
 /** The query config pg takes: named when the caller asked to prepare it. */
-const configOf = (text: string, params: unknown[] | undefined, options?: QueryOptions) =>
-  options?.prepare ? { name: statementName(text), text, values: params } : { text, values: params };
+const configOf = (text: string, params: unknown[] | undefined, options?: QueryOptions) => {
+  const config: { text: string; values?: unknown[]; name?: string; rowMode?: "array" } = {
+    text,
+    values: params,
+  };
+  if (options?.prepare) config.name = statementName(text);
+  if (options?.arrays) config.rowMode = "array";
+  return config;
+};
 
 /**
  * A named statement prepared before a table's columns changed type (a projection rebuilt by a
@@ -243,28 +252,45 @@ export function createPostgresSql(connectionString: string, options: { max?: num
 }
 
 /**
- * A NOTIFY sent after the caller's commit, coalesced: at most one in flight, and one more after it
- * when called meanwhile, so every call is followed by a notification sent after it. A NOTIFY inside
- * a writing transaction would hold PostgreSQL's global notify lock through that transaction's commit
- * and WAL flush, serializing every such commit (appends: about 5x fewer per second).
+ * A NOTIFY sent after the caller's commit, coalesced: at most one in flight and at most one per
+ * `gapMs`, and one more after it when called meanwhile, so every call is followed by a
+ * notification sent after it, at most `gapMs` plus one round trip later. A NOTIFY inside a
+ * writing transaction would hold PostgreSQL's global notify lock through that transaction's
+ * commit and WAL flush, serializing every such commit (appends: about 5x fewer per second). The
+ * gap keeps it from costing a statement per append under load (docs/performance.md); this
+ * process's own listeners are woken in process, without it.
  */
-export function notifier(sql: Sql, channel: string, payload = ""): () => void {
+export function notifier(sql: Sql, channel: string, payload = "", gapMs = 5): () => void {
   let inFlight = false;
   let again = false;
+  let lastSent = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | null = null;
   const send = () => {
+    timer = null;
     inFlight = true;
     again = false;
+    lastSent = performance.now();
     sql
       .query("SELECT pg_notify($1, $2)", [channel, payload], { prepare: true })
       .catch(() => {})
       .finally(() => {
         inFlight = false;
-        if (again) send();
+        if (again) schedule();
       });
+  };
+  const schedule = () => {
+    if (timer) return;
+    const wait = lastSent + gapMs - performance.now();
+    if (wait <= 0) send();
+    else {
+      timer = setTimeout(send, wait);
+      // A pending wake-up must not keep a stopping process alive.
+      timer.unref();
+    }
   };
   return () => {
     if (inFlight) again = true;
-    else send();
+    else schedule();
   };
 }
 

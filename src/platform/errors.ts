@@ -15,7 +15,8 @@ export type ErrorCode =
   | "UnsupportedMediaType"
   | "UnprocessableEntity"
   | "TooManyRequests"
-  | "InternalError";
+  | "InternalError"
+  | "ServiceUnavailable";
 
 const statusOf: Record<ErrorCode, number> = {
   ValidationError: 400,
@@ -29,6 +30,7 @@ const statusOf: Record<ErrorCode, number> = {
   UnprocessableEntity: 422,
   TooManyRequests: 429,
   InternalError: 500,
+  ServiceUnavailable: 503,
 };
 
 /** A refusal the client can act on; thrown by deciders, validators and plugins alike. */

@@ -12,6 +12,7 @@ import {
 } from "./eventstore/eventStore.ts";
 import { mapLimit } from "./mapLimit.ts";
 import { commitReserving, type Reserving } from "./reserveUnique.ts";
+import type { StreamCache } from "./streamCache.ts";
 
 /**
  * The command handler without HTTP (docs/architecture.md, "Commands"): load a stream of the
@@ -24,12 +25,18 @@ export interface CommandContext {
   metadata: EventMetadata;
 }
 
-export interface CommandResult<State, Event> {
+export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
   events: Event[];
   /** Revision of the stream after the append (or as found when no event was needed). */
   revision: bigint | null;
   position: Position | null;
+  /**
+   * The stream as the command left it: the events it was decided on, then the appended ones
+   * with their revisions and metadata (an appended event's `position` is the write's). Lets a
+   * route fold its answer in memory instead of reading the read model (docs/performance.md).
+   */
+  stream: RecordedEvent<Event>[];
 }
 
 export interface StreamState<State, Event extends DomainEvent = DomainEvent> {
@@ -53,6 +60,12 @@ export interface CommandOptions<State, Event extends DomainEvent> {
   fresh?: boolean;
   /** Unique keys the new events take or give up, committed with them (src/platform/reserveUnique.ts). */
   reserving?: (before: State, events: Event[]) => Reserving | null;
+  /**
+   * Streams as this process last left them (src/platform/streamCache.ts): the first attempt
+   * decides on the kept state without reading the stream. The decider's states must be immutable
+   * (evolve builds new objects), as the kept one is shared by later commands.
+   */
+  cache?: StreamCache;
 }
 
 /** Loads a stream of the caller's tenant; another tenant's stream reads as absent. */
@@ -106,6 +119,41 @@ export const toNewEvents = (
 ): NewEvent[] =>
   events.map((e, i) => ({ event_id: eventIds?.(i) ?? randomUUID(), type: e.type, data: e.data, metadata }));
 
+/** The kept stream, when it is the caller's and at the revision `If-Match` names (if any). */
+function keptStream<State, Event extends DomainEvent>(
+  options: CommandOptions<State, Event>,
+  stream: string,
+  tenantId: string,
+): (StreamState<State, Event> & { foreign: false }) | null {
+  // Deterministic event ids (bulk) may replay an earlier append: always read those streams.
+  const kept = options.eventIds ? undefined : options.cache?.get(stream);
+  if (!kept || kept.tenant_id !== tenantId) return null;
+  if (options.expected !== undefined && kept.revision !== options.expected) return null;
+  return {
+    state: kept.state as State,
+    revision: kept.revision,
+    events: kept.events as RecordedEvent<Event>[],
+    foreign: false,
+  };
+}
+
+/** New events as the log now holds them, after `before` (the stream's revision before the write). */
+const recordedAs = (
+  events: NewEvent[],
+  stream_name: string,
+  before: bigint | null,
+  position: Position,
+): RecordedEvent[] =>
+  events.map((e, i) => ({
+    ...e,
+    data: JSON.parse(JSON.stringify(e.data ?? null)),
+    schema_version: e.schema_version ?? 1,
+    stream_name,
+    stream_revision: (before ?? -1n) + BigInt(i + 1),
+    position,
+    created_at: e.metadata.occurred_at,
+  }));
+
 const ATTEMPTS = 5;
 
 /**
@@ -122,23 +170,43 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const { store, tenant_id, metadata } = context;
   for (let attempt = 1; ; attempt++) {
+    const cached = attempt === 1 ? keptStream<State, Event>(options, stream, tenant_id) : null;
     const loaded =
-      options.fresh && attempt === 1
+      cached ??
+      (options.fresh && attempt === 1
         ? { state: decider.initialState(), revision: null, events: [], foreign: false }
-        : await loadStream(store, stream, tenant_id, decider);
+        : await loadStream(store, stream, tenant_id, decider));
     if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
     if (options.expected !== undefined && loaded.revision !== options.expected) {
       throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");
     }
-    // A command built from the loaded state may read what it needs of read models first
-    // (facts the state does not hold), instead of the route reading the aggregate twice.
-    const cmd =
-      typeof command === "function"
-        ? await (command as (s: State) => Command | Promise<Command>)(loaded.state)
-        : command;
-    const events = decider.decide(cmd, loaded.state);
+    let events: Event[];
+    try {
+      // A command built from the loaded state may read what it needs of read models first
+      // (facts the state does not hold), instead of the route reading the aggregate twice.
+      const cmd =
+        typeof command === "function"
+          ? await (command as (s: State) => Command | Promise<Command>)(loaded.state)
+          : command;
+      events = decider.decide(cmd, loaded.state);
+    } catch (error) {
+      // Another process may have moved the stream since it was kept: judge again on it as read.
+      if (!cached) throw error;
+      options.cache?.delete(stream);
+      continue;
+    }
+    if (events.length === 0 && cached) {
+      options.cache?.delete(stream);
+      continue;
+    }
     if (events.length === 0)
-      return { state: loaded.state, events, revision: loaded.revision, position: null };
+      return {
+        state: loaded.state,
+        events,
+        revision: loaded.revision,
+        position: null,
+        stream: loaded.events,
+      };
     const write = {
       stream_name: stream,
       events: toNewEvents(metadata, events, options.eventIds),
@@ -149,9 +217,21 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
       const result: AppendResult = reserving
         ? (await commitReserving(context, reserving.uniqueness, [{ ...write, ...reserving }]))[0]
         : await store.appendToStream(stream, write.events, { expected_revision: write.expected_revision });
-      const state = events.reduce(decider.evolve, loaded.state);
-      return { state, events, revision: result.next_revision, position: result.position };
+      const appended = recordedAs(
+        write.events,
+        stream,
+        loaded.revision,
+        result.position,
+      ) as RecordedEvent<Event>[];
+      // Folded from the events as the log returns them (JSON), so a kept state equals a read one.
+      const state = appended.reduce(decider.evolve, loaded.state);
+      const after = [...loaded.events, ...appended];
+      options.cache?.set(stream, { tenant_id, revision: result.next_revision, state, events: after });
+      return { state, events, revision: result.next_revision, position: result.position, stream: after };
     } catch (error) {
+      options.cache?.delete(stream);
+      // A refusal at the append (nothing written: a key taken) on a kept state: judged again as read.
+      if (cached && error instanceof ApiError) continue;
       if (!(error instanceof WrongExpectedRevisionError) || error.stream_name !== stream) throw error;
       if (options.expected !== undefined) throw error;
       if (attempt >= ATTEMPTS) throw conflict("The resource was changed concurrently; retry");

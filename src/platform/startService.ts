@@ -7,6 +7,7 @@ import { createPostgresSql, type Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
 import { assertLogAdopted } from "./eventstore/postgres/adoptLog.ts";
 import { createPostgresEventStore } from "./eventstore/postgres/postgresEventStore.ts";
+import { readAll } from "./eventstore/postgres/readAll.ts";
 import { buildApp } from "./http/buildApp.ts";
 import { startJobs } from "./jobs.ts";
 import { migrate } from "./migrate.ts";
@@ -96,7 +97,14 @@ async function startOn(
   // waits for never queues behind 32 writers for a pooled connection (docs/performance.md).
   const projectorSql = roles.has("projector") ? (sql.dedicated?.(PROJECTOR_CONNECTIONS) ?? sql) : sql;
   const runtime = roles.has("projector")
-    ? runProjections({ sql: projectorSql, store, projections, log: logger })
+    ? runProjections({
+        sql: projectorSql,
+        store,
+        projections,
+        log: logger,
+        // Its live reads on its own pool too, where the log is in this database.
+        readAll: store.engine === "postgres" ? (o) => readAll(projectorSql, o) : undefined,
+      })
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();

@@ -121,9 +121,17 @@ export const ESTATE_STATUS_EVENT_TYPES = [
   ...Object.keys(STATUS_OF_EVENT),
 ];
 
+/**
+ * The estates projection's version, also in the text of its hot prepared statements: a new
+ * version's tables are then new statements, never a cached plan of the old columns
+ * (docs/performance.md, "Prepared statements").
+ */
+const ESTATES_VERSION = 2;
+const estatesStamp = `/* estates v${ESTATES_VERSION} */`;
+
 const estateRows = rowProjection<EstateEvent>({
   name: "estates",
-  version: 2,
+  version: ESTATES_VERSION,
   table: "estates",
   extraTables: ["estate_ownership_transfers", "estate_lease_status"],
   columns: estateColumns,
@@ -234,8 +242,9 @@ export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<voi
        ORDER BY (s.status = 'ACTIVE') DESC
        LIMIT 1
      ) l ON true
-     WHERE e.id = x.id AND x.id = ANY($1::uuid[])`,
+     WHERE e.id = x.id AND x.id = ANY($1::uuid[]) ${estatesStamp}`,
     [estateIds],
+    { prepare: true },
   );
 }
 
@@ -252,8 +261,10 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
   if (leaseEvents.length === 0) return [];
   const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
   const loaded = await tx.query<LeaseStatusRow>(
-    "SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status WHERE id = ANY($1::uuid[])",
+    `SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status
+     WHERE id = ANY($1::uuid[]) ${estatesStamp}`,
     [leaseIds],
+    { prepare: true },
   );
   // Keyed as PostgreSQL compares uuids (case-insensitively).
   const rows = new Map<string, LeaseStatusRow>(loaded.map((r) => [r.id.toLowerCase(), r]));
@@ -320,8 +331,9 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
        SELECT tenant_id, id, estate_id, lease_id, status, rent_amount
        FROM jsonb_populate_recordset(NULL::estate_lease_status, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET estate_id = excluded.estate_id, status = excluded.status,
-         rent_amount = excluded.rent_amount`,
+         rent_amount = excluded.rent_amount ${estatesStamp}`,
       [JSON.stringify(upserts)],
+      { prepare: true },
     );
   }
   return [...touched];

@@ -11,6 +11,7 @@ import {
   eventsOf,
   type Projection,
   type Row,
+  type RowProjection,
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
@@ -369,7 +370,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
   }
 }
 
-export const leasesProjection: Projection = rowProjection<LeaseEvent>({
+export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
   name: "leases",
   version: 1,
   table: "leases",
@@ -383,6 +384,10 @@ export const leasesProjection: Projection = rowProjection<LeaseEvent>({
 });
 
 /** Lease events that change what an estate's rental state is derived from. */
+
+/** The lessees' active-lease model's version, also in its prepared statements' text (see estates.ts). */
+const LINKS_VERSION = 2;
+const linksStamp = `/* lesseeLeaseLinks v${LINKS_VERSION} */`;
 
 /** Lease events the lessees' active-lease model reads. */
 export const LESSEE_LINK_EVENT_TYPES = [
@@ -410,8 +415,9 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
   );
   const loaded = await tx.query<LesseeLinkRow>(
     `SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended FROM lessee_active_leases
-     WHERE lease_id = ANY($1::uuid[]) OR id = ANY($2::uuid[])`,
+     WHERE lease_id = ANY($1::uuid[]) OR id = ANY($2::uuid[]) ${linksStamp}`,
     [leaseIds, associationIds],
+    { prepare: true },
   );
   // Ids compared as PostgreSQL compares uuids (case-insensitively).
   const key = (id: string) => id.toLowerCase();
@@ -487,8 +493,9 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
        SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended
        FROM jsonb_populate_recordset(NULL::lessee_active_leases, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET role = excluded.role, lease_status = excluded.lease_status,
-         ended = excluded.ended`,
+         ended = excluded.ended ${linksStamp}`,
       [JSON.stringify(upserts)],
+      { prepare: true },
     );
   }
 }
@@ -509,7 +516,7 @@ interface LesseeLinkRow {
  */
 export const lesseeLeaseLinksProjection: Projection = {
   name: "lesseeLeaseLinks",
-  version: 2,
+  version: LINKS_VERSION,
   tables: ["lessee_active_leases"],
   schema: `
 CREATE TABLE lessee_active_leases (

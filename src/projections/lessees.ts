@@ -3,6 +3,7 @@ import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
   type Row,
+  type RowProjection,
   rowProjection,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
@@ -17,7 +18,7 @@ export const LESSEE_COLUMNS = [
   "revision",
 ] as const;
 
-export const lesseesProjection: Projection = rowProjection<LesseeEvent>({
+export const lesseesProjection: RowProjection = rowProjection<LesseeEvent>({
   name: "lessees",
   version: 1,
   table: "lessees",
@@ -63,20 +64,25 @@ CREATE INDEX lessees_tenant_category ON lessees (tenant_id, category, created_at
 ${tenantPolicy("lessees")}`,
   handles: LESSEE_EVENT_TYPES.filter((t) => t !== "LesseeRegistrationAbandoned"),
   idOf: (event) => event.data.lessee_id,
-  evolve: (row, event) => evolveRow(row, event),
+  creates: ["LesseeRegistered"],
+  evolve: (row, event) => evolveLesseeRow(row, event),
 });
 
-function evolveRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Row | null {
-  const stamp = { updated_at: event.metadata.occurred_at, revision: Number(event.stream_revision) };
+/** One lessee's row after `event`; also folds a command's answer in memory (src/queries/lessees.ts). */
+export function evolveLesseeRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Row | null {
+  // Stamps written out, and the row's keys set here: rowProjection then keeps the row as it is,
+  // no copy per event (docs/performance.md, "Rebuild / catch-up").
+  const at = event.metadata.occurred_at;
+  const revision = Number(event.stream_revision);
   switch (event.type) {
     case "LesseeRegistered": {
-      const { lessee_id: _id, ...data } = event.data;
-      return { ...data, created_at: event.metadata.occurred_at, ...stamp };
+      const { lessee_id: id, ...data } = event.data;
+      return { tenant_id: event.metadata.tenant_id, id, ...data, created_at: at, updated_at: at, revision };
     }
     case "LesseeUpdated":
-      return row && { ...row, ...event.data.changes, ...stamp };
+      return row && { ...row, ...event.data.changes, updated_at: at, revision };
     case "LesseeEmailChanged":
-      return row && { ...row, email: event.data.email, ...stamp };
+      return row && { ...row, email: event.data.email, updated_at: at, revision };
     case "LesseeDeleted":
       return null;
     default:

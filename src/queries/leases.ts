@@ -36,7 +36,7 @@ import {
 } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { eventsOf, type Row } from "../platform/projections/projection.ts";
-import { evolveLeaseRow, LEASE_COLUMNS } from "../projections/leases.ts";
+import { evolveLeaseRow, LEASE_COLUMNS, leasesProjection } from "../projections/leases.ts";
 import { readEstate } from "./estates.ts";
 import { type Found, pick } from "./places.ts";
 
@@ -171,6 +171,16 @@ export async function readLease(sql: Sql, tenantId: string, id: string): Promise
     tx.query<Row>(`SELECT * FROM leases WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
   );
   return row ? { body: toLease(row), revision: Number(row.revision) } : null;
+}
+
+/**
+ * The lease as its read model holds it once the projector has applied `events` (the whole lease
+ * stream, in order): the projection's own fold, so a command answers
+ * without reading the row back (docs/performance.md, "Lease status changes").
+ */
+export function leaseFromEvents(id: string, events: readonly RecordedEvent[]): Found | null {
+  const row = leasesProjection.fold(events);
+  return row ? { body: toLease({ ...row, id }), revision: Number(row.revision) } : null;
 }
 
 /** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */

@@ -10,6 +10,7 @@ import {
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
+import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { iso, isoSql } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
@@ -17,6 +18,7 @@ import { readHistory } from "../platform/http/handleCommand.ts";
 import { contactFilter, pageQuery, readPage, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { lesseesProjection } from "../projections/lessees.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
 
@@ -53,6 +55,19 @@ export function toLesseeResponse(row: Row): LesseeBody {
   out.created_at = iso(row.created_at);
   out.updated_at = iso(row.updated_at);
   return out as LesseeBody;
+}
+
+/**
+ * The lessee as its read model holds it once the projector has applied `events` (its whole
+ * stream, in order): the projection's own fold, so a command answers without reading the row
+ * back (docs/performance.md, "Answers folded in memory"). Null when the stream ends deleted.
+ */
+export function lesseeFromEvents(
+  id: string,
+  events: readonly RecordedEvent[],
+): { body: LesseeBody; revision: number } | null {
+  const row = lesseesProjection.fold(events);
+  return row ? { body: toLesseeResponse({ ...row, id }), revision: Number(row.revision) } : null;
 }
 
 export async function readLessee(

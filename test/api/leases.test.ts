@@ -232,6 +232,30 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     });
   });
 
+  it("answers a status change, an update and a rent change with the lease a GET then reads (body and ETag)", async () => {
+    // The answer is folded from the stream, not read back (docs/performance.md, "Lease status changes").
+    const { lease } = await newLease({ custom_fields: { zeta: 1, a: { nested: [1, "x"] }, mid: null } });
+    const same = async (res: Awaited<ReturnType<typeof setStatus>>) => {
+      expect(res.statusCode, res.body).toBe(200);
+      const got = await t.request("GET", `/api/leases/${lease.id}`);
+      expect(res.json()).toEqual(got.json());
+      expect(res.headers.etag).toBe(got.headers.etag);
+    };
+    await same(
+      await t.request("PUT", `/api/leases/${lease.id}`, {
+        body: { payment_method: "CHEQUE", special_conditions: "Jardin", custom_fields: { b: 2.5, a: "é" } },
+      }),
+    );
+    await same(await setStatus(lease.id, "ACTIVE", { effective_date: "2025-02-01" }));
+    await same(
+      await t.request("PUT", `/api/leases/${lease.id}/rent`, {
+        body: { rent_amount: 812.35, charges_amount: 40, effective_date: "2025-03-01", reason: "AGREEMENT" },
+      }),
+    );
+    await same(await setStatus(lease.id, "NOTICE", { effective_date: "2025-06-01" }));
+    await same(await setStatus(lease.id, "ACTIVE"));
+  });
+
   it("fills notice_end_date by the law (docs/leases.md, Notice), in the read model and as_of", async () => {
     const { id, estate_id } = await newLease({ duration_months: 36 });
     expect((await setStatus(id, "ACTIVE", { effective_date: "2025-01-01" })).statusCode).toBe(200);

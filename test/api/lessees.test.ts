@@ -57,6 +57,40 @@ describe.each(databaseKinds)("lessees API on %s", (kind) => {
       [tenantId, randomUUID(), lesseeId, randomUUID(), status, ended],
     );
 
+  it("answers a create and an update with the lessee a GET then reads (body and ETag)", async () => {
+    // The answer is folded from the stream, not read back (docs/performance.md).
+    const same = async (res: Awaited<ReturnType<TestApp["request"]>>, status: number) => {
+      expect(res.statusCode, res.body).toBe(status);
+      const got = await t.request("GET", `/api/lessees/${res.json().id}`);
+      expect(res.json()).toEqual(got.json());
+      expect(res.headers.etag).toBe(got.headers.etag);
+      return res.json() as Record<string, any>;
+    };
+    const lessee = await same(
+      await t.request("POST", "/api/lessees", {
+        body: individual({
+          birth_date: "1967-11-07",
+          monthly_income: 3200.5,
+          other_income: 0,
+          iban: IBAN,
+          bic: "bnpafrpp",
+          identity_documents: { passport: { number: "12AB", expiry: "2031-04-30", issuing_country: "FR" } },
+          custom_fields: { zeta: 1, a: { nested: [1, "x", null] }, mid: null, é: 1e-7 },
+        }),
+      }),
+      201,
+    );
+    await same(
+      await t.request("PUT", `/api/lessees/${lessee.id}`, {
+        body: { mobile_phone: "+33612345678", monthly_income: null, custom_fields: { b: 2.5, a: "é" } },
+      }),
+      200,
+    );
+    await same(await t.request("PUT", `/api/lessees/${lessee.id}`, { body: { email: email("moved") } }), 200);
+    // No change: nothing appended, the answer still the lessee as read.
+    await same(await t.request("PUT", `/api/lessees/${lessee.id}`, { body: {} }), 200);
+  });
+
   describe("POST /api/lessees", () => {
     it("creates an individual: 201, Location, ETag, the full object", async () => {
       const body = individual({

@@ -19,15 +19,18 @@ describe.each(databaseKinds)("rebuild bulk load on %s", (kind) => {
     await db?.drop();
   });
 
-  const things = rowProjection<Noted>({
+  const thingsOptions = {
     name: "bulk_things",
     version: 1,
     table: "things",
     columns: ["tenant_id", "id", "t", "n", "j", "ts", "b", "d", "big"],
     schema: `CREATE TABLE things (tenant_id uuid NOT NULL, id uuid PRIMARY KEY, t text, n numeric,
       j jsonb, ts timestamptz, b boolean, d date, big bigint)`,
-    handles: ["ThingNoted"],
-    idOf: (e) => e.data.id,
+    handles: ["ThingNoted"] as const,
+    idOf: (e: RecordedEvent<Noted>) => e.data.id,
+  };
+  const things = rowProjection<Noted>({
+    ...thingsOptions,
     evolve: (row, e) => (e.data.row ? { ...row, ...e.data.row } : null),
   });
   const tenant = randomUUID();
@@ -77,6 +80,28 @@ describe.each(databaseKinds)("rebuild bulk load on %s", (kind) => {
     const bulk = await load(`bulk_${randomUUID().slice(0, 8)}`, batches, bulkLoad());
     expect(live).toHaveLength(4);
     expect(bulk).toEqual(live);
+  });
+
+  it("an evolve that throws while the COPY streams fails the batch and writes none of it", async () => {
+    const schema = `fail_${randomUUID().slice(0, 8)}`;
+    const failing = rowProjection<Noted>({
+      ...thingsOptions,
+      evolve: (row, e) => {
+        if (e.data.row?.t === "boom") throw new Error("evolve failed");
+        return e.data.row ? { ...row, ...e.data.row } : null;
+      },
+    });
+    await db.sql.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}, public; ${things.schema}`);
+    // Past the first 64 kB chunk, so PostgreSQL has taken part of the COPY when the fold throws.
+    const batch = Array.from({ length: 3000 }, (_, i) =>
+      noted(randomUUID(), { t: i === 2500 ? "boom" : "x".repeat(40) }),
+    );
+    const apply = db.sql.transaction(async (tx: Sql) => {
+      await tx.exec(`SET LOCAL search_path TO ${schema}, public`);
+      await failing.applyBatch(markBulkLoad(tx, bulkLoad()), batch);
+    });
+    await expect(apply).rejects.toThrow("evolve failed");
+    expect(await db.sql.query(`SELECT count(*)::int AS n FROM ${schema}.things`)).toEqual([{ n: 0 }]);
   });
 
   it("knows the ids it wrote, whatever their case, and says so of almost no other", () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import { createPostgresSql, notifier, type Sql } from "../../src/platform/db.ts";
 import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
 import { iso, isoSql } from "../../src/platform/formatDates.ts";
 import { rowProjection } from "../../src/platform/projections/projection.ts";
@@ -18,6 +18,42 @@ describe.each(databaseKinds)("db on %s", (kind) => {
   afterAll(async () => {
     await one?.close();
     await db?.drop();
+  });
+
+  it("a burst of notifier calls sends few NOTIFYs, one of them after the last call", async () => {
+    const channel = `pms_test_${randomUUID().slice(0, 8)}`;
+    const received: number[] = [];
+    const stop = await db.sql.listen(channel, () => received.push(performance.now()));
+    // The real database, with the start of each NOTIFY statement noted.
+    const sent: number[] = [];
+    const watched: Sql = {
+      ...db.sql,
+      query: (text, params, options) => {
+        if (text.includes("pg_notify")) sent.push(performance.now());
+        return db.sql.query(text, params, options);
+      },
+    };
+    try {
+      const notify = notifier(watched, channel, "x");
+      let lastCall = 0;
+      // Three bursts of 100 calls, 20 ms apart: coalesced into a handful of NOTIFYs, not 300.
+      for (let burst = 0; burst < 3; burst++) {
+        for (let i = 0; i < 100; i++) notify();
+        lastCall = performance.now();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const deadline = Date.now() + 10_000;
+      while (!received.some((t) => t > lastCall) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      // Every call is followed by a NOTIFY sent after it: the last call's too.
+      expect(sent.some((t) => t >= lastCall)).toBe(true);
+      expect(received.length).toBe(sent.length);
+      expect(sent.length).toBeLessThanOrEqual(6);
+    } finally {
+      await stop();
+    }
   });
 
   it("a query asked to be prepared is parsed once per connection and answers each time", async () => {

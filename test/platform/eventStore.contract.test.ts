@@ -774,6 +774,36 @@ for (const adapter of adapters) {
         });
       }
 
+      it("a transaction open in another database holds plain readers back, not those reading past it", async () => {
+        if (!fixture.url || store.engine !== "postgres") return;
+        // Another database of the same server: its transaction cannot write this log.
+        const elsewhere = new URL(fixture.url);
+        elsewhere.pathname = "/postgres";
+        const from = await head();
+        const tx = await openTransaction(elsewhere.toString());
+        const other = newEvent("Other");
+        try {
+          await tx.sql.query("SELECT pg_current_xact_id()");
+          await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+          expect(await store.readAll({ after: from })).toEqual([]);
+          expect(ids(await store.readAll({ after: from, past_other_databases: true }))).toEqual(ids([other]));
+          // One of this database still holds every reader.
+          const here = await openTransaction(fixture.url);
+          try {
+            await here.sql.query("SELECT pg_current_xact_id()");
+            const later = newEvent("Later");
+            await store.appendToStream(stream(), [later], { expected_revision: "no_stream" });
+            expect(ids(await store.readAll({ after: from, past_other_databases: true }))).toEqual(
+              ids([other]),
+            );
+          } finally {
+            await here.rollback();
+          }
+        } finally {
+          await tx.rollback();
+        }
+      });
+
       it("a rolled-back transaction releases readers without leaving a gap", async () => {
         if (!fixture.url) return;
         const from = await head();

@@ -21,6 +21,7 @@ import {
   removeCounter,
   silentLog,
 } from "../support/counterProjection.ts";
+import { openTransaction } from "../support/openTransaction.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "../support/testDatabase.ts";
 
 interface Db {
@@ -196,6 +197,73 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const skipped = await checkpointRow(db.sql, "c_skip");
       expect(comparePositions(skipped!.position, last)).toBe(0);
       expect(skipped!.last_error).toBeNull();
+    },
+    SLOW,
+  );
+
+  it(
+    "a transaction left open in another database of the server does not stall the projections",
+    async () => {
+      const db = await openDb(kind);
+      if (!db.url) return;
+      const projection = counterProjection({ name: "c_elsewhere" });
+      const runtime = start(db, [projection]);
+      await count(db.store, tenant, randomUUID(), [1]);
+      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+      const elsewhere = new URL(db.url);
+      elsewhere.pathname = "/postgres";
+      const tx = await openTransaction(elsewhere.toString());
+      try {
+        await tx.sql.query("SELECT pg_current_xact_id()");
+        const position = await count(db.store, tenant, randomUUID(), [2]);
+        expect(await runtime.waitFor(position, 10_000)).toBe(true);
+      } finally {
+        await tx.rollback();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    "an append landing while the idle loop checks for open transactions wakes it (no 1 s safety poll)",
+    async () => {
+      const db = await openDb(kind);
+      await count(db.store, tenant, randomUUID(), [1]);
+      // The runtime's sql: once armed, the "hidden by an open transaction" check appends an event
+      // after its own answer was taken and before the loop goes to sleep: the race the loop lost
+      // when its sleep did not look at the appends counted since its read.
+      let armed = false;
+      let appendedThere: Promise<Position> | null = null;
+      const racing: Sql = {
+        ...db.sql,
+        async query(text, params, options) {
+          const rows = await db.sql.query(text, params, options);
+          if (armed && text.includes("SELECT EXISTS (SELECT 1 FROM events")) {
+            armed = false;
+            appendedThere = count(db.store, tenant, randomUUID(), [1]);
+            await appendedThere;
+          }
+          return rows;
+        },
+      };
+      const projection = counterProjection({ name: "c_wake" });
+      // A safety poll far past the wait below: only the wake-up can apply the event in time.
+      const runtime = runProjections({
+        sql: racing,
+        store: db.store,
+        projections: [projection],
+        log: silentLog,
+        idlePollMs: 60_000,
+      });
+      cleanups.push(() => runtime.stop());
+      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+      armed = true;
+      // An append of its own wakes the loop (it may be in its 60 s sleep); once that is applied,
+      // the empty read and the check that races come next.
+      await count(db.store, tenant, randomUUID(), [1]);
+      await until(async () => appendedThere !== null, 10_000, "the racing append");
+      const position = await appendedThere!;
+      expect(await runtime.waitFor(position, 10_000)).toBe(true);
     },
     SLOW,
   );

@@ -8,6 +8,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
 import {
   amendmentBody,
@@ -15,6 +16,7 @@ import {
   associationBody,
   associationParams,
   leaseBody,
+  leaseFromEvents,
   leaseParams,
   readAmendment,
   readAssociation,
@@ -100,6 +102,19 @@ async function noticeFacts(
 }
 
 /**
+ * Lease streams as this process's commands left them, one cache per event store: a status change
+ * decides without reading the stream (src/platform/streamCache.ts, docs/performance.md).
+ */
+const leaseStreamCaches = new WeakMap<object, StreamCache>();
+function leaseStreamsOf(store: object): StreamCache {
+  const kept = leaseStreamCaches.get(store);
+  if (kept) return kept;
+  const cache = streamCache();
+  leaseStreamCaches.set(store, cache);
+  return cache;
+}
+
+/**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation
  * when the events activate or end the lease (./occupancy.ts, on src/platform/reserveUnique.ts).
  * With `If-Match` a stale revision is a 412; without, a concurrent write is retried on fresh
@@ -110,18 +125,25 @@ export async function handleLease(
   leaseId: string,
   command: (state: LeaseState) => LeaseCommand | Promise<LeaseCommand>,
 ) {
-  const { position, revision, events } = await handleCommand(
+  const { position, revision, events, stream } = await handleCommand(
     request,
     leaseStream(leaseId),
     leaseDecider,
     command,
-    { notFound: () => notFound("Lease", leaseId), reserving: estateOccupancyOf(leaseId) },
+    {
+      notFound: () => notFound("Lease", leaseId),
+      reserving: estateOccupancyOf(leaseId),
+      cache: leaseStreamsOf(request.server.platform.store),
+    },
   );
   if (revision !== null && passesSnapshot(Number(revision), events.length))
     await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
       request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
     );
-  return { position, revision };
+  // The answer is the lease row folded from the stream the command saw and wrote, which the
+  // read model holds once the wait for the projection is over: no read of it (docs/performance.md).
+  const answer = async () => leaseFromEvents(leaseId, stream);
+  return { position, revision, answer };
 }
 
 /** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
@@ -149,14 +171,21 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         estateExists(sql, tenantId, input.estate_id),
         lesseeFact(sql, tenantId, input.primary_lessee_id),
       ]);
-      const result = await handleCommand(request, leaseStream(id), leaseDecider, {
-        type: "CreateLease",
-        lease_id: id,
-        association_id: randomUUID(),
-        input,
-        estate_exists: estate === true,
-        primary,
-      });
+      const result = await handleCommand(
+        request,
+        leaseStream(id),
+        leaseDecider,
+        {
+          type: "CreateLease",
+          lease_id: id,
+          association_id: randomUUID(),
+          input,
+          estate_exists: estate === true,
+          primary,
+        },
+        // A new id: nothing to read; the lease is kept for the commands that follow.
+        { fresh: true, cache: leaseStreamsOf(request.server.platform.store) },
+      );
       return replyWithResource(request, reply, 201, {
         id,
         position: result.position,
@@ -190,7 +219,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: answerLease(request, lease_id),
+        read: result.answer,
       });
     },
   );
@@ -234,7 +263,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: answerLease(request, lease_id),
+        read: result.answer,
       });
     },
   );
@@ -265,7 +294,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: lease_id,
         ...result,
-        read: answerLease(request, lease_id),
+        read: result.answer,
       });
     },
   );

@@ -67,6 +67,12 @@ export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. */
   after?: Position;
   max_count?: number;
+  /**
+   * PostgreSQL: read past transactions of other databases on the same server that are still
+   * open (they cannot write this log), at the cost of a look at pg_stat_activity. For a reader
+   * held back by one (src/platform/eventstore/postgres/readAll.ts); other engines ignore it.
+   */
+  past_other_databases?: boolean;
 }
 
 export interface Subscription {

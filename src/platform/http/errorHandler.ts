@@ -21,6 +21,7 @@ export const errorHandler = fp(async (app: FastifyInstance) => {
     }
     if (error.status >= 500) request.log.error({ err: raw }, "request failed");
     if (error.code === "TooManyRequests") reply.header("retry-after", reply.getHeader("retry-after") ?? "60");
+    if (error.code === "ServiceUnavailable") reply.header("retry-after", "1");
     return reply.status(error.status).send(error.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
@@ -63,6 +64,8 @@ function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
   }
   if (error instanceof SyntaxError)
     return validationError("Malformed JSON body", [{ field: "body", message: error.message }]);
+  if (isDatabaseUnavailable(error))
+    return new ApiError("ServiceUnavailable", "The database is busy or unreachable; retry shortly");
   if (error.statusCode === 429)
     return new ApiError("TooManyRequests", "Rate limit exceeded for this API key");
   if (error.statusCode === 413) return new ApiError("PayloadTooLarge", "Request body is too large");
@@ -110,4 +113,22 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * The database cannot take the request now (docs/decisions.md, "503 when the database is
+ * unavailable"): out of connections or resources (SQLSTATE class 53), shutting down or starting
+ * (57P01–57P03), a lost connection (class 08), a pool wait that timed out, or a refused or reset
+ * socket. Nothing was written that the client must know of: a command that failed so appended
+ * nothing, or its append is already durable and a retry with the same Idempotency-Key replays it.
+ */
+function isDatabaseUnavailable(error: { code?: unknown; message?: string }): boolean {
+  const code = typeof error.code === "string" ? error.code : "";
+  if (/^(53|08)[0-9A-Z]{3}$/.test(code) || code === "57P01" || code === "57P02" || code === "57P03")
+    return true;
+  if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE")
+    return true;
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(
+    error.message ?? "",
+  );
 }

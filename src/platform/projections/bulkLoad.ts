@@ -108,7 +108,10 @@ async function readColumnKinds(
 
 const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 const SPECIAL = /[\\\n\r\t]/g;
-const escapeCopy = (text: string) => text.replace(SPECIAL, (c) => COPY_ESCAPES[c]);
+const HAS_SPECIAL = /[\\\n\r\t]/;
+// Most fields need no escape: a test is cheaper than a replace that finds nothing.
+const escapeCopy = (text: string) =>
+  HAS_SPECIAL.test(text) ? text.replace(SPECIAL, (c) => COPY_ESCAPES[c]) : text;
 const NULL_FIELD = "\\N";
 
 /**
@@ -142,27 +145,37 @@ const CHUNK_CHARS = 65_536;
  * encode goes to `skipped`, for the upsert.
  */
 export function* copyChunks(
-  rows: readonly Record<string, unknown>[],
+  rows: Iterable<Record<string, unknown>>,
   columns: readonly string[],
   json: readonly boolean[],
   skipped: Record<string, unknown>[],
 ): Generator<string> {
-  let chunk = "";
+  // Lines joined once per chunk, fields once per line: flat strings, not a concatenation per
+  // field for the connection to flatten (docs/performance.md, "Rebuild / catch-up").
+  const fields = new Array<string>(columns.length);
+  let lines: string[] = [];
+  let size = 0;
   next: for (const row of rows) {
-    let line = "";
     for (let i = 0; i < columns.length; i++) {
       const field = copyField(row[columns[i]], json[i]);
       if (field === undefined) {
         skipped.push(row);
         continue next;
       }
-      line += i === 0 ? field : `\t${field}`;
+      fields[i] = field;
     }
-    chunk += `${line}\n`;
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = "";
+    const line = fields.join("\t");
+    lines.push(line);
+    size += line.length + 1;
+    if (size >= CHUNK_CHARS) {
+      lines.push("");
+      yield lines.join("\n");
+      lines = [];
+      size = 0;
     }
   }
-  if (chunk) yield chunk;
+  if (lines.length > 0) {
+    lines.push("");
+    yield lines.join("\n");
+  }
 }

@@ -31,6 +31,15 @@ CREATE POLICY ${table}_tenant ON ${table} TO pms_reader
 
 export type Row = Record<string, unknown>;
 
+/** A row touched by a batch: its keys and the first and last of its events there. */
+interface Key {
+  tenant_id: string;
+  id: string;
+  created: boolean;
+  first: number;
+  last: number;
+}
+
 /** The events of a batch that are of the given types, typed as their union (no casts in areas). */
 export function eventsOf<E extends DomainEvent>(
   events: readonly RecordedEvent[],
@@ -45,6 +54,12 @@ export function eventsOf<E extends DomainEvent>(
  * touched rows in one query, folds the events in memory, and writes them back in one upsert
  * and one delete, so catch-up costs a few statements per batch rather than per event.
  */
+/** A row projection also folds one row in memory, as its batches do (a command's answer). */
+export interface RowProjection extends Projection {
+  /** The row after `events` (one row's events, in log order): what the table holds after them. */
+  fold(events: readonly RecordedEvent[]): Row | null;
+}
+
 export function rowProjection<E extends DomainEvent>(options: {
   name: string;
   version: number;
@@ -58,10 +73,16 @@ export function rowProjection<E extends DomainEvent>(options: {
   idOf: (event: RecordedEvent<E>) => string | null;
   /** null deletes the row. */
   evolve: (row: Row | null, event: RecordedEvent<E>) => Row | null;
+  /**
+   * Event types whose `evolve` ignores the row it is given (they start the row, e.g. a
+   * registration): a live batch does not read the rows of ids whose first event it holds is one
+   * of them (docs/performance.md).
+   */
+  creates?: readonly E["type"][];
   /** Other tables to write in the same transaction (e.g. derived tables), after the rows. */
   after?: (tx: Sql, events: RecordedEvent[]) => Promise<void>;
   extraTables?: string[];
-}): Projection {
+}): RowProjection {
   const { table, columns } = options;
   const updates = columns
     .filter((c) => c !== "tenant_id" && c !== "id")
@@ -70,32 +91,23 @@ export function rowProjection<E extends DomainEvent>(options: {
   // Prepared statements (docs/performance.md): the version in the text makes a new version's
   // tables a new statement, so a cached plan never meets columns of another type after a swap.
   const stamp = `/* ${options.name} v${options.version} */`;
-  /** Upserts the rows; in a rebuild, those whose id no row has yet go in by COPY (bulkLoad.ts). */
-  const write = async (tx: Sql, upserts: Row[], existing: Row[]) => {
-    const load = bulkLoadOf(tx);
-    const json = load && tx.copyFrom ? await load.columnKinds(tx, table, columns) : null;
-    let rest = upserts;
-    if (json) {
-      const found = new Set(existing.map((r) => String(r.id).toLowerCase()));
-      rest = upserts.filter((r) => found.has(String(r.id).toLowerCase()));
-      const fresh = upserts.filter((r) => !found.has(String(r.id).toLowerCase()));
-      if (fresh.length > 0) {
-        await tx.copyFrom!(
-          `COPY ${table} (${columns.join(", ")}) FROM STDIN`,
-          copyChunks(fresh, columns, json, rest),
-        );
-      }
-    }
-    if (rest.length === 0) return;
+  const creates = new Set<string>(options.creates ?? []);
+  const upsert = async (tx: Sql, rows: Row[]) => {
+    if (rows.length === 0) return;
     await tx.query(
       `INSERT INTO ${table} (${columns.join(", ")})
        SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
-      [JSON.stringify(rest)],
+      [JSON.stringify(rows)],
       { prepare: true },
     );
   };
   return {
+    fold(events) {
+      let row: Row | null = null;
+      for (const e of eventsOf<E>(events, options.handles)) row = options.evolve(row, e);
+      return row;
+    },
     name: options.name,
     version: options.version,
     tables: [table, ...(options.extraTables ?? [])],
@@ -104,15 +116,37 @@ export function rowProjection<E extends DomainEvent>(options: {
     async applyBatch(tx, events) {
       const mine = eventsOf<E>(events, options.handles);
       if (mine.length > 0) {
-        const keys = new Map<string, { tenant_id: string; id: string }>();
-        for (const e of mine) {
-          const id = options.idOf(e);
-          if (id) keys.set(`${e.metadata.tenant_id}/${id}`, { tenant_id: e.metadata.tenant_id, id });
-        }
-        // In a rebuild, ids it has never written are not read: no row can have them yet.
         const load = bulkLoadOf(tx);
+        // Each row's key, its first event, and per event the next one of the same row (-1: none).
+        const keys = new Map<string, Key>();
+        const later = new Int32Array(mine.length).fill(-1);
+        for (let i = 0; i < mine.length; i++) {
+          const e = mine[i];
+          const id = options.idOf(e);
+          if (!id) continue;
+          const k = `${e.metadata.tenant_id}/${id}`;
+          const key = keys.get(k);
+          if (key) {
+            later[key.last] = i;
+            key.last = i;
+          } else {
+            keys.set(k, {
+              tenant_id: e.metadata.tenant_id,
+              id,
+              created: creates.has(e.type),
+              first: i,
+              last: i,
+            });
+          }
+        }
+        // In a rebuild, ids it has never written are not read: no row can have them yet. Live, ids
+        // the batch starts afresh are not read: their evolve ignores the row. (Not in a rebuild,
+        // whose COPY needs to know every row that exists.)
         const written = load?.written(table);
-        const ids = [...keys.values()].map((k) => k.id).filter((id) => !written || written.mayHave(id));
+        const ids = [...keys.values()]
+          .filter((k) => load || !k.created)
+          .map((k) => k.id)
+          .filter((id) => !written || written.mayHave(id));
         const existing =
           ids.length === 0
             ? []
@@ -123,23 +157,58 @@ export function rowProjection<E extends DomainEvent>(options: {
               );
         const rows = new Map<string, Row | null>();
         for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
-        for (const e of mine) {
-          const id = options.idOf(e);
-          if (!id) continue;
-          const key = `${e.metadata.tenant_id}/${id}`;
-          const next = options.evolve(rows.get(key) ?? null, e);
-          rows.set(key, next ? { ...next, tenant_id: e.metadata.tenant_id, id } : null);
+        /** The row of `key` after its events of the batch, from `row`. */
+        const fold = (key: Key, row: Row | null) => {
+          for (let i = key.first; i !== -1; i = later[i]) {
+            const next = options.evolve(row, mine[i]);
+            // A row that already carries its keys is kept as evolve made it: a copy per event was
+            // a good part of a rebuild's garbage (docs/performance.md, "Rebuild / catch-up").
+            row =
+              next && (next.tenant_id !== key.tenant_id || next.id !== key.id)
+                ? { ...next, tenant_id: key.tenant_id, id: key.id }
+                : next;
+          }
+          return row;
+        };
+        // In a rebuild, ids no row has yet go in by COPY (bulkLoad.ts), folded while the COPY
+        // streams: PostgreSQL parses a chunk while node folds the next (docs/performance.md).
+        const json = load && tx.copyFrom ? await load.columnKinds(tx, table, columns) : null;
+        const found =
+          json && existing.length > 0 ? new Set(existing.map((r) => String(r.id).toLowerCase())) : null;
+        const fresh: Key[] = [];
+        for (const [k, key] of keys) {
+          if (json && !found?.has(key.id.toLowerCase())) fresh.push(key);
+          else rows.set(k, fold(key, rows.get(k) ?? null));
         }
-        const upserts = [...rows.values()].filter((r): r is Row => r !== null);
-        const deletes = [...rows.entries()].filter(([, r]) => r === null).map(([k]) => k.split("/"));
-        await write(tx, upserts, existing);
+        const upserts: Row[] = [];
+        const deletes: string[] = [];
+        for (const [k, r] of rows) {
+          if (r) upserts.push(r);
+          else deletes.push(k.slice(k.indexOf("/") + 1));
+        }
         for (const r of upserts) written?.add(String(r.id));
-        if (deletes.length > 0) {
-          await tx.query(
-            `DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`,
-            [deletes.map(([, id]) => id)],
-            { prepare: true },
+        if (json && fresh.length > 0) {
+          function* folded() {
+            for (const key of fresh) {
+              const row = fold(key, null);
+              if (!row) deletes.push(key.id);
+              else {
+                written?.add(key.id);
+                yield row;
+              }
+            }
+          }
+          // Rows COPY text cannot carry go to the upsert, with the rows that exist.
+          await tx.copyFrom!(
+            `COPY ${table} (${columns.join(", ")}) FROM STDIN`,
+            copyChunks(folded(), columns, json, upserts),
           );
+        }
+        await upsert(tx, upserts);
+        if (deletes.length > 0) {
+          await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`, [deletes], {
+            prepare: true,
+          });
         }
       }
       if (options.after) await options.after(tx, events);

@@ -54,13 +54,14 @@ export async function rebuildProjection(
     // Catch up outside any lock, until a short batch says we are near the head. Waiting for an
     // empty read instead would chase a steady stream of appends forever (one event per read).
     let logged = 0;
-    let next = store.readAll({ after: position, max_count: BATCH });
+    const read = await catchUpReader(sql, store);
+    let next = read({ after: position, max_count: BATCH });
     for (;;) {
       const events = await next;
       const full = events.length === BATCH;
       // Read ahead: the next batch comes over another connection while this one is applied.
       if (full) {
-        next = store.readAll({ after: events[events.length - 1].position, max_count: BATCH });
+        next = read({ after: events[events.length - 1].position, max_count: BATCH });
         // Handled here so a failing apply does not leave it an unhandled rejection; awaited above.
         next.catch(() => {});
       }
@@ -71,11 +72,17 @@ export async function rebuildProjection(
         log(`rebuild ${projection.name}: ${count} events`);
       }
     }
-    if (indexes.length > 0) {
-      await sql.transaction(async (tx) => {
-        await tx.exec(`${inShadow}; SET LOCAL maintenance_work_mem = '128MB'; ${indexes.join("\n")}`);
-      });
-    }
+    // Each plain index on a connection of its own, side by side: PostgreSQL builds one index
+    // on one core, and node has nothing left to do (docs/performance.md). All settle before a
+    // failure is thrown, so the schema is not dropped under a build still running.
+    const built = await Promise.allSettled(
+      indexes.map((index) =>
+        sql.transaction(async (tx) => {
+          await tx.exec(`${inShadow}; SET LOCAL maintenance_work_mem = '128MB'; ${index}`);
+        }),
+      ),
+    );
+    for (const b of built) if (b.status === "rejected") throw b.reason;
     // Swap: hold the checkpoint row so the live projector waits, finish the tail, move tables.
     const tailDeadline = Date.now() + TAIL_WAIT_MS;
     await sql.transaction(async (tx) => {
@@ -116,11 +123,23 @@ export async function rebuildProjection(
   }
 }
 
+/**
+ * The catch-up read: on PostgreSQL (log in the same database, as for the tail below) the lean
+ * read of readAll.ts, fewer objects per event for a CPU-bound rebuild (docs/performance.md).
+ */
+async function catchUpReader(sql: Sql, store: EventStore): Promise<EventStore["readAll"]> {
+  if (store.engine === "eventstoredb") return (options) => store.readAll(options);
+  const { readAllLean } = await import("../eventstore/postgres/readAll.ts");
+  return (options) => readAllLean(sql, options);
+}
+
 /** The tail is read inside the swap transaction when the log lives in the same database. */
 async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<RecordedEvent[]> {
   if (store.engine === "eventstoredb") return store.readAll({ after, max_count: BATCH });
   const { readAll } = await import("../eventstore/postgres/readAll.ts");
-  return readAll(tx, { after, max_count: BATCH });
+  // Past other databases' open transactions (readAll.ts): the swap then includes all this
+  // database's committed events, as the live projector, which reads past them too, would.
+  return readAll(tx, { after, max_count: BATCH, past_other_databases: true });
 }
 
 async function committedAfter(tx: Sql, store: EventStore, after: Position): Promise<boolean> {

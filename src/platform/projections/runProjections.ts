@@ -73,8 +73,17 @@ export function runProjections(options: {
   log: Logger;
   /** Called after each live batch with its timings (benchmarks). */
   onBatch?: (timing: BatchTiming) => void;
+  /**
+   * Reads the log for live batches; by default the store. The service passes a read over the
+   * projector's own pool, so the read does not queue behind request traffic for a connection of
+   * the store's pool (docs/performance.md, "Read-your-writes").
+   */
+  readAll?: EventStore["readAll"];
+  /** The safety poll when idle (a missed wake-up costs at most this); tests lengthen it. */
+  idlePollMs?: number;
 }): ProjectionRuntime {
   const { sql, store, projections, log, onBatch } = options;
+  const readLog = options.readAll ?? ((o: Parameters<EventStore["readAll"]>[0]) => store.readAll(o));
   // Stamps of the current batch, filled as it goes when onBatch is given.
   let stamps = { woken: 0, acquired: null as number | null, applied: null as number | null };
   let stopped = false;
@@ -97,10 +106,15 @@ export function runProjections(options: {
   const sliceFor = (runner: Runner, events: RecordedEvent[]) =>
     events.filter((e) => comparePositions(e.position, runner.position) > 0);
 
-  const sleep = (ms: number) =>
+  /**
+   * Sleeps up to `ms`, woken by an append. `seen`: the append count when the loop last read the
+   * log; an append since then (e.g. while the skips were persisted or the open-transaction check
+   * ran) means there may be events to read, so no sleep at all (docs/performance.md).
+   */
+  const sleep = (ms: number, seen?: number) =>
     new Promise<void>((resolve) => {
       // stop() wakes the sleepers it finds; a loop going to sleep after that must not wait.
-      if (stopped) return resolve();
+      if (stopped || (seen !== undefined && appends !== seen)) return resolve();
       const done = () => {
         clearTimeout(timer);
         wakers.delete(done);
@@ -224,12 +238,14 @@ export function runProjections(options: {
       .map((runner) => ({ runner, slice: sliceFor(runner, events) }))
       .filter((m) => m.slice.length > 0);
     for (;;) {
+      // Projections with nothing of theirs in the batch stay out of its transaction (no lock, no
+      // checkpoint write): their skip is recorded later by persistSkipped, as when no one is busy.
       const busy = members.filter((m) => m.slice.some((e) => m.runner.handled.has(e.type)));
-      if (busy.length === 0) {
-        // Nothing to write: skips are recorded later by persistSkipped.
-        for (const m of members) m.runner.position = m.slice[m.slice.length - 1].position;
-        return;
+      for (const m of members) {
+        if (!busy.includes(m)) m.runner.position = m.slice[m.slice.length - 1].position;
       }
+      members = busy;
+      if (busy.length === 0) return;
       const applying: { runner: Runner | null } = { runner: null };
       try {
         const outcome = await sql.transaction((tx) => {
@@ -336,6 +352,7 @@ export function runProjections(options: {
 
   async function loop(): Promise<void> {
     let lastClaim = 0;
+    let readPastUntil = 0;
     let lastPersist = 0;
     while (!stopped) {
       try {
@@ -356,14 +373,27 @@ export function runProjections(options: {
         );
         const seen = appends;
         const readStart = performance.now();
-        const events = await store.readAll({ after: from, max_count: BATCH });
-        const readEnd = performance.now();
+        // While another database's transaction holds the plain read back, read past it directly
+        // for a while, not a plain read, a check and a second read per batch.
+        const past = Date.now() < readPastUntil;
+        let events = await readLog({ after: from, max_count: BATCH, past_other_databases: past });
+        let readEnd = performance.now();
         if (events.length === 0) {
           if (appends !== seen) continue;
           await persistSkipped();
-          if (await blockedBehindOpenTransaction(from)) await sleep(2);
-          else await sleep(runners.size < projections.length ? 2000 : 1000);
-          continue;
+          if (!(await blockedBehindOpenTransaction(from))) {
+            await sleep(runners.size < projections.length ? 2000 : (options.idlePollMs ?? 1000), seen);
+            continue;
+          }
+          // Held back by an open transaction: perhaps one of another database, which cannot
+          // write this log; read past those (readAll.ts), else poll until it ends.
+          events = past ? [] : await readLog({ after: from, max_count: BATCH, past_other_databases: true });
+          readEnd = performance.now();
+          if (events.length === 0) {
+            await sleep(2, seen);
+            continue;
+          }
+          readPastUntil = Date.now() + 1000;
         }
         // Healthy projections share one transaction per batch; a failing one retries alone.
         await applyToGroup(
