@@ -106,7 +106,7 @@ export function platformRegistry(platform: Platform): Registry {
     labelNames: ["projection"] as const,
     registers: [own],
     async collect() {
-      const head = await platform.store.headPosition();
+      const head = await platform.store.headPosition({ past_other_databases: true });
       for (const name of await projectionNames(platform)) {
         const lag = await platform.projections.lagOf(name, head);
         if (lag !== null) this.set({ projection: name }, lag);

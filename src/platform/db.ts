@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
+// @ts-expect-error pg ships no types for its utils; prepareValue is how it sends parameters.
+import { prepareValue } from "pg/lib/utils.js";
 import { from as copyFromStdin } from "pg-copy-streams";
 
 /**
@@ -24,7 +26,7 @@ export interface Sql {
    */
   copyFrom?(statement: string, chunks: Iterable<string>): Promise<void>;
   /** Runs fn in one transaction; nested calls join the outer one. */
-  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Reads as the restricted `pms_reader` role, row-level security bound to the tenant. */
   asTenant<T>(tenantId: string, fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** LISTEN on a channel, on a connection of its own. */
@@ -39,8 +41,33 @@ export interface Sql {
   close(): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Statements held and sent together (docs/performance.md, "Projector round trips"): BEGIN goes
+   * with the first statement, `deferred` writes with the next statement or with COMMIT, each group
+   * as one simple-protocol script with its parameters inlined as literals. A batch of the
+   * projector costs a few round trips instead of one per statement. An error in a group that held
+   * deferred writes is a `HeldStatementsError`: it cannot say which statement failed.
+   */
+  batched?: boolean;
+}
+
+/** A group of held statements failed (`TransactionOptions.batched`); `cause` is PostgreSQL's error. */
+export class HeldStatementsError extends Error {
+  constructor(cause: unknown) {
+    super(`held statements failed: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = "HeldStatementsError";
+  }
+}
+
 export interface QueryOptions {
   prepare?: boolean;
+  /**
+   * A write whose answer the caller does not read: in a `batched` transaction it is held and sent
+   * with the next statement or with COMMIT; elsewhere it runs at once. Its text must hold `$n`
+   * only as parameters (they are inlined).
+   */
+  deferred?: boolean;
   /** Rows as arrays of values in select order: no object per row (the rebuild's log read). */
   arrays?: boolean;
 }
@@ -108,6 +135,20 @@ async function queryOn(
 }
 const staleIn = new WeakMap<pg.PoolClient, string[]>();
 
+/**
+ * A statement with its parameters as literals, as pg would send them (text format), for a
+ * simple-protocol script (`TransactionOptions.batched`).
+ */
+export function inlined(text: string, params: unknown[] = []): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = params[Number(n) - 1];
+    if (value === null || value === undefined) return "NULL";
+    const prepared = prepareValue(value);
+    if (Buffer.isBuffer(prepared)) throw new Error("bytea parameters cannot be inlined");
+    return pg.escapeLiteral(String(prepared));
+  });
+}
+
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
 const NUMERIC = 1700;
 const INT8 = 20;
@@ -126,12 +167,36 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   readerPool.on("error", () => {});
   const tenantOf = new WeakMap<pg.PoolClient, string>();
 
-  const overClient = (client: pg.PoolClient): Sql => {
+  /** `held`: the statements a batched transaction holds (else null: every statement at once). */
+  const overClient = (client: pg.PoolClient, held: string[] | null = null): Sql => {
+    /** Sends the held statements, then `last` (already inlined), as one script. */
+    const sendHeld = async (last: string | null) => {
+      const deferredWrites = held!.some((s) => s !== "BEGIN");
+      const script = [...held!.splice(0), ...(last === null ? [] : [last])].join(";\n");
+      try {
+        return lastRows(await client.query(script));
+      } catch (error) {
+        throw deferredWrites ? new HeldStatementsError(error) : error;
+      }
+    };
     const sql: Sql = {
-      query: (text, params, options) => queryOn(client, text, params, options),
-      exec: async (text) => lastRows(await client.query(text)),
-      copyFrom: (statement, chunks) =>
-        pipeline(Readable.from(chunks), client.query(copyFromStdin(statement))),
+      query: async (text, params, options) => {
+        if (held && options?.deferred) {
+          held.push(inlined(text, params));
+          return [];
+        }
+        if (held && held.length > 0) {
+          // The statement goes with the held ones; rows as arrays need pg's own query.
+          if (!options?.arrays) return sendHeld(inlined(text, params));
+          await sendHeld(null);
+        }
+        return queryOn(client, text, params, options);
+      },
+      exec: async (text) => (held && held.length > 0 ? sendHeld(text) : lastRows(await client.query(text))),
+      copyFrom: async (statement, chunks) => {
+        if (held && held.length > 0) await sendHeld(null);
+        await pipeline(Readable.from(chunks), client.query(copyFromStdin(statement)));
+      },
       transaction: (fn) => fn(sql),
       asTenant: (_tenant, fn) => fn(sql),
       listen: () => Promise.reject(new Error("listen inside a transaction")),
@@ -195,12 +260,21 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       reader: { total: readerPool.totalCount, idle: readerPool.idleCount, waiting: readerPool.waitingCount },
     }),
     exec: async (text) => lastRows(await pool.query(text)),
-    async transaction(fn) {
+    async transaction(fn, options) {
       const client = await pool.connect();
+      const held = options?.batched ? ["BEGIN"] : null;
       try {
-        await client.query("BEGIN");
-        const result = await fn(overClient(client));
-        await client.query("COMMIT");
+        if (!held) await client.query("BEGIN");
+        const result = await fn(overClient(client, held));
+        if (!held) await client.query("COMMIT");
+        else {
+          const deferredWrites = held.some((s) => s !== "BEGIN");
+          try {
+            await client.query([...held.splice(0), "COMMIT"].join(";\n"));
+          } catch (error) {
+            throw deferredWrites ? new HeldStatementsError(error) : error;
+          }
+        }
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});

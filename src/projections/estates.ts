@@ -210,11 +210,14 @@ async function afterEstates(tx: Sql, batch: RecordedEvent[]): Promise<void> {
        SELECT * FROM jsonb_populate_recordset(NULL::estate_ownership_transfers, $1::jsonb)
        ON CONFLICT (id) DO NOTHING`,
       [JSON.stringify(transfers)],
+      { deferred: true },
     );
   }
   const deleted = events.flatMap((e) => (e.type === "EstateDeleted" ? e.data.estate_id : []));
   if (deleted.length > 0) {
-    await tx.query("DELETE FROM estate_ownership_transfers WHERE estate_id = ANY($1::uuid[])", [deleted]);
+    await tx.query("DELETE FROM estate_ownership_transfers WHERE estate_id = ANY($1::uuid[])", [deleted], {
+      deferred: true,
+    });
   }
   const touched = events.flatMap((e) =>
     e.type === "EstateCreated" || e.type === "EstateUpdated" ? e.data.estate_id : [],
@@ -228,8 +231,20 @@ async function afterEstates(tx: Sql, batch: RecordedEvent[]): Promise<void> {
  * (docs/architecture.md §6 Estates). Whoever writes estate_lease_status calls it for the estates touched.
  */
 export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<void> {
+  await tx.query(rentalStateSql("x.id = ANY($1::uuid[])"), [estateIds], { prepare: true, deferred: true });
+}
+
+/** `syncRentalState` for the estates of the given leases' rows in estate_lease_status. */
+async function syncRentalStateOfLeases(tx: Sql, leaseIds: string[]): Promise<void> {
   await tx.query(
-    `UPDATE estates e
+    rentalStateSql("x.id IN (SELECT s.estate_id FROM estate_lease_status s WHERE s.id = ANY($1::uuid[]))"),
+    [leaseIds],
+    { prepare: true, deferred: true },
+  );
+}
+
+const rentalStateSql = (estates: string) =>
+  `UPDATE estates e
      SET rental_status = CASE l.status WHEN 'ACTIVE' THEN 'RENTED' WHEN 'NOTICE' THEN 'NOTICE'
                                        WHEN 'FINALISATION' THEN 'NOTICE' ELSE 'VACANT' END,
          rent_amount = CASE WHEN l.status IS NULL THEN e.reference_rent_amount
@@ -242,11 +257,7 @@ export async function syncRentalState(tx: Sql, estateIds: string[]): Promise<voi
        ORDER BY (s.status = 'ACTIVE') DESC
        LIMIT 1
      ) l ON true
-     WHERE e.id = x.id AND x.id = ANY($1::uuid[]) ${estatesStamp}`,
-    [estateIds],
-    { prepare: true },
-  );
-}
+     WHERE e.id = x.id AND ${estates} ${estatesStamp}`;
 
 /**
  * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
@@ -259,6 +270,20 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
     (e) => e.type in STATUS_OF_EVENT || ESTATE_STATUS_EVENT_TYPES.includes(e.type),
   );
   if (leaseEvents.length === 0) return [];
+  // Only status changes (most live batches): set in SQL without reading the rows, and the estates
+  // of those rows recomputed (a status change moves no lease to another estate).
+  if (leaseEvents.every((e) => e.type in STATUS_OF_EVENT)) {
+    const last = new Map<string, string>();
+    for (const e of leaseEvents) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
+    await tx.query(
+      `UPDATE estate_lease_status s SET status = v.status
+       FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE s.id = v.id ${estatesStamp}`,
+      [[...last.keys()], [...last.values()]],
+      { prepare: true, deferred: true },
+    );
+    await syncRentalStateOfLeases(tx, [...last.keys()]);
+    return [];
+  }
   const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
   const loaded = await tx.query<LeaseStatusRow>(
     `SELECT tenant_id, id, estate_id, lease_id, status, rent_amount FROM estate_lease_status
@@ -323,7 +348,8 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
     }
   }
   const gone = loaded.filter((r) => !rows.has(r.id.toLowerCase())).map((r) => r.id);
-  if (gone.length > 0) await tx.query("DELETE FROM estate_lease_status WHERE id = ANY($1::uuid[])", [gone]);
+  if (gone.length > 0)
+    await tx.query("DELETE FROM estate_lease_status WHERE id = ANY($1::uuid[])", [gone], { deferred: true });
   const upserts = [...changed].flatMap((id) => rows.get(id) ?? []);
   if (upserts.length > 0) {
     await tx.query(
@@ -333,7 +359,7 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
        ON CONFLICT (id) DO UPDATE SET estate_id = excluded.estate_id, status = excluded.status,
          rent_amount = excluded.rent_amount ${estatesStamp}`,
       [JSON.stringify(upserts)],
-      { prepare: true },
+      { prepare: true, deferred: true },
     );
   }
   return [...touched];

@@ -211,6 +211,8 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEve
 }
 
 async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
+  // Writes only: held and sent together in a projector batch (db.ts `deferred`).
+  const write = (text: string, params: unknown[]) => tx.query(text, params, { deferred: true });
   for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
     const event = recorded;
     const tenant = recorded.metadata.tenant_id;
@@ -218,7 +220,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
     switch (event.type) {
       case "LeaseLesseeAdded": {
         const d = event.data;
-        await tx.query(
+        await write(
           `INSERT INTO lease_lessees (tenant_id, id, lease_id, lessee_id, role, start_date, end_date, ended, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, $8) ON CONFLICT (id) DO NOTHING`,
           [tenant, d.association_id, d.lease_id, d.lessee_id, d.role, d.start_date, d.end_date, at],
@@ -227,7 +229,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
       }
       case "LeaseLesseeUpdated": {
         const c = event.data.changes;
-        await tx.query(
+        await write(
           `UPDATE lease_lessees SET role = coalesce($3, role), start_date = coalesce($4::date, start_date),
              end_date = CASE WHEN $5 THEN $6::date ELSE end_date END, updated_at = $7
            WHERE lease_id = $1 AND lessee_id = $2`,
@@ -244,24 +246,24 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         break;
       }
       case "LeaseLesseeEnded":
-        await tx.query(
+        await write(
           "UPDATE lease_lessees SET ended = true, end_date = $3, updated_at = $4 WHERE lease_id = $1 AND lessee_id = $2",
           [event.data.lease_id, event.data.lessee_id, event.data.end_date, at],
         );
         break;
       case "LeaseLesseeRemoved":
-        await tx.query("DELETE FROM lease_lessees WHERE lease_id = $1 AND lessee_id = $2", [
+        await write("DELETE FROM lease_lessees WHERE lease_id = $1 AND lessee_id = $2", [
           event.data.lease_id,
           event.data.lessee_id,
         ]);
         break;
       case "LeaseDeleted":
         for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"])
-          await tx.query(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
+          await write(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
         break;
       case "LeaseAmendmentDrafted": {
         const d = event.data;
-        await tx.query(
+        await write(
           `INSERT INTO lease_amendments (tenant_id, id, lease_id, title, effective_date, changes, reason, status,
              created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'DRAFT', $8, $8) ON CONFLICT (id) DO NOTHING`,
           [
@@ -279,7 +281,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
       }
       case "LeaseAmendmentRevised": {
         const c = event.data.changes;
-        await tx.query(
+        await write(
           `UPDATE lease_amendments SET title = coalesce($2, title), effective_date = coalesce($3::date, effective_date),
              changes = coalesce($4::jsonb, changes), reason = CASE WHEN $5 THEN $6 ELSE reason END, updated_at = $7
            WHERE id = $1`,
@@ -297,7 +299,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
       }
       case "LeaseDocumentAdded": {
         const { lease_id, document_id, ...d } = event.data;
-        await tx.query(
+        await write(
           `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
              size, sha256, blob_key, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
@@ -319,7 +321,7 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
       }
       case "LeaseDocumentUpdated": {
         const c = event.data.changes;
-        await tx.query(
+        await write(
           `UPDATE lease_documents SET document_type = coalesce($2, document_type),
              description = CASE WHEN $3 THEN $4 ELSE description END, updated_at = $5 WHERE id = $1`,
           [event.data.document_id, c.document_type ?? null, "description" in c, c.description ?? null, at],
@@ -327,23 +329,23 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         break;
       }
       case "LeaseDocumentDeleted":
-        await tx.query("DELETE FROM lease_documents WHERE id = $1", [event.data.document_id]);
+        await write("DELETE FROM lease_documents WHERE id = $1", [event.data.document_id]);
         break;
       case "LeaseAmendmentDeleted":
-        await tx.query("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
+        await write("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
         break;
       case "LeaseAmendmentSubmitted":
       case "LeaseAmendmentValidated":
       case "LeaseAmendmentRejected":
       case "LeaseAmendmentCancelled":
-        await tx.query(
+        await write(
           "UPDATE lease_amendments SET status = $2, status_reason = $3, updated_at = $4 WHERE id = $1",
           [event.data.amendment_id, AMENDMENT_STATUS_OF_EVENT[event.type], event.data.reason, at],
         );
         break;
       case "LeaseRentChanged": {
         const d = event.data;
-        await tx.query(
+        await write(
           `INSERT INTO lease_rent_history (tenant_id, id, lease_id, rent_amount, charges_amount, previous_rent_amount,
              previous_charges_amount, effective_date, reason, index, revision, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
@@ -409,14 +411,29 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
     LESSEE_LINK_EVENT_TYPES.includes(e.type),
   );
   if (leaseEvents.length === 0) return;
+  const tenants = [...new Set(leaseEvents.map((e) => e.metadata.tenant_id))];
+  // Only status changes (most live batches): set in SQL without reading the rows.
+  if (leaseEvents.every((e) => e.type in STATUS_OF_EVENT)) {
+    const last = new Map<string, string>();
+    for (const e of leaseEvents) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
+    await tx.query(
+      `UPDATE lessee_active_leases l SET lease_status = v.status
+       FROM unnest($2::uuid[], $3::text[]) AS v(lease_id, status)
+       WHERE l.tenant_id = ANY($1::uuid[]) AND l.lease_id = v.lease_id ${linksStamp}`,
+      [tenants, [...last.keys()], [...last.values()]],
+      { prepare: true, deferred: true },
+    );
+    return;
+  }
   const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
   const associationIds = leaseEvents.flatMap((e) =>
     e.type === "LeaseLesseeAdded" ? e.data.association_id : [],
   );
+  // The tenants too, so the (tenant_id, lease_id) index serves the lease ids.
   const loaded = await tx.query<LesseeLinkRow>(
     `SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended FROM lessee_active_leases
-     WHERE lease_id = ANY($1::uuid[]) OR id = ANY($2::uuid[]) ${linksStamp}`,
-    [leaseIds, associationIds],
+     WHERE (tenant_id = ANY($3::uuid[]) AND lease_id = ANY($1::uuid[])) OR id = ANY($2::uuid[]) ${linksStamp}`,
+    [leaseIds, associationIds, tenants],
     { prepare: true },
   );
   // Ids compared as PostgreSQL compares uuids (case-insensitively).
@@ -485,7 +502,8 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
     }
   }
   const gone = loaded.filter((r) => !rows.has(key(r.id))).map((r) => r.id);
-  if (gone.length > 0) await tx.query("DELETE FROM lessee_active_leases WHERE id = ANY($1::uuid[])", [gone]);
+  if (gone.length > 0)
+    await tx.query("DELETE FROM lessee_active_leases WHERE id = ANY($1::uuid[])", [gone], { deferred: true });
   const upserts = [...changed];
   if (upserts.length > 0) {
     await tx.query(
@@ -495,7 +513,7 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
        ON CONFLICT (id) DO UPDATE SET role = excluded.role, lease_status = excluded.lease_status,
          ended = excluded.ended ${linksStamp}`,
       [JSON.stringify(upserts)],
-      { prepare: true },
+      { prepare: true, deferred: true },
     );
   }
 }

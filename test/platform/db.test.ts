@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresSql, notifier, type Sql } from "../../src/platform/db.ts";
+import { createPostgresSql, HeldStatementsError, notifier, type Sql } from "../../src/platform/db.ts";
 import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
 import { iso, isoSql } from "../../src/platform/formatDates.ts";
 import { rowProjection } from "../../src/platform/projections/projection.ts";
@@ -18,6 +19,72 @@ describe.each(databaseKinds)("db on %s", (kind) => {
   afterAll(async () => {
     await one?.close();
     await db?.drop();
+  });
+
+  it("a batched transaction sends BEGIN and held writes with the next statement, and COMMIT with the last", async () => {
+    const table = `held_${randomUUID().slice(0, 8)}`;
+    await one.query(`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL, tags text[], doc jsonb)`);
+    // Hostile text goes through the inlined literals unchanged (quotes, backslashes, `$n`, SQL).
+    const hostile = ["it's", "back\\slash \\' E'x'", "$1 $2::int", "'); DROP TABLE x; --", "é€😀\n\t"];
+    const sends: string[] = [];
+    const send = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string };
+      sends.push(typeof config === "string" ? config : (config?.text ?? ""));
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof send;
+    let seen: unknown[] = [];
+    try {
+      await one.transaction(
+        async (tx) => {
+          for (const [i, v] of hostile.entries()) {
+            const rows = await tx.query(
+              `INSERT INTO ${table} (id, v, tags, doc) VALUES ($1, $2, $3, $4::jsonb)`,
+              [i, v, [v, null], JSON.stringify({ v })],
+              { deferred: true },
+            );
+            expect(rows).toEqual([]);
+          }
+          // A read sees the held writes: they go first, in the same round trip.
+          seen = await tx.query(`SELECT count(*)::int AS n FROM ${table}`);
+          await tx.query(`UPDATE ${table} SET v = v || $1 WHERE id = $2`, ["!", 0], { deferred: true });
+        },
+        { batched: true },
+      );
+    } finally {
+      pg.Client.prototype.query = send;
+    }
+    expect(seen).toEqual([{ n: hostile.length }]);
+    expect(sends).toHaveLength(2);
+    expect(sends[0]).toMatch(/^BEGIN;/);
+    expect(sends[1]).toMatch(/COMMIT$/);
+    const rows = await one.query(`SELECT id, v, tags, doc FROM ${table} ORDER BY id`);
+    expect(rows).toEqual(
+      hostile.map((v, i) => ({ id: i, v: i === 0 ? `${v}!` : v, tags: [v, null], doc: { v } })),
+    );
+  });
+
+  it("a held write that fails rolls the whole batched transaction back, as a HeldStatementsError", async () => {
+    const table = `held_${randomUUID().slice(0, 8)}`;
+    await one.query(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+    await one.query(`INSERT INTO ${table} VALUES (1)`);
+    const attempt = one.transaction(
+      async (tx) => {
+        await tx.query(`INSERT INTO ${table} VALUES ($1)`, [2], { deferred: true });
+        await tx.query(`INSERT INTO ${table} VALUES ($1)`, [1], { deferred: true });
+      },
+      { batched: true },
+    );
+    await expect(attempt).rejects.toBeInstanceOf(HeldStatementsError);
+    await expect(attempt).rejects.toMatchObject({ cause: { code: "23505" } });
+    expect(await one.query(`SELECT id FROM ${table} ORDER BY id`)).toEqual([{ id: 1 }]);
+    // The connection is usable again, outside any transaction.
+    expect(await one.query("SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+    // Outside a batched transaction `deferred` runs at once.
+    await one.transaction(async (tx) => {
+      await tx.query(`INSERT INTO ${table} VALUES ($1)`, [3], { deferred: true });
+      expect(await tx.query(`SELECT count(*)::int AS n FROM ${table}`)).toEqual([{ n: 2 }]);
+    });
   });
 
   it("a burst of notifier calls sends few NOTIFYs, one of them after the last call", async () => {

@@ -442,6 +442,49 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
   );
 
   it(
+    "a write that fails in PostgreSQL among held statements is traced to its projection; the others go on",
+    async () => {
+      const db = await openDb(kind);
+      const control = { broken: true, batches: [] as number[], failInSql: true };
+      const runtime = start(db, [
+        counterProjection({ name: "c_sqlpoison", control }),
+        counterProjection({ name: "c_sqlhealthy" }),
+      ]);
+      const good = randomUUID();
+      const before = await count(db.store, tenant, good, [1, 2]);
+      expect(await runtime.waitFor(before, 10_000)).toBe(true);
+      const rowsBefore = await readCounters(db.sql, "c_sqlpoison");
+      const cpBefore = await checkpointRow(db.sql, "c_sqlpoison");
+
+      // The poison batch's failing write is held, so PostgreSQL reports it with a later
+      // statement; the batch replayed statement by statement names the culprit.
+      const after = await count(db.store, tenant, good, [100, 7], { sql_poison: true });
+      await until(
+        async () => (await checkpointRow(db.sql, "c_sqlpoison"))?.last_error != null,
+        10_000,
+        "last_error",
+      );
+      const failing = await checkpointRow(db.sql, "c_sqlpoison");
+      expect(failing!.last_error).toContain("null value");
+      expect(comparePositions(failing!.position, cpBefore!.position)).toBe(0);
+      expect(await readCounters(db.sql, "c_sqlpoison")).toEqual(rowsBefore);
+      await until(
+        async () => comparePositions((await checkpointRow(db.sql, "c_sqlhealthy"))!.position, after) >= 0,
+        10_000,
+        "the healthy projection to go on",
+      );
+      expect(await readCounters(db.sql, "c_sqlhealthy")).toEqual(await expectedCounters(db.store));
+      expect((await checkpointRow(db.sql, "c_sqlhealthy"))!.last_error).toBeNull();
+
+      control.broken = false;
+      expect(await runtime.waitFor(after, 15_000)).toBe(true);
+      expect(await readCounters(db.sql, "c_sqlpoison")).toEqual(await expectedCounters(db.store));
+      expect((await checkpointRow(db.sql, "c_sqlpoison"))!.last_error).toBeNull();
+    },
+    SLOW,
+  );
+
+  it(
     "a rebuild loads the rows first and builds the plain indexes after, unique ones kept from the start",
     async () => {
       const db = await openDb(kind);

@@ -21,6 +21,11 @@ export interface CounterControl {
   broken: boolean;
   /** Sizes of the batches applyBatch received (live and rebuild alike). */
   batches: number[];
+  /**
+   * Events with `data.sql_poison` fail in PostgreSQL instead: a held (deferred) write that breaks a NOT NULL
+   * constraint, so the batch's error surfaces later, at the next round trip or COMMIT.
+   */
+  failInSql?: boolean;
 }
 
 export interface CounterOptions {
@@ -71,7 +76,10 @@ ${tenantPolicy(table)}`,
       await base.applyBatch(tx, events);
       options.onBatch?.(events);
       if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
-      if (control.broken && events.some((e) => e.data?.poison)) throw new Error("poisoned event");
+      if (control.broken && events.some((e) => (control.failInSql ? e.data?.sql_poison : e.data?.poison))) {
+        if (!control.failInSql) throw new Error("poisoned event");
+        await tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [randomUUID()], { deferred: true });
+      }
     },
   };
 }

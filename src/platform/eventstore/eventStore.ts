@@ -127,8 +127,11 @@ export interface EventStore {
   ): Subscription;
   /** Called (without data) whenever new events may be readable: the projectors' wake-up. */
   onAppended(listener: () => void): () => void;
-  /** Position of the last committed event readable now, or null for an empty log. */
-  headPosition(): Promise<Position | null>;
+  /**
+   * Position of the last committed event readable now, or null for an empty log; with
+   * `past_other_databases`, as a held-back projector reads (ReadAllOptions): the lag reports.
+   */
+  headPosition(options?: Pick<ReadAllOptions, "past_other_databases">): Promise<Position | null>;
   close(): Promise<void>;
 }
 

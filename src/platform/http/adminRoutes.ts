@@ -221,7 +221,7 @@ export async function adminRoutes(app: FastifyInstance) {
 
   const projectionsSchema = { tags, response: answers(z.array(projectionBody)) };
   app.get("/api/admin/projections", { schema: projectionsSchema, config: { access: "admin" } }, async () => {
-    const head = await app.platform.store.headPosition();
+    const head = await app.platform.store.headPosition({ past_other_databases: true });
     const rows = await sql.query(
       `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
               status, last_error, updated_at FROM projection_checkpoints ORDER BY name`,

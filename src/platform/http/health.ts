@@ -35,7 +35,7 @@ export async function healthRoutes(app: FastifyInstance) {
       }
       let head = null;
       try {
-        head = await store.headPosition();
+        head = await store.headPosition({ past_other_databases: true });
         checks.event_store = { ok: true };
       } catch (error) {
         checks.event_store = { ok: false, detail: (error as Error).message };

@@ -75,6 +75,6 @@ export async function saveCheckpoints(
       moves.map((m) => m.position.prepare.toString()),
       moves.map((m) => m.applied),
     ],
-    { prepare: true },
+    { prepare: true, deferred: true },
   );
 }

@@ -99,7 +99,7 @@ export function rowProjection<E extends DomainEvent>(options: {
        SELECT ${columns.join(", ")} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET ${updates} ${stamp}`,
       [JSON.stringify(rows)],
-      { prepare: true },
+      { prepare: true, deferred: true },
     );
   };
   return {
@@ -208,6 +208,7 @@ export function rowProjection<E extends DomainEvent>(options: {
         if (deletes.length > 0) {
           await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[]) ${stamp}`, [deletes], {
             prepare: true,
+            deferred: true,
           });
         }
       }

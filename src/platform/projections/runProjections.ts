@@ -1,4 +1,4 @@
-import { notifier, type Sql } from "../db.ts";
+import { HeldStatementsError, notifier, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
 import {
@@ -237,6 +237,9 @@ export function runProjections(options: {
     let members = group
       .map((runner) => ({ runner, slice: sliceFor(runner, events) }))
       .filter((m) => m.slice.length > 0);
+    // Statements held and sent a few at a time (db.ts `batched`); after a failure in such a group,
+    // which statement failed is unknown: the batch is replayed statement by statement to find it.
+    let batched = true;
     for (;;) {
       // Projections with nothing of theirs in the batch stay out of its transaction (no lock, no
       // checkpoint write): their skip is recorded later by persistSkipped, as when no one is busy.
@@ -248,10 +251,13 @@ export function runProjections(options: {
       if (busy.length === 0) return;
       const applying: { runner: Runner | null } = { runner: null };
       try {
-        const outcome = await sql.transaction((tx) => {
-          if (onBatch) stamps.acquired = performance.now();
-          return applyInOneTransaction(tx, members, applying);
-        });
+        const outcome = await sql.transaction(
+          (tx) => {
+            if (onBatch) stamps.acquired = performance.now();
+            return applyInOneTransaction(tx, members, applying);
+          },
+          { batched },
+        );
         for (const m of outcome.applied) {
           m.runner.position = m.slice[m.slice.length - 1].position;
           m.runner.persisted = m.runner.position;
@@ -259,6 +265,10 @@ export function runProjections(options: {
         for (const runner of outcome.stale) await reload(runner);
         return;
       } catch (error) {
+        if (error instanceof HeldStatementsError && batched) {
+          batched = false;
+          continue;
+        }
         const culprit = applying.runner;
         if (!culprit) throw error;
         await failed(culprit, error);

@@ -67,7 +67,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
       }
       return () => listeners.delete(listener);
     },
-    headPosition: () => headPosition(sql),
+    headPosition: (options) => headPosition(sql, options),
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()));
       listeners.clear();

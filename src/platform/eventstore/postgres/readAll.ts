@@ -54,14 +54,18 @@ const logPageParams = (options: ReadAllOptions) => {
 };
 
 /**
- * The last readable event. Past other databases' transactions, as the projector reads when held
- * back: with BELOW_ALL, a transaction open in another database hid events the projector had
- * already applied, and a stuck projection showed lag 0 (admin API, health, metrics).
+ * The last event `readAll` returns now (with the same `past_other_databases`). The lag reports
+ * (admin API, health, metrics) read past other databases, as a held-back projector does: else a
+ * transaction open in another database hides events the projector has applied, and a stuck
+ * projection shows lag 0.
  */
-export async function headPosition(sql: Sql): Promise<Position | null> {
+export async function headPosition(
+  sql: Sql,
+  options: Pick<ReadAllOptions, "past_other_databases"> = {},
+): Promise<Position | null> {
   const [row] = await sql.query(
     `SELECT position, transaction_id::text AS transaction_id FROM events
-     WHERE transaction_id < ${BELOW_OURS}
+     WHERE transaction_id < ${options.past_other_databases ? BELOW_OURS : BELOW_ALL}
      ORDER BY events.transaction_id DESC, events.position DESC LIMIT 1`,
   );
   return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) } : null;
