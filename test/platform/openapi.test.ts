@@ -50,10 +50,10 @@ describe.each(databaseKinds)("OpenAPI responses on %s", (kind) => {
     expect(missing).toEqual([]);
   });
 
-  it("declares the error shape for the 4xx of every operation", () => {
+  it.each(["4XX", "5XX"])("declares the error shape for the %s of every operation", (range) => {
     const missing = operationsOf(doc)
       .filter(({ responses }) => {
-        const schema = responses["4XX"]?.content?.["application/json"]?.schema as
+        const schema = responses[range]?.content?.["application/json"]?.schema as
           | { required?: string[] }
           | undefined;
         const required = schema?.required ?? [];

@@ -442,6 +442,43 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
   );
 
   it(
+    "a checkpoint held or moved by someone else under a batch: the batch writes nothing, the runtime continues from it",
+    async () => {
+      const db = await openDb(kind);
+      const runtime = start(db, [
+        counterProjection({ name: "c_cas" }),
+        counterProjection({ name: "c_cas_other" }),
+      ]);
+      const stream = randomUUID();
+      const counterOf = async (table: string) =>
+        (await readCounters(db.sql, table)).find((r) => r.id === stream);
+      const first = await count(db.store, tenant, stream, [1]);
+      expect(await runtime.waitFor(first, 10_000)).toBe(true);
+      // Another party (a rebuild's swap, another instance) holds c_cas's checkpoint row ...
+      const other = await openTransaction(db.url!);
+      cleanups.push(() => other.rollback());
+      await other.sql.query("SELECT 1 FROM projection_checkpoints WHERE name = 'c_cas' FOR UPDATE");
+      const second = await count(db.store, tenant, stream, [10]);
+      // ... so no batch can move it (c_cas_other's batches retry too, a round later each time) ...
+      await sleep(300);
+      expect(await counterOf("c_cas")).toMatchObject({ events: 1, total: 1 });
+      // ... and moves it past the event itself, as if it had applied it elsewhere.
+      await other.sql.query(
+        "UPDATE projection_checkpoints SET commit_position = $1, prepare_position = $2 WHERE name = 'c_cas'",
+        [second.commit.toString(), second.prepare.toString()],
+      );
+      await other.commit();
+      const third = await count(db.store, tenant, stream, [100]);
+      expect(await runtime.waitFor(third, 10_000)).toBe(true);
+      // The runtime took the moved checkpoint as it found it: the 10 was not applied here.
+      expect(await counterOf("c_cas")).toMatchObject({ events: 2, total: 101 });
+      expect(await readCounters(db.sql, "c_cas_other")).toEqual(await expectedCounters(db.store));
+      expect((await checkpointRow(db.sql, "c_cas"))!.last_error).toBeNull();
+    },
+    SLOW,
+  );
+
+  it(
     "a write that fails in PostgreSQL among held statements is traced to its projection; the others go on",
     async () => {
       const db = await openDb(kind);

@@ -7,7 +7,7 @@ import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
  * /api/openapi.json shows them (docs/decisions.md, "Responses in the contract").
  */
 
-/** The error shape of every 4xx (docs/decisions.md, "Responses in the contract"). */
+/** The error shape of every 4xx and 5xx (docs/decisions.md, "Responses in the contract"). */
 export const errorBody = z
   .strictObject({
     error: z.string().describe("ValidationError, Unauthorized, Forbidden, NotFound, Conflict, ..."),
@@ -17,7 +17,11 @@ export const errorBody = z
   .describe("Error: {error, message, details?}");
 
 /** Spread into a route's `response`: one error shape for every client error. */
-export const errorResponses = { "4xx": errorBody } as const;
+/**
+ * Every route may also answer 503 ServiceUnavailable (the database cannot take the request now,
+ * docs/decisions.md) or, on a defect, 500: both in the same error shape.
+ */
+export const errorResponses = { "4xx": errorBody, "5xx": errorBody } as const;
 
 /** What a command answers when its read model lags past the read-your-writes bound. */
 export const acceptedBody = z

@@ -2,8 +2,10 @@ import { HeldStatementsError, notifier, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
 import {
+  CHECKPOINT_MOVED,
   loadCheckpoint,
   lockCheckpoints,
+  moveCheckpoints,
   samePosition,
   saveCheckpoint,
   saveCheckpoints,
@@ -254,7 +256,7 @@ export function runProjections(options: {
         const outcome = await sql.transaction(
           (tx) => {
             if (onBatch) stamps.acquired = performance.now();
-            return applyInOneTransaction(tx, members, applying);
+            return batched ? applyHeld(tx, members, applying) : applyInOneTransaction(tx, members, applying);
           },
           { batched },
         );
@@ -265,6 +267,25 @@ export function runProjections(options: {
         for (const runner of outcome.stale) await reload(runner);
         return;
       } catch (error) {
+        if (
+          error instanceof HeldStatementsError &&
+          (error.cause as { code?: string })?.code === CHECKPOINT_MOVED
+        ) {
+          // Another instance or a rebuild moved a checkpoint, or a swap holds one: nothing was
+          // written. A moved projection continues from its checkpoint; the others wait a round
+          // (a swap in progress), and the next round reads from there.
+          for (const m of members) {
+            const current = await loadCheckpoint(sql, m.runner.projection.name);
+            if (
+              !current ||
+              current.version !== m.runner.projection.version ||
+              !samePosition(current.position, m.runner.persisted)
+            )
+              await reload(m.runner);
+            else m.runner.retryAt = Date.now() + 50;
+          }
+          return;
+        }
         if (error instanceof HeldStatementsError && batched) {
           batched = false;
           continue;
@@ -275,6 +296,44 @@ export function runProjections(options: {
         members = members.filter((m) => m.runner !== culprit);
       }
     }
+  }
+
+  /**
+   * The batch's transaction in a few round trips (db.ts `batched`): no lock first, the rows'
+   * writes and the checkpoint moves held and sent with the next read or with COMMIT; the moves
+   * compare-and-set, failing the transaction if a checkpoint moved meanwhile (checkpoints.ts).
+   */
+  async function applyHeld(
+    tx: Sql,
+    members: { runner: Runner; slice: RecordedEvent[] }[],
+    applying: { runner: Runner | null },
+  ) {
+    // Held, so its answer is not awaited: the rows it cannot lock fail the moves at the end.
+    await lockCheckpoints(
+      tx,
+      members.map((m) => m.runner.projection.name),
+      { deferred: true },
+    );
+    for (const m of members) {
+      applying.runner = m.runner;
+      await m.runner.projection.applyBatch(
+        tx,
+        m.slice.filter((e) => m.runner.handled.has(e.type)),
+      );
+      applying.runner = null;
+    }
+    await moveCheckpoints(
+      tx,
+      members.map((m) => ({
+        name: m.runner.projection.name,
+        version: m.runner.projection.version,
+        from: m.runner.persisted,
+        position: m.slice[m.slice.length - 1].position,
+        applied: m.slice.length,
+      })),
+    );
+    if (onBatch) stamps.applied = performance.now();
+    return { applied: members, stale: [] as Runner[] };
   }
 
   async function applyInOneTransaction(
