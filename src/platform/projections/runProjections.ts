@@ -235,7 +235,12 @@ export function runProjections(options: {
    * projection that throws is taken out, the transaction rolled back and replayed without it
    * (docs/performance.md). Rows held by a rebuild's swap are skipped this round, not waited on.
    */
-  async function applyToGroup(group: Runner[], events: RecordedEvent[]): Promise<void> {
+  async function applyToGroup(
+    group: Runner[],
+    events: RecordedEvent[],
+    /** Called as the batch's last round trip (its COMMIT) is about to be sent. */
+    committing: () => void = () => {},
+  ): Promise<void> {
     let members = group
       .map((runner) => ({ runner, slice: sliceFor(runner, events) }))
       .filter((m) => m.slice.length > 0);
@@ -254,9 +259,13 @@ export function runProjections(options: {
       const applying: { runner: Runner | null } = { runner: null };
       try {
         const outcome = await sql.transaction(
-          (tx) => {
+          async (tx) => {
             if (onBatch) stamps.acquired = performance.now();
-            return batched ? applyHeld(tx, members, applying) : applyInOneTransaction(tx, members, applying);
+            const outcome = batched
+              ? await applyHeld(tx, members, applying)
+              : await applyInOneTransaction(tx, members, applying);
+            committing();
+            return outcome;
           },
           { batched },
         );
@@ -420,6 +429,10 @@ export function runProjections(options: {
   });
 
   async function loop(): Promise<void> {
+    // The next read, started by the last batch as it committed (a holder: set in a callback).
+    const readAhead: {
+      next: { after: Position; past: boolean; seen: number; events: Promise<RecordedEvent[]> } | null;
+    } = { next: null };
     let lastClaim = 0;
     let readPastUntil = 0;
     let lastPersist = 0;
@@ -440,12 +453,19 @@ export function runProjections(options: {
           (min, r) => (comparePositions(r.position, min) < 0 ? r.position : min),
           active[0].position,
         );
-        const seen = appends;
         const readStart = performance.now();
         // While another database's transaction holds the plain read back, read past it directly
         // for a while, not a plain read, a check and a second read per batch.
         const past = Date.now() < readPastUntil;
-        let events = await readLog({ after: from, max_count: BATCH, past_other_databases: past });
+        // The read the last batch started as it committed, if it reads from here (it does unless a
+        // projection fell behind or failed): one round trip less per busy round.
+        const ahead = readAhead.next;
+        const early = ahead && samePosition(ahead.after, from) && ahead.past === past ? ahead : null;
+        readAhead.next = null;
+        const seen = early ? early.seen : appends;
+        let events = early
+          ? await early.events
+          : await readLog({ after: from, max_count: BATCH, past_other_databases: past });
         let readEnd = performance.now();
         if (events.length === 0) {
           if (appends !== seen) continue;
@@ -465,9 +485,19 @@ export function runProjections(options: {
           readPastUntil = Date.now() + 1000;
         }
         // Healthy projections share one transaction per batch; a failing one retries alone.
+        const last = events[events.length - 1].position;
         await applyToGroup(
           active.filter((r) => r.failures === 0),
           events,
+          () => {
+            // The next read goes out with this batch's COMMIT, on the projector's read connection
+            // (docs/performance.md, "Projector round trips"): events committed before it starts.
+            const next = readLog({ after: last, max_count: BATCH, past_other_databases: past });
+            // Handled where it is used; one left unused (the loop stopped, or read from elsewhere)
+            // must not be an unhandled rejection.
+            next.catch(() => {});
+            readAhead.next = { after: last, past, seen: appends, events: next };
+          },
         );
         const committed = stamps.acquired === null ? null : performance.now();
         for (const runner of active.filter((r) => r.failures > 0 && r.retryAt <= now)) {
