@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresSql, HeldStatementsError, notifier, type Sql } from "../../src/platform/db.ts";
 import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
 import { iso, isoSql } from "../../src/platform/formatDates.ts";
-import { rowProjection } from "../../src/platform/projections/projection.ts";
+import { readPage } from "../../src/platform/http/pagination.ts";
+import { rowProjection, tenantPolicy } from "../../src/platform/projections/projection.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 /** The SQL interface's performance options (docs/performance.md): prepared statements, dedicated pools. */
@@ -210,5 +211,40 @@ describe.each(databaseKinds)("db on %s", (kind) => {
       ]);
       expect(row.text).toBe(iso(row.t));
     }
+  });
+
+  it("readPage orders by the table's created_at, id even when the select names its ISO text created_at", async () => {
+    const table = `paged_${randomUUID().replaceAll("-", "")}`;
+    const tenant = randomUUID();
+    // Three rows in one millisecond, their ids in the opposite order of their microseconds: the
+    // ISO text (milliseconds) cannot order them, the timestamp can (docs/performance.md).
+    const ids = [
+      "cccccccc-0000-4000-8000-000000000000",
+      "bbbbbbbb-0000-4000-8000-000000000000",
+      "aaaaaaaa-0000-4000-8000-000000000000",
+    ];
+    await one.exec(`CREATE TABLE ${table} (tenant_id uuid NOT NULL, id uuid PRIMARY KEY, created_at timestamptz NOT NULL);
+      ${tenantPolicy(table)}
+      INSERT INTO ${table} VALUES
+        ('${tenant}', '${ids[0]}', '2026-11-24T05:00:00.123001Z'),
+        ('${tenant}', '${ids[1]}', '2026-11-24T05:00:00.123002Z'),
+        ('${tenant}', '${ids[2]}', '2026-11-24T05:00:00.123003Z'),
+        ('${randomUUID()}', '${randomUUID()}', '2026-11-24T04:00:00Z')`);
+    const page = (n: number, limit: number) =>
+      readPage<{ id: string; created_at: string }>(one, tenant, {
+        table,
+        select: `id, ${isoSql("created_at")} AS created_at`,
+        where: "tenant_id = $1",
+        params: [tenant],
+        page: n,
+        limit,
+        prepare: true,
+      });
+    expect(await page(1, 10)).toEqual({
+      rows: ids.map((id) => ({ id, created_at: "2026-11-24T05:00:00.123Z" })),
+      total: 3,
+    });
+    expect((await page(2, 2)).rows.map((r) => r.id)).toEqual([ids[2]]);
+    await one.exec(`DROP TABLE ${table}`);
   });
 });

@@ -73,8 +73,13 @@ export async function readPage<R = Record<string, unknown>>(
       options,
     );
     const n = q.params.length;
+    // The page is cut first and `select` computed over its rows only, not over the skipped ones
+    // (a computed column such as isoSql costs per row). The outer ORDER BY names the table's
+    // columns: a bare `created_at` would be the select's own `... AS created_at` (ISO text),
+    // sorted without the index, every row of the tenant formatted (docs/performance.md, "List lessees").
     const rows = await tx.query<R>(
-      `SELECT ${q.select} FROM ${q.table} WHERE ${q.where} ORDER BY created_at, id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      `SELECT ${q.select} FROM (SELECT * FROM ${q.table} WHERE ${q.where} ORDER BY created_at, id
+        LIMIT $${n + 1} OFFSET $${n + 2}) AS ${q.table} ORDER BY ${q.table}.created_at, ${q.table}.id`,
       [...q.params, q.limit, offsetOf(q)],
       options,
     );
