@@ -442,6 +442,79 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
   );
 
   it(
+    "rows kept between batches (keepRows) stay what the table holds, through a failed batch and a moved checkpoint",
+    async () => {
+      const db = await openDb(kind);
+      // Broken only for this test's poison (the shared log holds other tests' poison events).
+      const control = { broken: false, batches: [] as number[] };
+      const reads: string[] = [];
+      // The statements reading the kept table's rows, as sent (alone or in a held script).
+      const watched: Db = {
+        ...db,
+        sql: {
+          ...db.sql,
+          transaction: (fn, options) =>
+            db.sql.transaction(
+              (tx) =>
+                fn({
+                  ...tx,
+                  query: (text, params, opts) => {
+                    if (/SELECT .* FROM c_keep WHERE id = ANY/s.test(text)) reads.push(text);
+                    return tx.query(text, params, opts);
+                  },
+                }),
+              options,
+            ),
+        },
+      };
+      const runtime = start(watched, [counterProjection({ name: "c_keep", keepRows: true, control })]);
+      const stream = randomUUID();
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [2]), 10_000)).toBe(true);
+      const before = reads.length;
+      expect(before).toBeGreaterThan(0);
+      // The row written by the last batch is not read again.
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [3]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [4]), 10_000)).toBe(true);
+      expect(reads.length).toBe(before);
+      // A batch that writes its rows and then fails keeps nothing of them ...
+      control.broken = true;
+      const poisoned = await count(db.store, tenant, stream, [100], { poison: true });
+      await until(async () => (await checkpointRow(db.sql, "c_keep"))?.last_error != null, 10_000, "failure");
+      control.broken = false;
+      expect(await runtime.waitFor(poisoned, 15_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1000]), 10_000)).toBe(true);
+      // ... and the rows equal a fold of the log: 1 + 2 + 3 + 4 + 100 + 1000, each event once.
+      const row = (await readCounters(db.sql, "c_keep")).find((r) => r.id === stream);
+      expect(row).toMatchObject({ events: 6, total: 1110 });
+      expect(await readCounters(db.sql, "c_keep")).toEqual(await expectedCounters(db.store));
+      // Another instance applies an event its own way and moves the checkpoint: the runtime
+      // forgets what it kept and starts again from the table's row.
+      const other = await openTransaction(db.url!);
+      cleanups.push(() => other.rollback());
+      await other.sql.query("SELECT 1 FROM projection_checkpoints WHERE name = 'c_keep' FOR UPDATE");
+      const elsewhere = await count(db.store, tenant, stream, [10]);
+      await sleep(200);
+      await other.sql.query("UPDATE c_keep SET events = events + 1, total = total + 10 WHERE id = $1", [
+        stream,
+      ]);
+      await other.sql.query(
+        "UPDATE projection_checkpoints SET commit_position = $1, prepare_position = $2 WHERE name = 'c_keep'",
+        [elsewhere.commit.toString(), elsewhere.prepare.toString()],
+      );
+      await other.commit();
+      const after = await count(db.store, tenant, stream, [5]);
+      expect(await runtime.waitFor(after, 15_000)).toBe(true);
+      // The kept row (6 events, 1110) would give 7 and 1115.
+      expect((await readCounters(db.sql, "c_keep")).find((r) => r.id === stream)).toMatchObject({
+        events: 8,
+        total: 1125,
+      });
+    },
+    SLOW,
+  );
+
+  it(
     "a checkpoint held or moved by someone else under a batch: the batch writes nothing, the runtime continues from it",
     async () => {
       const db = await openDb(kind);

@@ -41,6 +41,8 @@ export interface CounterOptions {
   /** Called inside each batch after the rows are written (before the sleep). */
   onBatch?: (events: RecordedEvent[]) => void;
   control?: CounterControl;
+  /** rowProjection's keepRows: rows kept between live batches. */
+  keepRows?: boolean;
 }
 
 export function counterProjection(options: CounterOptions): Projection & { control: CounterControl } {
@@ -67,13 +69,14 @@ ${tenantPolicy(table)}`,
     handles: [COUNTED, REMOVED],
     idOf: (e) => counterId(e.stream_name),
     evolve: (row, e) => evolveCounter(row, e, factor, options.extraColumn),
+    keepRows: options.keepRows,
   });
   return {
     ...base,
     control,
-    async applyBatch(tx, events) {
+    async applyBatch(tx, events, memory) {
       control.batches.push(events.length);
-      await base.applyBatch(tx, events);
+      await base.applyBatch(tx, events, memory);
       options.onBatch?.(events);
       if (options.slowSeconds) await tx.query("SELECT pg_sleep($1)", [options.slowSeconds]);
       if (control.broken && events.some((e) => (control.failInSql ? e.data?.sql_poison : e.data?.poison))) {

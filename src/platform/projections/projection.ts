@@ -17,7 +17,18 @@ export interface Projection {
   schema: string;
   /** Event types this projection reads; others are skipped but still advance the checkpoint. */
   handles: readonly string[];
-  applyBatch(tx: Sql, events: RecordedEvent[]): Promise<void>;
+  applyBatch(tx: Sql, events: RecordedEvent[], memory?: BatchMemory): Promise<void>;
+}
+
+/**
+ * What a projection may keep between the live batches of one runner (a row projection's rows,
+ * `keepRows`): `kept` as the tables hold them after the last committed batch, `staged` what this
+ * batch writes. The runtime moves `staged` into `kept` once the batch commits, and empties `kept`
+ * whenever a batch fails or the projection is reloaded (docs/performance.md).
+ */
+export interface BatchMemory {
+  kept: Map<string, Row | null>;
+  staged: Map<string, Row | null>;
 }
 
 /** RLS for a read-model table: `pms_reader` sees only the rows of the tenant it is bound to. */
@@ -79,6 +90,12 @@ export function rowProjection<E extends DomainEvent>(options: {
    * of them (docs/performance.md).
    */
   creates?: readonly E["type"][];
+  /**
+   * Keep the rows a live batch writes for the next batches of the runner (BatchMemory): a batch
+   * reads only rows it does not hold. Only for a table no one else writes (not `estates`, whose
+   * rental state the lease feed sets), and an evolve that never changes the row it is given.
+   */
+  keepRows?: boolean;
   /** Other tables to write in the same transaction (e.g. derived tables), after the rows. */
   after?: (tx: Sql, events: RecordedEvent[]) => Promise<void>;
   extraTables?: string[];
@@ -113,10 +130,14 @@ export function rowProjection<E extends DomainEvent>(options: {
     tables: [table, ...(options.extraTables ?? [])],
     schema: options.schema,
     handles: options.handles,
-    async applyBatch(tx, events) {
+    async applyBatch(tx, events, memory) {
       const mine = eventsOf<E>(events, options.handles);
       if (mine.length > 0) {
         const load = bulkLoadOf(tx);
+        // Rows held from earlier batches (live only, when asked): not read again.
+        const held = options.keepRows && !load ? memory : undefined;
+        const heldRow = (k: string) => (held?.staged.has(k) ? held.staged.get(k) : held?.kept.get(k));
+        const isHeld = (k: string) => held !== undefined && (held.staged.has(k) || held.kept.has(k));
         // Each row's key, its first event, and per event the next one of the same row (-1: none).
         const keys = new Map<string, Key>();
         const later = new Int32Array(mine.length).fill(-1);
@@ -143,8 +164,9 @@ export function rowProjection<E extends DomainEvent>(options: {
         // the batch starts afresh are not read: their evolve ignores the row. (Not in a rebuild,
         // whose COPY needs to know every row that exists.)
         const written = load?.written(table);
-        const ids = [...keys.values()]
-          .filter((k) => load || !k.created)
+        const ids = [...keys.entries()]
+          .filter(([k, key]) => !isHeld(k) && (load || !key.created))
+          .map(([, key]) => key)
           .map((k) => k.id)
           .filter((id) => !written || written.mayHave(id));
         const existing =
@@ -156,6 +178,7 @@ export function rowProjection<E extends DomainEvent>(options: {
                 { prepare: true },
               );
         const rows = new Map<string, Row | null>();
+        for (const k of keys.keys()) if (isHeld(k)) rows.set(k, heldRow(k) ?? null);
         for (const r of existing) rows.set(`${r.tenant_id}/${r.id}`, r);
         /** The row of `key` after its events of the batch, from `row`. */
         const fold = (key: Key, row: Row | null) => {
@@ -187,6 +210,7 @@ export function rowProjection<E extends DomainEvent>(options: {
           else deletes.push(k.slice(k.indexOf("/") + 1));
         }
         for (const r of upserts) written?.add(String(r.id));
+        if (held) for (const [k, r] of rows) held.staged.set(k, r);
         if (json && fresh.length > 0) {
           function* folded() {
             for (const key of fresh) {

@@ -10,7 +10,7 @@ import {
   saveCheckpoint,
   saveCheckpoints,
 } from "./checkpoints.ts";
-import type { Projection } from "./projection.ts";
+import type { BatchMemory, Projection, Row } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
 import { watchProjections } from "./watchProjections.ts";
 
@@ -58,7 +58,19 @@ interface Runner {
   persisted: Position;
   failures: number;
   retryAt: number;
+  /** Rows a `keepRows` projection holds between live batches (BatchMemory), at most KEPT_ROWS. */
+  kept: Map<string, Row | null>;
 }
+
+/** A projection in a batch's group: its part of the batch and its memory of rows. */
+interface Member {
+  runner: Runner;
+  slice: RecordedEvent[];
+  memory: BatchMemory;
+}
+
+/** Rows kept per projection between batches (about 1 kB each for a lease). */
+const KEPT_ROWS = 10_000;
 
 /**
  * One reader for all projections of this process: it reads a batch of the log once, and the
@@ -159,6 +171,7 @@ export function runProjections(options: {
           persisted: position,
           failures: 0,
           retryAt: 0,
+          kept: new Map(),
         });
       } catch (error) {
         log.error(error, `projection ${projection.name} could not start`);
@@ -170,6 +183,7 @@ export function runProjections(options: {
 
   /** After a rebuild swapped tables under us: continue from the checkpoint it wrote. */
   async function reload(runner: Runner): Promise<void> {
+    runner.kept.clear();
     const current = await loadCheckpoint(sql, runner.projection.name);
     if (!current || current.version !== runner.projection.version) {
       await rebuildProjection(sql, store, runner.projection, log.info);
@@ -218,6 +232,7 @@ export function runProjections(options: {
   /** Backs off and retries alone, with its own checkpoint, until a batch succeeds again. */
   async function failed(runner: Runner, error: unknown): Promise<void> {
     const { projection } = runner;
+    runner.kept.clear();
     runner.failures++;
     runner.retryAt = Date.now() + Math.min(100 * 2 ** runner.failures, 5000);
     log.error(error, `projection ${projection.name} failed; retrying alone`);
@@ -241,8 +256,12 @@ export function runProjections(options: {
     /** Called as the batch's last round trip (its COMMIT) is about to be sent. */
     committing: () => void = () => {},
   ): Promise<void> {
-    let members = group
-      .map((runner) => ({ runner, slice: sliceFor(runner, events) }))
+    let members: Member[] = group
+      .map((runner) => ({
+        runner,
+        slice: sliceFor(runner, events),
+        memory: { kept: runner.kept, staged: new Map<string, Row | null>() },
+      }))
       .filter((m) => m.slice.length > 0);
     // Statements held and sent a few at a time (db.ts `batched`); after a failure in such a group,
     // which statement failed is unknown: the batch is replayed statement by statement to find it.
@@ -272,10 +291,15 @@ export function runProjections(options: {
         for (const m of outcome.applied) {
           m.runner.position = m.slice[m.slice.length - 1].position;
           m.runner.persisted = m.runner.position;
+          keep(m.memory);
         }
         for (const runner of outcome.stale) await reload(runner);
         return;
       } catch (error) {
+        for (const m of members) {
+          m.memory.staged.clear();
+          m.memory.kept.clear();
+        }
         if (
           error instanceof HeldStatementsError &&
           (error.cause as { code?: string })?.code === CHECKPOINT_MOVED
@@ -307,16 +331,25 @@ export function runProjections(options: {
     }
   }
 
+  /** A committed batch's rows become the kept ones, the oldest dropped past KEPT_ROWS. */
+  function keep(memory: BatchMemory): void {
+    for (const [k, row] of memory.staged) {
+      memory.kept.delete(k);
+      memory.kept.set(k, row);
+    }
+    memory.staged.clear();
+    for (const k of memory.kept.keys()) {
+      if (memory.kept.size <= KEPT_ROWS) break;
+      memory.kept.delete(k);
+    }
+  }
+
   /**
    * The batch's transaction in a few round trips (db.ts `batched`): no lock first, the rows'
    * writes and the checkpoint moves held and sent with the next read or with COMMIT; the moves
    * compare-and-set, failing the transaction if a checkpoint moved meanwhile (checkpoints.ts).
    */
-  async function applyHeld(
-    tx: Sql,
-    members: { runner: Runner; slice: RecordedEvent[] }[],
-    applying: { runner: Runner | null },
-  ) {
+  async function applyHeld(tx: Sql, members: Member[], applying: { runner: Runner | null }) {
     // Held, so its answer is not awaited: the rows it cannot lock fail the moves at the end.
     await lockCheckpoints(
       tx,
@@ -328,6 +361,7 @@ export function runProjections(options: {
       await m.runner.projection.applyBatch(
         tx,
         m.slice.filter((e) => m.runner.handled.has(e.type)),
+        m.memory,
       );
       applying.runner = null;
     }
@@ -345,11 +379,7 @@ export function runProjections(options: {
     return { applied: members, stale: [] as Runner[] };
   }
 
-  async function applyInOneTransaction(
-    tx: Sql,
-    members: { runner: Runner; slice: RecordedEvent[] }[],
-    applying: { runner: Runner | null },
-  ) {
+  async function applyInOneTransaction(tx: Sql, members: Member[], applying: { runner: Runner | null }) {
     const current = await lockCheckpoints(
       tx,
       members.map((m) => m.runner.projection.name),
@@ -374,7 +404,7 @@ export function runProjections(options: {
       const mine = m.slice.filter((e) => m.runner.handled.has(e.type));
       if (mine.length > 0) {
         applying.runner = m.runner;
-        await projection.applyBatch(tx, mine);
+        await projection.applyBatch(tx, mine, m.memory);
         applying.runner = null;
       }
       applied.push(m);
