@@ -273,6 +273,20 @@ export const STATUS_OF_EVENT: Record<string, LeaseStatus> = {
   LeaseExpired: "EXPIRED",
 };
 
+/**
+ * When every event is a status change: the status each lease is left in (the last one per lease,
+ * in log order), keyed by lower-cased lease id; else null. The lease feeds' fast path
+ * (src/projections/estates.ts, src/projections/leases.ts).
+ */
+export function statusesAfter(
+  events: readonly { type: string; data: { lease_id: string } }[],
+): Map<string, LeaseStatus> | null {
+  if (!events.every((e) => e.type in STATUS_OF_EVENT)) return null;
+  const last = new Map<string, LeaseStatus>();
+  for (const e of events) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
+  return last;
+}
+
 export const leaseEventTypes = [
   "LeaseCreated",
   "LeaseUpdated",

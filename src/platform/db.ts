@@ -265,16 +265,10 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       const held = options?.batched ? ["BEGIN"] : null;
       try {
         if (!held) await client.query("BEGIN");
-        const result = await fn(overClient(client, held));
-        if (!held) await client.query("COMMIT");
-        else {
-          const deferredWrites = held.some((s) => s !== "BEGIN");
-          try {
-            await client.query([...held.splice(0), "COMMIT"].join(";\n"));
-          } catch (error) {
-            throw deferredWrites ? new HeldStatementsError(error) : error;
-          }
-        }
+        const tx = overClient(client, held);
+        const result = await fn(tx);
+        // Batched, COMMIT goes with the statements still held.
+        await tx.exec("COMMIT");
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});

@@ -1,5 +1,5 @@
 import { type EstateEvent, estateEventTypes } from "../events/estates.ts";
-import { type LeaseEvent, leaseEventTypes, STATUS_OF_EVENT } from "../events/leases.ts";
+import { type LeaseEvent, leaseEventTypes, STATUS_OF_EVENT, statusesAfter } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
@@ -272,9 +272,8 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
   if (leaseEvents.length === 0) return [];
   // Only status changes (most live batches): set in SQL without reading the rows, and the estates
   // of those rows recomputed (a status change moves no lease to another estate).
-  if (leaseEvents.every((e) => e.type in STATUS_OF_EVENT)) {
-    const last = new Map<string, string>();
-    for (const e of leaseEvents) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
+  const last = statusesAfter(leaseEvents);
+  if (last) {
     await tx.query(
       `UPDATE estate_lease_status s SET status = v.status
        FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE s.id = v.id ${estatesStamp}`,

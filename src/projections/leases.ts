@@ -4,6 +4,7 @@ import {
   type LeaseEvent,
   leaseEventTypes,
   STATUS_OF_EVENT,
+  statusesAfter,
 } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
@@ -414,9 +415,8 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
   if (leaseEvents.length === 0) return;
   const tenants = [...new Set(leaseEvents.map((e) => e.metadata.tenant_id))];
   // Only status changes (most live batches): set in SQL without reading the rows.
-  if (leaseEvents.every((e) => e.type in STATUS_OF_EVENT)) {
-    const last = new Map<string, string>();
-    for (const e of leaseEvents) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
+  const last = statusesAfter(leaseEvents);
+  if (last) {
     await tx.query(
       `UPDATE lessee_active_leases l SET lease_status = v.status
        FROM unnest($2::uuid[], $3::text[]) AS v(lease_id, status)

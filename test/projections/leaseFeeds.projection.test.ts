@@ -109,6 +109,51 @@ describe.each(databaseKinds)("lease feeds on %s", (kind) => {
     };
   };
 
+  const primary = (lease_id: string, lessee_id: string, association_id: string) =>
+    lease("LeaseLesseeAdded", lease_id, {
+      association_id,
+      lessee_id,
+      role: "Primary",
+      start_date: "2025-01-01",
+      end_date: null,
+    });
+
+  it("a batch of status changes only (set in SQL, rows not read) leaves what the general fold leaves", async () => {
+    const opening = (ids: Record<string, string>): GivenEvent[] => [
+      on(estateStream(ids.a), estate(ids.a)),
+      on(estateStream(ids.b), estate(ids.b)),
+      lease("LeaseCreated", ids.l1, { estate_id: ids.a, rent_amount: 800 }),
+      primary(ids.l1, ids.x, ids.s1),
+      lease("LeaseCreated", ids.l3, { estate_id: ids.b, rent_amount: 650 }),
+      primary(ids.l3, ids.y, ids.s2),
+    ];
+    // Several changes of one lease in the batch: the last one counts.
+    const changes = (ids: Record<string, string>): GivenEvent[] => [
+      lease("LeaseActivated", ids.l1),
+      lease("LeaseActivated", ids.l3),
+      lease("LeaseNoticeGiven", ids.l1),
+      lease("LeaseNoticeWithdrawn", ids.l1),
+      lease("LeaseNoticeGiven", ids.l1),
+      lease("LeaseNoticeGiven", ids.l3),
+      lease("LeaseNoticeWithdrawn", ids.l3),
+    ];
+    const [fast, general] = [idsOf(), idsOf()];
+    const first = await spec.given(opening(fast));
+    await spec.given(changes(fast), first.tenant_id);
+    // With a creation in the same batch, the feeds take the general path (read, fold, upsert).
+    const together = await spec.given([...opening(general), ...changes(general)]);
+    const onFastPath = await state(first.tenant_id, fast);
+    expect(onFastPath).toEqual(await state(together.tenant_id, general));
+    expect(onFastPath.estates).toEqual([
+      { id: "a", rental_status: "NOTICE", rent_amount: 800 },
+      { id: "b", rental_status: "RENTED", rent_amount: 650 },
+    ]);
+    expect(onFastPath.links.map((l) => [l.id, l.lease_status])).toEqual([
+      ["s1", "NOTICE"],
+      ["s2", "ACTIVE"],
+    ]);
+  });
+
   it("a lease life in one batch leaves the rows of one batch per event", async () => {
     const [once, perEvent] = [idsOf(), idsOf()];
     const batched = await spec.given(story(once));

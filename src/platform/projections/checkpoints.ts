@@ -60,35 +60,12 @@ export async function lockCheckpoints(
   );
 }
 
-/** Moves the checkpoints of a group in one statement. */
-export async function saveCheckpoints(
-  tx: Sql,
-  moves: { name: string; position: Position; applied: number }[],
-): Promise<void> {
-  if (moves.length === 0) return;
-  await tx.query(
-    `UPDATE projection_checkpoints AS c
-     SET commit_position = m.commit_position, prepare_position = m.prepare_position,
-         events_applied = c.events_applied + m.applied, last_error = NULL, status = 'running', updated_at = now()
-     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
-       AS m(name, commit_position, prepare_position, applied)
-     WHERE c.name = m.name`,
-    [
-      moves.map((m) => m.name),
-      moves.map((m) => m.position.commit.toString()),
-      moves.map((m) => m.position.prepare.toString()),
-      moves.map((m) => m.applied),
-    ],
-    { prepare: true, deferred: true },
-  );
-}
-
 /** SQLSTATE of `pms_checkpoints_moved` (migration 073): a checkpoint moved under a batch. */
 export const CHECKPOINT_MOVED = "PMS01";
 
 /**
- * Moves the checkpoints of a group, each only from where the runtime last wrote it
- * (compare-and-set), as one held statement of a batched transaction: when one moved meanwhile
+ * Moves the checkpoints of a group in one statement, each only from where the runtime last wrote
+ * it (compare-and-set; held in a batched transaction, `deferred`): when one moved meanwhile
  * (another instance, a rebuild's swap), `pms_checkpoints_moved` fails the whole transaction with
  * CHECKPOINT_MOVED. The batch's rows are locked first by a held `lockCheckpoints` (the order a
  * rebuild's swap takes too), so it needs no round trip for the lock (docs/performance.md).

@@ -166,8 +166,7 @@ export function rowProjection<E extends DomainEvent>(options: {
         const written = load?.written(table);
         const ids = [...keys.entries()]
           .filter(([k, key]) => !isHeld(k) && (load || !key.created))
-          .map(([, key]) => key)
-          .map((k) => k.id)
+          .map(([, key]) => key.id)
           .filter((id) => !written || written.mayHave(id));
         const existing =
           ids.length === 0

@@ -8,7 +8,6 @@ import {
   moveCheckpoints,
   samePosition,
   saveCheckpoint,
-  saveCheckpoints,
 } from "./checkpoints.ts";
 import type { BatchMemory, Projection, Row } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
@@ -331,6 +330,16 @@ export function runProjections(options: {
     }
   }
 
+  /** Each member's checkpoint move: from where it was last written to the end of its slice. */
+  const movesOf = (members: Member[]) =>
+    members.map((m) => ({
+      name: m.runner.projection.name,
+      version: m.runner.projection.version,
+      from: m.runner.persisted,
+      position: m.slice[m.slice.length - 1].position,
+      applied: m.slice.length,
+    }));
+
   /** A committed batch's rows become the kept ones, the oldest dropped past KEPT_ROWS. */
   function keep(memory: BatchMemory): void {
     for (const [k, row] of memory.staged) {
@@ -365,16 +374,7 @@ export function runProjections(options: {
       );
       applying.runner = null;
     }
-    await moveCheckpoints(
-      tx,
-      members.map((m) => ({
-        name: m.runner.projection.name,
-        version: m.runner.projection.version,
-        from: m.runner.persisted,
-        position: m.slice[m.slice.length - 1].position,
-        applied: m.slice.length,
-      })),
-    );
+    await moveCheckpoints(tx, movesOf(members));
     if (onBatch) stamps.applied = performance.now();
     return { applied: members, stale: [] as Runner[] };
   }
@@ -409,14 +409,7 @@ export function runProjections(options: {
       }
       applied.push(m);
     }
-    await saveCheckpoints(
-      tx,
-      applied.map((m) => ({
-        name: m.runner.projection.name,
-        position: m.slice[m.slice.length - 1].position,
-        applied: m.slice.length,
-      })),
-    );
+    await moveCheckpoints(tx, movesOf(applied));
     if (onBatch) stamps.applied = performance.now();
     return { applied, stale };
   }
