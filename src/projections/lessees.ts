@@ -68,8 +68,8 @@ ${tenantPolicy("lessees")}`,
   evolve: (row, event) => evolveLesseeRow(row, event),
 });
 
-/** One lessee's row after `event`; also folds a command's answer in memory (src/queries/lessees.ts). */
-export function evolveLesseeRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Row | null {
+/** One lessee's row after `event` (also how `lesseesProjection.fold` answers a command, src/queries/lessees.ts). */
+function evolveLesseeRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Row | null {
   // Stamps written out, and the row's keys set here: rowProjection then keeps the row as it is,
   // no copy per event (docs/performance.md, "Rebuild / catch-up").
   const at = event.metadata.occurred_at;
