@@ -151,19 +151,21 @@ export async function appendToStream(
 }
 
 /**
- * Several streams, all or nothing, in ONE statement (one round trip, one commit): each
- * stream's revision is checked, and nothing is inserted unless every check passes; a
- * concurrent winner on any stream is refused by the unique index.
+ * Units of writes in ONE statement (one round trip, one commit): each unit is several streams,
+ * all or nothing. Each stream's revision is checked, and a unit's events are inserted only if every
+ * check of that unit passes; a concurrent winner on any stream is refused by the unique index,
+ * which fails the whole statement. `appendToStreams` is one unit; grouped appends
+ * (groupAppends.ts) send the units of concurrent commands together.
  *
  * The batch comes as `json`, not `jsonb`: PostgreSQL only scans it and builds a jsonb value
  * per event's data, instead of a jsonb tree of the whole document first. Metadata objects come
  * once in $2 and events point to theirs by index (a bulk's 2,000 events share one). Both cut
  * the statement of a bulk of 1,000 lessees (docs/performance.md, "Bulk lessee create").
  */
-const APPEND_MANY = `
+const APPEND_UNITS = `
 WITH input AS (
   SELECT * FROM json_to_recordset($1::json)
-    AS w(ord integer, stream_name text, mode text, expected bigint, events json)
+    AS w(ord integer, unit integer, stream_name text, mode text, expected bigint, events json)
 ), checked AS (
   SELECT i.*, c.revision,
     coalesce(CASE i.mode
@@ -174,13 +176,14 @@ WITH input AS (
     END, false) AS ok
   FROM input i
   CROSS JOIN LATERAL (SELECT max(stream_revision) AS revision FROM events e WHERE e.stream_name = i.stream_name) c
+), units AS (
+  SELECT unit FROM checked GROUP BY unit HAVING bool_and(ok)
 ), inserted AS (
   INSERT INTO events (event_id, stream_name, stream_revision, type, schema_version, data, metadata)
   SELECT e.event_id, c.stream_name, coalesce(c.revision, -1) + e.idx + 1, e.type, e.schema_version,
     e.data::jsonb, $2::jsonb -> e.metadata
-  FROM checked c, json_to_recordset(c.events)
+  FROM checked c JOIN units u ON u.unit = c.unit, json_to_recordset(c.events)
     AS e(idx integer, event_id uuid, type text, schema_version integer, data json, metadata integer)
-  WHERE NOT EXISTS (SELECT 1 FROM checked WHERE NOT ok)
   ORDER BY c.ord, e.idx
   RETURNING stream_name, stream_revision, position, transaction_id
 ), per_stream AS (
@@ -192,43 +195,99 @@ SELECT c.ord, c.ok, c.revision AS current_revision, p.next_revision, p.position,
   (SELECT max(i.transaction_id)::text FROM inserted i) AS transaction_id
 FROM checked c LEFT JOIN per_stream p ON p.stream_name = c.stream_name ORDER BY c.ord`;
 
+/** Why the statement refused a unit: the first write whose revision did not hold (-1: a unique index). */
+interface Refusal {
+  index: number;
+  actual?: bigint | "no_stream";
+}
+
+type UnitOutcome = { ok: AppendResult[] } | { refused: Refusal };
+
+async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]> {
+  for (const writes of units) {
+    const names = new Set(writes.map((w) => w.stream_name));
+    if (names.size !== writes.length) throw new Error("appendToStreams takes each stream once");
+  }
+  const metadata = metadataIndex();
+  let ord = 0;
+  const payload = JSON.stringify(
+    units.flatMap((writes, unit) =>
+      writes.map((w) => ({
+        ord: ord++,
+        unit,
+        stream_name: w.stream_name,
+        mode: typeof w.expected_revision === "bigint" ? "exact" : w.expected_revision,
+        expected: typeof w.expected_revision === "bigint" ? w.expected_revision.toString() : null,
+        events: w.events.map((e, idx) => ({
+          idx,
+          event_id: e.event_id,
+          type: e.type,
+          schema_version: e.schema_version ?? 1,
+          data: e.data,
+          metadata: metadata.of(e.metadata),
+        })),
+      })),
+    ),
+  );
+  const rows = await sql.query(APPEND_UNITS, [payload, JSON.stringify(metadata.list)], { prepare: true });
+  let at = 0;
+  return units.map((writes) => {
+    const mine = rows.slice(at, (at += writes.length));
+    const failed = mine.findIndex((r) => !r.ok);
+    if (failed < 0) {
+      return {
+        ok: mine.map((r) => ({
+          next_revision: BigInt(r.next_revision),
+          position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.position) },
+        })),
+      };
+    }
+    const actual = mine[failed].current_revision;
+    return { refused: { index: failed, actual: actual === null ? "no_stream" : BigInt(actual) } };
+  });
+}
+
+/**
+ * Each unit's answer, or its error as a value: a unit refused alone never fails the others. When
+ * the statement of several units fails as a whole (a unique index, a bad value), each unit is
+ * tried again alone, with the same event ids, so one that did commit answers as a replay.
+ */
+export async function appendUnits(sql: Sql, units: StreamWrite[][]): Promise<(AppendResult[] | Error)[]> {
+  let outcomes: UnitOutcome[];
+  try {
+    outcomes = await tryUnits(sql, units);
+  } catch (error) {
+    if (units.length > 1) {
+      return Promise.all(
+        units.map((writes) =>
+          appendUnits(sql, [writes]).then(
+            ([result]) => result,
+            (e: unknown) => asError(e),
+          ),
+        ),
+      );
+    }
+    if ((error as { code?: string }).code !== "23505") throw error;
+    outcomes = [{ refused: { index: -1 } }];
+  }
+  return Promise.all(
+    outcomes.map((o, i) =>
+      "ok" in o ? o.ok : settleUnitRefusal(sql, units[i], o.refused).then((r) => r, asError),
+    ),
+  );
+}
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
 export async function appendToStreams(sql: Sql, writes: StreamWrite[]): Promise<AppendResult[]> {
   if (writes.length === 0) return [];
-  const names = new Set(writes.map((w) => w.stream_name));
-  if (names.size !== writes.length) throw new Error("appendToStreams takes each stream once");
-  const metadata = metadataIndex();
-  const payload = JSON.stringify(
-    writes.map((w, ord) => ({
-      ord,
-      stream_name: w.stream_name,
-      mode: typeof w.expected_revision === "bigint" ? "exact" : w.expected_revision,
-      expected: typeof w.expected_revision === "bigint" ? w.expected_revision.toString() : null,
-      events: w.events.map((e, idx) => ({
-        idx,
-        event_id: e.event_id,
-        type: e.type,
-        schema_version: e.schema_version ?? 1,
-        data: e.data,
-        metadata: metadata.of(e.metadata),
-      })),
-    })),
-  );
-  let refused: { index: number; actual?: bigint | "no_stream" } | null = null;
-  try {
-    const rows = await sql.query(APPEND_MANY, [payload, JSON.stringify(metadata.list)], { prepare: true });
-    const failed = rows.findIndex((r) => !r.ok);
-    if (failed < 0) {
-      return rows.map((r) => ({
-        next_revision: BigInt(r.next_revision),
-        position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.position) },
-      }));
-    }
-    const actual = rows[failed].current_revision;
-    refused = { index: failed, actual: actual === null ? "no_stream" : BigInt(actual) };
-  } catch (error) {
-    if ((error as { code?: string }).code !== "23505") throw error;
-    refused = { index: -1 };
-  }
+  const [result] = await appendUnits(sql, [writes]);
+  if (result instanceof Error) throw result;
+  return result;
+}
+
+/** A refused unit: an idempotent replay of the same writes answers as the first time, else the error. */
+async function settleUnitRefusal(sql: Sql, writes: StreamWrite[], refused: Refusal): Promise<AppendResult[]> {
   const written = await writtenWithIds(
     sql,
     writes.flatMap((w) => w.events),

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { notifier, type Sql } from "../../db.ts";
 import type { EventStore, Subscription } from "../eventStore.ts";
-import { appendToStream, appendToStreams } from "./appendToStream.ts";
+import { groupAppends } from "./groupAppends.ts";
 import { headPosition, readAll } from "./readAll.ts";
 import { readStream, readStreams } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
@@ -27,16 +27,18 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   // Our own notifications come back to us: the payload names the sender so we skip them.
   const instance = randomUUID();
   const notifyAppended = notifier(sql, "pms_events", instance);
+  // Concurrent appends share a statement and a commit (groupAppends.ts).
+  const append = groupAppends(sql);
   const store: EventStore = {
     engine: "postgres",
     async appendToStream(stream_name, events, { expected_revision }) {
-      const result = await appendToStream(sql, stream_name, events, expected_revision, { notify: false });
+      const [result] = await append([{ stream_name, events, expected_revision }]);
       notifyAppended();
       fire();
       return result;
     },
     async appendToStreams(writes) {
-      const results = await appendToStreams(sql, writes);
+      const results = await append(writes);
       notifyAppended();
       fire();
       return results;
