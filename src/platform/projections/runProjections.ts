@@ -1,4 +1,4 @@
-import { HeldStatementsError, notifier, type Sql } from "../db.ts";
+import { HeldStatementsError, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
 import {
@@ -114,7 +114,6 @@ export function runProjections(options: {
     for (const w of wakers) w();
   };
   const unsubscribe = store.onAppended(wakeAll);
-  const checkpointsMoved = notifier(sql, "pms_checkpoints", "*");
 
   const sliceFor = (runner: Runner, events: RecordedEvent[]) =>
     events.filter((e) => comparePositions(e.position, runner.position) > 0);
@@ -547,7 +546,6 @@ export function runProjections(options: {
           lastPersist = Date.now();
           await persistSkipped();
         }
-        checkpointsMoved();
       } catch (error) {
         log.error(error, "projection reader failed; retrying");
         await sleep(500);

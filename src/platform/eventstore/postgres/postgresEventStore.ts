@@ -28,7 +28,7 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   const instance = randomUUID();
   const notifyAppended = notifier(sql, "pms_events", instance);
   // Concurrent appends share a statement and a commit (groupAppends.ts).
-  const append = groupAppends(sql);
+  const append = groupAppends(sql, { inFlight: 1, maxEvents: 512 });
   const store: EventStore = {
     engine: "postgres",
     async appendToStream(stream_name, events, { expected_revision }) {
