@@ -11,7 +11,12 @@ import {
 } from "../../src/platform/eventstore/eventStore.ts";
 import { DuplicateEventIdError } from "../../src/platform/eventstore/postgres/appendToStream.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
-import { readAll, readAllLean } from "../../src/platform/eventstore/postgres/readAll.ts";
+import {
+  EVENTS_PAST,
+  eventsPast,
+  readAll,
+  readAllLean,
+} from "../../src/platform/eventstore/postgres/readAll.ts";
 import { subscribeToAll } from "../../src/platform/eventstore/postgres/subscribeToAll.ts";
 import { untilReadable } from "../support/counterProjection.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
@@ -54,6 +59,23 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL event store defects", 
       [a, 2n],
     ]);
     expect(second).toEqual(await store.readStream(a));
+  });
+
+  it("the projector's 'events past' check reads the log index even as a generic prepared plan", async () => {
+    const stream = `past-${randomUUID()}`;
+    const { position } = await store.appendToStream(stream, [newEvent()], { expected_revision: "no_stream" });
+    expect(await eventsPast(sql, position)).toBe(false);
+    expect(await eventsPast(sql, { commit: position.commit, prepare: position.prepare - 1n })).toBe(true);
+    // The plan every connection ends on after five runs: it once scanned the whole table.
+    const plan = await sql.transaction(async (tx) => {
+      await tx.exec("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.exec(`PREPARE events_past_plan(text, bigint) AS ${EVENTS_PAST}`);
+      const rows = await tx.query("EXPLAIN EXECUTE events_past_plan('1', 1)");
+      await tx.exec("DEALLOCATE events_past_plan");
+      return rows.map((r) => r["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toContain("events_global_order");
+    expect(plan).not.toContain("Seq Scan");
   });
 
   it("the rebuild's lean read gives the same events as readAll, page by page", async () => {

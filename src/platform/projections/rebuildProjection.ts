@@ -144,9 +144,6 @@ async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<R
 
 async function committedAfter(tx: Sql, store: EventStore, after: Position): Promise<boolean> {
   if (store.engine === "eventstoredb") return false;
-  const [row] = await tx.query(
-    "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS more",
-    [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
-  );
-  return row.more as boolean;
+  const { eventsPast } = await import("../eventstore/postgres/readAll.ts");
+  return eventsPast(tx, after);
 }

@@ -139,12 +139,8 @@ export function runProjections(options: {
   /** Committed events past `after` that readAll may not return yet because an older transaction is open. */
   const blockedBehindOpenTransaction = async (after: Position) => {
     if (store.engine !== "postgres") return false;
-    const [row] = await sql.query(
-      "SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS more",
-      [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
-      { prepare: true },
-    );
-    return row.more as boolean;
+    const { eventsPast } = await import("../eventstore/postgres/readAll.ts");
+    return eventsPast(sql, after);
   };
 
   /** Takes the lock of each projection not yet run here; builds those whose version changed. */

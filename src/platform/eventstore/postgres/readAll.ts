@@ -102,3 +102,21 @@ export async function readAllLean(sql: Sql, options: ReadAllOptions = {}): Promi
   }
   return events;
 }
+
+export const EVENTS_PAST = `SELECT (SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)
+  ORDER BY transaction_id, position LIMIT 1) IS NOT NULL AS more`;
+
+/**
+ * Whether any event, readable or not yet (behind an open transaction), lies past `after`. The
+ * first row in log order, not EXISTS: as a prepared statement, EXISTS gets a generic plan that
+ * scans the whole table (the planner guesses a third of it matches) and, with nothing past
+ * `after`, reads it all, on every empty projector read (docs/performance.md, "Grouped appends").
+ */
+export async function eventsPast(sql: Sql, after: Position): Promise<boolean> {
+  const [row] = await sql.query(
+    EVENTS_PAST,
+    [(after.commit < 0n ? 0n : after.commit).toString(), after.prepare.toString()],
+    { prepare: true },
+  );
+  return row.more as boolean;
+}
