@@ -5,6 +5,7 @@ import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
+import { groupReads } from "../platform/groupReads.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
@@ -202,14 +203,37 @@ export async function readEstateRentRegulation(
 ): Promise<
   (RentRegulation & { estate_id: string; place_id: string; source: "estate" | "place" | "none" }) | null
 > {
-  // One statement for the estate's place and the regulation that applies: a lease notice reads it
-  // on every status change to NOTICE (docs/performance.md, "Profile of a lease status change").
-  const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query(`SELECT ${estateRegulationSql("$1", "$2")} AS regulation`, [tenantId, estateId], {
-      prepare: true,
-    }),
+  if (!UUID.test(estateId)) return null;
+  let lookUp = estateRegulationLookUps.get(sql);
+  if (!lookUp) {
+    lookUp = groupReads((tenant, estates) => readEstateRegulations(sql, tenant, estates));
+    estateRegulationLookUps.set(sql, lookUp);
+  }
+  const row = await lookUp(tenantId, estateId.toLowerCase());
+  return toEstateRegulation(estateId, row ?? null);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Concurrent look-ups of a tenant share one statement (src/platform/groupReads.ts): a lease
+ * notice reads the zone on every status change to NOTICE (docs/performance.md, "Grouped appends").
+ */
+const estateRegulationLookUps = new WeakMap<
+  Sql,
+  (tenant: string, estate: string) => Promise<Record<string, unknown> | null | undefined>
+>();
+
+async function readEstateRegulations(sql: Sql, tenantId: string, estateIds: string[]) {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query(
+      `SELECT x.id::text AS id, ${estateRegulationSql("$1", "x.id")} AS regulation
+       FROM unnest($2::uuid[]) AS x(id)`,
+      [tenantId, estateIds],
+      { prepare: true },
+    ),
   );
-  return toEstateRegulation(estateId, row?.regulation ?? null);
+  return new Map<string, Record<string, unknown> | null>(rows.map((r) => [r.id, r.regulation ?? null]));
 }
 
 /**
