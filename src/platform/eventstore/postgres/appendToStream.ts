@@ -232,7 +232,8 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
   const rows = await sql.query(APPEND_UNITS, [payload, JSON.stringify(metadata.list)], { prepare: true });
   let at = 0;
   return units.map((writes) => {
-    const mine = rows.slice(at, (at += writes.length));
+    const mine = rows.slice(at, at + writes.length);
+    at += writes.length;
     const failed = mine.findIndex((r) => !r.ok);
     if (failed < 0) {
       return {
