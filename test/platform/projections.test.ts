@@ -391,50 +391,62 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
     SLOW,
   );
 
-  it(
-    "a batch that throws midway leaves rows and checkpoint unchanged, and recovers once fixed",
-    async () => {
+  it.each([
+    {
+      how: "a batch that throws midway",
+      name: "c_poison",
+      poison: { poison: true },
+      failInSql: false,
+      error: "poisoned event",
+    },
+    {
+      // The failing write is held, so PostgreSQL reports it with a later statement; the batch
+      // replayed statement by statement names the culprit.
+      how: "a write that fails in PostgreSQL among held statements",
+      name: "c_sqlpoison",
+      poison: { sql_poison: true },
+      failInSql: true,
+      error: "null value",
+    },
+  ])(
+    "$how leaves rows and checkpoint unchanged, is traced to its projection while the others go on, and recovers once fixed",
+    async ({ name, poison, failInSql, error }) => {
       const db = await openDb(kind);
-      const control = { broken: true, batches: [] as number[] };
+      const control = { broken: true, batches: [] as number[], failInSql };
+      const healthy = `${name}_healthy`;
       // A healthy projection in the same runtime must not be held back by the failing one.
-      const runtime = start(db, [
-        counterProjection({ name: "c_poison", control }),
-        counterProjection({ name: "c_healthy" }),
-      ]);
+      const runtime = start(db, [counterProjection({ name, control }), counterProjection({ name: healthy })]);
       const good = randomUUID();
       const before = await count(db.store, tenant, good, [1, 2]);
       expect(await runtime.waitFor(before, 10_000)).toBe(true);
-      const rowsBefore = await readCounters(db.sql, "c_poison");
-      const cpBefore = await checkpointRow(db.sql, "c_poison");
+      const rowsBefore = await readCounters(db.sql, name);
+      const cpBefore = await checkpointRow(db.sql, name);
 
-      // The poison batch writes its rows first, then throws.
-      const after = await count(db.store, tenant, good, [100, 7], { poison: true });
-      await until(
-        async () => (await checkpointRow(db.sql, "c_poison"))?.last_error != null,
-        10_000,
-        "last_error",
-      );
+      // The poison batch writes its rows first, then fails.
+      const after = await count(db.store, tenant, good, [100, 7], poison);
+      await until(async () => (await checkpointRow(db.sql, name))?.last_error != null, 10_000, "last_error");
       const attempts = control.batches.length;
       await until(async () => control.batches.length >= attempts + 1, 10_000, "a retry");
       expect(await runtime.waitFor(after, 200)).toBe(false);
-      expect(await readCounters(db.sql, "c_poison")).toEqual(rowsBefore);
-      const cpFailing = await checkpointRow(db.sql, "c_poison");
+      expect(await readCounters(db.sql, name)).toEqual(rowsBefore);
+      const cpFailing = await checkpointRow(db.sql, name);
       expect(comparePositions(cpFailing!.position, cpBefore!.position)).toBe(0);
       expect(cpFailing!.events_applied).toBe(cpBefore!.events_applied);
-      expect(cpFailing!.last_error).toContain("poisoned event");
+      expect(cpFailing!.last_error).toContain(error);
       const later = await count(db.store, tenant, randomUUID(), [3]);
       await until(
-        async () => comparePositions((await checkpointRow(db.sql, "c_healthy"))!.position, later) >= 0,
+        async () => comparePositions((await checkpointRow(db.sql, healthy))!.position, later) >= 0,
         10_000,
         "the healthy projection to go on",
       );
-      expect(await readCounters(db.sql, "c_healthy")).toEqual(await expectedCounters(db.store));
-      expect(await readCounters(db.sql, "c_poison")).toEqual(rowsBefore);
+      expect(await readCounters(db.sql, healthy)).toEqual(await expectedCounters(db.store));
+      expect((await checkpointRow(db.sql, healthy))!.last_error).toBeNull();
+      expect(await readCounters(db.sql, name)).toEqual(rowsBefore);
 
       control.broken = false;
       expect(await runtime.waitFor(later, 15_000)).toBe(true);
-      expect(await readCounters(db.sql, "c_poison")).toEqual(await expectedCounters(db.store));
-      const cpFixed = await checkpointRow(db.sql, "c_poison");
+      expect(await readCounters(db.sql, name)).toEqual(await expectedCounters(db.store));
+      const cpFixed = await checkpointRow(db.sql, name);
       expect(cpFixed!.last_error).toBeNull();
       expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 3);
     },
@@ -547,49 +559,6 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       expect(await counterOf("c_cas")).toMatchObject({ events: 2, total: 101 });
       expect(await readCounters(db.sql, "c_cas_other")).toEqual(await expectedCounters(db.store));
       expect((await checkpointRow(db.sql, "c_cas"))!.last_error).toBeNull();
-    },
-    SLOW,
-  );
-
-  it(
-    "a write that fails in PostgreSQL among held statements is traced to its projection; the others go on",
-    async () => {
-      const db = await openDb(kind);
-      const control = { broken: true, batches: [] as number[], failInSql: true };
-      const runtime = start(db, [
-        counterProjection({ name: "c_sqlpoison", control }),
-        counterProjection({ name: "c_sqlhealthy" }),
-      ]);
-      const good = randomUUID();
-      const before = await count(db.store, tenant, good, [1, 2]);
-      expect(await runtime.waitFor(before, 10_000)).toBe(true);
-      const rowsBefore = await readCounters(db.sql, "c_sqlpoison");
-      const cpBefore = await checkpointRow(db.sql, "c_sqlpoison");
-
-      // The poison batch's failing write is held, so PostgreSQL reports it with a later
-      // statement; the batch replayed statement by statement names the culprit.
-      const after = await count(db.store, tenant, good, [100, 7], { sql_poison: true });
-      await until(
-        async () => (await checkpointRow(db.sql, "c_sqlpoison"))?.last_error != null,
-        10_000,
-        "last_error",
-      );
-      const failing = await checkpointRow(db.sql, "c_sqlpoison");
-      expect(failing!.last_error).toContain("null value");
-      expect(comparePositions(failing!.position, cpBefore!.position)).toBe(0);
-      expect(await readCounters(db.sql, "c_sqlpoison")).toEqual(rowsBefore);
-      await until(
-        async () => comparePositions((await checkpointRow(db.sql, "c_sqlhealthy"))!.position, after) >= 0,
-        10_000,
-        "the healthy projection to go on",
-      );
-      expect(await readCounters(db.sql, "c_sqlhealthy")).toEqual(await expectedCounters(db.store));
-      expect((await checkpointRow(db.sql, "c_sqlhealthy"))!.last_error).toBeNull();
-
-      control.broken = false;
-      expect(await runtime.waitFor(after, 15_000)).toBe(true);
-      expect(await readCounters(db.sql, "c_sqlpoison")).toEqual(await expectedCounters(db.store));
-      expect((await checkpointRow(db.sql, "c_sqlpoison"))!.last_error).toBeNull();
     },
     SLOW,
   );
