@@ -15,8 +15,8 @@ import {
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
 import {
+  appendToStreams,
   DuplicateEventIdError,
-  appendToStream as insertEvents,
 } from "../../src/platform/eventstore/postgres/appendToStream.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { openTransaction } from "../support/openTransaction.ts";
@@ -98,6 +98,10 @@ async function inOrder(...steps: (() => Promise<unknown>)[]): Promise<void> {
 }
 
 const stream = (category = "test") => `${category}-${randomUUID()}`;
+
+/** One event appended on a given connection (an open transaction's), as the store would. */
+const insertEvent = async (sql: Sql, stream_name: string, event: NewEvent) =>
+  (await appendToStreams(sql, [{ stream_name, events: [event], expected_revision: "no_stream" }]))[0];
 
 function newEvent(type = "Tested", data: Record<string, unknown> = {}, schema_version?: number): NewEvent {
   return {
@@ -736,14 +740,14 @@ for (const adapter of adapters) {
           let open = true;
           try {
             if (variant === "inserted before") {
-              note((await insertEvents(tx.sql, stream(), [late], "no_stream")).position);
+              note((await insertEvent(tx.sql, stream(), late)).position);
               await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
             } else {
               // The late transaction starts (takes its id) first but writes after the other commits,
               // so its row has a larger sequence number yet belongs before the other in the log.
               await tx.sql.query("SELECT pg_current_xact_id()");
               await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
-              note((await insertEvents(tx.sql, stream(), [late], "no_stream")).position);
+              note((await insertEvent(tx.sql, stream(), late)).position);
             }
 
             // The other event is committed but lies past the open transaction: nobody may see it yet,
@@ -810,7 +814,7 @@ for (const adapter of adapters) {
         const tx = await openTransaction(fixture.url);
         const other = newEvent("Other");
         try {
-          await insertEvents(tx.sql, stream(), [newEvent("Never")], "no_stream");
+          await insertEvent(tx.sql, stream(), newEvent("Never"));
           await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
           expect(await store.readAll({ after: from })).toEqual([]);
         } finally {

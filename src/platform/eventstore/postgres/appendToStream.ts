@@ -9,36 +9,6 @@ import {
 } from "../eventStore.ts";
 
 /**
- * One statement, so one round trip in autocommit: the revision check and the insert are
- * atomic, and a concurrent append at the same revision hits the unique index and fails.
- * The notify wakes projectors in other processes when the transaction commits.
- */
-const APPEND = `
-WITH current AS (
-  SELECT max(stream_revision) AS revision FROM events WHERE stream_name = $1
-), allowed AS (
-  SELECT revision FROM current
-  WHERE CASE $3::text
-    WHEN 'no_stream' THEN revision IS NULL
-    WHEN 'stream_exists' THEN revision IS NOT NULL
-    WHEN 'any' THEN true
-    ELSE revision = $4::bigint
-  END
-), inserted AS (
-  INSERT INTO events (event_id, stream_name, stream_revision, type, schema_version, data, metadata)
-  SELECT e.event_id, $1, coalesce(allowed.revision, -1) + e.idx + 1, e.type, e.schema_version, e.data, e.metadata
-  FROM allowed, jsonb_to_recordset($2::jsonb)
-    AS e(idx integer, event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb)
-  ORDER BY e.idx
-  RETURNING position, stream_revision, transaction_id
-)
-SELECT (SELECT revision FROM current) AS current_revision,
-       (SELECT max(stream_revision) FROM inserted) AS next_revision,
-       (SELECT max(position) FROM inserted) AS position,
-       (SELECT max(transaction_id)::text FROM inserted) AS transaction_id,
-       (SELECT CASE WHEN count(*) > 0 AND $5::boolean THEN pg_notify('pms_events', '') END FROM inserted) AS notified`;
-
-/**
  * An event id is unique across the whole log here (a unique index), not per stream: an id
  * already written to another stream refuses the append. Not a revision conflict, so a caller
  * retrying on WrongExpectedRevisionError does not loop on it (docs/decisions.md).
@@ -54,100 +24,6 @@ export class DuplicateEventIdError extends Error {
     );
     this.name = "DuplicateEventIdError";
   }
-}
-
-/** One attempt of the single statement: the result, or why the store refused it. */
-type Attempt =
-  | { ok: AppendResult }
-  /** The expected revision did not hold: the stream is at `actual`. */
-  | { refused: "revision"; actual: bigint | "no_stream" }
-  /** A unique index refused the insert (the statement's transaction is now aborted). */
-  | { refused: "unique" };
-
-async function tryAppend(
-  sql: Sql,
-  stream_name: string,
-  events: NewEvent[],
-  expected_revision: ExpectedRevision,
-  notify: boolean,
-): Promise<Attempt> {
-  if (events.length === 0) throw new Error("appendToStream needs at least one event");
-  const mode = typeof expected_revision === "bigint" ? "exact" : expected_revision;
-  const payload = JSON.stringify(
-    events.map((e, idx) => ({
-      idx,
-      event_id: e.event_id,
-      type: e.type,
-      schema_version: e.schema_version ?? 1,
-      data: e.data,
-      metadata: e.metadata,
-    })),
-  );
-  let row: Record<string, unknown>;
-  try {
-    [row] = await sql.query(
-      APPEND,
-      [
-        stream_name,
-        payload,
-        mode,
-        typeof expected_revision === "bigint" ? expected_revision.toString() : null,
-        notify,
-      ],
-      { prepare: true },
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code !== "23505") throw error;
-    return { refused: "unique" };
-  }
-  if (row.next_revision === null || row.next_revision === undefined) {
-    const actual = row.current_revision === null ? "no_stream" : BigInt(row.current_revision as number);
-    return { refused: "revision", actual };
-  }
-  return {
-    ok: {
-      next_revision: BigInt(row.next_revision as number),
-      position: { commit: BigInt(row.transaction_id as string), prepare: BigInt(row.position as number) },
-    },
-  };
-}
-
-/** A refused append: an idempotent replay of the same events answers as the first time, else the error. */
-async function settleRefusal(
-  sql: Sql,
-  stream_name: string,
-  events: NewEvent[],
-  expected_revision: ExpectedRevision,
-  actual?: bigint | "no_stream",
-): Promise<AppendResult> {
-  const written = await writtenWithIds(sql, events);
-  const replay = replayOf(written, stream_name, events, expected_revision);
-  if (replay) return replay;
-  refuseForeignIds(written, [{ stream_name, events }]);
-  throw new WrongExpectedRevisionError(
-    stream_name,
-    expected_revision,
-    actual ?? (await currentRevision(sql, stream_name)),
-  );
-}
-
-export async function appendToStream(
-  sql: Sql,
-  stream_name: string,
-  events: NewEvent[],
-  expected_revision: ExpectedRevision,
-  options: { notify?: boolean } = {},
-): Promise<AppendResult> {
-  const attempt = await tryAppend(sql, stream_name, events, expected_revision, options.notify ?? true);
-  if ("ok" in attempt) return attempt.ok;
-  // A unique index refused the insert: a concurrent append won, or these event ids exist already.
-  return settleRefusal(
-    sql,
-    stream_name,
-    events,
-    expected_revision,
-    attempt.refused === "revision" ? attempt.actual : undefined,
-  );
 }
 
 /**
@@ -207,6 +83,7 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
   for (const writes of units) {
     const names = new Set(writes.map((w) => w.stream_name));
     if (names.size !== writes.length) throw new Error("appendToStreams takes each stream once");
+    if (writes.some((w) => w.events.length === 0)) throw new Error("an append needs at least one event");
   }
   const metadata = metadataIndex();
   let ord = 0;

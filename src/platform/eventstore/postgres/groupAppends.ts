@@ -1,6 +1,6 @@
 import type { Sql } from "../../db.ts";
 import type { AppendResult, StreamWrite } from "../eventStore.ts";
-import { appendToStream, appendUnits } from "./appendToStream.ts";
+import { appendUnits } from "./appendToStream.ts";
 
 /**
  * Group commit of this process's appends (docs/performance.md, "Grouped appends"): while
@@ -36,14 +36,6 @@ export function groupAppends(
   let inFlight = 0;
 
   const send = async (group: Waiting[]) => {
-    if (group.length === 1 && group[0].writes.length === 1) {
-      const [w] = group[0].writes;
-      // One write alone: the single-stream statement is the cheapest.
-      return appendToStream(sql, w.stream_name, w.events, w.expected_revision, { notify: false }).then(
-        (result) => group[0].resolve([result]),
-        group[0].reject,
-      );
-    }
     const outcomes: unknown[] = await appendUnits(
       sql,
       group.map((w) => w.writes),
