@@ -10,6 +10,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import { answers, timestamp } from "../platform/http/responses.ts";
+import { isUuid } from "../platform/ids.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
 import { requirePlace } from "./places.ts";
 
@@ -203,7 +204,7 @@ export async function readEstateRentRegulation(
 ): Promise<
   (RentRegulation & { estate_id: string; place_id: string; source: "estate" | "place" | "none" }) | null
 > {
-  if (!UUID.test(estateId)) return null;
+  if (!isUuid(estateId)) return null;
   let lookUp = estateRegulationLookUps.get(sql);
   if (!lookUp) {
     lookUp = groupReads((tenant, estates) => readEstateRegulations(sql, tenant, estates));
@@ -212,8 +213,6 @@ export async function readEstateRentRegulation(
   const row = await lookUp(tenantId, estateId.toLowerCase());
   return toEstateRegulation(estateId, row ?? null);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Concurrent look-ups of a tenant share one statement (src/platform/groupReads.ts): a lease

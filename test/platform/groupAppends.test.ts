@@ -28,6 +28,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("grouped appends", () => {
   let drop: () => Promise<void>;
   /** Append statements sent, by the SQL's text. */
   let statements = 0;
+  /** While set, an append statement fails as a database out of connections would. */
+  let unavailable = false;
   beforeAll(async () => {
     const db = await createTestDatabase("postgres");
     drop = db.drop;
@@ -35,7 +37,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)("grouped appends", () => {
     sql = {
       ...db.sql,
       query: (text, params, options) => {
-        if (/INSERT INTO events/.test(text)) statements++;
+        if (/INSERT INTO events/.test(text)) {
+          statements++;
+          if (unavailable)
+            return Promise.reject(
+              Object.assign(new Error("sorry, too many clients already"), { code: "53300" }),
+            );
+        }
         return query(text, params, options);
       },
     };
@@ -107,6 +115,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)("grouped appends", () => {
       "fulfilled",
     ]);
     for (const [i, s] of streams.entries()) expect(await readStream(sql, s)).toHaveLength(i === 1 ? 0 : 1);
+  });
+
+  it("a database that cannot take the statement fails every append of it at once, not one by one", async () => {
+    const append = groupAppends(sql, { inFlight: 1, maxEvents: 512 });
+    const streams = Array.from({ length: 6 }, () => `g-${randomUUID()}`);
+    const first = append([write(streams[0])]);
+    unavailable = true;
+    statements = 0;
+    const grouped = streams.slice(1).map((s) => append([write(s)]));
+    await first;
+    const outcomes = await Promise.allSettled(grouped);
+    unavailable = false;
+    expect(statements).toBe(1);
+    for (const o of outcomes) expect((o as PromiseRejectedResult).reason?.code).toBe("53300");
+    for (const s of streams.slice(1)) expect(await readStream(sql, s)).toEqual([]);
   });
 
   it("appends to one stream never share a statement: each is judged on what the previous one wrote", async () => {

@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { isDatabaseUnavailable } from "../db.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts";
 
@@ -113,22 +114,4 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     );
   }
   socket.destroy(error);
-}
-
-/**
- * The database cannot take the request now (docs/decisions.md, "503 when the database is
- * unavailable"): out of connections or resources (SQLSTATE class 53), shutting down or starting
- * (57P01–57P03), a lost connection (class 08), a pool wait that timed out, or a refused or reset
- * socket. Nothing was written that the client must know of: a command that failed so appended
- * nothing, or its append is already durable and a retry with the same Idempotency-Key replays it.
- */
-function isDatabaseUnavailable(error: { code?: unknown; message?: string }): boolean {
-  const code = typeof error.code === "string" ? error.code : "";
-  if (/^(53|08)[0-9A-Z]{3}$/.test(code) || code === "57P01" || code === "57P02" || code === "57P03")
-    return true;
-  if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE")
-    return true;
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(
-    error.message ?? "",
-  );
 }

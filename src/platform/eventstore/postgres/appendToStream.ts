@@ -1,4 +1,4 @@
-import type { Sql } from "../../db.ts";
+import { isDatabaseUnavailable, type Sql } from "../../db.ts";
 import {
   type AppendResult,
   type EventMetadata,
@@ -127,15 +127,17 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
 
 /**
  * Each unit's answer, or its error as a value: a unit refused alone never fails the others. When
- * the statement of several units fails as a whole (a unique index, a bad value), each unit is
- * tried again alone, with the same event ids, so one that did commit answers as a replay.
+ * the statement of several units fails as a whole because of what one unit holds (a unique index,
+ * a bad value), each unit is tried again alone, with the same event ids, so one that did commit
+ * answers as a replay. A database that cannot take the statement (isDatabaseUnavailable) fails
+ * every unit at once: trying each again would only queue more statements on it.
  */
 export async function appendUnits(sql: Sql, units: StreamWrite[][]): Promise<(AppendResult[] | Error)[]> {
   let outcomes: UnitOutcome[];
   try {
     outcomes = await tryUnits(sql, units);
   } catch (error) {
-    if (units.length > 1) {
+    if (units.length > 1 && !isDatabaseUnavailable(error as { code?: unknown })) {
       return Promise.all(
         units.map((writes) =>
           appendUnits(sql, [writes]).then(

@@ -9,11 +9,13 @@ import { appendUnits } from "./appendToStream.ts";
  * concurrent commands cost a few statements instead of 32.
  *
  * Each append keeps its own outcome (appendUnits): a refusal or an error of one does not fail the
- * others. Two appends to one stream never share a statement or run at once here: the later one
- * waits for the earlier, and its revision check judges it against what that one wrote.
+ * others. Two grouped appends to one stream never share a statement or run at once here: the later
+ * one waits for the earlier, and its revision check judges it against what that one wrote. An
+ * append over `maxEvents` (a bulk) skips the queue; its revision check and the unique index still
+ * judge it against any append running beside it.
  */
 export interface GroupAppendsOptions {
-  /** Statements out at once: PostgreSQL works on one while the next group gathers. */
+  /** Statements out at once (the store keeps one: docs/decisions.md, "Grouped appends"). */
   inFlight: number;
   /** Events in one statement; a larger append (a bulk) goes alone, at once. */
   maxEvents: number;
@@ -28,7 +30,7 @@ interface Waiting {
 
 export function groupAppends(
   sql: Sql,
-  options: GroupAppendsOptions = { inFlight: 2, maxEvents: 512 },
+  options: GroupAppendsOptions,
 ): (writes: StreamWrite[]) => Promise<AppendResult[]> {
   let queue: Waiting[] = [];
   /** Streams of the statements out now. */
