@@ -47,7 +47,9 @@ export interface TransactionOptions {
    * with the first statement, `deferred` writes with the next statement or with COMMIT, each group
    * as one simple-protocol script with its parameters inlined as literals. A batch of the
    * projector costs a few round trips instead of one per statement. An error in a group that held
-   * deferred writes is a `HeldStatementsError`: it cannot say which statement failed.
+   * deferred writes is a `HeldStatementsError`: it cannot say which statement failed. A statement
+   * sent with held ones goes inlined too (a `prepare` one then loses its plan), so every text run
+   * in such a transaction must hold `$n` only as parameters.
    */
   batched?: boolean;
 }
@@ -64,8 +66,7 @@ export interface QueryOptions {
   prepare?: boolean;
   /**
    * A write whose answer the caller does not read: in a `batched` transaction it is held and sent
-   * with the next statement or with COMMIT; elsewhere it runs at once. Its text must hold `$n`
-   * only as parameters (they are inlined).
+   * with the next statement or with COMMIT; elsewhere it runs at once.
    */
   deferred?: boolean;
   /** Rows as arrays of values in select order: no object per row (the rebuild's log read). */
@@ -319,16 +320,19 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   };
 }
 
+/** The shortest gap between two NOTIFY of one notifier (docs/decisions.md, "NOTIFY at most every 5 ms"). */
+const NOTIFY_GAP_MS = 5;
+
 /**
  * A NOTIFY sent after the caller's commit, coalesced: at most one in flight and at most one per
- * `gapMs`, and one more after it when called meanwhile, so every call is followed by a
- * notification sent after it, at most `gapMs` plus one round trip later. A NOTIFY inside a
+ * `NOTIFY_GAP_MS`, and one more after it when called meanwhile, so every call is followed by a
+ * notification sent after it, at most `NOTIFY_GAP_MS` plus one round trip later. A NOTIFY inside a
  * writing transaction would hold PostgreSQL's global notify lock through that transaction's
  * commit and WAL flush, serializing every such commit (appends: about 5x fewer per second). The
  * gap keeps it from costing a statement per append under load (docs/performance.md); this
  * process's own listeners are woken in process, without it.
  */
-export function notifier(sql: Sql, channel: string, payload = "", gapMs = 5): () => void {
+export function notifier(sql: Sql, channel: string, payload = ""): () => void {
   let inFlight = false;
   let again = false;
   let lastSent = Number.NEGATIVE_INFINITY;
@@ -348,7 +352,7 @@ export function notifier(sql: Sql, channel: string, payload = "", gapMs = 5): ()
   };
   const schedule = () => {
     if (timer) return;
-    const wait = lastSent + gapMs - performance.now();
+    const wait = lastSent + NOTIFY_GAP_MS - performance.now();
     if (wait <= 0) send();
     else {
       timer = setTimeout(send, wait);

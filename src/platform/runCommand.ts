@@ -48,8 +48,6 @@ export interface StreamState<State, Event extends DomainEvent = DomainEvent> {
 export interface CommandOptions<State, Event extends DomainEvent> {
   /** The revision the client last saw (If-Match): another one fails with WrongExpectedRevisionError. */
   expected?: bigint;
-  /** Deterministic event ids make a retried request idempotent (bulk). */
-  eventIds?: (index: number) => string;
   /** The error when the stream belongs to another tenant (it reads as absent). */
   notFound?: () => Error;
   /**
@@ -125,8 +123,7 @@ function keptStream<State, Event extends DomainEvent>(
   stream: string,
   tenantId: string,
 ): (StreamState<State, Event> & { foreign: false }) | null {
-  // Deterministic event ids (bulk) may replay an earlier append: always read those streams.
-  const kept = options.eventIds ? undefined : options.cache?.get(stream);
+  const kept = options.cache?.get(stream);
   if (!kept || kept.tenant_id !== tenantId) return null;
   if (options.expected !== undefined && kept.revision !== options.expected) return null;
   return {
@@ -209,7 +206,7 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
       };
     const write = {
       stream_name: stream,
-      events: toNewEvents(metadata, events, options.eventIds),
+      events: toNewEvents(metadata, events),
       expected_revision: loaded.revision ?? ("no_stream" as const),
     };
     try {

@@ -139,6 +139,8 @@ const estateRows = rowProjection<EstateEvent>({
   handles: estateEventTypes,
   idOf: (event) => event.data.estate_id,
   evolve: evolveEstate,
+  // A create ignores the row it is given: a live batch does not read the row first.
+  creates: ["EstateCreated"],
   after: afterEstates,
 });
 
@@ -263,7 +265,9 @@ const rentalStateSql = (estates: string) =>
  * Keeps `estate_lease_status` (owned by the estates projection) in step with lease events, one
  * row per lease keyed by the lease id. Per batch: one read of the leases it names, the events
  * folded in memory in log order, one delete and one upsert (docs/performance.md). Returns the
- * estates whose rental state must be recomputed (a lease's estate before and after a change).
+ * estates whose rental state must be recomputed (a lease's estate before and after a change);
+ * a batch of status changes only recomputes its estates itself (by lease id, no rows read) and
+ * returns none.
  */
 export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): Promise<string[]> {
   const leaseEvents = eventsOf<LeaseEvent>(events, leaseEventTypes).filter(

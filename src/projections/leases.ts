@@ -383,6 +383,8 @@ export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
   handles: leaseEventTypes,
   idOf: (event) => (event.data as { lease_id?: string }).lease_id ?? null,
   evolve: evolveLeaseRow,
+  // A create ignores the row it is given: a live batch does not read the row first.
+  creates: ["LeaseCreated"],
   after: afterLeases,
   // Only this projection writes `leases`, and evolveLeaseRow builds new rows: a lease's row is
   // kept between live batches, so a status change reads nothing (docs/performance.md).

@@ -213,6 +213,30 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
       });
     });
 
+    it("look-ups of several estates at once share a statement, each answered with its own", async () => {
+      const other = await createEstate(place);
+      const own = { ...regulation, high_demand_zone: false, reference_rents: [] };
+      const res = await t.request("PUT", `/api/places/${place}/estates/${other}/rent-regulation`, {
+        body: own,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      // The first goes alone; the three asked while it is out go together (src/platform/groupReads.ts).
+      const [first, overridden, unknown, upper] = await Promise.all([
+        readEstateRentRegulation(t.sql, t.tenant.id, estate),
+        readEstateRentRegulation(t.sql, t.tenant.id, other),
+        readEstateRentRegulation(t.sql, t.tenant.id, "00000000-0000-4000-8000-000000000000"),
+        readEstateRentRegulation(t.sql, t.tenant.id, estate.toUpperCase()),
+      ]);
+      expect(first).toMatchObject({ estate_id: estate, source: "place", high_demand_zone: true });
+      expect(overridden).toMatchObject({ estate_id: other, source: "estate", high_demand_zone: false });
+      expect(unknown).toBeNull();
+      expect(upper).toMatchObject({ source: "place", high_demand_zone: true });
+      expect(await readEstateRentRegulation(t.sql, t.tenant.id, "not-a-uuid")).toBeNull();
+      expect(
+        (await t.request("DELETE", `/api/places/${place}/estates/${other}/rent-regulation`)).statusCode,
+      ).toBe(204);
+    });
+
     it("an estate's own override wins, and removing it falls back to the place", async () => {
       const own = { ...regulation, high_demand_zone: false, reference_rents: [] };
       const res = await t.request("PUT", `/api/places/${place}/estates/${estate}/rent-regulation`, {

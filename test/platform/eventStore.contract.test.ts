@@ -788,9 +788,14 @@ for (const adapter of adapters) {
         const other = newEvent("Other");
         try {
           await tx.sql.query("SELECT pg_current_xact_id()");
-          await store.appendToStream(stream(), [other], { expected_revision: "no_stream" });
+          const { position } = await store.appendToStream(stream(), [other], {
+            expected_revision: "no_stream",
+          });
           expect(await store.readAll({ after: from })).toEqual([]);
           expect(ids(await store.readAll({ after: from, past_other_databases: true }))).toEqual(ids([other]));
+          // The head as lag reports read it (admin, health, metrics): past the other database too.
+          expect(await store.headPosition({ past_other_databases: true })).toEqual(position);
+          expect((await store.headPosition()) ?? START).toEqual(from);
           // One of this database still holds every reader.
           const here = await openTransaction(fixture.url);
           try {

@@ -60,17 +60,17 @@ export function eventsOf<E extends DomainEvent>(
   return events.filter((e): e is RecordedEvent<E> => wanted.has(e.type));
 }
 
-/**
- * The common shape: one row per aggregate, keyed by (tenant_id, id). Per batch it loads the
- * touched rows in one query, folds the events in memory, and writes them back in one upsert
- * and one delete, so catch-up costs a few statements per batch rather than per event.
- */
 /** A row projection also folds one row in memory, as its batches do (a command's answer). */
 export interface RowProjection extends Projection {
   /** The row after `events` (one row's events, in log order): what the table holds after them. */
   fold(events: readonly RecordedEvent[]): Row | null;
 }
 
+/**
+ * The common shape: one row per aggregate, keyed by (tenant_id, id). Per batch it loads the
+ * touched rows in one query, folds the events in memory, and writes them back in one upsert
+ * and one delete, so catch-up costs a few statements per batch rather than per event.
+ */
 export function rowProjection<E extends DomainEvent>(options: {
   name: string;
   version: number;

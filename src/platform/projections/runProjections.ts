@@ -27,8 +27,9 @@ export interface ProjectionRuntime {
 
 /**
  * Where one live batch spent its time (performance.now() stamps), for measuring the
- * read-your-writes wait (docs/performance.md). `acquired`: a connection taken and BEGIN sent;
- * `applied`: every projection's statements and the checkpoints done, before COMMIT.
+ * read-your-writes wait (docs/performance.md). `acquired`: a connection taken (in a batched
+ * transaction BEGIN is still held); `applied`: every projection's statements issued, before
+ * COMMIT (in a batched transaction the writes and checkpoint moves still held, sent with it).
  */
 export interface BatchTiming {
   events: number;
