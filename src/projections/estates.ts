@@ -7,6 +7,7 @@ import {
   type Projection,
   type Row,
   rowProjection,
+  statementStamp,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
 
@@ -121,13 +122,9 @@ export const ESTATE_STATUS_EVENT_TYPES = [
   ...Object.keys(STATUS_OF_EVENT),
 ];
 
-/**
- * The estates projection's version, also in the text of its hot prepared statements: a new
- * version's tables are then new statements, never a cached plan of the old columns
- * (docs/performance.md, "Prepared statements").
- */
+/** The estates projection's version, also in the text of the lease feed's statements. */
 const ESTATES_VERSION = 2;
-const estatesStamp = `/* estates v${ESTATES_VERSION} */`;
+const estatesStamp = statementStamp("estates", ESTATES_VERSION);
 
 const estateRows = rowProjection<EstateEvent>({
   name: "estates",

@@ -14,6 +14,7 @@ import {
   type Row,
   type RowProjection,
   rowProjection,
+  statementStamp,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
 
@@ -393,7 +394,7 @@ export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
 
 /** The lessees' active-lease model's version, also in its prepared statements' text (see estates.ts). */
 const LINKS_VERSION = 2;
-const linksStamp = `/* lesseeLeaseLinks v${LINKS_VERSION} */`;
+const linksStamp = statementStamp("lesseeLeaseLinks", LINKS_VERSION);
 
 /** Lease events the lessees' active-lease model reads. */
 export const LESSEE_LINK_EVENT_TYPES = [

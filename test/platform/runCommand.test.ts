@@ -131,6 +131,25 @@ describe.each(databaseKinds)("runCommand on %s", (kind) => {
       await expect(runCommand(c, stream, from(9), "count", { cache })).rejects.toThrow("below 9");
     });
 
+    it("nothing to do on a kept state is judged again on the stream as read", async () => {
+      const cache = streamCache();
+      const stream = `counter-${randomUUID()}`;
+      await runCommand(context, stream, counter, "count", { fresh: true, cache }); // kept at n = 1
+      await runCommand(context, stream, counter, "count"); // n = 2 elsewhere
+      await runCommand(context, stream, counter, "count"); // n = 3 elsewhere
+      // Counts only from 3 on: nothing to do on the kept state (1), but that state is old; on the
+      // stream as read (3) the command has something to do.
+      const upTo3: Decider<number, "count", Counted> = {
+        ...counter,
+        decide: (command, state) => (state >= 3 ? counter.decide(command, state) : []),
+      };
+      const { reads, context: c } = counting();
+      const result = await runCommand(c, stream, upTo3, "count", { cache });
+      expect(reads.n).toBe(1);
+      expect(result.events).toEqual([{ type: "Counted", data: { n: 4 } }]);
+      expect(result.revision).toBe(3n);
+    });
+
     it("a refusal at the append on a kept state (a key taken) is judged again on the stream as read", async () => {
       const cache = streamCache();
       const stream = `counter-${randomUUID()}`;

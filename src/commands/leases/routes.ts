@@ -150,7 +150,6 @@ export async function handleLease(
 export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
-  const answerLease = (request: FastifyRequest, id: string) => () => readLease(sql, tenantOf(request), id);
 
   api.post(
     "/api/leases",
@@ -190,7 +189,8 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         id,
         position: result.position,
         location: `/api/leases/${id}`,
-        read: answerLease(request, id),
+        // Folded from the stream the command wrote, as the other lease commands answer: no read.
+        read: async () => leaseFromEvents(id, result.stream),
       });
     },
   );

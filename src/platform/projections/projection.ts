@@ -60,6 +60,13 @@ export function eventsOf<E extends DomainEvent>(
   return events.filter((e): e is RecordedEvent<E> => wanted.has(e.type));
 }
 
+/**
+ * A comment naming a projection's version, put in the text of its prepared statements
+ * (docs/performance.md, "Prepared statements"): a new version's tables are then new statements,
+ * so a cached plan never meets columns of another type after a swap.
+ */
+export const statementStamp = (name: string, version: number) => `/* ${name} v${version} */`;
+
 /** A row projection also folds one row in memory, as its batches do (a command's answer). */
 export interface RowProjection extends Projection {
   /** The row after `events` (one row's events, in log order): what the table holds after them. */
@@ -105,9 +112,7 @@ export function rowProjection<E extends DomainEvent>(options: {
     .filter((c) => c !== "tenant_id" && c !== "id")
     .map((c) => `${c} = excluded.${c}`)
     .join(", ");
-  // Prepared statements (docs/performance.md): the version in the text makes a new version's
-  // tables a new statement, so a cached plan never meets columns of another type after a swap.
-  const stamp = `/* ${options.name} v${options.version} */`;
+  const stamp = statementStamp(options.name, options.version);
   const creates = new Set<string>(options.creates ?? []);
   const upsert = async (tx: Sql, rows: Row[]) => {
     if (rows.length === 0) return;

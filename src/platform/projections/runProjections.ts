@@ -7,7 +7,6 @@ import {
   lockCheckpoints,
   moveCheckpoints,
   samePosition,
-  saveCheckpoint,
 } from "./checkpoints.ts";
 import type { BatchMemory, Projection, Row } from "./projection.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
@@ -188,42 +187,6 @@ export function runProjections(options: {
     runner.persisted = current.position;
   }
 
-  async function applyTo(runner: Runner, slice: RecordedEvent[]) {
-    const { projection } = runner;
-    const last = slice[slice.length - 1].position;
-    const mine = slice.filter((e) => runner.handled.has(e.type));
-    if (mine.length === 0) {
-      runner.position = last;
-      return;
-    }
-    try {
-      const stale = await sql.transaction(async (tx) => {
-        // Also turns off the WAL-flush wait for this transaction: a crash may lose the last commits
-        // of rows AND checkpoint together, which the projector replays from the durable log.
-        const current = await loadCheckpoint(tx, projection.name, true);
-        if (
-          !current ||
-          current.version !== projection.version ||
-          !samePosition(current.position, runner.persisted)
-        ) {
-          return true;
-        }
-        await projection.applyBatch(tx, mine);
-        await saveCheckpoint(tx, projection.name, last, slice.length);
-        return false;
-      });
-      if (stale) {
-        await reload(runner);
-        return;
-      }
-      runner.position = last;
-      runner.persisted = last;
-      runner.failures = 0;
-    } catch (error) {
-      await failed(runner, error);
-    }
-  }
-
   /** Backs off and retries alone, with its own checkpoint, until a batch succeeds again. */
   async function failed(runner: Runner, error: unknown): Promise<void> {
     const { projection } = runner;
@@ -261,6 +224,8 @@ export function runProjections(options: {
     // Statements held and sent a few at a time (db.ts `batched`); after a failure in such a group,
     // which statement failed is unknown: the batch is replayed statement by statement to find it.
     let batched = true;
+    // The next log read starts once per batch, with its first COMMIT sent: a replay reuses it.
+    let readAhead = false;
     for (;;) {
       // Projections with nothing of theirs in the batch stay out of its transaction (no lock, no
       // checkpoint write): their skip is recorded later by persistSkipped, as when no one is busy.
@@ -278,7 +243,8 @@ export function runProjections(options: {
             const outcome = batched
               ? await applyHeld(tx, members, applying)
               : await applyInOneTransaction(tx, members, applying);
-            committing();
+            if (!readAhead) committing();
+            readAhead = true;
             return outcome;
           },
           { batched },
@@ -286,6 +252,7 @@ export function runProjections(options: {
         for (const m of outcome.applied) {
           m.runner.position = m.slice[m.slice.length - 1].position;
           m.runner.persisted = m.runner.position;
+          m.runner.failures = 0;
           keep(m.memory);
         }
         for (const runner of outcome.stale) await reload(runner);
@@ -522,9 +489,9 @@ export function runProjections(options: {
           },
         );
         const committed = stamps.acquired === null ? null : performance.now();
+        // A failing projection retries alone: a group of one, by the same path as the others.
         for (const runner of active.filter((r) => r.failures > 0 && r.retryAt <= now)) {
-          const slice = sliceFor(runner, events);
-          if (slice.length > 0) await applyTo(runner, slice);
+          await applyToGroup([runner], events);
         }
         // Waiters first: a skipped event changes no table, so read-your-writes need not wait
         // for the statement (and its commit) that records the skip.
