@@ -92,24 +92,39 @@ export function mergeRuns(runs: LoadResult[]): LoadResult {
   };
 }
 
+/** Interleaved pairs per comparison (BENCH_PAIRS, at least 3): a ratio is the median of the pairs' ratios. */
+export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
+
 /**
- * Service and baseline in turns (S B S B): drift on the machine (other work, autovacuum, a table
- * growing) weighs on both sides alike. Each side's figures are the mean of its runs.
+ * Service and baseline in interleaved pairs, alternating which goes first (S B, B S, S B): drift on
+ * the machine (other work, autovacuum, a table growing) weighs on both sides alike. Each side's
+ * figures are the mean of its runs; `ratios` holds each pair's service/baseline req/s, whose median
+ * and spread the report prints (docs/performance.md, "Bench (item 5)").
  */
 export async function alternate(
   service: (round: number) => Promise<LoadResult>,
   baseline: (round: number) => Promise<LoadResult>,
-  rounds = 2,
+  pairs = PAIRS,
 ): Promise<{
   service: LoadResult;
   baseline: LoadResult;
   runs: { service: LoadResult; baseline: LoadResult }[];
+  ratios: number[];
 }> {
   const runs: { service: LoadResult; baseline: LoadResult }[] = [];
-  for (let i = 0; i < rounds; i++) runs.push({ service: await service(i), baseline: await baseline(i) });
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      const s = await service(i);
+      runs.push({ service: s, baseline: await baseline(i) });
+    } else {
+      const b = await baseline(i);
+      runs.push({ service: await service(i), baseline: b });
+    }
+  }
   return {
     service: mergeRuns(runs.map((r) => r.service)),
     baseline: mergeRuns(runs.map((r) => r.baseline)),
     runs,
+    ratios: runs.map((r) => r.service.rps / Math.max(r.baseline.rps, Number.MIN_VALUE)),
   };
 }

@@ -207,6 +207,18 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     return sql;
   };
 
+  // The statement-at-once view of a connection has no state of its own: one per connection, not
+  // one per read (asTenant runs on every read request).
+  const plainViews = new WeakMap<pg.PoolClient, Sql>();
+  const plainView = (client: pg.PoolClient): Sql => {
+    let view = plainViews.get(client);
+    if (!view) {
+      view = overClient(client);
+      plainViews.set(client, view);
+    }
+    return view;
+  };
+
   let lockClient: Promise<pg.Client> | null = null;
   // One query at a time on the lock session (pg refuses to pipeline on one client).
   let lockQueue: Promise<unknown> = Promise.resolve();
@@ -266,7 +278,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       const held = options?.batched ? ["BEGIN"] : null;
       try {
         if (!held) await client.query("BEGIN");
-        const tx = overClient(client, held);
+        const tx = held ? overClient(client, held) : plainView(client);
         const result = await fn(tx);
         // Batched, COMMIT goes with the statements still held.
         await tx.exec("COMMIT");
@@ -288,7 +300,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
           await client.query("SELECT set_config('pms.tenant_id', $1, false)", [tenantId]);
           tenantOf.set(client, tenantId);
         }
-        return await fn(overClient(client));
+        return await fn(plainView(client));
       } catch (error) {
         broken = isConnectionError(error);
         throw error;

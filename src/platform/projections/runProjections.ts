@@ -68,6 +68,13 @@ interface Member {
   memory: BatchMemory;
 }
 
+/**
+ * How often, at most, the checkpoints of projections that only skipped events are written
+ * (persistSkipped): a skip changes no table, so read-your-writes in this process does not wait
+ * for it; instances that watch checkpoint rows see a skip at most this much later.
+ */
+const SKIPS_EVERY_MS = 100;
+
 /** Rows kept per projection between batches (about 1 kB each for a lease). */
 const KEPT_ROWS = 10_000;
 
@@ -377,9 +384,12 @@ export function runProjections(options: {
     return { applied, stale };
   }
 
+  /** Projections that read past their checkpoint row only by skipping events. */
+  const unrecordedSkips = () => [...runners.values()].filter((r) => !samePosition(r.position, r.persisted));
+
   /** Moves the checkpoints of projections that only skipped events, in one statement. */
   async function persistSkipped(): Promise<void> {
-    const moved = [...runners.values()].filter((r) => !samePosition(r.position, r.persisted));
+    const moved = unrecordedSkips();
     if (moved.length === 0) return;
     // Without waiting for the WAL flush, as a batch commits (a lost move is replayed as skips):
     // the loop awaits this statement, and a flush behind the appends' own took milliseconds.
@@ -458,9 +468,19 @@ export function runProjections(options: {
         let readEnd = performance.now();
         if (events.length === 0) {
           if (appends !== seen) continue;
-          await persistSkipped();
+          // Skips are recorded at most every SKIPS_EVERY_MS here too: under load the log often reads
+          // empty between batches, and a statement then would delay the next append's batch.
+          const persistIn = lastPersist + SKIPS_EVERY_MS - Date.now();
+          if (persistIn <= 0) {
+            lastPersist = Date.now();
+            await persistSkipped();
+          }
           if (!(await blockedBehindOpenTransaction(from))) {
-            await sleep(runners.size < projections.length ? 2000 : (options.idlePollMs ?? 1000), seen);
+            const idle = runners.size < projections.length ? 2000 : (options.idlePollMs ?? 1000);
+            await sleep(
+              persistIn > 0 && unrecordedSkips().length > 0 ? Math.min(idle, persistIn) : idle,
+              seen,
+            );
             continue;
           }
           // Held back by an open transaction: perhaps one of another database, which cannot
@@ -508,8 +528,8 @@ export function runProjections(options: {
           });
         }
         stamps = { woken: stamps.woken, acquired: null, applied: null };
-        // Skips change no table: record them at most every 100 ms (and when idle), off the hot path.
-        if (Date.now() - lastPersist > 100) {
+        // Skips change no table: record them at most every SKIPS_EVERY_MS, off the hot path.
+        if (Date.now() - lastPersist >= SKIPS_EVERY_MS) {
           lastPersist = Date.now();
           await persistSkipped();
         }
