@@ -207,14 +207,14 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     return sql;
   };
 
-  // The statement-at-once view of a connection has no state of its own: one per connection, not
-  // one per read (asTenant runs on every read request).
-  const plainViews = new WeakMap<pg.PoolClient, Sql>();
-  const plainView = (client: pg.PoolClient): Sql => {
-    let view = plainViews.get(client);
+  // A reader connection's view has no state of its own: one per connection, not one per read
+  // (asTenant runs on every read request). Not for transactions, whose view is their identity.
+  const readerViews = new WeakMap<pg.PoolClient, Sql>();
+  const readerView = (client: pg.PoolClient): Sql => {
+    let view = readerViews.get(client);
     if (!view) {
       view = overClient(client);
-      plainViews.set(client, view);
+      readerViews.set(client, view);
     }
     return view;
   };
@@ -278,7 +278,8 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       const held = options?.batched ? ["BEGIN"] : null;
       try {
         if (!held) await client.query("BEGIN");
-        const tx = held ? overClient(client, held) : plainView(client);
+        // A fresh view per transaction: its identity is the transaction's (bulkLoad.ts keys on it).
+        const tx = overClient(client, held);
         const result = await fn(tx);
         // Batched, COMMIT goes with the statements still held.
         await tx.exec("COMMIT");
@@ -300,7 +301,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
           await client.query("SELECT set_config('pms.tenant_id', $1, false)", [tenantId]);
           tenantOf.set(client, tenantId);
         }
-        return await fn(plainView(client));
+        return await fn(readerView(client));
       } catch (error) {
         broken = isConnectionError(error);
         throw error;

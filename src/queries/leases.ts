@@ -178,9 +178,9 @@ export async function readLease(sql: Sql, tenantId: string, id: string): Promise
  * stream, in order): the projection's own fold, so a command answers
  * without reading the row back (docs/performance.md, "Lease status changes").
  */
-export function leaseFromEvents(id: string, events: readonly RecordedEvent[]): Found | null {
+export function leaseFromEvents(events: readonly RecordedEvent[]): Found | null {
   const row = leasesProjection.fold(events);
-  return row ? { body: toLease({ ...row, id }), revision: Number(row.revision) } : null;
+  return row ? { body: toLease(row), revision: Number(row.revision) } : null;
 }
 
 /** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */

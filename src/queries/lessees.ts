@@ -63,11 +63,10 @@ export function toLesseeResponse(row: Row): LesseeBody {
  * back (docs/performance.md, "Answers folded in memory"). Null when the stream ends deleted.
  */
 export function lesseeFromEvents(
-  id: string,
   events: readonly RecordedEvent[],
 ): { body: LesseeBody; revision: number } | null {
   const row = lesseesProjection.fold(events);
-  return row ? { body: toLesseeResponse({ ...row, id }), revision: Number(row.revision) } : null;
+  return row ? { body: toLesseeResponse(row), revision: Number(row.revision) } : null;
 }
 
 export async function readLessee(

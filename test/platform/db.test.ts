@@ -189,6 +189,13 @@ describe.each(databaseKinds)("db on %s", (kind) => {
     await one.exec(`DROP TABLE ${table}`);
   });
 
+  it("each transaction has a view of its own, even on the same connection (a rebuild's load is marked on it)", async () => {
+    const views: Sql[] = [];
+    for (let i = 0; i < 2; i++) await one.transaction(async (tx) => void views.push(tx));
+    await one.transaction(async (tx) => void views.push(tx), { batched: true });
+    expect(new Set(views).size).toBe(3);
+  });
+
   it("a dedicated pool answers on connections of its own and closes without closing its parent", async () => {
     const own = one.dedicated!(2);
     const pid = async (sql: Sql) => (await sql.query("SELECT pg_backend_pid() AS pid"))[0].pid as number;

@@ -137,12 +137,12 @@ export async function handleLease(
     },
   );
   if (revision !== null && passesSnapshot(Number(revision), events.length))
-    await snapshotLease(request.server.platform, tenantOf(request), leaseId).catch((error: unknown) =>
+    await snapshotLease(request.server.platform, tenantOf(request), leaseId, stream).catch((error: unknown) =>
       request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
     );
   // The answer is the lease row folded from the stream the command saw and wrote, which the
   // read model holds once the wait for the projection is over: no read of it (docs/performance.md).
-  const answer = async () => leaseFromEvents(leaseId, stream);
+  const answer = async () => leaseFromEvents(stream);
   return { position, revision, answer };
 }
 
@@ -190,7 +190,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         position: result.position,
         location: `/api/leases/${id}`,
         // Folded from the stream the command wrote, as the other lease commands answer: no read.
-        read: async () => leaseFromEvents(id, result.stream),
+        read: async () => leaseFromEvents(result.stream),
       });
     },
   );

@@ -1,6 +1,6 @@
 import { type LeaseEvent, leaseEventTypes, leaseStream } from "../../events/leases.ts";
 import type { Sql } from "../../platform/db.ts";
-import type { EventStore } from "../../platform/eventstore/eventStore.ts";
+import type { EventStore, RecordedEvent } from "../../platform/eventstore/eventStore.ts";
 import { eventsOf } from "../../platform/projections/projection.ts";
 import {
   emptyReplay,
@@ -18,17 +18,20 @@ export const passesSnapshot = (revision: number, appended: number) =>
 /**
  * Stores the lease's replay at its latest revision (docs/leases.md, "Audit replay"), folded from
  * the previous snapshot and the events since. A cache of the log: a failure here loses only speed.
+ * `stream`: the whole stream of the caller's lease as a command just left it, so it is not read
+ * again.
  */
 export async function snapshotLease(
   deps: { sql: Sql; store: EventStore },
   tenantId: string,
   leaseId: string,
+  stream?: readonly RecordedEvent[],
 ): Promise<void> {
   const previous = await readLeaseSnapshot(deps.sql, tenantId, leaseId, null);
-  const recorded = await deps.store.readStream(
-    leaseStream(leaseId),
-    previous ? { from_revision: BigInt(previous.revision + 1) } : {},
-  );
+  const after = BigInt(previous ? previous.revision : -1);
+  const recorded = stream
+    ? stream.filter((e) => e.stream_revision > after)
+    : await deps.store.readStream(leaseStream(leaseId), previous ? { from_revision: after + 1n } : {});
   if (!previous && (recorded.length === 0 || recorded[0].metadata.tenant_id !== tenantId)) return;
   const from = previous?.revision ?? -1;
   const replay = previous ?? emptyReplay();

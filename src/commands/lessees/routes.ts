@@ -53,7 +53,7 @@ function replyWithLessee(
     // Folded from the stream the command saw and wrote, which the read model holds once the
     // wait above is over: no read of the row back (docs/performance.md).
     read: async () => {
-      const found = lesseeFromEvents(result.lessee_id, result.stream);
+      const found = lesseeFromEvents(result.stream);
       if (found) setEtag(reply, found.revision);
       return found?.body;
     },

@@ -67,9 +67,16 @@ export function eventsOf<E extends DomainEvent>(
  */
 export const statementStamp = (name: string, version: number) => `/* ${name} v${version} */`;
 
+/**
+ * The row as `evolve` made it, carrying its keys. One that already carries them is kept as it is:
+ * a copy per event was a good part of a rebuild's garbage (docs/performance.md, "Rebuild / catch-up").
+ */
+const keyed = (row: Row | null, tenant_id: string, id: string): Row | null =>
+  row && (row.tenant_id !== tenant_id || row.id !== id) ? { ...row, tenant_id, id } : row;
+
 /** A row projection also folds one row in memory, as its batches do (a command's answer). */
 export interface RowProjection extends Projection {
-  /** The row after `events` (one row's events, in log order): what the table holds after them. */
+  /** The row after `events` (one row's events, in log order), keys included: what the table holds. */
   fold(events: readonly RecordedEvent[]): Row | null;
 }
 
@@ -127,7 +134,10 @@ export function rowProjection<E extends DomainEvent>(options: {
   return {
     fold(events) {
       let row: Row | null = null;
-      for (const e of eventsOf<E>(events, options.handles)) row = options.evolve(row, e);
+      for (const e of eventsOf<E>(events, options.handles)) {
+        const id = options.idOf(e);
+        if (id) row = keyed(options.evolve(row, e), e.metadata.tenant_id, id);
+      }
       return row;
     },
     name: options.name,
@@ -187,13 +197,7 @@ export function rowProjection<E extends DomainEvent>(options: {
         /** The row of `key` after its events of the batch, from `row`. */
         const fold = (key: Key, row: Row | null) => {
           for (let i = key.first; i !== -1; i = later[i]) {
-            const next = options.evolve(row, mine[i]);
-            // A row that already carries its keys is kept as evolve made it: a copy per event was
-            // a good part of a rebuild's garbage (docs/performance.md, "Rebuild / catch-up").
-            row =
-              next && (next.tenant_id !== key.tenant_id || next.id !== key.id)
-                ? { ...next, tenant_id: key.tenant_id, id: key.id }
-                : next;
+            row = keyed(options.evolve(row, mine[i]), key.tenant_id, key.id);
           }
           return row;
         };

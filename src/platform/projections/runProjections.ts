@@ -3,6 +3,7 @@ import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
 import {
   CHECKPOINT_MOVED,
+  type Checkpoint,
   loadCheckpoint,
   lockCheckpoints,
   moveCheckpoints,
@@ -182,10 +183,13 @@ export function runProjections(options: {
     notifyWaiters();
   }
 
-  /** After a rebuild swapped tables under us: continue from the checkpoint it wrote. */
-  async function reload(runner: Runner): Promise<void> {
+  /**
+   * After a rebuild swapped tables under us: continue from the checkpoint it wrote (`read`: that
+   * checkpoint as the caller just read it, else read here).
+   */
+  async function reload(runner: Runner, read?: Checkpoint | null): Promise<void> {
     runner.kept.clear();
-    const current = await loadCheckpoint(sql, runner.projection.name);
+    const current = read !== undefined ? read : await loadCheckpoint(sql, runner.projection.name);
     if (!current || current.version !== runner.projection.version) {
       await rebuildProjection(sql, store, runner.projection, log.info);
       return reload(runner);
@@ -283,7 +287,7 @@ export function runProjections(options: {
               current.version !== m.runner.projection.version ||
               !samePosition(current.position, m.runner.persisted)
             )
-              await reload(m.runner);
+              await reload(m.runner, current);
             else m.runner.retryAt = Date.now() + 50;
           }
           return;
