@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Child, startChild } from "../lib/children.ts";
 import { atLeast, type Context, tenantsOf } from "../lib/context.ts";
 import { lesseeBody, seedLessees, waitReady } from "../lib/lessees.ts";
-import { alternate, type LoadResult, load } from "../lib/load.ts";
+import { alternate, load } from "../lib/load.ts";
 import { sampleRss } from "../lib/rss.ts";
 import { mb, medianSpread, round } from "../lib/stats.ts";
 

@@ -136,6 +136,16 @@ async function queryOn(
 }
 const staleIn = new WeakMap<pg.PoolClient, string[]>();
 
+/** Parameters past this size (characters, about) go as parameters, not inlined into a script. */
+const INLINE_LIMIT = 256 * 1024;
+
+function tooLargeToInline(params: unknown[] | undefined): boolean {
+  let size = 0;
+  for (const p of params ?? [])
+    size += typeof p === "string" ? p.length : Array.isArray(p) ? p.length * 40 : 16;
+  return size > INLINE_LIMIT;
+}
+
 /**
  * A statement with its parameters as literals, as pg would send them (text format), for a
  * simple-protocol script (`TransactionOptions.batched`).
@@ -182,13 +192,16 @@ export function createPostgresSql(connectionString: string, options: { max?: num
     };
     const sql: Sql = {
       query: async (text, params, options) => {
-        if (held && options?.deferred) {
+        // Large parameters are not inlined: escaping and copying a megabyte of JSON (a live batch of
+        // a thousand events) costs more than the round trip it saves. Held ones go first.
+        const inline = held !== null && !options?.arrays && !tooLargeToInline(params);
+        if (held && options?.deferred && inline) {
           held.push(inlined(text, params));
           return [];
         }
         if (held && held.length > 0) {
-          // The statement goes with the held ones; rows as arrays need pg's own query.
-          if (!options?.arrays) return sendHeld(inlined(text, params));
+          // The statement goes with the held ones, inlined, unless it is not to be inlined.
+          if (inline) return sendHeld(inlined(text, params));
           await sendHeld(null);
         }
         return queryOn(client, text, params, options);

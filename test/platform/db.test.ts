@@ -65,6 +65,56 @@ describe.each(databaseKinds)("db on %s", (kind) => {
     );
   });
 
+  it("a batched transaction sends a write with large parameters as parameters, after the held ones, in order", async () => {
+    const table = `held_${randomUUID().slice(0, 8)}`;
+    await one.query(`CREATE TABLE ${table} (id int PRIMARY KEY, doc jsonb NOT NULL)`);
+    // About 400 kB of JSON with quotes and backslashes: past the inlining limit (db.ts).
+    const big = JSON.stringify(
+      Array.from({ length: 4000 }, (_, i) => ({ i, note: `it's a \\ "row" ${"x".repeat(60)}` })),
+    );
+    const sends: { text: string; values?: unknown[] }[] = [];
+    const send = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string; values?: unknown[] };
+      sends.push(
+        typeof config === "string" ? { text: config } : { text: config?.text ?? "", values: config?.values },
+      );
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof send;
+    try {
+      await one.transaction(
+        async (tx) => {
+          await tx.query(`INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`, [1, "{}"], {
+            deferred: true,
+          });
+          // Updates the row the held insert writes: it must go after it.
+          await tx.query(
+            `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+            [1, big],
+            {
+              deferred: true,
+            },
+          );
+          await tx.query(`INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`, [2, "[]"], {
+            deferred: true,
+          });
+        },
+        { batched: true },
+      );
+    } finally {
+      pg.Client.prototype.query = send;
+    }
+    expect(sends).toHaveLength(3);
+    expect(sends[0].text).toMatch(/^BEGIN;\nINSERT/);
+    expect(sends[1].values).toEqual([1, big]);
+    expect(sends[2].text).toMatch(/^INSERT.*;\nCOMMIT$/s);
+    const rows = await one.query(`SELECT id, doc FROM ${table} ORDER BY id`);
+    expect(rows).toEqual([
+      { id: 1, doc: JSON.parse(big) },
+      { id: 2, doc: [] },
+    ]);
+  });
+
   it("a held write that fails rolls the whole batched transaction back, as a HeldStatementsError", async () => {
     const table = `held_${randomUUID().slice(0, 8)}`;
     await one.query(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
