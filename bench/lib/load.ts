@@ -1,5 +1,5 @@
 import autocannon from "autocannon";
-import { round } from "./stats.ts";
+import { inPairs, PAIRS, round } from "./stats.ts";
 
 export interface LoadResult {
   /** 2xx responses per second over the measured window. */
@@ -92,14 +92,11 @@ export function mergeRuns(runs: LoadResult[]): LoadResult {
   };
 }
 
-/** Interleaved pairs per comparison (BENCH_PAIRS, at least 3): a ratio is the median of the pairs' ratios. */
-export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
-
 /**
- * Service and baseline in interleaved pairs, alternating which goes first (S B, B S, S B): drift on
- * the machine (other work, autovacuum, a table growing) weighs on both sides alike. Each side's
- * figures are the mean of its runs; `ratios` holds each pair's service/baseline req/s, whose median
- * and spread the report prints (docs/performance.md, "Bench (item 5)").
+ * Service and baseline in interleaved pairs (`inPairs`: S B, B S, S B): drift on the machine
+ * (other work, autovacuum, a table growing) weighs on both sides alike. Each side's figures are
+ * the mean of its runs; `ratios` holds each pair's service/baseline req/s, whose median and spread
+ * the report prints (docs/performance.md, "Bench (item 5)").
  */
 export async function alternate(
   service: (round: number) => Promise<LoadResult>,
@@ -111,19 +108,11 @@ export async function alternate(
   runs: { service: LoadResult; baseline: LoadResult }[];
   ratios: number[];
 }> {
-  const runs: { service: LoadResult; baseline: LoadResult }[] = [];
-  for (let i = 0; i < pairs; i++) {
-    if (i % 2 === 0) {
-      const s = await service(i);
-      runs.push({ service: s, baseline: await baseline(i) });
-    } else {
-      const b = await baseline(i);
-      runs.push({ service: await service(i), baseline: b });
-    }
-  }
+  const both = await inPairs(pairs, service, baseline);
+  const runs = both.a.map((s, i) => ({ service: s, baseline: both.b[i] }));
   return {
-    service: mergeRuns(runs.map((r) => r.service)),
-    baseline: mergeRuns(runs.map((r) => r.baseline)),
+    service: mergeRuns(both.a),
+    baseline: mergeRuns(both.b),
     runs,
     ratios: runs.map((r) => r.service.rps / Math.max(r.baseline.rps, Number.MIN_VALUE)),
   };

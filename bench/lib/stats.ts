@@ -60,29 +60,37 @@ export function medianSpread(
   return { median: m, min, max, text: `median ${m} (spread ${min}–${max}, n=${values.length})` };
 }
 
+/** Interleaved pairs per comparison (BENCH_PAIRS, at least 3). */
+export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS) || 3);
+
 /**
  * Runs `a` and `b` in `pairs` interleaved pairs, alternating which goes first so a machine that
- * slows down or speeds up during the run does not favour either; answers each pair's a/b ratio.
+ * slows down or speeds up during the run does not favour either; answers each side's results.
  */
+export async function inPairs<A, B>(
+  pairs: number,
+  a: (pair: number) => Promise<A>,
+  b: (pair: number) => Promise<B>,
+): Promise<{ a: A[]; b: B[] }> {
+  const out = { a: [] as A[], b: [] as B[] };
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      out.a.push(await a(i));
+      out.b.push(await b(i));
+    } else {
+      out.b.push(await b(i));
+      out.a.push(await a(i));
+    }
+  }
+  return out;
+}
+
+/** `inPairs` of two figures, with each pair's a/b ratio. */
 export async function interleavedPairs(
   pairs: number,
   a: () => Promise<number>,
   b: () => Promise<number>,
 ): Promise<{ a: number[]; b: number[]; ratios: number[] }> {
-  const out = { a: [] as number[], b: [] as number[], ratios: [] as number[] };
-  for (let i = 0; i < pairs; i++) {
-    let va: number;
-    let vb: number;
-    if (i % 2 === 0) {
-      va = await a();
-      vb = await b();
-    } else {
-      vb = await b();
-      va = await a();
-    }
-    out.a.push(va);
-    out.b.push(vb);
-    out.ratios.push(va / vb);
-  }
-  return out;
+  const out = await inPairs(pairs, a, b);
+  return { ...out, ratios: out.a.map((va, i) => va / out.b[i]) };
 }

@@ -1,7 +1,7 @@
 import { atLeast, atMost, type Context, type Tenant } from "../lib/context.ts";
 import { type CpuSample, cpuMeter } from "../lib/cpu.ts";
 import { lesseeBody, seedLessees, waitReady } from "../lib/lessees.ts";
-import { alternate, type LoadResult, load, PAIRS } from "../lib/load.ts";
+import { alternate, type LoadResult, load } from "../lib/load.ts";
 import { sampleRss } from "../lib/rss.ts";
 import { mb, medianSpread, round } from "../lib/stats.ts";
 
@@ -77,25 +77,33 @@ function compare(ctx: Context, step: string, both: Compared, ratio: number) {
 /** CPU per request of each side's node process and of PostgreSQL (docs/performance.md), over `alternate`'s runs. */
 function cpuPerRequest(ctx: Context) {
   // Each run's CPU per request, averaged over the side's runs.
-  const cpu = { service: { node: 0, postgres: 0 }, baseline: { node: 0, postgres: 0 } };
+  const runs = { service: [] as CpuSample[], baseline: [] as CpuSample[] };
   const metered = async (side: "service" | "baseline", pid: number, run: () => Promise<LoadResult>) => {
     const meter = cpuMeter(pid);
     const result = await run();
     const used: CpuSample = meter.stop();
-    const total = result.rps * ctx.seconds;
-    cpu[side].node += used.node / Math.max(1, total) / PAIRS;
-    cpu[side].postgres += used.postgres / Math.max(1, total) / PAIRS;
+    const total = Math.max(1, result.rps * ctx.seconds);
+    runs[side].push({ node: used.node / total, postgres: used.postgres / total });
     return result;
   };
-  const figure = (step: string) => ({
-    step,
-    metric: "CPU ms per request",
-    value: round(cpu.service.node + cpu.service.postgres, 2),
-    unit: "ms",
-    target: "",
-    pass: null,
-    note: `service node ${round(cpu.service.node, 2)} + PostgreSQL ${round(cpu.service.postgres, 2)}; baseline node ${round(cpu.baseline.node, 2)} + PostgreSQL ${round(cpu.baseline.postgres, 2)}`,
-  });
+  const mean = (side: "service" | "baseline") => {
+    const of = (f: (s: CpuSample) => number) =>
+      runs[side].reduce((sum, s) => sum + f(s), 0) / Math.max(1, runs[side].length);
+    return { node: of((s) => s.node), postgres: of((s) => s.postgres) };
+  };
+  const cpu = () => ({ service: mean("service"), baseline: mean("baseline") });
+  const figure = (step: string) => {
+    const { service, baseline } = cpu();
+    return {
+      step,
+      metric: "CPU ms per request",
+      value: round(service.node + service.postgres, 2),
+      unit: "ms",
+      target: "",
+      pass: null,
+      note: `service node ${round(service.node, 2)} + PostgreSQL ${round(service.postgres, 2)}; baseline node ${round(baseline.node, 2)} + PostgreSQL ${round(baseline.postgres, 2)}`,
+    };
+  };
   return { cpu, metered, figure };
 }
 
@@ -125,7 +133,7 @@ export async function createStep(ctx: Context): Promise<void> {
     (i) => metered("baseline", baseline.pid, () => run(baseline.url, `b${i}`)),
   );
   const memory = rss.stop();
-  ctx.raw.create = { ...both, serviceRss: memory, cpuMsPerRequest: cpu };
+  ctx.raw.create = { ...both, serviceRss: memory, cpuMsPerRequest: cpu() };
   compare(ctx, "1 create", both, 0.6);
   const p99 = medianSpread(
     both.runs.map((r) => r.service.p99),
@@ -242,7 +250,7 @@ export async function getStep(ctx: Context): Promise<void> {
     () => metered("service", service.child.pid, () => run(service.child.url, serviceIds)),
     () => metered("baseline", baseline.pid, () => run(baseline.url, baselineIds)),
   );
-  ctx.raw.get = { ...both, cpuMsPerRequest: cpu };
+  ctx.raw.get = { ...both, cpuMsPerRequest: cpu() };
   compare(ctx, "2 get", both, 1.0);
   ctx.figures.push(figure("2 get"));
 }
@@ -275,7 +283,7 @@ export async function listStep(ctx: Context): Promise<void> {
     () => metered("service", service.child.pid, () => run(service.child.url)),
     () => metered("baseline", baseline.pid, () => run(baseline.url)),
   );
-  ctx.raw.list = { ...both, rowsPerTenant: LIST_SEED, cpuMsPerRequest: cpu };
+  ctx.raw.list = { ...both, rowsPerTenant: LIST_SEED, cpuMsPerRequest: cpu() };
   compare(ctx, "3 list", both, 0.9);
   ctx.figures.push(figure("3 list"));
 }

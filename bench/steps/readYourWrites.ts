@@ -9,12 +9,11 @@ import { type BatchTiming, runProjections } from "../../src/platform/projections
 import { lesseesProjection } from "../../src/projections/lessees.ts";
 import { atMost, type Context } from "../lib/context.ts";
 import { lesseeRegisteredData } from "../lib/lessees.ts";
-import { interleavedPairs, medianSpread, round, runWorkers, summarize } from "../lib/stats.ts";
+import { interleavedPairs, medianSpread, PAIRS, round, runWorkers, summarize } from "../lib/stats.ts";
 import { benchMetadata } from "./store.ts";
 
 const APPENDS = 2000;
 const WRITERS = 32;
-const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 
 /** Phases of one wait, by the batch that carried the append (docs/performance.md). */
 const PHASES = ["queued", "read", "acquire", "apply", "commit", "notify"] as const;

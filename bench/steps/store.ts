@@ -5,11 +5,10 @@ import { createPostgresEventStore } from "../../src/platform/eventstore/postgres
 import { migrate } from "../../src/platform/migrate.ts";
 import { atLeast, type Context } from "../lib/context.ts";
 import { lesseeRegisteredData } from "../lib/lessees.ts";
-import { interleavedPairs, medianSpread, round, runWorkers, summarize } from "../lib/stats.ts";
+import { interleavedPairs, medianSpread, PAIRS, round, runWorkers, summarize } from "../lib/stats.ts";
 
 const WRITERS = 32;
 /** At least three interleaved pairs for every ratio (issue 11, item 5). */
-const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 
 export const benchMetadata = (tenant_id: string): EventMetadata => ({
   tenant_id,

@@ -49,7 +49,9 @@ export interface TransactionOptions {
    * projector costs a few round trips instead of one per statement. An error in a group that held
    * deferred writes is a `HeldStatementsError`: it cannot say which statement failed. A statement
    * sent with held ones goes inlined too (a `prepare` one then loses its plan), so every text run
-   * in such a transaction must hold `$n` only as parameters.
+   * in such a transaction must hold `$n` only as parameters. Not inlined, and so run at once after
+   * the held ones with an error of its own: a statement whose parameters are large
+   * (`tooLargeToInline`) or that asks for `arrays`.
    */
   batched?: boolean;
 }
@@ -66,7 +68,7 @@ export interface QueryOptions {
   prepare?: boolean;
   /**
    * A write whose answer the caller does not read: in a `batched` transaction it is held and sent
-   * with the next statement or with COMMIT; elsewhere it runs at once.
+   * with the next statement or with COMMIT (unless too large to inline); elsewhere it runs at once.
    */
   deferred?: boolean;
   /** Rows as arrays of values in select order: no object per row (the rebuild's log read). */
@@ -139,10 +141,16 @@ const staleIn = new WeakMap<pg.PoolClient, string[]>();
 /** Parameters past this size (characters, about) go as parameters, not inlined into a script. */
 const INLINE_LIMIT = 256 * 1024;
 
+/** About the size of the literals (bytea, which cannot be inlined, counts as too large). */
 function tooLargeToInline(params: unknown[] | undefined): boolean {
+  const sizeOf = (p: unknown): number =>
+    typeof p === "string" ? p.length : Buffer.isBuffer(p) ? Number.POSITIVE_INFINITY : 16;
   let size = 0;
-  for (const p of params ?? [])
-    size += typeof p === "string" ? p.length : Array.isArray(p) ? p.length * 40 : 16;
+  for (const p of params ?? []) {
+    size += Array.isArray(p)
+      ? p.reduce((sum: number, item: unknown) => sum + sizeOf(item) + 4, 0)
+      : sizeOf(p);
+  }
   return size > INLINE_LIMIT;
 }
 

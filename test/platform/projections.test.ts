@@ -46,8 +46,8 @@ async function openDb(kind: DatabaseKind): Promise<Db> {
   return { sql: db.sql, store: tracked(store), url: db.url };
 }
 
-function start(db: Db, projections: Projection[]): ProjectionRuntime {
-  const runtime = runProjections({ sql: db.sql, store: db.store, projections, log: silentLog });
+function start(db: Db, projections: Projection[], options: { idlePollMs?: number } = {}): ProjectionRuntime {
+  const runtime = runProjections({ sql: db.sql, store: db.store, projections, log: silentLog, ...options });
   cleanups.push(() => runtime.stop());
   return runtime;
 }
@@ -145,7 +145,8 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
           throw new Error("c_skip was given an event it does not handle");
         },
       };
-      const runtime = start(db, [projection, skipper]);
+      // A safety poll far past the waits below: the skip is recorded by the loop's own schedule.
+      const runtime = start(db, [projection, skipper], { idlePollMs: 60_000 });
       expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
 
       // While live appends go on, every consistent snapshot of (checkpoint, table) must agree:

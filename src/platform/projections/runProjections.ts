@@ -273,10 +273,8 @@ export function runProjections(options: {
           m.memory.staged.clear();
           m.memory.kept.clear();
         }
-        if (
-          error instanceof HeldStatementsError &&
-          (error.cause as { code?: string })?.code === CHECKPOINT_MOVED
-        ) {
+        const cause = error instanceof HeldStatementsError ? error.cause : error;
+        if ((cause as { code?: string })?.code === CHECKPOINT_MOVED) {
           // Another instance or a rebuild moved a checkpoint, or a swap holds one: nothing was
           // written. A moved projection continues from its checkpoint; the others wait a round
           // (a swap in progress), and the next round reads from there.
@@ -292,7 +290,10 @@ export function runProjections(options: {
           }
           return;
         }
-        if (error instanceof HeldStatementsError && batched) {
+        // Batched, the failing statement may be unknown (held ones) and the checkpoints are not
+        // checked before the writes: the batch is replayed statement by statement, which checks
+        // them first (a swap, another instance) and names the projection that fails.
+        if (batched) {
           batched = false;
           continue;
         }
@@ -329,8 +330,9 @@ export function runProjections(options: {
 
   /**
    * The batch's transaction in a few round trips (db.ts `batched`): no lock first, the rows'
-   * writes and the checkpoint moves held and sent with the next read or with COMMIT; the moves
-   * compare-and-set, failing the transaction if a checkpoint moved meanwhile (checkpoints.ts).
+   * writes and the checkpoint moves held and sent with the next read or with COMMIT (a write too
+   * large to inline goes at once, after them); the moves compare-and-set, failing the transaction
+   * if a checkpoint moved meanwhile (checkpoints.ts).
    */
   async function applyHeld(tx: Sql, members: Member[], applying: { runner: Runner | null }) {
     // Held, so its answer is not awaited: the rows it cannot lock fail the moves at the end.
