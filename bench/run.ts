@@ -18,6 +18,7 @@ import { storeStep } from "./steps/store.ts";
  * catch-up and read-your-writes, on throw-away databases. Environment:
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
+ *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
  *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
