@@ -47,9 +47,9 @@ export async function buildApp(
   // Answers leave through the route's zod response schema: what /api/openapi.json promises is
   // what is sent (docs/decisions.md, "Responses in the contract").
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
-    return payload;
+    done(null, payload);
   });
 
   // First, so that it sees every route, the docs' included (deny by default, docs/security.md).

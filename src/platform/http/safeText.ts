@@ -46,16 +46,17 @@ export const safeText = fp(async (app: FastifyInstance) => {
     parse(request, text, done);
   });
 
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
     const bad =
       findUnstorable(request.body, "") ??
       findUnstorable(request.query, "") ??
       findUnstorable(request.params, "");
-    if (bad !== null) {
-      throw validationError("Invalid data", [
+    if (bad === null) return done();
+    done(
+      validationError("Invalid data", [
         { field: bad || "body", message: "Contains a NUL character or an invalid Unicode sequence" },
-      ]);
-    }
+      ]),
+    );
   });
 });
 

@@ -15,7 +15,8 @@ const metricsText = z.string().meta({
  * platform admin key only, never a tenant's (docs/operations.md, "Metrics").
  */
 export const serveMetrics = fp(async (app: FastifyInstance) => {
-  app.addHook("onResponse", async (request, reply) => {
+  // Callback hooks, not async ones, on every request: no promise per hook (docs/performance.md).
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.requestSeconds.observe(
       {
         // The route pattern, never the raw URL: ids would make one series per resource.
@@ -25,6 +26,7 @@ export const serveMetrics = fp(async (app: FastifyInstance) => {
       },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 
   const scraped = platformRegistry(app.platform);
