@@ -116,12 +116,18 @@ describe.each(databaseKinds)("runCommand on %s", (kind) => {
       expect((await store.readStream(stream)).map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5]);
     });
 
-    it("a refusal judged on a kept state is judged again on the stream as read", async () => {
+    /** A stream this process keeps at n = 1 while other writers moved it to n = 3. */
+    const keptAt1MovedTo3 = async () => {
       const cache = streamCache();
       const stream = `counter-${randomUUID()}`;
-      await runCommand(context, stream, counter, "count", { fresh: true, cache }); // kept at n = 1
-      await runCommand(context, stream, counter, "count"); // n = 2 elsewhere
-      await runCommand(context, stream, counter, "count"); // n = 3 elsewhere
+      await runCommand(context, stream, counter, "count", { fresh: true, cache });
+      await runCommand(context, stream, counter, "count");
+      await runCommand(context, stream, counter, "count");
+      return { cache, stream };
+    };
+
+    it("a refusal judged on a kept state is judged again on the stream as read", async () => {
+      const { cache, stream } = await keptAt1MovedTo3();
       // Refused on the kept state (1 < 3), passes on the stream as read (3)
       const { reads, context: c } = counting();
       const ok = await runCommand(c, stream, from(3), "count", { cache });
@@ -132,11 +138,7 @@ describe.each(databaseKinds)("runCommand on %s", (kind) => {
     });
 
     it("nothing to do on a kept state is judged again on the stream as read", async () => {
-      const cache = streamCache();
-      const stream = `counter-${randomUUID()}`;
-      await runCommand(context, stream, counter, "count", { fresh: true, cache }); // kept at n = 1
-      await runCommand(context, stream, counter, "count"); // n = 2 elsewhere
-      await runCommand(context, stream, counter, "count"); // n = 3 elsewhere
+      const { cache, stream } = await keptAt1MovedTo3();
       // Counts only from 3 on: nothing to do on the kept state (1), but that state is old; on the
       // stream as read (3) the command has something to do.
       const upTo3: Decider<number, "count", Counted> = {

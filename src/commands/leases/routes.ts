@@ -137,8 +137,8 @@ export async function handleLease(
     },
   );
   if (revision !== null && passesSnapshot(Number(revision), events.length))
-    await snapshotLease(request.server.platform, tenantOf(request), leaseId, stream).catch((error: unknown) =>
-      request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
+    await snapshotLease(request.server.platform.sql, tenantOf(request), leaseId, stream).catch(
+      (error: unknown) => request.log.warn({ err: error, lease_id: leaseId }, "lease snapshot not stored"),
     );
   // The answer is the lease row folded from the stream the command saw and wrote, which the
   // read model holds once the wait for the projection is over: no read of it (docs/performance.md).

@@ -441,6 +441,14 @@ export function runProjections(options: {
     let lastClaim = 0;
     let readPastUntil = 0;
     let lastPersist = 0;
+    /** persistSkipped, at most every SKIPS_EVERY_MS: answers the ms until it is due (0: it ran). */
+    const persistSkippedIfDue = async () => {
+      const wait = lastPersist + SKIPS_EVERY_MS - Date.now();
+      if (wait > 0) return wait;
+      lastPersist = Date.now();
+      await persistSkipped();
+      return 0;
+    };
     while (!stopped) {
       try {
         if (runners.size < projections.length && Date.now() - lastClaim > 2000) {
@@ -476,11 +484,7 @@ export function runProjections(options: {
           if (appends !== seen) continue;
           // Skips are recorded at most every SKIPS_EVERY_MS here too: under load the log often reads
           // empty between batches, and a statement then would delay the next append's batch.
-          const persistIn = lastPersist + SKIPS_EVERY_MS - Date.now();
-          if (persistIn <= 0) {
-            lastPersist = Date.now();
-            await persistSkipped();
-          }
+          const persistIn = await persistSkippedIfDue();
           if (!(await blockedBehindOpenTransaction(from))) {
             const idle = runners.size < projections.length ? 2000 : (options.idlePollMs ?? 1000);
             await sleep(
@@ -535,10 +539,7 @@ export function runProjections(options: {
         }
         stamps = { woken: stamps.woken, acquired: null, applied: null };
         // Skips change no table: record them at most every SKIPS_EVERY_MS, off the hot path.
-        if (Date.now() - lastPersist >= SKIPS_EVERY_MS) {
-          lastPersist = Date.now();
-          await persistSkipped();
-        }
+        await persistSkippedIfDue();
       } catch (error) {
         log.error(error, "projection reader failed; retrying");
         await sleep(500);
