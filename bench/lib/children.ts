@@ -1,10 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { sleep } from "./stats.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const GUARD = fileURLToPath(new URL("./orphanGuard.ts", import.meta.url));
+
+/**
+ * The node flags `npm start` gives the service (package.json's `start`, e.g. its heap cap), so the
+ * bench measures the service as it is run (docs/operations.md, "Memory").
+ */
+export const SERVICE_NODE_FLAGS = nodeFlagsOf(
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).scripts.start,
+);
+
+/** `exec node --a --b bin/pms.js serve` -> ["--a", "--b"]. */
+export function nodeFlagsOf(command: string): string[] {
+  const flags = /\bnode\s+(.*?)\s*\bbin\/pms\.js\b/.exec(command)?.[1] ?? "";
+  return flags.split(/\s+/).filter(Boolean);
+}
 
 export interface Child {
   name: string;
@@ -46,9 +61,12 @@ export async function startChild(
 ): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
+  // The service (external or embedded) runs with npm start's flags; BENCH_SERVICE_NODE_ARGS adds
+  // to them, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
   const extra =
-    name === "service" ? (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(/\s+/).filter(Boolean) : [];
+    name === "service" || name === "embedded"
+      ? [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)]
+      : [];
   const proc: ChildProcess = spawn(
     process.execPath,
     [...extra, "--import", "tsx", "--import", GUARD, script],

@@ -1,6 +1,5 @@
 import { unprocessable } from "../../../platform/errors.ts";
 import { renderInThread } from "../../../platform/pdf/renderInThread.ts";
-import { renderPdf } from "../../../platform/pdf/renderPdf.ts";
 import {
   compileTemplate,
   documentOf,
@@ -105,8 +104,13 @@ export function renderLeaseContract(contract: LeaseContract): Promise<Buffer> {
   return renderInThread(import.meta.url, "renderLeaseContractHere", contract);
 }
 
-/** The lease contract as PDF bytes, rendered in this thread (what a render thread runs). */
-export function renderLeaseContractHere(contract: LeaseContract): Promise<Buffer> {
+/**
+ * The lease contract as PDF bytes, rendered in this thread (what a render thread runs). pdfmake
+ * and its fonts are loaded here, on the first render: the API thread never renders, and loading
+ * them there cost it about 20 MB (docs/performance.md, "The service's memory").
+ */
+export async function renderLeaseContractHere(contract: LeaseContract): Promise<Buffer> {
+  const { renderPdf } = await import("../../../platform/pdf/renderPdf.ts");
   const content = markupToContent(contractMarkup(contract));
   return renderPdf(
     documentOf(content, { title: TITLES[contract.lease_type], subject: `Bail ${contract.lease_id}` }),
