@@ -1,7 +1,9 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEMPLATE_VERSION } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { generateLeasePdfs } from "../../src/commands/leases/pdfs.ts";
+import { CONTRACT_FACTS } from "../../src/queries/leaseContractFacts.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
@@ -328,5 +330,33 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
       { tenant_id: t.tenant.id, lease_ids: [id] },
     );
     expect(again.generated).toEqual(result.generated);
+  });
+
+  it("reads a contract's DPE details by index under row-level security, whatever the prepared plan", async () => {
+    const { id } = await newLease();
+    // Another tenant's diagnoses, enough that a scan is no longer the planner's cheap choice.
+    await t.sql.query(
+      `INSERT INTO energy_diagnoses (tenant_id, id, reference_number, diagnosis_date, valid_until, energy_label,
+         ges_label, construction_year, created_at, updated_at, revision)
+       SELECT $1, gen_random_uuid(), 'DPE-' || i, '2024-01-01', '2034-01-01', 'D', 'D', 1990, now(), now(), 0
+       FROM generate_series(1, 20000) AS i`,
+      [randomUUID()],
+    );
+    await t.sql.exec("ANALYZE energy_diagnoses");
+    // As the service runs it: the reader role, its tenant bound. A lookup whose condition holds a
+    // function that is not leakproof (`->>`) cannot be an index condition there (leaseContractFacts.ts).
+    for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+      const plan = await t.sql.asTenant(t.tenant.id, async (tx) => {
+        await tx.exec(`SET LOCAL plan_cache_mode = ${mode}`);
+        await tx.exec(`PREPARE contract_facts_plan(uuid, uuid, date, text) AS ${CONTRACT_FACTS}`);
+        const rows = await tx.query(
+          `EXPLAIN EXECUTE contract_facts_plan('${t.tenant.id}', '${id}', '2026-01-01', '${TEMPLATE_VERSION}')`,
+        );
+        await tx.exec("DEALLOCATE contract_facts_plan");
+        return rows.map((r) => r["QUERY PLAN"]).join("\n");
+      });
+      expect(plan, mode).toContain("energy_diagnoses_pkey");
+      expect(plan, mode).not.toMatch(/Seq Scan on (energy_diagnoses|leases)\b/);
+    }
   });
 });
