@@ -1,7 +1,10 @@
+import type { FastifyRequest } from "fastify";
 import type { Sql } from "../db.ts";
 import { iso } from "../formatDates.ts";
+import { stateOf } from "../http/handleCommand.ts";
 import type { Found } from "../http/replyWithResource.ts";
 import type { Row } from "../projections/projection.ts";
+import { resourceDecider } from "./decider.ts";
 import type { Resource } from "./resource.ts";
 
 /** Picks `columns` of a row, timestamps ISO; nothing internal (tenant, revision) leaks. */
@@ -43,3 +46,7 @@ export async function resourceExists(sql: Sql, resource: Resource, tenantId: str
   );
   return rows.length > 0;
 }
+
+/** Whether the tenant's stream records the resource live: a fact for other areas' commands (a read model may lag). */
+export const resourceRecorded = async (request: FastifyRequest, resource: Resource, id: string) =>
+  (await stateOf(request, resource.stream(id), resourceDecider(resource))).status === "active";

@@ -134,13 +134,21 @@ const unwrap = (schema: z.ZodType): { inner: z.ZodType; optional: boolean } => {
 /** The SQL type of a field from its zod type: uuid, integer, numeric, boolean, jsonb or text. */
 function sqlTypeOf(schema: z.ZodType): string {
   const { inner } = unwrap(schema);
-  if (inner instanceof z.ZodString)
-    return inner.format === "guid" || inner.format === "uuid" ? "uuid" : "text";
-  if (inner instanceof z.ZodNumber) return inner.format === "safeint" ? "integer" : "numeric";
-  if (inner instanceof z.ZodBoolean) return "boolean";
-  if (inner instanceof z.ZodRecord || inner instanceof z.ZodObject || inner instanceof z.ZodArray)
-    return "jsonb";
-  return "text";
+  const format = (inner as { format?: string | null }).format;
+  switch (inner.def.type) {
+    case "string":
+      return format === "guid" || format === "uuid" ? "uuid" : "text";
+    case "number":
+      return format === "safeint" ? "integer" : "numeric";
+    case "boolean":
+      return "boolean";
+    case "record":
+    case "object":
+    case "array":
+      return "jsonb";
+    default:
+      return "text";
+  }
 }
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
