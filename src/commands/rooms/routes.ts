@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import { roomResource } from "../../events/rooms.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { resourceCommandRoutes } from "../../platform/resource/routes.ts";
@@ -5,7 +6,7 @@ import { inEstateOfPath } from "../../queries/rooms.ts";
 import { typeExists } from "../../queries/types.ts";
 import { roomDecider } from "./decider.ts";
 
-const roomTypeExists = (request: Parameters<typeof tenantOf>[0], id: string) =>
+const roomTypeExists = (request: FastifyRequest, id: string) =>
   typeExists(request.server.platform.sql, tenantOf(request), "room", id);
 
 /** POST, PUT and DELETE of rooms; every route first finds the estate in the place of the path. */
