@@ -74,48 +74,50 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
 
   return async (app: FastifyInstance) => {
     const { sql } = app.platform;
-    /** The command for the request: its type, the ids of the path, the body, the facts. */
-    const prepare = async (request: FastifyRequest, id: string, kind: keyof Facts) => {
+    /** The command of the request (its type, the path's ids, the body, the facts), run. */
+    const run = async (request: FastifyRequest, id: string, kind: keyof Facts) => {
       const params = request.params as Params;
       const tenantId = tenantOf(request);
       await options.within?.(request, params);
       const input = request.body as CreateInput<R> & UpdateInput<R>;
-      const context = { tenantId, id, params, input };
       const parent = parentKey ? { [parentKey]: params[parentKey] } : {};
-      const found = (await facts[kind]?.(request, context)) ?? {};
+      const found = (await facts[kind]?.(request, { tenantId, id, params, input })) ?? {};
       const command = { type: commands[kind], [idKey]: id, ...parent, input, ...found };
+      const result = await handleCommand(
+        request,
+        resource.stream(id),
+        decider,
+        command as unknown as ResourceCommand<R, X>,
+        kind === "create"
+          ? idOptions(request)
+          : { ...idOptions(request), notFound: () => notFound(label, id) },
+      );
       const read = () => readResource(sql, resource, tenantId, id);
-      return { command: command as unknown as ResourceCommand<R, X>, params, read };
+      return { id, position: result.position, read, params };
     };
-    const existing = (request: FastifyRequest, id: string) => ({
-      ...idOptions(request),
-      notFound: () => notFound(label, id),
+    const schema = (kind: keyof Facts, url: string) => ({
+      tags,
+      summary: summaries?.[kind],
+      ...paramsOf(url),
     });
+    const idOf = (request: FastifyRequest) => (request.params as Params)[idKey];
 
     app.post(
       path,
       {
         schema: {
-          tags,
-          summary: summaries?.create,
-          ...paramsOf(path),
+          ...schema("create", path),
           body: resource.createSchema,
           response: createdAnswers(resource.body),
         },
         config: { access: access.write, ...bodyConfig },
       },
       async (request, reply) => {
-        const id = newId(request);
-        const { command, params, read } = await prepare(request, id, "create");
-        const result = await handleCommand(
-          request,
-          resource.stream(id),
-          decider,
-          command,
-          idOptions(request),
-        );
-        const location = `${fill(path, params)}/${id}`;
-        return replyWithResource(request, reply, 201, { id, position: result.position, location, read });
+        const { params, ...done } = await run(request, newId(request), "create");
+        return replyWithResource(request, reply, 201, {
+          ...done,
+          location: `${fill(path, params)}/${done.id}`,
+        });
       },
     );
 
@@ -123,45 +125,24 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
       item,
       {
         schema: {
-          tags,
-          summary: summaries?.update,
-          ...paramsOf(item),
+          ...schema("update", item),
           body: resource.updateSchema,
           response: updatedAnswers(resource.body),
         },
         config: { access: access.write, ...bodyConfig },
       },
       async (request, reply) => {
-        const id = (request.params as Params)[idKey];
-        const { command, read } = await prepare(request, id, "update");
-        const result = await handleCommand(
-          request,
-          resource.stream(id),
-          decider,
-          command,
-          existing(request, id),
-        );
-        return replyWithResource(request, reply, 200, { id, position: result.position, read });
+        const { params: _, ...done } = await run(request, idOf(request), "update");
+        return replyWithResource(request, reply, 200, done);
       },
     );
 
     app.delete(
       item,
-      {
-        schema: { tags, summary: summaries?.delete, ...paramsOf(item), response: deletedAnswers },
-        config: { access: access.delete },
-      },
+      { schema: { ...schema("delete", item), response: deletedAnswers }, config: { access: access.delete } },
       async (request, reply) => {
-        const id = (request.params as Params)[idKey];
-        const { command } = await prepare(request, id, "delete");
-        const result = await handleCommand(
-          request,
-          resource.stream(id),
-          decider,
-          command,
-          existing(request, id),
-        );
-        return replyWithResource(request, reply, 204, { id, position: result.position });
+        const { id, position } = await run(request, idOf(request), "delete");
+        return replyWithResource(request, reply, 204, { id, position });
       },
     );
   };
