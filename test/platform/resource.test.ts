@@ -4,9 +4,11 @@ import { ownerResource } from "../../src/events/owners.ts";
 import { roomResource } from "../../src/events/rooms.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { text, uuid } from "../../src/platform/http/schemas.ts";
+import { resourceDecider } from "../../src/platform/resource/decider.ts";
 import { defineResource } from "../../src/platform/resource/resource.ts";
 import { ownersProjection } from "../../src/projections/owners.ts";
 import { roomsProjection } from "../../src/projections/rooms.ts";
+import { deciderSpec } from "../support/deciderSpec.ts";
 import { on, projectionSpec } from "../support/projectionSpec.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -58,6 +60,32 @@ describe("a resource declaration", () => {
     expect(
       roomResource.createSchema.safeParse({ name: "x", room_type_id: estate_id, other: 1 }).success,
     ).toBe(false);
+  });
+});
+
+describe("a resource's decider", () => {
+  const widgets = defineResource({
+    ...declaration,
+    fields: { name: text(10), code: text(10), note: text(10).nullish() },
+    readOnly: ["code"],
+  });
+  const { given } = deciderSpec(resourceDecider(widgets));
+  const widget_id = randomUUID();
+  const created = {
+    type: "WidgetCreated" as const,
+    data: { widget_id, name: "A", code: "W1", note: null },
+  };
+
+  it("sets a read-only field on create; an update may repeat it, not change it", () => {
+    given([])
+      .when({ type: "CreateWidget", widget_id, input: { name: "A", code: "W1" } })
+      .then([created]);
+    given([created])
+      .when({ type: "UpdateWidget", widget_id, input: { name: "B", code: "W1" } })
+      .then([{ type: "WidgetUpdated", data: { widget_id, changes: { name: "B" } } }]);
+    given([created])
+      .when({ type: "UpdateWidget", widget_id, input: { code: "W2" } })
+      .thenRefuses(400, "Invalid widget data", ["code"]);
   });
 });
 

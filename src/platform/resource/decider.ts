@@ -70,7 +70,9 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
   rules: Rules<R, X> = {},
 ): Decider<ResourceState<R>, ResourceCommand<R, X>, ResourceEvent<R>> {
   type Fields = ResourceFields<R>;
-  const { idKey, parentKey, label, events, commands, fieldNames } = resource;
+  const { idKey, parentKey, label, events, commands } = resource;
+  const readOnly = new Set<string>(resource.readOnly ?? []);
+  const fieldNames = resource.fieldNames.filter((f) => !readOnly.has(f));
   const invalid = `Invalid ${label.toLowerCase()} data`;
   const keysOf = (command: Loose) =>
     (parentKey
@@ -100,7 +102,7 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
       const data = e.data as Loose;
       switch (e.type) {
         case events.created: {
-          const fields = Object.fromEntries(fieldNames.map((f) => [f, data[f]])) as Fields;
+          const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, data[f]])) as Fields;
           return { status: "active", fields, parent_id: parentKey ? String(data[parentKey]) : null };
         }
         case events.updated:
@@ -120,7 +122,7 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
         case commands.create: {
           if (state.status !== "absent") throw conflict(`${label} ${c[idKey]} already exists`);
           const input = c.input as Loose;
-          const fields = Object.fromEntries(fieldNames.map((f) => [f, input[f] ?? null])) as Fields;
+          const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, input[f] ?? null])) as Fields;
           const parent = parentKey ? `the ${resource.parent} of the path (${c[parentKey]})` : "";
           refuseIf([
             ...moved(input, c, `Must be ${parent}`),
@@ -133,8 +135,11 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
           const input = c.input as Loose;
           const changes = changedFields(current.fields, input as Partial<Fields>, fieldNames);
           const merged = { ...current.fields, ...changes };
+          const fixed = (f: string) =>
+            f in changedFields(current.fields, input as Partial<Fields>, [f as keyof Fields]);
           refuseIf([
             ...moved(input, c, `A ${resource.name} cannot move to another ${resource.parent}`),
+            ...[...readOnly].filter(fixed).map((field) => ({ field, message: "Cannot be changed" })),
             ...(rules.check?.(merged, command as UpdateCommand<R, X>, changes) ?? []),
           ]);
           return [event(events.updated, { ...keysOf(c), changes })];

@@ -51,6 +51,8 @@ export interface Declaration<
   access: { read: Permission; write: Permission; delete: Permission };
   /** The create body's fields: required ones required, optional ones `.nullish()` (null = unset). */
   fields: S;
+  /** Fields set on create and never changed: an update may repeat the value (PUT back), not change it. */
+  readOnly?: (keyof S & string)[];
   /** Whose child it is ("estate"): `<parent>_id` from the path, in every event and row, never changes. */
   parent?: P;
   /** Event type names: the log holds them, so they never change. */
