@@ -59,21 +59,27 @@ const dpeLabel = z.enum(ENERGY_LABELS).nullable();
  * An estate as the API shows it: the create body's fields (null when unset), then what the
  * service maintains (rental status, previous owner, the current DPE joined at read time).
  */
-export const estateBody = z.strictObject({
-  id: uuid(),
-  ...rowShape(createEstateSchema.shape),
-  construction_date: timestamp.nullable(),
-  renovation_date: timestamp.nullable(),
-  rental_status: z.enum(rentalStatuses),
-  previous_owner_id: uuid().nullable(),
-  current_dpe_id: uuid().nullable(),
-  current_dpe_energy_label: dpeLabel,
-  current_dpe_ges_label: dpeLabel,
-  current_dpe_diagnosis_date: z.iso.date().nullable(),
-  current_dpe_valid_until: z.iso.date().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const estateBody = z
+  .strictObject({
+    id: uuid(),
+    ...rowShape(createEstateSchema.shape),
+    construction_date: timestamp.nullable(),
+    renovation_date: timestamp.nullable(),
+    rental_status: z.enum(rentalStatuses),
+    previous_owner_id: uuid().nullable(),
+    current_dpe_id: uuid().nullable(),
+    current_dpe_energy_label: dpeLabel,
+    current_dpe_ges_label: dpeLabel,
+    current_dpe_diagnosis_date: z.iso.date().nullable(),
+    current_dpe_valid_until: z.iso.date().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({
+    id: "Estate",
+    description:
+      "An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE",
+  });
 
 const ownershipTransfersBody = z.array(
   z.strictObject({
