@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { syncRentalState } from "../../src/projections/estates.ts";
+import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -258,18 +259,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     expect((await t.request("GET", url)).headers.etag).toBe(first.headers.etag);
     const before = await eventCount();
     const dpe = await t.request("POST", "/api/energy-diagnoses", {
-      body: {
-        estate_id: estate.id,
-        reference_number: "DPE-2301E0123456X",
-        diagnosis_date: "2024-03-15",
-        valid_until: "2034-03-15",
-        energy_label: "D",
-        ges_label: "C",
-        construction_year: 1968,
-        energy_consumption: 212.4,
-        ges_emission: 18,
-        heated_area: 52.5,
-      },
+      body: { ...DPE_SAMPLE, estate_id: estate.id },
     });
     expect(dpe.statusCode, dpe.body).toBe(201);
     expect(await eventCount()).toBe(before + 1);
