@@ -34,7 +34,10 @@ export interface Service {
  */
 export async function openDatabase(config: Config, options: { join?: boolean } = {}): Promise<Sql> {
   if (config.DATABASE_URL) return createPostgresSql(config.DATABASE_URL);
-  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, options);
+  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, {
+    ...options,
+    serverDir: config.PMS_SERVER_DIR,
+  });
   const sql = createPostgresSql(server.url);
   return {
     ...sql,
