@@ -1,13 +1,13 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
 import { freePort } from "../support/freePort.ts";
+import { startProcess, until, untilReady, userEnv } from "../support/serviceProcess.ts";
 
 /**
  * Root with the project in a directory the `postgres` OS user cannot enter (/root/pms, a mktemp -d
@@ -17,30 +17,6 @@ import { freePort } from "../support/freePort.ts";
 const run = promisify(execFile);
 const asRoot = process.getuid?.() === 0;
 const repo = resolve(import.meta.dirname, "../..");
-
-/** The environment of a user's shell: nothing of this run's database, vitest or npm. */
-const userEnv = (extra: Record<string, string>) => ({
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) =>
-        !/^(HOST|PORT|DATABASE_URL|EVENTSTORE_URL|PMS_.*|LOG_.*|TEST_DATABASE_URL|NODE_OPTIONS|VITEST.*|npm_.*)$/.test(
-          k,
-        ),
-    ),
-  ),
-  ...extra,
-});
-
-function output(child: ChildProcess) {
-  let text = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    text += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    text += c.toString();
-  });
-  return () => text;
-}
 
 describe.skipIf(!asRoot)("as root, the project in a 0700 directory", () => {
   let home: string;
@@ -77,26 +53,15 @@ describe.skipIf(!asRoot)("as root, the project in a 0700 directory", () => {
 
   it("npm start serves, with the first-run key, and stops on SIGTERM", async () => {
     const port = await freePort();
-    const child = spawn("npm", ["start"], {
+    const npm = startProcess("npm start", ["npm", "start"], {
       cwd: project,
       env: userEnv({ PORT: String(port), PMS_SERVER_DIR: serverDir }),
-      stdio: ["ignore", "pipe", "pipe"],
     });
-    const text = output(child);
-    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    let exited = false;
-    void exit.then(() => {
-      exited = true;
-    });
-    let ready = false;
-    for (const end = Date.now() + 120_000; !ready && !exited && Date.now() < end; await sleep(200)) {
-      const res = await fetch(`http://127.0.0.1:${port}/api/health/ready`).catch(() => null);
-      ready = res?.status === 200;
-    }
-    expect(ready, text()).toBe(true);
-    expect(text()).toMatch(/pms_[A-Za-z0-9_-]{20,}/);
-    child.kill("SIGTERM");
-    expect(await exit, text()).toBe(0);
+    await untilReady(`http://127.0.0.1:${port}`, [npm]);
+    await until("first-run key", [npm], async () =>
+      /First run[\s\S]*pms_\w{20,}/.test(npm.stdout()) ? true : null,
+    );
+    expect(await npm.stop(), npm.output()).toBe(0);
     // The binaries' copy and the cluster live under PMS_SERVER_DIR; the data directory links to it.
     const data = join(project, "data");
     expect((await stat(join(data, "postgres", "PG_VERSION"))).isFile()).toBe(true);
@@ -106,15 +71,12 @@ describe.skipIf(!asRoot)("as root, the project in a 0700 directory", () => {
   }, 240_000);
 
   it("npm test runs on its own embedded PostgreSQL", async () => {
-    const child = spawn("npm", ["test", "--", "test/platform/rls.test.ts"], {
+    const npm = startProcess("npm test", ["npm", "test", "--", "test/platform/rls.test.ts"], {
       cwd: project,
       env: userEnv({ PMS_SERVER_DIR: serverDir, CI: "true", NO_COLOR: "1" }),
-      stdio: ["ignore", "pipe", "pipe"],
     });
-    const text = output(child);
-    const code = await new Promise<number | null>((done) => child.on("exit", (c) => done(c)));
-    expect(code, text()).toBe(0);
-    expect(text()).toMatch(/Tests\s+\d+ passed/);
-    expect(text()).not.toMatch(/EACCES|No test files found/);
+    expect(await npm.exit, npm.output()).toBe(0);
+    expect(npm.output()).toMatch(/Tests\s+\d+ passed/);
+    expect(npm.output()).not.toMatch(/EACCES|No test files found/);
   }, 240_000);
 });

@@ -137,6 +137,8 @@ describe("the service process in embedded mode", () => {
     const port = await freePort();
     const first = start([process.execPath, "bin/pms.js", "serve"], dataDir, port);
     await untilHealthy(first);
+    // Printed once listening: moments after the first healthy answer.
+    await until(() => firstRunKey(first.stdout()) !== undefined, 10_000);
     const key = firstRunKey(first.stdout());
     expect(key, first.stdout()).toBeDefined();
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
@@ -215,7 +217,7 @@ describe("the service process in embedded mode", () => {
     const port = await freePort();
     const npm = start(["npm", "start"], dataDir, port);
     await untilHealthy(npm);
-    expect(firstRunKey(npm.stdout())).toBeDefined();
+    expect(await until(() => firstRunKey(npm.stdout()) !== undefined, 10_000)).toBe(true);
     await stopsCleanly(npm, port);
   }, 240_000);
 });
