@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { areas } from "../../src/areas.ts";
 import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
+import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
 import { openDatabase } from "../../src/platform/startService.ts";
 import { type PlatformApp, startPlatformApp } from "../support/platformApp.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
@@ -169,10 +170,9 @@ describe("pms CLI offline on embedded storage", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pms-cli-"));
-    await chmod(dir, 0o755); // as root, the embedded server's user must reach it
   });
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDataDirectory(dir);
   });
 
   it("creates a tenant and a key in the data directory", async () => {
