@@ -4,7 +4,7 @@
 FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund --no-save
+RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
 COPY src ./src
 COPY tsconfig.json ./

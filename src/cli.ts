@@ -32,6 +32,7 @@ const usage = `pms: property management service
   pms leases expire [--date YYYY-MM-DD]               expire ACTIVE leases past their end_date (also daily, by the worker)
   pms jobs list                                       the kinds of background job (pg-boss queues)
   pms jobs run <queue> [--data JSON] [--tenant <id>]  run one job here, now (not through pg-boss)
+  pms openapi                                         print the OpenAPI document (no database needed)
 
 Permissions: ${PERMISSIONS.join(", ")}`;
 
@@ -56,6 +57,11 @@ async function main(argv: string[]): Promise<number> {
     const { serve } = await import("./main.ts");
     await serve(roles as Role[]);
     return -1;
+  }
+  if (group === "openapi" && !action) {
+    const { openapiDocument } = await import("./platform/http/openapiDocument.ts");
+    process.stdout.write(`${JSON.stringify(await openapiDocument(), null, 2)}\n`);
+    return 0;
   }
   const config = loadConfig();
   // Beside a running service on the same data directory, through its embedded server.

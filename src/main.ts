@@ -1,4 +1,8 @@
+import { readlink } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "./platform/config.ts";
+import { createLogger, logFormat } from "./platform/log.ts";
 import { type Role, type Service, startService } from "./platform/startService.ts";
 
 /**
@@ -49,11 +53,6 @@ export async function serve(roles: Role[]): Promise<void> {
     process.exit(1);
   }
   if (stopping) return;
-  if (service.firstRunKey) {
-    console.log(
-      `\nFirst run: created tenant "default" and an API key with every permission (shown only now):\n\n  ${service.firstRunKey}\n`,
-    );
-  }
   if (service.app) {
     try {
       await service.app.listen({ host: config.HOST, port: config.PORT });
@@ -63,6 +62,64 @@ export async function serve(roles: Role[]): Promise<void> {
       process.exit(1);
     }
   }
+  await announce(config, roles, service);
+}
+
+/**
+ * The end of the start: on a terminal a short banner (URL, docs, where the data lives, the
+ * first-run key); in JSON one log record, and the first-run key as plain text (shown only now).
+ */
+async function announce(config: Config, roles: Role[], service: Service): Promise<void> {
+  const address = service.app?.server.address() as AddressInfo | null | undefined;
+  const host = !address || ["0.0.0.0", "::"].includes(address.address) ? "localhost" : address.address;
+  const url = address ? `http://${host.includes(":") ? `[${host}]` : host}:${address.port}` : null;
+  const data = await whereDataLives(config);
+  const key = service.firstRunKey;
+  if (logFormat(config) === "json") {
+    if (config.LOG_LEVEL !== "silent") {
+      createLogger(config).info({ roles, url, docs: url && `${url}/api/docs`, data }, "pms started");
+    }
+    if (key) {
+      console.log(
+        `\nFirst run: created tenant "default" and an API key with every permission (shown only now):\n\n  ${key}\n`,
+      );
+    }
+    return;
+  }
+  const lines = [
+    "",
+    `  pms is running (${roles.length === 3 ? "all roles" : roles.join(", ")})`,
+    "",
+    ...(url ? [`  API       ${url}/api`, `  API docs  ${url}/api/docs`] : []),
+    `  Data      ${data}`,
+    ...(key
+      ? [
+          "",
+          '  First run: created tenant "default" and an API key with every permission (shown only now):',
+          "",
+          `  ${key}`,
+        ]
+      : []),
+    "",
+    "  Ctrl-C stops it.",
+    "",
+  ];
+  console.log(lines.join("\n"));
+}
+
+/** Embedded: the data directory (and, as root, where its cluster was put); else the servers. */
+async function whereDataLives(config: Config): Promise<string> {
+  if (!config.DATABASE_URL) {
+    const dir = resolve(config.PMS_DATA_DIR);
+    const cluster = await readlink(join(dir, "postgres")).catch(() => null);
+    return `${dir} (embedded PostgreSQL${cluster ? `, cluster in ${cluster}` : ""})`;
+  }
+  const server = (u: string) => {
+    const parsed = new URL(u);
+    return `${parsed.host || parsed.searchParams.get("host")}${parsed.pathname}`;
+  };
+  const log = config.EVENTSTORE_URL ? `, event log on EventStoreDB ${server(config.EVENTSTORE_URL)}` : "";
+  return `PostgreSQL ${server(config.DATABASE_URL)}${log}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

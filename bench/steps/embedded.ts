@@ -1,6 +1,7 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
 import { type Child, startChild } from "../lib/children.ts";
 import { atLeast, type Context, tenantsOf } from "../lib/context.ts";
 import { lesseeBody, seedLessees, waitReady } from "../lib/lessees.ts";
@@ -19,7 +20,6 @@ const SEED = 300;
 export async function embeddedStep(ctx: Context): Promise<void> {
   const external = await ctx.service();
   const dataDir = await mkdtemp(join(tmpdir(), "pms-bench-embedded-"));
-  await chmod(dataDir, 0o755); // as root, the embedded server runs as `postgres`
   const adminKey = `bench_admin_${ctx.runId}_0123456789abcdef0123456789`;
   let child: Child | null = null;
   try {
@@ -104,7 +104,7 @@ export async function embeddedStep(ctx: Context): Promise<void> {
     );
   } finally {
     await child?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDirectory(dataDir);
   }
 }
 

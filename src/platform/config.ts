@@ -19,8 +19,11 @@ const schema = z.object({
     )
     .optional(),
   PMS_DATA_DIR: z.string().min(1).default("./data"),
+  PMS_SERVER_DIR: z.string().min(1).optional(),
   PMS_ADMIN_API_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Unset: pretty on a terminal, JSON otherwise (docs/operations.md, "Logs"). */
+  LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   PMS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60_000),
   PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
 });

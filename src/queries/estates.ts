@@ -9,7 +9,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
-import { setEtag } from "../platform/http/etag.ts";
+import { etagOf, setEtag } from "../platform/http/etag.ts";
 import { readHistory, stateOf } from "../platform/http/handleCommand.ts";
 import { offsetOf, pageQuery, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, rowShape, timestamp } from "../platform/http/responses.ts";
@@ -59,21 +59,27 @@ const dpeLabel = z.enum(ENERGY_LABELS).nullable();
  * An estate as the API shows it: the create body's fields (null when unset), then what the
  * service maintains (rental status, previous owner, the current DPE joined at read time).
  */
-export const estateBody = z.strictObject({
-  id: uuid(),
-  ...rowShape(createEstateSchema.shape),
-  construction_date: timestamp.nullable(),
-  renovation_date: timestamp.nullable(),
-  rental_status: z.enum(rentalStatuses),
-  previous_owner_id: uuid().nullable(),
-  current_dpe_id: uuid().nullable(),
-  current_dpe_energy_label: dpeLabel,
-  current_dpe_ges_label: dpeLabel,
-  current_dpe_diagnosis_date: z.iso.date().nullable(),
-  current_dpe_valid_until: z.iso.date().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const estateBody = z
+  .strictObject({
+    id: uuid(),
+    ...rowShape(createEstateSchema.shape),
+    construction_date: timestamp.nullable(),
+    renovation_date: timestamp.nullable(),
+    rental_status: z.enum(rentalStatuses),
+    previous_owner_id: uuid().nullable(),
+    current_dpe_id: uuid().nullable(),
+    current_dpe_energy_label: dpeLabel,
+    current_dpe_ges_label: dpeLabel,
+    current_dpe_diagnosis_date: z.iso.date().nullable(),
+    current_dpe_valid_until: z.iso.date().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({
+    id: "Estate",
+    description:
+      "An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE",
+  });
 
 const ownershipTransfersBody = z.array(
   z.strictObject({
@@ -110,9 +116,13 @@ export async function readEstate(sql: Sql, tenantId: string, id: string): Promis
     tx.query<Row>(`${SELECT_ESTATES} WHERE e.tenant_id = $1 AND e.id = $2`, [tenantId, id]),
   );
   if (!row) return null;
+  const body = toEstate(row);
+  const revision = Number(row.revision);
   return {
-    body: toEstate(row),
-    revision: Number(row.revision),
+    body,
+    revision,
+    // Rental status, rent and the current DPE change without an estate event.
+    etag: etagOf(revision, body),
     place_id: String(row.place_id),
     rental_status: String(row.rental_status),
     rent_amount: (row.rent_amount as number | null) ?? null,
@@ -233,7 +243,7 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { place_id, estate_id } = request.params;
       const found = await readEstateInPlace(sql, tenantOf(request), place_id, estate_id);
-      setEtag(reply, found.revision);
+      setEtag(reply, found.revision, found.etag);
       return found.body;
     },
   );
@@ -262,7 +272,7 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const found = await readEstate(sql, tenantOf(request), request.params.id);
       if (!found) throw notFound("Estate", request.params.id);
-      setEtag(reply, found.revision);
+      setEtag(reply, found.revision, found.etag);
       return found.body;
     },
   );

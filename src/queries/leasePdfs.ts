@@ -25,17 +25,19 @@ const read = { access: "LeasesRead" as const };
 
 export const leasePdfParams = z.strictObject({ pdf_id: uuid() });
 
-export const leasePdfBody = z.strictObject({
-  id: uuid(),
-  lease_id: uuid(),
-  template: z.string(),
-  template_version: z.string(),
-  lease_revision: z.number().int(),
-  filename: z.string(),
-  size: z.number().int(),
-  sha256: z.string(),
-  created_at: timestamp,
-});
+export const leasePdfBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    template: z.string(),
+    template_version: z.string(),
+    lease_revision: z.number().int(),
+    filename: z.string(),
+    size: z.number().int(),
+    sha256: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: "LeasePdf" });
 
 const cacheStatsBody = z.strictObject({
   entries: z.number().int(),

@@ -86,45 +86,51 @@ const { status: _s, rent_regulation_compliance_status: _c, signed_at: _si, ...te
 const { notice_date: _n, notice_end_date: _ne, terminated_at: _t, revision: _r, ...leaseTerms } = terms;
 
 /** A lease as the API shows it (LEASE_RESPONSE). */
-export const leaseBody = z.strictObject({
-  id: uuid(),
-  ...leaseTerms,
-  status: z.enum(LEASE_STATUSES),
-  rent_regulation_compliance_status: z.string(),
-  signed_at: date().nullable(),
-  notice_date: date().nullable(),
-  notice_end_date: date().nullable(),
-  terminated_at: date().nullable(),
-  created_at: instant,
-  updated_at: instant,
-});
+export const leaseBody = z
+  .strictObject({
+    id: uuid(),
+    ...leaseTerms,
+    status: z.enum(LEASE_STATUSES),
+    rent_regulation_compliance_status: z.string(),
+    signed_at: date().nullable(),
+    notice_date: date().nullable(),
+    notice_end_date: date().nullable(),
+    terminated_at: date().nullable(),
+    created_at: instant,
+    updated_at: instant,
+  })
+  .meta({ id: "Lease" });
 
 /** A tenant (or guarantor) on a lease (ASSOCIATION_RESPONSE). */
-export const associationBody = z.strictObject({
-  id: uuid(),
-  lease_id: uuid(),
-  lessee_id: uuid(),
-  role: z.enum(LEASE_ROLES),
-  start_date: date(),
-  end_date: date().nullable(),
-  ended: z.boolean(),
-  created_at: instant,
-  updated_at: instant,
-});
+export const associationBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    lessee_id: uuid(),
+    role: z.enum(LEASE_ROLES),
+    start_date: date(),
+    end_date: date().nullable(),
+    ended: z.boolean(),
+    created_at: instant,
+    updated_at: instant,
+  })
+  .meta({ id: "LeaseTenant", description: "A tenant (or guarantor) on a lease" });
 
 /** An amendment (AMENDMENT_RESPONSE). */
-export const amendmentBody = z.strictObject({
-  id: uuid(),
-  lease_id: uuid(),
-  title: z.string(),
-  effective_date: date(),
-  changes: amendmentChanges,
-  reason: z.string().nullable(),
-  status: z.enum(AMENDMENT_STATUSES),
-  status_reason: z.string().nullable(),
-  created_at: instant,
-  updated_at: instant,
-});
+export const amendmentBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    title: z.string(),
+    effective_date: date(),
+    changes: amendmentChanges,
+    reason: z.string().nullable(),
+    status: z.enum(AMENDMENT_STATUSES),
+    status_reason: z.string().nullable(),
+    created_at: instant,
+    updated_at: instant,
+  })
+  .meta({ id: "LeaseAmendment" });
 
 /** With as_of: the lease as replayed, with its tenants then (leaseAsOf). */
 const leaseAnswer = leaseBody.extend({
@@ -139,32 +145,36 @@ const leaseAnswer = leaseBody.extend({
 });
 
 /** A lease document's metadata (DOCUMENT_RESPONSE); the bytes are at .../file. */
-export const documentBody = z.strictObject({
-  id: uuid(),
-  lease_id: uuid(),
-  ...rowShape(documentFields),
-  filename: z.string(),
-  content_type: z.string(),
-  size: z.number().int(),
-  sha256: z.string(),
-  created_at: instant,
-  updated_at: instant,
-});
+export const documentBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    ...rowShape(documentFields),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int(),
+    sha256: z.string(),
+    created_at: instant,
+    updated_at: instant,
+  })
+  .meta({ id: "LeaseDocument", description: "A lease document's metadata; the bytes are at .../file" });
 
 /** A rent change (the rent-history columns picked below). */
-const rentChangeBody = z.strictObject({
-  id: uuid(),
-  lease_id: uuid(),
-  rent_amount: z.number(),
-  charges_amount: z.number().nullable(),
-  previous_rent_amount: z.number(),
-  previous_charges_amount: z.number().nullable(),
-  effective_date: date(),
-  reason: z.enum(RENT_CHANGE_REASONS),
-  index: rentSchema.shape.index.unwrap().nullable(),
-  revision: z.number().int(),
-  created_at: instant,
-});
+const rentChangeBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    rent_amount: z.number(),
+    charges_amount: z.number().nullable(),
+    previous_rent_amount: z.number(),
+    previous_charges_amount: z.number().nullable(),
+    effective_date: date(),
+    reason: z.enum(RENT_CHANGE_REASONS),
+    index: rentSchema.shape.index.unwrap().nullable(),
+    revision: z.number().int(),
+    created_at: instant,
+  })
+  .meta({ id: "RentChange" });
 
 export async function readLease(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -447,7 +457,16 @@ export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: "A lease; with as_of, the lease as it stood then, replayed from its events",
         params: leaseParams,
-        querystring: z.strictObject({ as_of: z.string().optional() }),
+        querystring: z.strictObject({
+          as_of: z
+            .string()
+            .optional()
+            .meta({
+              description: "An instant (ISO 8601) or a date (YYYY-MM-DD)",
+              anyOf: [{ format: "date-time" }, { format: "date" }],
+              example: "2025-01-31T12:00:00Z",
+            }),
+        }),
         response: answers(leaseAnswer),
       },
       config: read,

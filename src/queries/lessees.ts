@@ -15,6 +15,7 @@ import { iso, isoSql } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
+import { wildcardParam } from "../platform/http/openapi.ts";
 import { contactFilter, pageQuery, readPage, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -37,15 +38,17 @@ const SELECT_BODY = [
 ].join(", ");
 
 /** A lessee as the API shows it: the fields of the create body (null when unset), id, timestamps. */
-export const lesseeBody = z.strictObject({
-  id: uuidSchema,
-  // In the read model's column order: the serialiser writes keys in the schema's order.
-  ...(Object.fromEntries(
-    LESSEE_FIELDS.map((f) => [f, createLesseeSchema.shape[f]]),
-  ) as typeof createLesseeSchema.shape),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const lesseeBody = z
+  .strictObject({
+    id: uuidSchema,
+    // In the read model's column order: the serialiser writes keys in the schema's order.
+    ...(Object.fromEntries(
+      LESSEE_FIELDS.map((f) => [f, createLesseeSchema.shape[f]]),
+    ) as typeof createLesseeSchema.shape),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Lessee" });
 export type LesseeBody = z.output<typeof lesseeBody>;
 
 /** A read-model row as the API shows it: the documented fields, timestamps ISO, no tenant or revision. */
@@ -162,6 +165,10 @@ export async function lesseeQueryRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         ...tag,
         summary: "List lessees of one category (individual, company/other, guarantor)",
+        ...wildcardParam(
+          "type",
+          z.enum(LESSEE_CATEGORIES).describe("company/other may be sent as company%2Fother"),
+        ),
         querystring: listQuery.omit({ category: true }),
         response: answers(z.array(lesseeBody)),
       },

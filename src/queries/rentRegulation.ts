@@ -316,13 +316,15 @@ export async function estateRegulationBody(sql: Sql, tenantId: string, estateId:
 // ---------------------------------------------------------------- answers (docs/decisions.md, "Responses in the contract")
 
 /** An IRL quarter as the API shows it (toIrl). */
-export const irlBody = z.strictObject({
-  quarter: z.string(),
-  value: z.number(),
-  published_on: z.string().nullable(),
-  source: z.enum(["shipped", "published"]),
-  note: z.string().nullable(),
-});
+export const irlBody = z
+  .strictObject({
+    quarter: z.string(),
+    value: z.number(),
+    published_on: z.string().nullable(),
+    source: z.enum(["shipped", "published"]),
+    note: z.string().nullable(),
+  })
+  .meta({ id: "Irl", description: "An IRL (indice de référence des loyers) value of a quarter" });
 
 /** The fields of a rent regulation as read (toRegulation): all null and no rents when never set. */
 const regulationFields = {

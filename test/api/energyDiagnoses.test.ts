@@ -6,6 +6,7 @@ import {
   estateCurrentDpeProjection,
 } from "../../src/projections/energyDiagnoses.ts";
 import { currentDpeJoin, readDpeOn } from "../../src/queries/energyDiagnoses.ts";
+import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -22,15 +23,7 @@ const daysFromToday = (days: number) => {
 const small30 = { diagnosis_date: "2024-07-01", valid_until: "2034-07-01", heated_area: 30 };
 
 const dpe = (over: Record<string, unknown> = {}) => ({
-  reference_number: "DPE-2301E0123456X",
-  diagnosis_date: "2024-03-15",
-  valid_until: "2034-03-15",
-  energy_label: "D",
-  ges_label: "C",
-  construction_year: 1968,
-  energy_consumption: 212.4,
-  ges_emission: 18,
-  heated_area: 64.2,
+  ...DPE_SAMPLE,
   notes: "Chaudière collective gaz",
   ...over,
 });
@@ -95,15 +88,7 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       id: expect.any(String),
       place_id: placeId,
       estate_id: null,
-      reference_number: "DPE-2301E0123456X",
-      diagnosis_date: "2024-03-15",
-      valid_until: "2034-03-15",
-      energy_label: "D",
-      ges_label: "C",
-      construction_year: 1968,
-      energy_consumption: 212.4,
-      ges_emission: 18,
-      heated_area: 64.2,
+      ...DPE_SAMPLE,
       notes: "Chaudière collective gaz",
       media_id: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),

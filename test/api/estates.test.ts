@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { syncRentalState } from "../../src/projections/estates.ts";
+import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -71,7 +72,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     });
     expect(estate.created_at).toBe(estate.updated_at);
     expect(res.headers.location).toBe(`/api/places/${placeA}/estates/${estate.id}`);
-    expect(res.headers.etag).toBe('W/"0"');
+    expect(res.headers.etag).toMatch(/^W\/"0-[A-Za-z0-9_-]{16}"$/);
     const nested = await t.request("GET", `/api/places/${placeA}/estates/${estate.id}`);
     expect(nested.statusCode).toBe(200);
     expect(nested.json()).toEqual(estate);
@@ -194,7 +195,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     });
     expect(updated.updated_at > estate.updated_at).toBe(true);
     expect(updated.created_at).toBe(estate.created_at);
-    expect(res.headers.etag).toBe('W/"1"');
+    expect(res.headers.etag).toMatch(/^W\/"1-[A-Za-z0-9_-]{16}"$/);
     await new Promise((r) => setTimeout(r, 5));
     const empty = await t.request("PUT", url, { body: {} });
     expect(empty.json().updated_at > updated.updated_at).toBe(true);
@@ -247,6 +248,42 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       headers: { "if-match": back.headers.etag as string },
     });
     expect(fresh.statusCode).toBe(200);
+  });
+
+  it("changes the ETag when the answer does, without an estate event (current DPE)", async () => {
+    const estate = await create();
+    const url = `/api/estates/${estate.id}`;
+    const first = await t.request("GET", url);
+    expect(first.headers.etag).toMatch(/^W\/"0-/);
+    // Same answer, same ETag.
+    expect((await t.request("GET", url)).headers.etag).toBe(first.headers.etag);
+    const before = await eventCount();
+    const dpe = await t.request("POST", "/api/energy-diagnoses", {
+      body: { ...DPE_SAMPLE, estate_id: estate.id },
+    });
+    expect(dpe.statusCode, dpe.body).toBe(201);
+    expect(await eventCount()).toBe(before + 1);
+    const after = await t.request("GET", url);
+    expect(after.json().current_dpe_energy_label).toBe("D");
+    // The estate's stream did not move (still revision 0), its answer did: so did the ETag.
+    expect(after.headers.etag).toMatch(/^W\/"0-/);
+    expect(after.headers.etag).not.toBe(first.headers.etag);
+    expect((await t.request("GET", `/api/places/${placeA}/estates/${estate.id}`)).headers.etag).toBe(
+      after.headers.etag,
+    );
+    // If-Match: the revision decides (the digest covers what no estate write changes).
+    const put = (ifMatch: string) =>
+      t.request("PUT", url, { body: { name: "Apt 3B" }, headers: { "if-match": ifMatch } });
+    expect((await put(first.headers.etag as string)).statusCode).toBe(200);
+    expect((await put(after.headers.etag as string)).statusCode).toBe(412);
+    expect((await put('W/"0"')).statusCode).toBe(412);
+    const current = (await t.request("GET", url)).headers.etag as string;
+    expect(current).toMatch(/^W\/"1-/);
+    expect((await put(current)).statusCode).toBe(200);
+    expect((await put('W/"2"')).statusCode).toBe(200);
+    expect((await t.request("DELETE", url, { headers: { "if-match": 'W/"2"' } })).statusCode).toBe(412);
+    const last = (await t.request("GET", url)).headers.etag as string;
+    expect((await t.request("DELETE", url, { headers: { "if-match": last } })).statusCode).toBe(204);
   });
 
   it("moves an estate only through PUT /api/estates/{id}", async () => {

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -9,6 +9,7 @@ import { areas } from "../../src/areas.ts";
 import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { PERMISSIONS } from "../../src/platform/http/auth.ts";
+import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
 import { openDatabase } from "../../src/platform/startService.ts";
 import { type PlatformApp, startPlatformApp } from "../support/platformApp.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
@@ -170,10 +171,9 @@ describe("pms CLI offline on embedded storage", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pms-cli-"));
-    await chmod(dir, 0o755); // as root, the embedded server's user must reach it
   });
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDataDirectory(dir);
   });
 
   it("creates a tenant and a key in the data directory", async () => {

@@ -44,9 +44,14 @@ describe("a resource declaration", () => {
   });
 
   it("derives the read model's version from the declaration: another field, another version", () => {
-    const one = defineResource({ ...declaration, fields: { name: text(10) } });
-    const same = defineResource({ ...declaration, fields: { name: text(10) } });
-    const more = defineResource({ ...declaration, fields: { name: text(10), code: uuid().nullish() } });
+    // Each its own label: a label names the resource's schemas in the API description, once.
+    const one = defineResource({ ...declaration, label: "One", fields: { name: text(10) } });
+    const same = defineResource({ ...declaration, label: "Same", fields: { name: text(10) } });
+    const more = defineResource({
+      ...declaration,
+      label: "More",
+      fields: { name: text(10), code: uuid().nullish() },
+    });
     expect(one.version).toBe(same.version);
     expect(more.version).not.toBe(one.version);
     expect(Number.isInteger(one.version) && one.version > 0 && one.version < 2 ** 31).toBe(true);

@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
+import { freePort } from "../support/freePort.ts";
 
 /**
  * The service as README, Dockerfile and compose start it, in embedded mode (no DATABASE_URL): one
@@ -19,16 +21,6 @@ interface Started {
   stderr(): string;
   exit: Promise<number | null>;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const portIsFree = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -133,9 +125,10 @@ describe("the service process in embedded mode", () => {
   let root: string;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "pms-serve-"));
-    await chmod(root, 0o755); // as root, the embedded server's user must reach it
   });
   afterAll(async () => {
+    // As root, each data directory's cluster was relocated out of this 0700 directory.
+    for (const dir of await readdir(root)) await removeDataDirectory(join(root, dir));
     await rm(root, { recursive: true, force: true });
   });
 
@@ -144,6 +137,8 @@ describe("the service process in embedded mode", () => {
     const port = await freePort();
     const first = start([process.execPath, "bin/pms.js", "serve"], dataDir, port);
     await untilHealthy(first);
+    // Printed once listening: moments after the first healthy answer.
+    await until(() => firstRunKey(first.stdout()) !== undefined, 10_000);
     const key = firstRunKey(first.stdout());
     expect(key, first.stdout()).toBeDefined();
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
@@ -222,7 +217,7 @@ describe("the service process in embedded mode", () => {
     const port = await freePort();
     const npm = start(["npm", "start"], dataDir, port);
     await untilHealthy(npm);
-    expect(firstRunKey(npm.stdout())).toBeDefined();
+    expect(await until(() => firstRunKey(npm.stdout()) !== undefined, 10_000)).toBe(true);
     await stopsCleanly(npm, port);
   }, 240_000);
 });

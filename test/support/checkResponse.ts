@@ -9,12 +9,22 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
  * through it, so the document is tested by the whole suite, not by a sample.
  */
 
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: object }>;
+}
 interface Operation {
-  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
+  responses?: Record<string, Response>;
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  components?: { responses?: Record<string, Response> };
 }
+
+const DOCUMENT_ID = "https://pms.invalid/openapi.json";
+/** A JSON pointer segment (RFC 6901), URI-encoded for a `$ref`. */
+const pointer = (...segments: string[]) =>
+  segments.map((s) => encodeURIComponent(s.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
 interface Template {
   path: string;
   regex: RegExp;
@@ -27,13 +37,19 @@ export type ResponseChecker = (method: string, url: string, res: LightMyRequestR
 export async function responseCheckerOf(app: FastifyInstance): Promise<ResponseChecker> {
   const res = await app.inject({ method: "GET", url: "/api/openapi.json" });
   const doc = res.json() as Document;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  // The whole document, so that a body schema's `$ref`s to named components resolve in it.
+  ajv.addSchema({ ...doc, $id: DOCUMENT_ID });
+  const responseOf = (response: Response | undefined) => {
+    const name = /^#\/components\/responses\/(.+)$/.exec(response?.$ref ?? "")?.[1];
+    return name ? doc.components?.responses?.[name] : response;
+  };
   const templates = Object.keys(doc.paths)
     .map((path) => templateOf(path))
     // A literal segment wins over a parameter (/api/lessees/bulk before /api/lessees/{id}).
     .sort((a, b) => a.params - b.params);
-  const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 
   return (method, url, res) => {
     const path = url.split("?")[0];
@@ -46,21 +62,24 @@ export async function responseCheckerOf(app: FastifyInstance): Promise<ResponseC
     if (!operation.responses) return;
     const where = `${method} ${template.path} answered ${res.statusCode}`;
     const status = String(res.statusCode);
-    const declared =
-      operation.responses?.[status] ??
-      operation.responses?.[`${status[0]}XX`] ??
-      operation.responses?.default;
-    if (!declared) throw new Error(`${where}: status not in /api/openapi.json`);
+    const responses = operation.responses;
+    const key = [status, `${status[0]}XX`, "default"].find((k) => responses[k]);
+    const declared = key ? responseOf(responses[key]) : undefined;
+    if (!key || !declared) throw new Error(`${where}: status not in /api/openapi.json`);
     const schema = declared.content?.["application/json"]?.schema;
     if (!declared.content) {
       if (res.body !== "") throw new Error(`${where}: body where the document declares none`);
       return;
     }
     if (!schema) return; // a non-JSON answer (a file's bytes)
-    let validate = compiled.get(schema);
+    const at = pointer("paths", template.path, method.toLowerCase(), "responses", key);
+    let validate = compiled.get(at);
     if (!validate) {
-      validate = ajv.compile(schema);
-      compiled.set(schema, validate);
+      // The schema where it stands in the document (its `$ref`s resolve there).
+      const ref = responses[key].$ref;
+      const base = ref ? ref.slice(1) : `/${at}`;
+      validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${base}/content/application~1json/schema` });
+      compiled.set(at, validate);
     }
     if (!validate(JSON.parse(res.body))) {
       throw new Error(`${where}: body does not match the document: ${ajv.errorsText(validate.errors)}`);

@@ -16,6 +16,21 @@ export const databaseKinds: DatabaseKind[] = ["postgres"];
 export async function createTestDatabase(
   _kind: DatabaseKind,
 ): Promise<{ sql: Sql; url?: string; drop(): Promise<void> }> {
+  const { url, drop } = await createEmptyDatabase();
+  const sql = createPostgresSql(url, { max: 10 });
+  await migrate(sql);
+  return {
+    sql,
+    url,
+    async drop() {
+      await sql.close();
+      await drop();
+    },
+  };
+}
+
+/** A fresh database with nothing in it, as an operator gives the service (dropped by `drop`). */
+export async function createEmptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base)
     throw new Error("TEST_DATABASE_URL is not set (run the tests through vitest: its global setup sets it)");
@@ -30,14 +45,9 @@ export async function createTestDatabase(
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = withDatabase(base, name);
-  const sql = createPostgresSql(url, { max: 10 });
-  await migrate(sql);
   return {
-    sql,
-    url,
+    url: withDatabase(base, name),
     async drop() {
-      await sql.close();
       const c = new pg.Client({ connectionString: base });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});

@@ -41,39 +41,43 @@ const fields = {
  * POST body. Which of place_id / estate_id is set is a business rule (422), so both are
  * optional here; the required fields may not be null.
  */
-export const createEnergyDiagnosisBody = z.strictObject({
-  place_id: fields.place_id.optional(),
-  estate_id: fields.estate_id.optional(),
-  reference_number: fields.reference_number,
-  diagnosis_date: fields.diagnosis_date,
-  valid_until: fields.valid_until,
-  energy_label: fields.energy_label,
-  ges_label: fields.ges_label,
-  construction_year: fields.construction_year,
-  energy_consumption: fields.energy_consumption.optional(),
-  ges_emission: fields.ges_emission.optional(),
-  heated_area: fields.heated_area.optional(),
-  notes: fields.notes.optional(),
-  media_id: fields.media_id.optional(),
-});
+export const createEnergyDiagnosisBody = z
+  .strictObject({
+    place_id: fields.place_id.optional(),
+    estate_id: fields.estate_id.optional(),
+    reference_number: fields.reference_number,
+    diagnosis_date: fields.diagnosis_date,
+    valid_until: fields.valid_until,
+    energy_label: fields.energy_label,
+    ges_label: fields.ges_label,
+    construction_year: fields.construction_year,
+    energy_consumption: fields.energy_consumption.optional(),
+    ges_emission: fields.ges_emission.optional(),
+    heated_area: fields.heated_area.optional(),
+    notes: fields.notes.optional(),
+    media_id: fields.media_id.optional(),
+  })
+  .meta({ id: "NewEnergyDiagnosis" });
 export type CreateEnergyDiagnosisBody = z.infer<typeof createEnergyDiagnosisBody>;
 
 /** PUT body: an omitted field keeps its value, null removes it (not allowed on required fields). */
-export const updateEnergyDiagnosisBody = z.strictObject({
-  place_id: fields.place_id.optional(),
-  estate_id: fields.estate_id.optional(),
-  reference_number: fields.reference_number.optional(),
-  diagnosis_date: fields.diagnosis_date.optional(),
-  valid_until: fields.valid_until.optional(),
-  energy_label: fields.energy_label.optional(),
-  ges_label: fields.ges_label.optional(),
-  construction_year: fields.construction_year.optional(),
-  energy_consumption: fields.energy_consumption.optional(),
-  ges_emission: fields.ges_emission.optional(),
-  heated_area: fields.heated_area.optional(),
-  notes: fields.notes.optional(),
-  media_id: fields.media_id.optional(),
-});
+export const updateEnergyDiagnosisBody = z
+  .strictObject({
+    place_id: fields.place_id.optional(),
+    estate_id: fields.estate_id.optional(),
+    reference_number: fields.reference_number.optional(),
+    diagnosis_date: fields.diagnosis_date.optional(),
+    valid_until: fields.valid_until.optional(),
+    energy_label: fields.energy_label.optional(),
+    ges_label: fields.ges_label.optional(),
+    construction_year: fields.construction_year.optional(),
+    energy_consumption: fields.energy_consumption.optional(),
+    ges_emission: fields.ges_emission.optional(),
+    heated_area: fields.heated_area.optional(),
+    notes: fields.notes.optional(),
+    media_id: fields.media_id.optional(),
+  })
+  .meta({ id: "EnergyDiagnosisChanges" });
 export type UpdateEnergyDiagnosisBody = z.infer<typeof updateEnergyDiagnosisBody>;
 
 /** GET /api/energy-diagnoses query. */

@@ -42,26 +42,30 @@ const name = text(255);
 const area = z.number().finite().gt(0, "Must be greater than 0").max(1e7);
 const fiscalIdentifier = text(50);
 
-export const createEstateSchema = z.strictObject({
-  name,
-  estate_type_id: uuid(),
-  area,
-  fiscal_identifier: fiscalIdentifier,
-  /** Accepted when equal to the path place. */
-  place_id: uuid().optional(),
-  ...optionalFields,
-  ...readOnlyFields,
-});
+export const createEstateSchema = z
+  .strictObject({
+    name,
+    estate_type_id: uuid(),
+    area,
+    fiscal_identifier: fiscalIdentifier,
+    /** Accepted when equal to the path place. */
+    place_id: uuid().optional(),
+    ...optionalFields,
+    ...readOnlyFields,
+  })
+  .meta({ id: "NewEstate" });
 
-export const updateEstateSchema = z.strictObject({
-  name: notNull(name, "name").optional(),
-  estate_type_id: notNull(uuid(), "estate_type_id").optional(),
-  area: notNull(area, "area").optional(),
-  fiscal_identifier: notNull(fiscalIdentifier, "fiscal_identifier").optional(),
-  place_id: notNull(uuid(), "place_id").optional(),
-  ...optionalFields,
-  ...readOnlyFields,
-});
+export const updateEstateSchema = z
+  .strictObject({
+    name: notNull(name, "name").optional(),
+    estate_type_id: notNull(uuid(), "estate_type_id").optional(),
+    area: notNull(area, "area").optional(),
+    fiscal_identifier: notNull(fiscalIdentifier, "fiscal_identifier").optional(),
+    place_id: notNull(uuid(), "place_id").optional(),
+    ...optionalFields,
+    ...readOnlyFields,
+  })
+  .meta({ id: "EstateChanges" });
 
 export type CreateEstateInput = z.output<typeof createEstateSchema>;
 export type UpdateEstateInput = z.output<typeof updateEstateSchema>;

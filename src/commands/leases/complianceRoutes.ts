@@ -47,47 +47,51 @@ const checkStatus = z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]);
 const complianceStatus = z.enum(["COMPLIANT", "NON_COMPLIANT", "UNKNOWN"]);
 
 /** 200 of GET /api/leases/{id}/compliance and POST /api/leases/{id}/compliance/update. */
-export const complianceBody = z.object({
-  lease_id: z.string(),
-  status: complianceStatus,
-  checked_at: z.string(),
-  checks: z.array(
-    z.object({
-      rule: z.string(),
-      status: checkStatus,
-      message: z.string(),
-      legal_reference: z.string(),
-      details: z.record(z.string(), z.unknown()),
-    }),
-  ),
-});
+export const complianceBody = z
+  .object({
+    lease_id: z.string(),
+    status: complianceStatus,
+    checked_at: z.string(),
+    checks: z.array(
+      z.object({
+        rule: z.string(),
+        status: checkStatus,
+        message: z.string(),
+        legal_reference: z.string(),
+        details: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  })
+  .meta({ id: "LeaseCompliance" });
 
 const irlPoint = z.object({ quarter: z.string(), value: z.number() });
 
 /** 200 of GET /api/leases/{id}/rent-revision. */
-export const rentRevisionBody = z.object({
-  lease_id: z.string(),
-  quarter: z.string(),
-  status: z.enum(["OK", "UNKNOWN"]),
-  reason: z.string().nullable(),
-  current_rent: z.number(),
-  /** The highest rent the revision allows: the IRL cap, or the current rent under the F/G freeze. */
-  new_rent: z.number().nullable(),
-  frozen: z.boolean(),
-  frozen_reason: z.string().nullable(),
-  calculation: z
-    .object({
-      rent: z.number(),
-      reference: irlPoint,
-      new: irlPoint,
-      capped_rent: z.number(),
-      increase: z.number(),
-      formula: z.string(),
-      legal_reference: z.string(),
-      note: z.string().nullable(),
-    })
-    .nullable(),
-});
+export const rentRevisionBody = z
+  .object({
+    lease_id: z.string(),
+    quarter: z.string(),
+    status: z.enum(["OK", "UNKNOWN"]),
+    reason: z.string().nullable(),
+    current_rent: z.number(),
+    /** The highest rent the revision allows: the IRL cap, or the current rent under the F/G freeze. */
+    new_rent: z.number().nullable(),
+    frozen: z.boolean(),
+    frozen_reason: z.string().nullable(),
+    calculation: z
+      .object({
+        rent: z.number(),
+        reference: irlPoint,
+        new: irlPoint,
+        capped_rent: z.number(),
+        increase: z.number(),
+        formula: z.string(),
+        legal_reference: z.string(),
+        note: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: "RentRevision" });
 
 const QUARTER = /^\d{4}-Q[1-4]$/;
 const revisionQuery = z.strictObject({

@@ -21,6 +21,7 @@ import {
   validationError,
 } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
+import { uploadBody } from "../../platform/http/openapi.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
@@ -98,6 +99,7 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Upload a lease document (multipart: document_type, description, file; 20 MiB)",
+        ...uploadBody(fieldsSchema),
         params: leaseParams,
         response: createdAnswers(documentBody),
       },

@@ -12,7 +12,7 @@ import {
   REVISION_INDEX_TYPES,
   USAGE_TYPES,
 } from "../../events/leases.ts";
-import { notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
+import { ignored, notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
 import { NOTICE_GIVERS } from "./notice.ts";
 
 /** Request bodies of the leases area (DESIGN.md §6 Leases). */
@@ -183,11 +183,12 @@ export const documentFields = {
 export const updateDocumentSchema = z.strictObject({
   document_type: notNull(documentFields.document_type, "document_type").optional(),
   description: documentFields.description,
-  lease_id: uuid().optional(),
-  filename: z.string().optional(),
-  content_type: z.string().optional(),
-  size: z.number().optional(),
-  sha256: z.string().optional(),
+  // What a GET shows and a PUT may send back: ignored, the upload decided them.
+  lease_id: ignored(uuid()),
+  filename: ignored(z.string()),
+  content_type: ignored(z.string()),
+  size: ignored(z.number()),
+  sha256: ignored(z.string()),
 });
 
 export type UpdateDocumentInput = z.output<typeof updateDocumentSchema>;

@@ -7,6 +7,7 @@ import { ApiError, notFound, unsupportedMediaType, validationError } from "../..
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
+import { uploadBody } from "../../platform/http/openapi.ts";
 import { createdAnswers } from "../../platform/http/responses.ts";
 import { findMediaRow, mediaBody, toMediaResponse } from "../../queries/media.ts";
 import { mediaDecider } from "./decider.ts";
@@ -60,6 +61,7 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
         tags: ["Media"],
         summary:
           "Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB",
+        ...uploadBody(),
         response: createdAnswers(mediaBody),
       },
       config: { access: "PropertiesWrite" },

@@ -1,6 +1,7 @@
 import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import { createLogger } from "../log.ts";
 import type { Platform } from "../platform.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { auth, hashKey, routeAccess } from "./auth.ts";
@@ -23,7 +24,9 @@ export async function buildApp(
   areaRoutes: FastifyPluginAsync[],
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: platform.config.LOG_LEVEL === "silent" ? false : { level: platform.config.LOG_LEVEL },
+    ...(platform.config.LOG_LEVEL === "silent"
+      ? { logger: false }
+      : { loggerInstance: createLogger(platform.config) as FastifyBaseLogger }),
     bodyLimit: JSON_BODY_LIMIT,
     // The request id becomes the events' correlation id; a caller may pass its own.
     requestIdHeader: false,

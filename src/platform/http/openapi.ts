@@ -2,8 +2,23 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { RouteAccess } from "../platform.ts";
+
+/**
+ * OpenAPI 3.1 generated from the routes' zod schemas; browsable at /api/docs. What every route
+ * shares is written here once, so that a route declares only what is its own (docs/conventions.md,
+ * "The API description"):
+ * - a zod schema with `.meta({ id: "Estate" })` is one named component, `$ref`erenced wherever used;
+ * - `operationId` from method and path (`getEstatesById`), unless the route gives one;
+ * - a summary where the route has none, a description saying what the operation needs;
+ * - response headers: ETag on a resource, X-Total-Count and Link on a page, Location on 201/202,
+ *   Content-Disposition on a file; the request headers If-Match and Idempotency-Key;
+ * - the errors of docs/architecture.md §4 as responses sharing one `Error` schema;
+ * - read-only fields (`z.never()` in a request body) shown with their type and `readOnly`;
+ * - an upload's multipart body (`uploadBody`), a wildcard path's parameter (`wildcardParam`).
+ */
 
 /** The security requirement of an operation from its declared access (docs/security.md). */
 function securityOf(access: RouteAccess | undefined) {
@@ -19,16 +34,378 @@ function securityOf(access: RouteAccess | undefined) {
   }
 }
 
-/** OpenAPI 3.1 generated from the routes' zod schemas; browsable at /api/docs. */
+/**
+ * Spread into the schema of a route that reads a multipart body itself (uploads): the parts it
+ * takes besides the `file` (PDF, JPEG, PNG, GIF or WebP), for the document only: fastify does not
+ * validate a streamed body.
+ */
+export const uploadBody = (parts: z.ZodObject = z.strictObject({})) => ({ "x-upload": parts });
+
+/**
+ * Spread into the schema of a route whose path ends in `*` (a value that may hold a slash, like
+ * `company/other`): the document shows it as the parameter `{name}` (sent percent-encoded).
+ */
+export const wildcardParam = (name: string, schema: z.ZodType) => ({ "x-wildcard": { name, schema } });
+
+type Json = Record<string, any>;
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** `GET /api/estates/{id}` -> `getEstatesById`; `{*}`-free, `-` and `_` folded into camel case. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .filter((segment) => segment && segment !== "api")
+    .flatMap((segment) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      return param ? ["by", ...param[1].split(/[-_]/)] : segment.split(/[-_.]/);
+    })
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase() + word.slice(1));
+  return method.toLowerCase() + words.join("");
+}
+
+const VERBS: Record<string, string> = {
+  get: "Read",
+  post: "Submit",
+  put: "Replace",
+  patch: "Change",
+  delete: "Delete",
+};
+
+/** A summary for an operation whose route gives none: `Read energy-diagnoses/{id}`. */
+const defaultSummary = (method: string, path: string) => `${VERBS[method]} ${path.replace(/^\/api\//, "")}`;
+
+const STATUS_TEXTS: Record<string, string> = {
+  "200": "OK",
+  "201": "Created: the new resource, read back from its read model",
+  "202": "Accepted: written, not yet readable; GET the Location later",
+  "204": "No content",
+};
+
+/** The errors of docs/architecture.md §4, each a named response sharing the `Error` schema. */
+const ERRORS: Record<string, { name: string; error: string; description: string; message: string }> = {
+  "400": {
+    name: "BadRequest",
+    error: "ValidationError",
+    description: "The body, query or path fails its schema or a field rule (details name each field)",
+    message: "Invalid estate data",
+  },
+  "401": {
+    name: "Unauthorized",
+    error: "Unauthorized",
+    description: "Missing, malformed, unknown or revoked key",
+    message: "Missing API key",
+  },
+  "403": {
+    name: "Forbidden",
+    error: "Forbidden",
+    description: "The key lacks the permission the operation needs (named in the message)",
+    message: "This API key lacks the PropertiesWrite permission",
+  },
+  "404": {
+    name: "NotFound",
+    error: "NotFound",
+    description: "An id in the path is unknown to the caller's tenant",
+    message: "Estate 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001 not found",
+  },
+  "409": {
+    name: "Conflict",
+    error: "Conflict",
+    description: "The state forbids it: a status transition, a blocked delete, a duplicate, a lost race",
+    message: "The resource was changed concurrently; retry",
+  },
+  "412": {
+    name: "PreconditionFailed",
+    error: "PreconditionFailed",
+    description: "If-Match does not match the resource's current revision",
+    message: "If-Match does not match the current ETag",
+  },
+  "413": {
+    name: "PayloadTooLarge",
+    error: "PayloadTooLarge",
+    description: "Body over the limit (JSON 1 MiB, upload 20 MiB, bulk 1000 items)",
+    message: "Request body is too large",
+  },
+  "415": {
+    name: "UnsupportedMediaType",
+    error: "UnsupportedMediaType",
+    description: "Wrong content type",
+    message: "Expected application/json",
+  },
+  "429": {
+    name: "TooManyRequests",
+    error: "TooManyRequests",
+    description: "Rate limit of the key reached",
+    message: "Rate limit exceeded for this API key",
+  },
+  "503": {
+    name: "ServiceUnavailable",
+    error: "ServiceUnavailable",
+    description: "The database cannot take the request now; retry later",
+    message: "The service is temporarily unavailable",
+  },
+};
+const RANGES: Record<string, { name: string; error: string; description: string; message: string }> = {
+  "4XX": {
+    name: "ClientError",
+    error: "UnprocessableEntity",
+    description: "Any other client error (402 PaymentRequired, 422 business rules...), same shape",
+    message: "The deposit exceeds the legal cap",
+  },
+  "5XX": {
+    name: "ServerError",
+    error: "InternalError",
+    description: "A defect (500), never with a stack trace or SQL",
+    message: "Internal server error",
+  },
+};
+
+const errorResponse = (e: { error: string; description: string; message: string }) => ({
+  description: e.description,
+  content: {
+    "application/json": {
+      schema: ref("schemas", "Error"),
+      example: { error: e.error, message: e.message },
+    },
+  },
+});
+
+const HEADERS: Json = {
+  ETag: {
+    description:
+      'The resource\'s version: W/"<stream revision>", or W/"<revision>-<digest>" where the answer also shows what other streams change. Send it back in If-Match.',
+    schema: { type: "string", example: 'W/"3"' },
+  },
+  XTotalCount: {
+    description: "How many items the whole list holds (every page)",
+    schema: { type: "integer", minimum: 0, example: 42 },
+  },
+  Link: {
+    description:
+      'RFC 8288 links to the first, prev, next and last pages: `</api/estates?page=2&limit=100>; rel="next"`',
+    schema: { type: "string" },
+  },
+  Location: {
+    description: "Where the created (or accepted) resource is read",
+    schema: {
+      type: "string",
+      format: "uri-reference",
+      example: "/api/estates/2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001",
+    },
+  },
+  ContentDisposition: {
+    description: 'attachment; filename="…" (RFC 6266)',
+    schema: { type: "string", example: 'attachment; filename="bail.pdf"' },
+  },
+};
+
+const PARAMETERS: Json = {
+  IfMatch: {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description: "The ETag the change is based on: a 412 when the resource moved on since",
+    schema: { type: "string", example: 'W/"3"' },
+  },
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description: "Replays the first answer to the same key and body; the same key with another body is a 409",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+};
+
+/** Per-route: zod to JSON Schema (refs to named components), access, uploads, wildcards. */
+function transformRoute(input: Parameters<typeof jsonSchemaTransform>[0]) {
+  const { "x-upload": upload, "x-wildcard": wildcard, ...schema } = (input.schema ?? {}) as Json;
+  const out = jsonSchemaTransform({ ...input, schema } as typeof input);
+  if (out.schema?.hide) return out;
+  const access = input.route.config?.access;
+  const extra: Json = { "x-permission": access, security: securityOf(access) };
+  let url = out.url;
+  if (wildcard) {
+    url = url.replace(/\*$/, `:${wildcard.name}`);
+    extra.params = {
+      type: "object",
+      properties: { [wildcard.name]: z.toJSONSchema(wildcard.schema, { target: "draft-2020-12" }) },
+      required: [wildcard.name],
+    };
+  }
+  if (upload) extra["x-upload"] = z.toJSONSchema(upload, { target: "draft-2020-12", io: "input" });
+  return { ...out, url, schema: { ...out.schema, ...extra } };
+}
+
+/** Whole document: components, then what every operation shares. */
+function transformDocument(input: Parameters<typeof jsonSchemaTransformObject>[0]) {
+  const doc = jsonSchemaTransformObject(input) as Json;
+  const components = doc.components;
+  components.headers = HEADERS;
+  components.parameters = PARAMETERS;
+  components.responses = Object.fromEntries(
+    [...Object.values(ERRORS), ...Object.values(RANGES)].map((e) => [e.name, errorResponse(e)]),
+  );
+  const resolve = (schema: Json | undefined): Json | undefined => {
+    const name = /^#\/components\/schemas\/(.+)$/.exec(schema?.$ref ?? "")?.[1];
+    return name ? components.schemas[name] : schema;
+  };
+  const ids = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      op.operationId ??= operationIdOf(method, path);
+      if (ids.has(op.operationId)) throw new Error(`Duplicate operationId ${op.operationId}`);
+      ids.add(op.operationId);
+      op.summary ??= defaultSummary(method, path);
+      describeOperation(op, method, path, resolve);
+    }
+  }
+  pruneUnused(doc);
+  return doc;
+}
+
+function describeOperation(
+  op: Json,
+  method: string,
+  path: string,
+  resolve: (schema: Json | undefined) => Json | undefined,
+) {
+  const tenant = op.security?.some((s: Json) => "apiKey" in s);
+  const secured = op.security?.length > 0;
+  const permission = op["x-permission"];
+  const needs =
+    permission === "public"
+      ? "Public: no key."
+      : permission === "admin"
+        ? "Needs the administrator key (PMS_ADMIN_API_KEY)."
+        : permission === "worker"
+          ? "Needs a worker key (X-API-Key)."
+          : `Needs a tenant API key with the ${permission} permission.`;
+  const notes = [op.description, needs].filter(Boolean);
+  const responses: Json = op.responses ?? {};
+  const success = (status: string) => responses[status]?.content?.["application/json"]?.schema;
+
+  // Uploads: the multipart parts the route reads.
+  const upload = op["x-upload"];
+  delete op["x-upload"];
+  if (upload) {
+    const { $schema: _, ...parts } = upload;
+    op.requestBody = {
+      required: true,
+      content: {
+        "multipart/form-data": {
+          schema: {
+            ...parts,
+            properties: { ...parts.properties, file: { type: "string", format: "binary" } },
+            required: [...new Set([...(parts.required ?? []), "file"])],
+          },
+          encoding: {
+            file: { contentType: "application/pdf, image/jpeg, image/png, image/gif, image/webp" },
+          },
+        },
+      },
+    };
+  }
+
+  // Read-only fields a request body refuses: shown with the type the answer gives them.
+  const body = resolve(op.requestBody?.content?.["application/json"]?.schema);
+  const answer = resolve(success("200") ?? success("201"));
+  if (body?.properties) {
+    for (const [name, field] of Object.entries(body.properties as Record<string, Json>)) {
+      if (!field.not || Object.keys(field.not).length > 0) continue;
+      const shown = answer?.properties?.[name] ?? {};
+      body.properties[name] = {
+        ...shown,
+        readOnly: true,
+        description: `Read-only: kept by the service; sending it is a 400.${shown.description ? ` ${shown.description}` : ""}`,
+      };
+    }
+  }
+
+  for (const [status, response] of Object.entries(responses)) {
+    if (response.description === "Default Response") response.description = STATUS_TEXTS[status] ?? "OK";
+    const headers: Json = {};
+    const json = response.content?.["application/json"]?.schema;
+    const resource = resolve(json);
+    if (status === "200" || status === "201") {
+      if (json?.type === "array" && op.parameters?.some((p: Json) => p.name === "page")) {
+        headers["X-Total-Count"] = ref("headers", "XTotalCount");
+        headers.Link = ref("headers", "Link");
+        notes.push("Paged: `page` (from 1) and `limit` (1..1000, default 100).");
+      } else if (json?.$ref && resource?.properties?.id) headers.ETag = ref("headers", "ETag");
+    }
+    if (status === "201" || status === "202") headers.Location = ref("headers", "Location");
+    if (response.content && !response.content["application/json"])
+      headers["Content-Disposition"] = ref("headers", "ContentDisposition");
+    if (Object.keys(headers).length > 0) response.headers = { ...response.headers, ...headers };
+  }
+  if (responses["202"])
+    notes.push(
+      "Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.",
+    );
+
+  // Errors: the statuses this kind of operation can meet, then the ranges for the rest.
+  const hasInput = (op.parameters?.length ?? 0) > 0 || op.requestBody;
+  const writes = method !== "get";
+  const statuses = [
+    hasInput && "400",
+    secured && "401",
+    secured && "403",
+    path.includes("{") && "404",
+    writes && tenant && "409",
+    (method === "put" || method === "delete") && tenant && "412",
+    op.requestBody && "413",
+    op.requestBody && "415",
+    tenant && "429",
+    "503",
+  ].filter((s): s is string => Boolean(s));
+  for (const status of statuses) responses[status] ??= ref("responses", ERRORS[status].name);
+  for (const [range, e] of Object.entries(RANGES)) responses[range] = ref("responses", e.name);
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+
+  // Request headers every such operation honours.
+  const parameters: Json[] = op.parameters ?? [];
+  if ((method === "put" || method === "delete") && tenant) parameters.push(ref("parameters", "IfMatch"));
+  if (method === "post" && tenant) parameters.push(ref("parameters", "IdempotencyKey"));
+  if (parameters.length > 0) op.parameters = parameters;
+  op.description = notes.join("\n\n");
+}
+
+/** Components nothing refers to (zod registers each named schema as input and output). */
+function pruneUnused(doc: Json) {
+  const schemas: Json = doc.components.schemas ?? {};
+  const used = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") {
+        const name = /^#\/components\/schemas\/(.+)$/.exec(value)?.[1];
+        if (name && !used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit({ ...doc, components: { ...doc.components, schemas: {} } });
+  doc.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
+
 export const openapi = fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
       info: {
         title: "Property management service",
-        description: "French rental real estate: places, estates, lessees, leases, energy diagnoses (DPE).",
+        description:
+          "French rental real estate: places, estates, lessees, leases, energy diagnoses (DPE). Conventions (errors, pages, ETags, 202) in docs/architecture.md §4.",
         version: "0.1.0",
+        license: { name: "MIT", identifier: "MIT" },
       },
+      servers: [{ url: "/", description: "The service serving this document" }],
       components: {
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "pms_… tenant API key" },
@@ -38,16 +415,8 @@ export const openapi = fp(async (app: FastifyInstance) => {
       },
       security: [{ apiKey: [] }],
     },
-    // Each operation shows what it needs: `x-permission` (public, admin, worker or the tenant
-    // permission) and the matching security requirement.
-    transform: (input) => {
-      const out = jsonSchemaTransform(input);
-      const access = input.route.config?.access;
-      return {
-        ...out,
-        schema: { ...out.schema, "x-permission": access, security: securityOf(access) },
-      };
-    },
+    transform: transformRoute,
+    transformObject: transformDocument,
   });
   // The browsable docs are public: a browser sends no key.
   await app.register(async (docs) => {

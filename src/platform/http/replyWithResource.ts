@@ -7,6 +7,8 @@ import { replyAfterProjection } from "./handleCommand.ts";
 export interface Found {
   body: Record<string, unknown>;
   revision: number;
+  /** Where the body shows more than its stream (see etagOf): the ETag covering it. */
+  etag?: string;
 }
 
 /** Read-your-writes answer of a command: the resource from its read model, with its ETag. */
@@ -24,7 +26,7 @@ export function replyWithResource(
     location: options.location,
     read: async () => {
       const found = read ? await read() : null;
-      if (found) setEtag(reply, found.revision);
+      if (found) setEtag(reply, found.revision, found.etag);
       return found?.body;
     },
   });

@@ -14,7 +14,15 @@ export const errorBody = z
     message: z.string(),
     details: z.array(z.strictObject({ field: z.string(), message: z.string() })).optional(),
   })
-  .describe("Error: {error, message, details?}");
+  .meta({
+    id: "Error",
+    description: "Error: {error, message, details?} (docs/architecture.md §4)",
+    example: {
+      error: "ValidationError",
+      message: "Invalid estate data",
+      details: [{ field: "area", message: "Must be > 0" }],
+    },
+  });
 
 /** Spread into a route's `response`: one error shape for every client error. */
 /**
@@ -30,7 +38,15 @@ export const acceptedBody = z
     status: z.literal("accepted"),
     location: z.string().optional(),
   })
-  .describe("Accepted: written, not yet readable; GET the location later");
+  .meta({
+    id: "Accepted",
+    description: "Accepted: written, not yet readable; GET the location later",
+    example: {
+      id: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001",
+      status: "accepted",
+      location: "/api/estates/2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001",
+    },
+  });
 
 /** A 204 carries no body. */
 export const noContent = z.undefined().describe("No content");
@@ -43,14 +59,16 @@ export const freeForm = z.record(z.string(), z.unknown());
 
 /** GET .../history: a stream's events, oldest first (see readHistory). */
 export const historyBody = z.array(
-  z.strictObject({
-    type: z.string(),
-    revision: z.number().int(),
-    occurred_at: z.string(),
-    actor_key_id: z.string().nullable(),
-    correlation_id: z.string().nullable(),
-    data: z.unknown(),
-  }),
+  z
+    .strictObject({
+      type: z.string(),
+      revision: z.number().int(),
+      occurred_at: z.string(),
+      actor_key_id: z.string().nullable(),
+      correlation_id: z.string().nullable(),
+      data: z.unknown(),
+    })
+    .meta({ id: "HistoryEvent", description: "An event of a resource's stream" }),
 );
 
 /** An uploaded file's bytes, as stored, with its content type (media, lease documents). */

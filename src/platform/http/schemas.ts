@@ -37,6 +37,15 @@ export const uuid = () => z.guid("Must be a UUID").overwrite((value) => value.to
 /** An amount of money in euros (rent, deposit, tax): a finite number >= 0, stored as numeric. */
 export const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
 
+/**
+ * A field the service keeps that a body may carry back from a GET (DESIGN.md §4): accepted and
+ * ignored, `readOnly` in the document so that clients know not to set it.
+ */
+export const ignored = <S extends z.ZodType>(schema: S) =>
+  schema
+    .optional()
+    .meta({ readOnly: true, description: "Read-only: kept by the service; ignored in a request" });
+
 /** A required field on update: may be omitted, never null (null would remove it). */
 export const notNull = <S extends z.ZodType>(schema: S, field: string) =>
   z.preprocess((value, ctx) => {

@@ -45,6 +45,8 @@ export interface BatchTiming {
 
 interface Logger {
   info(msg: string): void;
+  /** Routine steps (a fresh database's first builds); info when absent. */
+  debug?(msg: string): void;
   error(obj: unknown, msg: string): void;
 }
 
@@ -160,8 +162,10 @@ export function runProjections(options: {
       try {
         let checkpoint = await loadCheckpoint(sql, projection.name);
         if (!checkpoint || checkpoint.version !== projection.version) {
-          log.info(`projection ${projection.name}: building version ${projection.version}`);
-          await rebuildProjection(sql, store, projection, log.info);
+          // A first build is routine; a changed version replays the log, worth an operator's eye.
+          const say = checkpoint ? log.info : (log.debug ?? log.info);
+          say(`projection ${projection.name}: building version ${projection.version}`);
+          await rebuildProjection(sql, store, projection, say);
           checkpoint = await loadCheckpoint(sql, projection.name);
         }
         const position = checkpoint?.position ?? START;

@@ -169,15 +169,18 @@ export function defineResource<
     ? // Accepted when it is the path's (a GET can be PUT back); a child never moves (the decider says so).
       { [parentKey]: uuid().optional() }
     : {};
-  const createSchema = z.strictObject({ ...fields, ...parentInput }) as unknown as z.ZodObject<S>;
+  // Named once for the API description (src/platform/http/openapi.ts): New<Label>, <Label>Changes, <Label>.
+  const { label } = declaration;
+  const createSchema = z
+    .strictObject({ ...fields, ...parentInput })
+    .meta({ id: `New${label}` }) as unknown as z.ZodObject<S>;
   const updateFields = Object.fromEntries(
     fieldNames.map((f) => {
       const schema = fields[f] as z.ZodType;
       return [f, unwrap(schema).optional ? schema : notNull(schema, f).optional()];
     }),
   );
-  const updateSchema = z.strictObject({ ...updateFields, ...parentInput });
-  // Named for the OpenAPI document (a title until src/platform/http/openapi.ts emits components).
+  const updateSchema = z.strictObject({ ...updateFields, ...parentInput }).meta({ id: `${label}Changes` });
   const body = z
     .strictObject({
       id: uuid(),
@@ -185,7 +188,7 @@ export function defineResource<
       created_at: timestamp,
       updated_at: timestamp,
     })
-    .meta({ title: declaration.label });
+    .meta({ id: label });
   const keys = parentKey ? [parentKey] : [];
   const columns = ["tenant_id", "id", ...keys, ...fieldNames, "revision", "created_at", "updated_at"];
   const sqlTypes = declaration.sqlTypes as Record<string, string> | undefined;
@@ -211,7 +214,7 @@ ${tenantPolicy(table)}`;
   const hash = createHash("sha256")
     .update(`kit 1\n${ddl}\n${eventTypes.join(",")}`)
     .digest("hex");
-  const a = article(declaration.label.toLowerCase());
+  const a = article(label.toLowerCase());
   return {
     ...declaration,
     summaries: {

@@ -1,0 +1,24 @@
+import createClient, { type Client, type ClientOptions } from "openapi-fetch";
+import type { components, operations, paths } from "./schema.ts";
+
+/**
+ * The typed client of the pms API: openapi-fetch over the types `npm run client` generates from
+ * the service's OpenAPI document (./schema.ts). Paths, parameters, bodies and answers are checked
+ * by the compiler:
+ *
+ *   const pms = createPmsClient({ baseUrl: "https://pms.example", apiKey: "pms_…" });
+ *   const { data, error, response } = await pms.GET("/api/estates/{id}", { params: { path: { id } } });
+ */
+export type PmsClient = Client<paths>;
+
+export function createPmsClient(options: ClientOptions & { apiKey?: string }): PmsClient {
+  const { apiKey, headers, ...rest } = options;
+  return createClient<paths>({
+    ...rest,
+    headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...(headers as object) },
+  });
+}
+
+/** The named schemas: `Schemas["Estate"]`, `Schemas["Error"]`, … */
+export type Schemas = components["schemas"];
+export type { components, operations, paths };

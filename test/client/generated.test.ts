@@ -1,0 +1,21 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { generateClientTypes, SCHEMA_FILE } from "../../clients/typescript/generate.ts";
+
+describe("the typed client (clients/typescript)", () => {
+  it("is generated from the routes as they are: the committed types equal a fresh generation", async () => {
+    const [committed, fresh] = await Promise.all([readFile(SCHEMA_FILE, "utf8"), generateClientTypes()]);
+    // A route, schema or openapi.ts change without `npm run client` lands here.
+    const firstDifference = [...fresh].findIndex((c, i) => committed[i] !== c);
+    expect(
+      committed === fresh
+        ? null
+        : { firstDifference, fresh: fresh.slice(firstDifference - 200, firstDifference + 200) },
+      "clients/typescript/schema.ts is stale: run npm run client",
+    ).toBeNull();
+    // Named schemas and operationIds reach the client.
+    expect(fresh).toContain("getEstatesById: {");
+    expect(fresh).toMatch(/\n {8}Estate: \{/);
+    expect(fresh).toMatch(/\n {8}Error: \{/);
+  }, 180_000);
+});
