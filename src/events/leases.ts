@@ -306,6 +306,7 @@ export const leaseEventTypes = [
   "LeaseLesseeEnded",
   "LeaseLesseeRemoved",
   "LeaseRentChanged",
+  "LeaseRenewed",
   "LeaseAmendmentDrafted",
   "LeaseAmendmentRevised",
   "LeaseAmendmentDeleted",

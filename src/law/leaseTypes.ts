@@ -384,3 +384,38 @@ export function mobilityDurationVerdict(lease: LeaseTermFacts): Verdict {
     return verdict(rule, "UNKNOWN", "The lease states neither its duration nor its end", ref, details);
   return verdict(rule, "PASS", `The bail mobilité lasts 1 to 10 months (${ref})`, ref, details);
 }
+
+/**
+ * How charges are settled, by lease type: a bail mobilité's are a flat rate (art. 25-18); a
+ * furnished lease may choose a flat rate or provisions (art. 25-10); an unfurnished lease's are
+ * provisions with a yearly settlement (art. 23; a flat rate only for a shared letting, art. 8-1).
+ */
+export function chargeSettlementOf(type: LeaseType, requested: string | null): "PROVISION" | "FLAT" {
+  if (type === "MOBILITY") return "FLAT";
+  if (type === "FURNISHED" || type === "STUDENT") return requested === "FLAT_RATE" ? "FLAT" : "PROVISION";
+  return "PROVISION";
+}
+
+/** A bail mobilité names the motive of mobility the lessee justifies (art. 25-13, 25-12). */
+export function mobilityMotiveVerdict(type: LeaseType, motive: string | null): Verdict {
+  const rule = "MOBILITY_MOTIVE";
+  const ref = `${LOI_89}, art. 25-13`;
+  if (type !== "MOBILITY") return verdict(rule, "NOT_APPLICABLE", "Not a bail mobilité", ref);
+  if (motive !== null && motive.trim() !== "")
+    return verdict(rule, "PASS", `The bail mobilité names its motive: ${motive}`, ref);
+  return verdict(
+    rule,
+    "FAIL",
+    `A bail mobilité names the motive of mobility the lessee justifies (${ref})`,
+    ref,
+    {
+      errors: [
+        {
+          field: "custom_fields.mobility_reason",
+          message:
+            "State the motive (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
+        },
+      ],
+    },
+  );
+}
