@@ -4,6 +4,7 @@ import {
   type ComplianceFacts,
   decencyCalendarCheck,
   depositCapCheck,
+  rentControlCheck,
 } from "../../src/commands/leases/compliance.ts";
 import { buildLeaseContract } from "../../src/commands/leases/contract/buildLeaseContract.ts";
 import { contractMarkup } from "../../src/commands/leases/contract/renderLeaseContract.ts";
@@ -406,5 +407,33 @@ describe("10. the contract states the law in force", () => {
     expect(buildLeaseContract(unfurnished).rent.charge_settlement_mode).toBe("PROVISION");
     const furnished = facts({ lease_type: "FURNISHED", charge_settlement_mode: "FLAT_RATE" }, {});
     expect(buildLeaseContract(furnished).rent.charge_settlement_mode).toBe("FLAT");
+  });
+});
+
+describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-25 only", () => {
+  const facts = (start_date: string) =>
+    ({
+      lease: { ...terms, id: leaseId, status: "ACTIVE", start_date, rent_amount: 2000 },
+      estate: { area: 40, rooms: 2, construction_year: 1980 },
+      regulation: {
+        high_demand_zone: true,
+        effective_from: "2019-07-01",
+        reference_rents: [
+          {
+            rooms: 2,
+            construction_period: "1971_1990",
+            furnished: false,
+            reference: 20,
+            increased_reference: 24,
+          },
+        ],
+      },
+      rent_changes: [],
+    }) as unknown as ComplianceFacts;
+  it("judges a lease concluded on 2026-11-25, answers UNKNOWN from 2026-11-26", () => {
+    expect(rentControlCheck(facts("2026-11-25")).status).toBe("FAIL");
+    const after = rentControlCheck(facts("2026-11-26"));
+    expect(after.status).toBe("UNKNOWN");
+    expect(after.message).toContain("2026-11-25");
   });
 });
