@@ -3,6 +3,7 @@ import type { DomainEvent } from "./decider.ts";
 import { conflict } from "./errors.ts";
 import {
   type AppendResult,
+  certainlyUnwritten,
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
@@ -90,7 +91,8 @@ export async function readReservation(
     if (read && "reserved" in read) {
       reservation.holder = read.reserved;
       reservation.holder_revision = read.holder_revision;
-      reservation.reserved_at = e.metadata.occurred_at;
+      // The store's time of the write, for reports; fencing never compares it (waitForHolder).
+      reservation.reserved_at = e.created_at;
     } else if (read && read.released === reservation.holder) {
       reservation.holder = null;
     }
@@ -122,14 +124,18 @@ export async function isAvailable(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** True when the holder's stream appeared within the grace period. */
+/**
+ * True when the holder's stream appeared within the grace period. The period runs from this
+ * reader's first sight of the reservation, on its own clock: never from a time the reserving
+ * process stamped (its request may have started long before, a bulk of 1000 still reserving),
+ * nor compared across machines' clocks. A holder whose write follows its reservation within
+ * `grace_ms` cannot be fenced.
+ */
 async function waitForHolder(context: CommandContext, u: Uniqueness, r: Reservation): Promise<boolean> {
-  const reservedAt = r.reserved_at ? Date.parse(r.reserved_at) : Number.NaN;
-  const age = Number.isFinite(reservedAt) ? Date.now() - reservedAt : 0;
-  const deadline = Date.now() + Math.min(u.grace_ms, Math.max(0, u.grace_ms - age));
+  const deadline = performance.now() + u.grace_ms;
   for (;;) {
     if ((await context.store.readStream(u.holderStream(r.holder!), { max_count: 1 })).length > 0) return true;
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (left <= 0) return false;
     await sleep(Math.min(25, left));
   }
@@ -311,16 +317,29 @@ async function commitInTurn(context: CommandContext, u: Uniqueness, writes: Hold
     throw error;
   }
   const appended = new Set<HolderWrite>();
+  const failed = new Map<HolderWrite, unknown>();
   let results: AppendResult[];
   try {
     results = await mapLimit(writes, PARALLEL, async (w) => {
-      const result = await store.appendToStream(w.stream_name, w.events, w);
-      appended.add(w);
-      return result;
+      try {
+        const result = await store.appendToStream(w.stream_name, w.events, w);
+        appended.add(w);
+        return result;
+      } catch (error) {
+        failed.set(w, error);
+        throw error;
+      }
     });
   } catch (error) {
-    // All or nothing as far as this engine allows: keys of holders not written go back.
-    await giveBack(reserved.filter((c) => !appended.has(c.write)));
+    // All or nothing as far as this engine allows: keys go back for holders certainly not
+    // written (never tried, or refused). A holder whose append's outcome is unknown keeps them:
+    // it may have committed, or still commit; if it did not, its reservation goes stale, or is
+    // fenced after the grace period, as after a crash.
+    await giveBack(
+      reserved.filter(
+        (c) => !appended.has(c.write) && (!failed.has(c.write) || certainlyUnwritten(failed.get(c.write))),
+      ),
+    );
     throw error;
   }
   await mapLimit(
