@@ -266,7 +266,7 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
    */
   const faulty = (holder: string, options: { delayMs?: number; unknown?: boolean }): EventStore => {
     const stream = badges.holderStream(holder);
-    const after = async <T>(touches: boolean, write: () => Promise<T>) => {
+    const faultyWrite = async <T>(touches: boolean, write: () => Promise<T>) => {
       if (touches && options.delayMs) await sleep(options.delayMs);
       const result = await write();
       if (touches && options.unknown)
@@ -280,7 +280,7 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
         after(name === stream, () => inner.appendToStream(name, events, o)),
       appendToStreams: inner.appendToStreams
         ? (writes) =>
-            after(
+            faultyWrite(
               writes.some((w) => w.stream_name === stream),
               () => inner.appendToStreams!(writes),
             )
