@@ -277,7 +277,7 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
     return {
       ...inner,
       appendToStream: (name, events, o) =>
-        after(name === stream, () => inner.appendToStream(name, events, o)),
+        faultyWrite(name === stream, () => inner.appendToStream(name, events, o)),
       appendToStreams: inner.appendToStreams
         ? (writes) =>
             faultyWrite(
