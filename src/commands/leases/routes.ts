@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { leaseStream } from "../../events/leases.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
@@ -164,7 +163,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const id = randomUUID();
+      const id = newResourceId(request);
       const input = request.body;
       const [estate, primary] = await Promise.all([
         estateExists(sql, tenantId, input.estate_id),
@@ -177,7 +176,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         {
           type: "CreateLease",
           lease_id: id,
-          association_id: randomUUID(),
+          association_id: newResourceId(request, "association_id"),
           input,
           estate_exists: estate === true,
           primary,
@@ -320,7 +319,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       const result = await handleLease(request, lease_id, () => ({
         type: "AddLeaseLessee",
         lease_id,
-        association_id: randomUUID(),
+        association_id: newResourceId(request, "association_id"),
         input: request.body,
         lessee,
         today: today(),
@@ -429,7 +428,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id } = request.params;
-      const amendment_id = randomUUID();
+      const amendment_id = newResourceId(request);
       const result = await handleLease(request, lease_id, () => ({
         type: "DraftAmendment",
         lease_id,

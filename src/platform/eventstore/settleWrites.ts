@@ -24,13 +24,20 @@ const PAUSE_MS = 50;
  * either does the caller get a WriteOutcomeUnknownError. Writes at "any" or "stream_exists"
  * cannot be placed, so they fail with WriteOutcomeUnknownError at once.
  */
-export function settleWrites(store: EventStore, ambiguous: (error: unknown) => boolean): EventStore {
+export function settleWrites(
+  store: EventStore,
+  ambiguous: (error: unknown) => boolean,
+  /** Wakes the store's listeners (projectors) when a write is found committed by reading back. */
+  appended: () => void,
+): EventStore {
   const settle = async (writes: StreamWrite[], send: () => Promise<AppendResult[]>) => {
     try {
       return await send();
     } catch (first) {
       if (!ambiguous(first)) throw first;
-      return settleUnknown(store, writes, send, ambiguous, first);
+      const results = await settleUnknown(store, writes, send, ambiguous, first);
+      appended();
+      return results;
     }
   };
   const appendToStreams = store.appendToStreams;

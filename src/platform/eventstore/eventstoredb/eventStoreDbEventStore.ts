@@ -139,6 +139,7 @@ export function createEventStoreDbEventStore(
       },
     },
     isAmbiguousWriteError,
+    notify,
   );
 }
 

@@ -79,7 +79,10 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   };
   // A write whose outcome is unknown (the connection cut after the statement went out) is settled
   // by reading it back; the caller hears of it only if that fails too.
-  return settleWrites(store, isAmbiguousPostgresError);
+  return settleWrites(store, isAmbiguousPostgresError, () => {
+    notifyAppended();
+    fire();
+  });
 }
 
 /**
