@@ -289,9 +289,7 @@ describe("EventStoreDB adapter: unknown outcomes and refusals (issue 22)", () =>
   it("a write that cannot be settled (the server stays away) is a WriteOutcomeUnknownError, a 503", async () => {
     const fake = fakeClient();
     store = createEventStoreDbEventStore(fake.client);
-    fake.faults.push({ op: "append", kind: "timeout-after-commit", times: 1 });
-    fake.faults.push({ op: "read", kind: "unavailable", times: 100 });
-    fake.faults.push({ op: "append", kind: "unavailable", times: 100 });
+    fake.faults.push({ op: "append", kind: "timeout-after-commit", thenDown: true });
     const error = await store
       .appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" })
       .catch((e: unknown) => e);

@@ -54,6 +54,8 @@ export interface Fault {
   kind: "timeout-after-commit" | "unavailable" | "not-leader";
   stream?: RegExp;
   times?: number;
+  /** The server goes away as the fault fires: every later call fails unavailable until `up()`. */
+  thenDown?: boolean;
 }
 
 export interface FakeOptions {
@@ -96,8 +98,10 @@ export function fakeClient(options: FakeOptions = {}) {
     const fault = faults[i];
     fault.times = (fault.times ?? 1) - 1;
     if (fault.times <= 0) faults.splice(i, 1);
+    if (fault.thenDown) state.down = true;
     return fault.kind;
   };
+  const state = { down: false };
   const failBeforeWrite = (kind: Fault["kind"] | null) => {
     if (kind === "unavailable")
       throw new UnavailableError(serviceError("14 UNAVAILABLE: No connection established", {}));
@@ -130,6 +134,7 @@ export function fakeClient(options: FakeOptions = {}) {
       events: JSONEventData[],
       { expectedRevision }: { expectedRevision: AppendExpectedRevision },
     ): Promise<AppendResult> {
+      failBeforeWrite(state.down ? "unavailable" : null);
       const fault = faultFor("append", name);
       failBeforeWrite(fault);
       if (tombstoned.has(name)) throw StreamDeletedError.fromStreamName(name);
@@ -149,7 +154,7 @@ export function fakeClient(options: FakeOptions = {}) {
       o: { fromRevision?: bigint | typeof START | typeof END; direction?: string; maxCount?: number } = {},
     ) {
       calls.readStream++;
-      failBeforeWrite(faultFor("read", name));
+      failBeforeWrite(state.down ? "unavailable" : faultFor("read", name));
       if (tombstoned.has(name)) throw StreamDeletedError.fromStreamName(name);
       const stream = streamOf(name);
       if (stream.length === 0) throw new StreamNotFoundError(undefined, name);
@@ -260,6 +265,10 @@ export function fakeClient(options: FakeOptions = {}) {
     calls,
     subscriptions,
     faults,
+    /** The server is back after a `thenDown` fault. */
+    up: () => {
+      state.down = false;
+    },
     /** Deletes a stream for good (a tombstone): reads and appends fail with StreamDeletedError. */
     tombstone: (name: string) => tombstoned.add(name),
     appendForeign,
