@@ -239,7 +239,7 @@ export async function commitReserving(
   );
   return context.store.appendToStreams
     ? commitAtOnce(context, u, writes, claims)
-    : commitInTurn(context, u, writes, claims);
+    : commitInChunks(context, u, writes, claims);
 }
 
 const holderStreams = (writes: HolderWrite[]) => new Set(writes.map((w) => w.stream_name));
@@ -287,10 +287,48 @@ async function commitAtOnce(context: CommandContext, u: Uniqueness, writes: Hold
   throw concurrent(claims.map((c) => c.field));
 }
 
-/** Reservations first (each retried on its own), then the holders, then releases (best effort). */
-async function commitInTurn(context: CommandContext, u: Uniqueness, writes: HolderWrite[], claims: Claim[]) {
-  const { store } = context;
+/** Holders per chunk of a batch appended in turn: its holders follow their reservations closely. */
+const CHUNK = 4 * PARALLEL;
+
+/**
+ * A batch in chunks of CHUNK holders, each reserved then written before the next: a holder is
+ * written a few round trips after its reservation whatever the batch's size, well within
+ * `grace_ms`, so another writer can never fence it as abandoned mid-batch (a bulk of 1000 would
+ * otherwise hold reservations without holders for its whole first phase). Every key is checked
+ * before the first chunk: a taken one refuses the batch with nothing written. A key lost to a race
+ * after that check leaves the earlier chunks written: the holders' ids derive from the request,
+ * so its retry completes the batch (docs/eventstoredb.md, "Multi-stream appends").
+ */
+async function commitInChunks(
+  context: CommandContext,
+  u: Uniqueness,
+  writes: HolderWrite[],
+  claims: Claim[],
+) {
   const plans = await mapLimit(claims, PARALLEL, (claim) => planClaim(context, u, claim, null));
+  const taken = claims.filter((_, i) => plans[i].taken).map((c) => c.field);
+  if (taken.length > 0) throw u.taken(taken);
+  if (writes.length <= CHUNK) return commitInTurn(context, u, writes, claims, plans);
+  const results: AppendResult[] = [];
+  for (let from = 0; from < writes.length; from += CHUNK) {
+    const chunk = new Set(writes.slice(from, from + CHUNK));
+    const mine = claims.filter((c) => chunk.has(c.write));
+    // Planned again: a chunk's keys may have moved while the earlier chunks were written.
+    const fresh = await mapLimit(mine, PARALLEL, (claim) => planClaim(context, u, claim, null));
+    results.push(...(await commitInTurn(context, u, [...chunk], mine, fresh)));
+  }
+  return results;
+}
+
+/** Reservations first (each retried on its own), then the holders, then releases (best effort). */
+async function commitInTurn(
+  context: CommandContext,
+  u: Uniqueness,
+  writes: HolderWrite[],
+  claims: Claim[],
+  plans: Plan[],
+) {
+  const { store } = context;
   const taken = claims.filter((_, i) => plans[i].taken).map((c) => c.field);
   if (taken.length > 0) throw u.taken(taken);
   const reserved: Claim[] = [];

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { areas } from "../areas.ts";
+import { STREAM_CATEGORIES } from "../events/streams.ts";
 import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createPostgresSql, type Sql } from "./db.ts";
@@ -54,7 +55,7 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
     );
-    return createEventStoreDbEventStore(config.EVENTSTORE_URL);
+    return createEventStoreDbEventStore(config.EVENTSTORE_URL, { categories: STREAM_CATEGORIES });
   }
   await assertLogAdopted(sql);
   return createPostgresEventStore(sql);

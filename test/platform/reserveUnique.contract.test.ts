@@ -335,4 +335,31 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
       expect(await ctx.store.readStream(badges.holderStream(a))).toHaveLength(1);
     },
   );
+
+  it.skipIf(multi)(
+    "a big batch racing a single claim of one of its keys is never fenced mid-way (issue 22)",
+    async () => {
+      // Every append takes 20 ms: the batch's reservations alone take 500 ms, past the grace period.
+      const inner = ctx.store;
+      const slow: EventStore = {
+        ...inner,
+        appendToStream: async (name, events, o) => {
+          await sleep(20);
+          return inner.appendToStream(name, events, o);
+        },
+      };
+      const batch = Array.from({ length: 200 }, () => take(randomUUID(), key()));
+      const raced = batch[150];
+      const bulk = commitReserving({ ...ctx, metadata: meta(), store: slow }, badges, batch);
+      while ((await holderOf(raced.reserve[0].key)) !== raced.holder_id) await sleep(5);
+      // Settled as it ends (it may end first): its refusal is checked below.
+      const single = commit(take(randomUUID(), raced.reserve[0].key)).catch((e: unknown) => e);
+      await expect(bulk).resolves.toHaveLength(batch.length);
+      expect(await single).toMatchObject({ status: 409 });
+      for (const w of [batch[0], raced, batch[199]]) {
+        expect(await holderOf(w.reserve[0].key)).toBe(w.holder_id);
+        expect(await ctx.store.readStream(w.stream_name)).toHaveLength(1);
+      }
+    },
+  );
 });

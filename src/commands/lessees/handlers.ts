@@ -149,14 +149,17 @@ export async function registerLessees(ctx: CommandContext, items: LesseeData[]):
 }
 
 /**
- * Ids of a bulk request: derived from the tenant and the normalised items. A generation whose
- * lessees were since deleted (the same batch posted again later) moves on to fresh ids.
+ * Ids of a bulk request: derived from the tenant and the normalised items. An item whose lessee
+ * was since deleted (the same batch posted again later), or fenced off (its registration lost
+ * its email's reservation: reserveUnique.ts), moves on to a fresh id alone: the items already
+ * registered keep theirs, so a retry completes the batch rather than starting it over.
  */
 async function bulkIds(ctx: CommandContext, items: LesseeData[]) {
   const requestHash = createHash("sha256").update(JSON.stringify(items)).digest("hex");
-  for (let generation = 0; ; generation++) {
+  const generations = items.map(() => 0);
+  for (;;) {
     const ids = items.map((_, i) =>
-      deterministicUuid("lessee-bulk", ctx.tenant_id, requestHash, String(generation), String(i)),
+      deterministicUuid("lessee-bulk", ctx.tenant_id, requestHash, String(generations[i]), String(i)),
     );
     const loaded = await loadStreams(
       ctx.store,
@@ -165,9 +168,11 @@ async function bulkIds(ctx: CommandContext, items: LesseeData[]) {
       lesseeDecider,
       PARALLEL,
     );
-    if (loaded.every((s) => !s.foreign && (s.state.status === "absent" || s.state.status === "active"))) {
-      return { ids, loaded };
-    }
+    const spent = loaded.flatMap((s, i) =>
+      s.foreign || (s.state.status !== "absent" && s.state.status !== "active") ? [i] : [],
+    );
+    if (spent.length === 0) return { ids, loaded };
+    for (const i of spent) generations[i]++;
   }
 }
 
