@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "./decider.ts";
 import { conflict } from "./errors.ts";
 import {
@@ -174,7 +173,15 @@ async function planClaim(
       const fence = u.abandoned(r.holder!, claim.key);
       writes.push({
         stream_name: u.holderStream(r.holder!),
-        events: [{ event_id: randomUUID(), type: fence.type, data: fence.data, metadata: context.metadata }],
+        // One id per fenced stream: an unconfirmed fence settles by reading it back (settleWrites.ts).
+        events: [
+          {
+            event_id: deterministicUuid("abandoned", u.holderStream(r.holder!), claim.key),
+            type: fence.type,
+            data: fence.data,
+            metadata: context.metadata,
+          },
+        ],
         expected_revision: "no_stream",
       });
     }
