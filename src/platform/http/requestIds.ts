@@ -6,7 +6,7 @@ import type { EventIds } from "../runCommand.ts";
 /**
  * Ids a request draws, stable across its retries (docs/architecture.md, "Unknown outcomes").
  * A request that carries an Idempotency-Key (claimed by idempotency.ts) derives its new
- * resources' ids and its events' ids from the tenant, the key and the route: a client that
+ * resources' ids and its events' ids from the tenant, the key and the URL: a client that
  * retries after a timeout or a 5xx, whose first write may have committed, names the same
  * resource and the same events, so the store replays or finds them instead of writing a second
  * place, lessee or lease. Without a key, ids are random (a retry is a new request).
@@ -15,11 +15,12 @@ import type { EventIds } from "../runCommand.ts";
 const keyOf = (request: FastifyRequest): string | undefined =>
   (request as unknown as { idempotencyKey?: string }).idempotencyKey;
 
+/** The URL itself, not the route's pattern: one key on two leases' amendments names two amendments. */
 const seedOf = (request: FastifyRequest, key: string) => [
   request.auth?.tenant_id ?? "",
   key,
   request.method,
-  request.routeOptions.url ?? request.url,
+  request.url,
 ];
 
 /**
