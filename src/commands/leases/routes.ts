@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { leaseStream } from "../../events/leases.ts";
@@ -7,7 +6,7 @@ import type { NoticeFacts } from "../../law/notice.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
@@ -166,7 +165,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const id = randomUUID();
+      const id = newResourceId(request);
       const input = request.body;
       const [estate, primary] = await Promise.all([
         estateExists(sql, tenantId, input.estate_id),
@@ -179,7 +178,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
         {
           type: "CreateLease",
           lease_id: id,
-          association_id: randomUUID(),
+          association_id: newResourceId(request, "association_id"),
           input,
           estate_exists: estate === true,
           primary,
@@ -322,7 +321,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
       const result = await handleLease(request, lease_id, () => ({
         type: "AddLeaseLessee",
         lease_id,
-        association_id: randomUUID(),
+        association_id: newResourceId(request, "association_id"),
         input: request.body,
         lessee,
         today: today(),
@@ -431,7 +430,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id } = request.params;
-      const amendment_id = randomUUID();
+      const amendment_id = newResourceId(request);
       const result = await handleLease(request, lease_id, () => ({
         type: "DraftAmendment",
         lease_id,

@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ownerStream } from "../../events/owners.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
@@ -36,7 +35,7 @@ export async function ownerRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
-      const id = randomUUID();
+      const id = newResourceId(request);
       const result = await handleCommand(request, ownerStream(id), ownerDecider, {
         type: "RegisterOwner",
         owner_id: id,

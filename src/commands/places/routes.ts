@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { placeStream } from "../../events/places.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { countEstates } from "../../queries/estates.ts";
@@ -32,7 +31,7 @@ export async function placeRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "PropertiesWrite" },
     },
     async (request, reply) => {
-      const id = randomUUID();
+      const id = newResourceId(request);
       const result = await handleCommand(request, placeStream(id), placeDecider, {
         type: "CreatePlace",
         place_id: id,

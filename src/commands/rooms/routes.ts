@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { roomStream } from "../../events/rooms.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { nestedEstateParams, readEstateInPlace } from "../../queries/estates.ts";
@@ -38,7 +37,7 @@ export async function roomRoutes(app: FastifyInstance): Promise<void> {
       const tenantId = tenantOf(request);
       const { place_id, estate_id } = request.params;
       await readEstateInPlace(sql, tenantId, place_id, estate_id);
-      const id = randomUUID();
+      const id = newResourceId(request);
       const result = await handleCommand(request, roomStream(id), roomDecider, {
         type: "AddRoom",
         room_id: id,
