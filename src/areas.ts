@@ -16,6 +16,7 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
@@ -38,6 +39,7 @@ import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
+import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -58,8 +60,6 @@ export interface Area {
   jobs?: AreaJob[];
 }
 
-const todayUtc = () => new Date().toISOString().slice(0, 10);
-
 /**
  * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a
  * worker key belongs to one tenant, and expiry runs across tenants, so on demand it may only do
@@ -67,13 +67,17 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
  */
 const leaseExpiryJob = areaJob({
   queue: LEASE_EXPIRY_QUEUE,
-  description: "Expires every ACTIVE lease whose end date is before the date (default today, UTC)",
+  description:
+    "Brings every ACTIVE lease whose end date is before the date (default today, Europe/Paris) to its term: mobility and student leases expire, unfurnished and furnished ones are renewed tacitly",
   cron: "5 0 * * *",
   input: z.strictObject({
-    date: isoDate.refine((date) => date <= todayUtc(), "must not be after today (UTC)").optional(),
+    date: isoDate.refine((date) => date <= legalToday(), "must not be after today (Europe/Paris)").optional(),
   }),
   // Counts only: the job's output is readable by the asking tenant, the leases are of every tenant.
-  run: async (deps, { date }) => ({ expired: (await expireLeases(deps, date)).expired.length }),
+  run: async (deps, { date }) => {
+    const done = await expireLeases(deps, date);
+    return { expired: done.expired.length, renewed: done.renewed.length };
+  },
 });
 
 /**
@@ -117,6 +121,8 @@ export const areas: Area[] = [
     routes: [rentRegulationCommandRoutes, rentRegulationQueryRoutes],
     projections: rentRegulationProjections,
   },
+  // Lease Types (SPEC.md, DESIGN.md §7.0b): the law's regimes, read-only, no projection.
+  { name: "leaseTypes", routes: [leaseTypeQueries], projections: [] },
   {
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],

@@ -298,7 +298,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Expires every ACTIVE lease whose end date is before the date (default today, UTC)
+         * Brings every ACTIVE lease whose end date is before the date (default today, Europe/Paris) to its term: mobility and student leases expire, unfurnished and furnished ones are renewed tacitly
          * @description Needs a worker key (X-API-Key).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1282,6 +1282,46 @@ export interface paths {
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
         get: operations["getRentRegulationIrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lease-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the lease types with the regime French law gives each
+         * @description Needs a tenant API key with the LeasesRead permission.
+         */
+        get: operations["getLeaseTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lease-types/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one lease type's regime (law, duration, deposit, notice, index, annexes)
+         * @description Needs a tenant API key with the LeasesRead permission.
+         */
+        get: operations["getLeaseTypesByCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6782,6 +6822,145 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeaseTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
+                        label: string;
+                        law: string;
+                        under_loi_89_462: boolean;
+                        duration: {
+                            minimum_months: (number | "UNKNOWN") | null;
+                            maximum_months: number | null;
+                            default_months: (number | "UNKNOWN") | null;
+                            /** @enum {string} */
+                            renewal: "TACIT" | "NONE" | "UNKNOWN";
+                            renewal_months: (number | "UNKNOWN") | null;
+                            notes: string | null;
+                            legal_reference: string;
+                        };
+                        deposit: {
+                            cap_months: (number | "UNKNOWN") | null;
+                            notes: string | null;
+                            legal_reference: string;
+                        };
+                        notice: {
+                            lessee: {
+                                months: (number | "UNKNOWN") | null;
+                                when: string;
+                                legal_reference: string;
+                            };
+                            lessor: {
+                                months: (number | "UNKNOWN") | null;
+                                when: string;
+                                legal_reference: string;
+                            };
+                        };
+                        index_revision: {
+                            /** @enum {string} */
+                            index: "IRL" | "NONE" | "UNKNOWN";
+                            at_most_once_a_year: boolean | "UNKNOWN";
+                            legal_reference: string;
+                        };
+                        mandatory_mentions: string[];
+                        mandatory_annexes: string[];
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeaseTypesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A lease type: UNFURNISHED, FURNISHED, MOBILITY, STUDENT, COMMERCIAL, PROFESSIONAL, PARKING */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
+                        label: string;
+                        law: string;
+                        under_loi_89_462: boolean;
+                        duration: {
+                            minimum_months: (number | "UNKNOWN") | null;
+                            maximum_months: number | null;
+                            default_months: (number | "UNKNOWN") | null;
+                            /** @enum {string} */
+                            renewal: "TACIT" | "NONE" | "UNKNOWN";
+                            renewal_months: (number | "UNKNOWN") | null;
+                            notes: string | null;
+                            legal_reference: string;
+                        };
+                        deposit: {
+                            cap_months: (number | "UNKNOWN") | null;
+                            notes: string | null;
+                            legal_reference: string;
+                        };
+                        notice: {
+                            lessee: {
+                                months: (number | "UNKNOWN") | null;
+                                when: string;
+                                legal_reference: string;
+                            };
+                            lessor: {
+                                months: (number | "UNKNOWN") | null;
+                                when: string;
+                                legal_reference: string;
+                            };
+                        };
+                        index_revision: {
+                            /** @enum {string} */
+                            index: "IRL" | "NONE" | "UNKNOWN";
+                            at_most_once_a_year: boolean | "UNKNOWN";
+                            legal_reference: string;
+                        };
+                        mandatory_mentions: string[];
+                        mandatory_annexes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

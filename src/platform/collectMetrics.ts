@@ -45,6 +45,12 @@ export const metrics = {
     buckets: seconds,
     registers: [registry],
   }),
+  skippedEvents: new Counter({
+    name: "pms_events_skipped_total",
+    help: "Events of the log the projectors skip: not this service's (another stream category) or not decodable",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  }),
   accepted: new Counter({
     name: "pms_http_accepted_total",
     help: "Commands answered 202 because their read model was not ready in time",

@@ -13,10 +13,9 @@ const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   EVENTSTORE_URL: z
     .string()
-    .regex(
-      /^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb):\/\//,
-      "must start with esdb:// or kurrentdb://",
-    )
+    // The schemes KurrentDB names too; the adapter gives them to client 6.2.1 as esdb
+    // (eventStoreDbEventStore.ts toClientConnectionString, docs/eventstoredb.md).
+    .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must start with esdb:// or kurrentdb://")
     .optional(),
   PMS_DATA_DIR: z.string().min(1).default("./data"),
   PMS_SERVER_DIR: z.string().min(1).optional(),

@@ -184,6 +184,9 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   const readerPool = new pg.Pool({ connectionString, max: options.max ?? 20, options: "-c role=pms_reader" });
   pool.on("error", () => {});
   readerPool.on("error", () => {});
+  // A connection lost while checked out (a prepared query, a transaction) emits 'error' where the
+  // pool listens only on idle ones: unheard, it would crash the process. Its query fails anyway.
+  for (const p of [pool, readerPool]) p.on("connect", (client) => client.on("error", () => {}));
   const tenantOf = new WeakMap<pg.PoolClient, string>();
 
   /** `held`: the statements a batched transaction holds (else null: every statement at once). */

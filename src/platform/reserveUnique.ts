@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "./decider.ts";
 import { conflict } from "./errors.ts";
 import {
   type AppendResult,
+  certainlyUnwritten,
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
@@ -90,7 +90,8 @@ export async function readReservation(
     if (read && "reserved" in read) {
       reservation.holder = read.reserved;
       reservation.holder_revision = read.holder_revision;
-      reservation.reserved_at = e.metadata.occurred_at;
+      // The store's time of the write, for reports; fencing never compares it (waitForHolder).
+      reservation.reserved_at = e.created_at;
     } else if (read && read.released === reservation.holder) {
       reservation.holder = null;
     }
@@ -122,14 +123,18 @@ export async function isAvailable(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** True when the holder's stream appeared within the grace period. */
+/**
+ * True when the holder's stream appeared within the grace period. The period runs from this
+ * reader's first sight of the reservation, on its own clock: never from a time the reserving
+ * process stamped (its request may have started long before, a bulk of 1000 still reserving),
+ * nor compared across machines' clocks. A holder whose write follows its reservation within
+ * `grace_ms` cannot be fenced.
+ */
 async function waitForHolder(context: CommandContext, u: Uniqueness, r: Reservation): Promise<boolean> {
-  const reservedAt = r.reserved_at ? Date.parse(r.reserved_at) : Number.NaN;
-  const age = Number.isFinite(reservedAt) ? Date.now() - reservedAt : 0;
-  const deadline = Date.now() + Math.min(u.grace_ms, Math.max(0, u.grace_ms - age));
+  const deadline = performance.now() + u.grace_ms;
   for (;;) {
     if ((await context.store.readStream(u.holderStream(r.holder!), { max_count: 1 })).length > 0) return true;
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (left <= 0) return false;
     await sleep(Math.min(25, left));
   }
@@ -168,7 +173,15 @@ async function planClaim(
       const fence = u.abandoned(r.holder!, claim.key);
       writes.push({
         stream_name: u.holderStream(r.holder!),
-        events: [{ event_id: randomUUID(), type: fence.type, data: fence.data, metadata: context.metadata }],
+        // One id per fenced stream: an unconfirmed fence settles by reading it back (settleWrites.ts).
+        events: [
+          {
+            event_id: deterministicUuid("abandoned", u.holderStream(r.holder!), claim.key),
+            type: fence.type,
+            data: fence.data,
+            metadata: context.metadata,
+          },
+        ],
         expected_revision: "no_stream",
       });
     }
@@ -233,7 +246,7 @@ export async function commitReserving(
   );
   return context.store.appendToStreams
     ? commitAtOnce(context, u, writes, claims)
-    : commitInTurn(context, u, writes, claims);
+    : commitInChunks(context, u, writes, claims);
 }
 
 const holderStreams = (writes: HolderWrite[]) => new Set(writes.map((w) => w.stream_name));
@@ -281,10 +294,48 @@ async function commitAtOnce(context: CommandContext, u: Uniqueness, writes: Hold
   throw concurrent(claims.map((c) => c.field));
 }
 
-/** Reservations first (each retried on its own), then the holders, then releases (best effort). */
-async function commitInTurn(context: CommandContext, u: Uniqueness, writes: HolderWrite[], claims: Claim[]) {
-  const { store } = context;
+/** Holders per chunk of a batch appended in turn: its holders follow their reservations closely. */
+const CHUNK = 4 * PARALLEL;
+
+/**
+ * A batch in chunks of CHUNK holders, each reserved then written before the next: a holder is
+ * written a few round trips after its reservation whatever the batch's size, well within
+ * `grace_ms`, so another writer can never fence it as abandoned mid-batch (a bulk of 1000 would
+ * otherwise hold reservations without holders for its whole first phase). Every key is checked
+ * before the first chunk: a taken one refuses the batch with nothing written. A key lost to a race
+ * after that check leaves the earlier chunks written: the holders' ids derive from the request,
+ * so its retry completes the batch (docs/eventstoredb.md, "Multi-stream appends").
+ */
+async function commitInChunks(
+  context: CommandContext,
+  u: Uniqueness,
+  writes: HolderWrite[],
+  claims: Claim[],
+) {
   const plans = await mapLimit(claims, PARALLEL, (claim) => planClaim(context, u, claim, null));
+  const taken = claims.filter((_, i) => plans[i].taken).map((c) => c.field);
+  if (taken.length > 0) throw u.taken(taken);
+  if (writes.length <= CHUNK) return commitInTurn(context, u, writes, claims, plans);
+  const results: AppendResult[] = [];
+  for (let from = 0; from < writes.length; from += CHUNK) {
+    const chunk = new Set(writes.slice(from, from + CHUNK));
+    const mine = claims.filter((c) => chunk.has(c.write));
+    // Planned again: a chunk's keys may have moved while the earlier chunks were written.
+    const fresh = await mapLimit(mine, PARALLEL, (claim) => planClaim(context, u, claim, null));
+    results.push(...(await commitInTurn(context, u, [...chunk], mine, fresh)));
+  }
+  return results;
+}
+
+/** Reservations first (each retried on its own), then the holders, then releases (best effort). */
+async function commitInTurn(
+  context: CommandContext,
+  u: Uniqueness,
+  writes: HolderWrite[],
+  claims: Claim[],
+  plans: Plan[],
+) {
+  const { store } = context;
   const taken = claims.filter((_, i) => plans[i].taken).map((c) => c.field);
   if (taken.length > 0) throw u.taken(taken);
   const reserved: Claim[] = [];
@@ -311,16 +362,29 @@ async function commitInTurn(context: CommandContext, u: Uniqueness, writes: Hold
     throw error;
   }
   const appended = new Set<HolderWrite>();
+  const failed = new Map<HolderWrite, unknown>();
   let results: AppendResult[];
   try {
     results = await mapLimit(writes, PARALLEL, async (w) => {
-      const result = await store.appendToStream(w.stream_name, w.events, w);
-      appended.add(w);
-      return result;
+      try {
+        const result = await store.appendToStream(w.stream_name, w.events, w);
+        appended.add(w);
+        return result;
+      } catch (error) {
+        failed.set(w, error);
+        throw error;
+      }
     });
   } catch (error) {
-    // All or nothing as far as this engine allows: keys of holders not written go back.
-    await giveBack(reserved.filter((c) => !appended.has(c.write)));
+    // All or nothing as far as this engine allows: keys go back for holders certainly not
+    // written (never tried, or refused). A holder whose append's outcome is unknown keeps them:
+    // it may have committed, or still commit; if it did not, its reservation goes stale, or is
+    // fenced after the grace period, as after a crash.
+    await giveBack(
+      reserved.filter(
+        (c) => !appended.has(c.write) && (!failed.has(c.write) || certainlyUnwritten(failed.get(c.write))),
+      ),
+    );
     throw error;
   }
   await mapLimit(

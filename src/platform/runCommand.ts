@@ -23,7 +23,15 @@ export interface CommandContext {
   store: EventStore;
   tenant_id: string;
   metadata: EventMetadata;
+  /**
+   * Where the command's event ids come from (else random): a request with an Idempotency-Key
+   * derives them (src/platform/http/requestIds.ts), so its retry finds or replays its write.
+   */
+  event_ids?: EventIds;
 }
+
+/** For each command on `stream`: the id of its i-th new event. */
+export type EventIds = (stream: string) => (index: number) => string;
 
 export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
@@ -153,6 +161,18 @@ const recordedAs = (
 
 const ATTEMPTS = 5;
 
+/** The events of this command already in the stream (by id), with the last one's position, or null. */
+function writtenBefore<Event extends DomainEvent>(
+  events: RecordedEvent<Event>[],
+  eventIds: (index: number) => string,
+): { events: Event[]; position: Position } | null {
+  const at = events.findIndex((e) => e.event_id === eventIds(0));
+  if (at < 0) return null;
+  const mine = [events[at]];
+  for (let i = 1; events[at + i]?.event_id === eventIds(i); i++) mine.push(events[at + i]);
+  return { events: mine, position: mine[mine.length - 1].position };
+}
+
 /**
  * Load, decide, append with the expected revision. A concurrent write is retried on fresh
  * state (then a 409); with `expected` any other revision throws WrongExpectedRevisionError for
@@ -166,6 +186,7 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
   options: CommandOptions<State, Event> = {},
 ): Promise<CommandResult<State, Event>> {
   const { store, tenant_id, metadata } = context;
+  const eventIds = context.event_ids?.(stream);
   for (let attempt = 1; ; attempt++) {
     const cached = attempt === 1 ? keptStream<State, Event>(options, stream, tenant_id) : null;
     const loaded =
@@ -174,6 +195,17 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
         ? { state: decider.initialState(), revision: null, events: [], foreign: false }
         : await loadStream(store, stream, tenant_id, decider));
     if (loaded.foreign) throw options.notFound?.() ?? new ApiError("NotFound", "Resource not found");
+    // A retry of a request whose write did commit (its answer lost): the stream holds its first
+    // event id. Answer as it was written, without deciding again on the state it made.
+    const done = eventIds ? writtenBefore(loaded.events, eventIds) : null;
+    if (done)
+      return {
+        state: loaded.state,
+        events: done.events,
+        revision: loaded.revision,
+        position: done.position,
+        stream: loaded.events,
+      };
     if (options.expected !== undefined && loaded.revision !== options.expected) {
       throw new WrongExpectedRevisionError(stream, options.expected, loaded.revision ?? "no_stream");
     }
@@ -206,7 +238,7 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
       };
     const write = {
       stream_name: stream,
-      events: toNewEvents(metadata, events),
+      events: toNewEvents(metadata, events, eventIds),
       expected_revision: loaded.revision ?? ("no_stream" as const),
     };
     try {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { areas } from "../areas.ts";
+import { STREAM_CATEGORIES } from "../events/streams.ts";
 import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createPostgresSql, type Sql } from "./db.ts";
@@ -57,7 +58,7 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
     );
-    return createEventStoreDbEventStore(config.EVENTSTORE_URL);
+    return createEventStoreDbEventStore(config.EVENTSTORE_URL, { categories: STREAM_CATEGORIES });
   }
   await assertLogAdopted(sql);
   return createPostgresEventStore(sql);

@@ -1,189 +1,35 @@
 import { randomUUID } from "node:crypto";
-import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  type AllStreamResolvedEvent,
-  type AppendExpectedRevision,
-  type AppendResult,
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  type JSONEventData,
-  type ReadPosition,
-  START,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-} from "@eventstore/db-client";
+import { EventStoreDBClient } from "@eventstore/db-client";
 // The client's generated service definition, to stand up a local gRPC server in its place.
 import { StreamsService } from "@eventstore/db-client/generated/streams_grpc_pb.js";
 import * as grpc from "@grpc/grpc-js";
+import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
+import { metrics } from "../../src/platform/collectMetrics.ts";
 import {
+  AppendTooLargeError,
+  certainlyUnwritten,
   type EventStore,
   type NewEvent,
   START as PORT_START,
-  type Position,
+  StoreUnavailableError,
+  StreamDeletedError,
+  WriteOutcomeUnknownError,
   WrongExpectedRevisionError,
 } from "../../src/platform/eventstore/eventStore.ts";
-import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+import {
+  createEventStoreDbEventStore,
+  toClientConnectionString,
+} from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+import { errorHandler } from "../../src/platform/http/errorHandler.ts";
+import { fakeClient } from "../support/fakeEventStoreDb.ts";
 
 /**
  * The EventStoreDB adapter against a fake client: no server runs here (docs/eventstoredb.md).
  * The fake answers as client 6.2.1 does for the server behaviour each test names (read from the
  * client's compiled JS and the server's source), nothing more.
  */
-
-/** 2^64-1: what servers before 22.6 send as the position of a stream read's events. */
-const NO_POSITION = 2n ** 64n - 1n;
-
-interface Stored {
-  streamId: string;
-  id: string;
-  revision: bigint;
-  type: string;
-  data: unknown;
-  metadata: unknown;
-  isJson: true;
-  created: Date;
-  position: Position;
-}
-
-interface FakeOptions {
-  /** Server 22.6 and later: stream reads carry positions; before, 2^64-1. */
-  streamPositions?: boolean;
-  /** The append reply carries a position (WriteEvents.cs); an idempotent replay's may lack one. */
-  replayPosition?: boolean;
-  /** Connection string `throwOnAppendFailure=false`, batch-append path (batchAppend.js). */
-  throwOnAppendFailure?: boolean;
-  /** unsubscribe() rejects, as when endpoint discovery failed (esdb+discover://). */
-  discoveryFails?: boolean;
-}
-
-class FakeSubscription extends PassThrough {
-  unsubscribed = 0;
-  constructor(readonly discoveryFails: boolean) {
-    super({ objectMode: true });
-  }
-  async unsubscribe() {
-    this.unsubscribed++;
-    if (this.discoveryFails) throw new Error("Failed to discover after 10 attempts.");
-  }
-}
-
-function fakeClient(options: FakeOptions = {}) {
-  const log: Stored[] = [];
-  const calls = { readStream: 0, dispose: 0, subscribeToAll: [] as number[] };
-  const subscriptions: FakeSubscription[] = [];
-  const streamOf = (name: string) => log.filter((e) => e.streamId === name);
-
-  const resolved = (e: Stored, inStream: boolean): AllStreamResolvedEvent => ({
-    event: {
-      ...e,
-      position:
-        inStream && options.streamPositions === false
-          ? { commit: NO_POSITION, prepare: NO_POSITION }
-          : e.position,
-    } as AllStreamResolvedEvent["event"],
-    ...(inStream ? {} : { commitPosition: e.position.commit }),
-  });
-
-  const client = {
-    async appendToStream(
-      name: string,
-      events: JSONEventData[],
-      { expectedRevision }: { expectedRevision: AppendExpectedRevision },
-    ): Promise<AppendResult> {
-      const stream = streamOf(name);
-      const current = BigInt(stream.length) - 1n;
-      // Server IndexWriter.CheckCommit: with a revision or no_stream, ids already at the next
-      // revisions are an idempotent replay answered with the last event's log position.
-      const from = expectedRevision === "no_stream" ? -1n : expectedRevision;
-      if (typeof from === "bigint" && from < current) {
-        const matched = events.every((e, i) => stream[Number(from) + 1 + i]?.id === e.id);
-        if (matched) {
-          const last = stream[Number(from) + events.length];
-          return {
-            success: true,
-            nextExpectedRevision: last.revision,
-            position: options.replayPosition === false ? undefined : last.position,
-          };
-        }
-      }
-      const fits =
-        expectedRevision === "any" ||
-        (expectedRevision === "no_stream" && current < 0n) ||
-        (expectedRevision === "stream_exists" && current >= 0n) ||
-        expectedRevision === current;
-      if (!fits) {
-        if (options.throwOnAppendFailure === false) {
-          // batchAppend.js: BigInt(wrongExpectedVersion.hasCurrentStreamRevision()), a boolean.
-          return { success: false, nextExpectedRevision: current >= 0n ? 1n : -1n, position: undefined };
-        }
-        throw new WrongExpectedVersionError(undefined, {
-          streamName: name,
-          current: current < 0n ? "no_stream" : current,
-          expected: expectedRevision,
-        } as never);
-      }
-      for (const [i, e] of events.entries()) {
-        const at = BigInt(log.length + 1) * 100n;
-        log.push({
-          streamId: name,
-          id: e.id,
-          revision: current + 1n + BigInt(i),
-          type: e.type,
-          data: e.data,
-          metadata: e.metadata,
-          isJson: true,
-          created: new Date(),
-          position: { commit: at, prepare: at },
-        });
-      }
-      const last = log[log.length - 1];
-      return { success: true, nextExpectedRevision: last.revision, position: last.position };
-    },
-    async *readStream(
-      name: string,
-      o: { fromRevision?: bigint | typeof START | typeof END; direction?: string; maxCount?: number } = {},
-    ) {
-      calls.readStream++;
-      const stream = streamOf(name);
-      if (stream.length === 0) throw new StreamNotFoundError(undefined, name);
-      const backwards = o.direction === BACKWARDS;
-      const from =
-        o.fromRevision === END || o.fromRevision === undefined
-          ? backwards
-            ? stream.length - 1
-            : 0
-          : o.fromRevision === START
-            ? 0
-            : Number(o.fromRevision);
-      const picked = backwards ? stream.slice(0, from + 1).reverse() : stream.slice(from);
-      for (const e of picked.slice(0, o.maxCount ?? picked.length)) yield resolved(e, true);
-    },
-    async *readAll(o: { fromPosition?: ReadPosition; direction?: string; maxCount?: number } = {}) {
-      const backwards = o.direction === BACKWARDS;
-      const at = o.fromPosition;
-      let picked = backwards ? [...log].reverse() : log;
-      if (at && at !== START && at !== END) {
-        picked = picked.filter((e) =>
-          backwards ? e.position.commit < at.commit : e.position.commit >= at.commit,
-        );
-      }
-      for (const e of picked.slice(0, o.maxCount ?? picked.length)) yield resolved(e, false);
-    },
-    subscribeToAll() {
-      calls.subscribeToAll.push(Date.now());
-      const subscription = new FakeSubscription(options.discoveryFails ?? false);
-      subscriptions.push(subscription);
-      return subscription;
-    },
-    async dispose() {
-      calls.dispose++;
-    },
-  };
-  return { client: client as unknown as EventStoreDBClient, log, calls, subscriptions };
-}
 
 function newEvent(): NewEvent {
   return {
@@ -387,3 +233,177 @@ describe("EventStoreDB adapter: close() closes the gRPC channel (issue 12, item 
     }
   });
 });
+
+describe("EventStoreDB adapter: unknown outcomes and refusals (issue 22)", () => {
+  const once = (
+    kind: "timeout-after-commit" | "unavailable" | "not-leader",
+    op: "append" | "read" = "append",
+  ) => ({
+    op,
+    kind,
+    times: 1,
+  });
+
+  it("a timeout after the commit answers as the append did, written once (read back by event id)", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    fake.faults.push(once("timeout-after-commit"));
+    const events = [newEvent(), newEvent()];
+    const result = await store.appendToStream("s-1", events, { expected_revision: "no_stream" });
+    expect(result).toEqual({ next_revision: 1n, position: fake.log[1].position });
+    expect(fake.log.map((e) => e.id)).toEqual(events.map((e) => e.event_id));
+  });
+
+  it("before 22.6 (no positions on stream reads) the settled append answers the head of $all", async () => {
+    const fake = fakeClient({ streamPositions: false });
+    store = createEventStoreDbEventStore(fake.client);
+    fake.faults.push(once("timeout-after-commit"));
+    const result = await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    expect(result.position).toEqual(fake.log[0].position);
+  });
+
+  it("an append lost before the server (unavailable) is sent again with the same ids: written once", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    fake.faults.push(once("unavailable"));
+    const event = newEvent();
+    const result = await store.appendToStream("s-1", [event], { expected_revision: 0n });
+    expect(result.next_revision).toBe(1n);
+    expect(fake.log.map((e) => e.id)).toEqual([fake.log[0].id, event.event_id]);
+  });
+
+  it("another writer in the place of an unconfirmed append: a certain WrongExpectedRevisionError", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    const other = createEventStoreDbEventStore(fake.client);
+    fake.faults.push({ op: "append", kind: "unavailable", stream: /^s-1$/, times: 1 });
+    const mine = store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    // The other append runs while ours is being settled: it takes revision 0.
+    await other.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    const error = await mine.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(fake.log).toHaveLength(1);
+  });
+
+  it("a write that cannot be settled (the server stays away) is a WriteOutcomeUnknownError, a 503", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    fake.faults.push({ op: "append", kind: "timeout-after-commit", thenDown: true });
+    const error = await store
+      .appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(certainlyUnwritten(error)).toBe(false);
+    expect(await answerOf(error)).toMatchObject({ status: 503, body: { error: "ServiceUnavailable" } });
+    // It had committed: exactly once.
+    expect(fake.log).toHaveLength(1);
+  });
+
+  it("a follower's NotLeaderError is a certain refusal answered 503", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    fake.faults.push(once("not-leader"));
+    const error = await store
+      .appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(certainlyUnwritten(error)).toBe(true);
+    expect(fake.log).toHaveLength(0);
+    expect(await answerOf(error)).toMatchObject({ status: 503, body: { error: "ServiceUnavailable" } });
+  });
+
+  it("a tombstoned stream refuses reads and appends with StreamDeletedError, answered 409", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    fake.tombstone("s-1");
+    const appended = await store
+      .appendToStream("s-1", [newEvent()], { expected_revision: 0n })
+      .catch((e) => e);
+    expect(appended).toBeInstanceOf(StreamDeletedError);
+    expect(appended.stream_name).toBe("s-1");
+    expect(await store.readStream("s-1").catch((e) => e)).toBeInstanceOf(StreamDeletedError);
+    expect(await answerOf(appended)).toMatchObject({ status: 409, body: { error: "Conflict" } });
+  });
+
+  it("an append over the server's 1 MiB MaxAppendSize is AppendTooLargeError, answered 413", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    const big = { ...newEvent(), data: { text: "x".repeat(1024 * 1024) } };
+    const error = await store
+      .appendToStream("s-1", [big], { expected_revision: "no_stream" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(AppendTooLargeError);
+    expect(error.max_bytes).toBe(1024 * 1024);
+    expect(await answerOf(error)).toMatchObject({ status: 413, body: { error: "PayloadTooLarge" } });
+  });
+
+  it("skips and counts another application's events in $all: binary, foreign category, no tenant", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client, { categories: ["s"] });
+    const skippedBefore = await skippedCount();
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    fake.appendForeign({
+      streamId: "s-2",
+      type: "Binary",
+      data: new Uint8Array([0xff, 0x00, 0xfe]),
+      metadata: new Uint8Array([0xff, 0xfe]),
+      isJson: false,
+    });
+    fake.appendForeign({ streamId: "orders-1", type: "OrderPlaced", data: {}, metadata: {}, isJson: true });
+    fake.appendForeign({
+      streamId: "s-3",
+      type: "Tested",
+      data: {},
+      metadata: { origin: "other" },
+      isJson: true,
+    });
+    await store.appendToStream("s-4", [newEvent()], { expected_revision: "no_stream" });
+    const events = await store.readAll();
+    expect(events.map((e) => e.stream_name)).toEqual(["s-1", "s-4"]);
+    expect(await store.headPosition()).toEqual(events[1].position);
+    expect((await skippedCount()) - skippedBefore).toBe(3);
+    // The projector's path after them: nothing left to read, no error.
+    expect(await store.readAll({ after: events[1].position })).toEqual([]);
+    fake.appendForeign({
+      streamId: "s-5",
+      type: "Binary",
+      data: new Uint8Array([1]),
+      metadata: new Uint8Array([0xff]),
+      isJson: false,
+    });
+    expect(await store.headPosition()).toEqual(events[1].position);
+  });
+
+  it("accepts KurrentDB's connection schemes, which client 6.2.1 does not parse itself", async () => {
+    for (const [given, parsed] of [
+      ["kurrentdb://127.0.0.1:2113?tls=false", "esdb://127.0.0.1:2113?tls=false"],
+      ["kurrentdb+discover://a:2113,b:2113", "esdb+discover://a:2113,b:2113"],
+      ["kdb://127.0.0.1:2113", "esdb://127.0.0.1:2113"],
+      ["esdb://127.0.0.1:2113", "esdb://127.0.0.1:2113"],
+    ]) {
+      expect(toClientConnectionString(given)).toBe(parsed);
+      if (given !== parsed) expect(() => EventStoreDBClient.connectionString(given)).toThrow();
+      const s = createEventStoreDbEventStore(given);
+      await s.close();
+    }
+  });
+});
+
+/** The HTTP answer the error handler gives for an error thrown by a route. */
+async function answerOf(error: unknown) {
+  const app = Fastify();
+  await app.register(errorHandler);
+  app.get("/x", async () => {
+    throw error;
+  });
+  const res = await app.inject({ method: "GET", url: "/x" });
+  await app.close();
+  return { status: res.statusCode, body: res.json() };
+}
+
+async function skippedCount(): Promise<number> {
+  const metric = await metrics.skippedEvents.get();
+  return metric.values.reduce((n, v) => n + v.value, 0);
+}

@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conflict } from "../../src/platform/errors.ts";
-import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
+import {
+  type EventStore,
+  WriteOutcomeUnknownError,
+  WrongExpectedRevisionError,
+} from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import {
@@ -14,6 +18,7 @@ import {
   type Uniqueness,
 } from "../../src/platform/reserveUnique.ts";
 import type { CommandContext } from "../../src/platform/runCommand.ts";
+import { fakeClient } from "../support/fakeEventStoreDb.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 /**
@@ -44,6 +49,15 @@ const engines: Engine[] = [
       };
     },
   })),
+  {
+    // Client 6.2.1's answers without a server (test/support/fakeEventStoreDb.ts).
+    name: "eventstoredb (fake client)",
+    available: true,
+    async open() {
+      const store = createEventStoreDbEventStore(fakeClient().client);
+      return { store, close: () => store.close() };
+    },
+  },
   {
     name: "eventstoredb",
     available: Boolean(process.env.EVENTSTORE_URL),
@@ -92,7 +106,7 @@ const cases = engines
   .filter((e) => e.available)
   .flatMap((engine) =>
     paths
-      .filter((p) => p.multi === false || engine.name !== "eventstoredb")
+      .filter((p) => p.multi === false || !engine.name.startsWith("eventstoredb"))
       .map((p) => ({ ...p, engine, label: `${engine.name}, ${p.path}` })),
   );
 
@@ -245,4 +259,107 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
     expect(won).toHaveLength(1);
     expect(await holderOf(k)).toBe(won[0]);
   });
+
+  /**
+   * The store as seen by a writer whose appends to `holder`'s stream are slowed by `delayMs`
+   * and, with `unknown`, committed but then unconfirmed (a timeout the store could not settle).
+   */
+  const faulty = (holder: string, options: { delayMs?: number; unknown?: boolean }): EventStore => {
+    const stream = badges.holderStream(holder);
+    const faultyWrite = async <T>(touches: boolean, write: () => Promise<T>) => {
+      if (touches && options.delayMs) await sleep(options.delayMs);
+      const result = await write();
+      if (touches && options.unknown)
+        throw new WriteOutcomeUnknownError(stream, new Error("deadline exceeded"));
+      return result;
+    };
+    const inner = ctx.store;
+    return {
+      ...inner,
+      appendToStream: (name, events, o) =>
+        faultyWrite(name === stream, () => inner.appendToStream(name, events, o)),
+      appendToStreams: inner.appendToStreams
+        ? (writes) =>
+            faultyWrite(
+              writes.some((w) => w.stream_name === stream),
+              () => inner.appendToStreams!(writes),
+            )
+        : undefined,
+    };
+  };
+
+  it("keeps the key of a holder whose append's outcome is unknown: no second holder (issue 22)", async () => {
+    const [k, a, b] = [key(), randomUUID(), randomUUID()];
+    const error = await commitReserving({ ...ctx, store: faulty(a, { unknown: true }) }, badges, [
+      take(a, k),
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    // It did commit: a holds k, and nobody else may take it.
+    expect(badges.holds(await ctx.store.readStream(badges.holderStream(a)), k)).toBe(true);
+    expect(await holderOf(k)).toBe(a);
+    await expect(commit(take(b, k))).rejects.toMatchObject({ status: 409, details: [{ field: k }] });
+    expect(await ctx.store.readStream(badges.holderStream(b))).toEqual([]);
+  });
+
+  it("gives the key back when the holder's append is certainly refused (a wrong expected revision)", async () => {
+    const [k, a] = [key(), randomUUID()];
+    // a's stream exists already: its "no stream" append is refused.
+    await ctx.store.appendToStream(
+      badges.holderStream(a),
+      [{ event_id: randomUUID(), type: "Dropped", data: {}, metadata: meta() }],
+      { expected_revision: "no_stream" },
+    );
+    await expect(commit(take(a, k))).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(await holderOf(k)).toBeNull();
+  });
+
+  // In one commit a holder and its reservation are never apart: only the in-turn path can fence.
+  it.skipIf(multi)(
+    "never fences a holder on the reserving request's clock: a request begun long ago still completes (issue 22)",
+    async () => {
+      const [k, a, b] = [key(), randomUUID(), randomUUID()];
+      // The request of a began 10 s ago (a bulk still reserving); its holder append lands 100 ms
+      // after the reservation, inside the grace period (300 ms).
+      const old = { ...ctx.metadata, occurred_at: new Date(Date.now() - 10_000).toISOString() };
+      const first = commitReserving({ ...ctx, metadata: old, store: faulty(a, { delayMs: 100 }) }, badges, [
+        {
+          ...take(a, k),
+          events: [{ event_id: randomUUID(), type: "Held", data: { key: k }, metadata: old }],
+        },
+      ]);
+      while ((await holderOf(k)) !== a) await sleep(5);
+      const second = commit(take(b, k));
+      await expect(first).resolves.toHaveLength(1);
+      await expect(second).rejects.toMatchObject({ status: 409, details: [{ field: k }] });
+      expect(await holderOf(k)).toBe(a);
+      expect(await ctx.store.readStream(badges.holderStream(a))).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(multi)(
+    "a big batch racing a single claim of one of its keys is never fenced mid-way (issue 22)",
+    async () => {
+      // Every append takes 20 ms: the batch's reservations alone take 500 ms, past the grace period.
+      const inner = ctx.store;
+      const slow: EventStore = {
+        ...inner,
+        appendToStream: async (name, events, o) => {
+          await sleep(20);
+          return inner.appendToStream(name, events, o);
+        },
+      };
+      const batch = Array.from({ length: 200 }, () => take(randomUUID(), key()));
+      const raced = batch[150];
+      const bulk = commitReserving({ ...ctx, metadata: meta(), store: slow }, badges, batch);
+      while ((await holderOf(raced.reserve[0].key)) !== raced.holder_id) await sleep(5);
+      // Settled as it ends (it may end first): its refusal is checked below.
+      const single = commit(take(randomUUID(), raced.reserve[0].key)).catch((e: unknown) => e);
+      await expect(bulk).resolves.toHaveLength(batch.length);
+      expect(await single).toMatchObject({ status: 409 });
+      for (const w of [batch[0], raced, batch[199]]) {
+        expect(await holderOf(w.reserve[0].key)).toBe(w.holder_id);
+        expect(await ctx.store.readStream(w.stream_name)).toHaveLength(1);
+      }
+    },
+  );
 });

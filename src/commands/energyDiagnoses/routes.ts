@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { energyDiagnosisStream } from "../../events/energyDiagnoses.ts";
 import { notFound } from "../../platform/errors.ts";
 import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
 import { energyDiagnosisBody, readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
@@ -68,7 +67,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const body = request.body as CreateEnergyDiagnosisBody;
-      const diagnosisId = randomUUID();
+      const diagnosisId = newResourceId(request);
       const result = await handleCommand(
         request,
         energyDiagnosisStream(diagnosisId),

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { estateDiagnosticsStream } from "../../events/estateDiagnostics.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
 import { estateDiagnosticBody, readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
@@ -35,7 +34,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { estate_id: estateId } = request.params as { estate_id: string };
       const body = request.body as CreateEstateDiagnosticBody;
-      const diagnosticId = randomUUID();
+      const diagnosticId = newResourceId(request);
       const [estate, media] = await Promise.all([
         estateRecorded(request, estateId),
         body.media_id ? mediaRecorded(request, body.media_id) : undefined,

@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { estateStream } from "../../events/estates.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import {
@@ -118,7 +117,7 @@ export async function estateRoutes(app: FastifyInstance): Promise<void> {
       const tenantId = tenantOf(request);
       const { place_id } = request.params;
       await requirePlace(sql, tenantId, place_id);
-      const id = randomUUID();
+      const id = newResourceId(request);
       const facts = await factsFor(sql, tenantId, request.body, false);
       const result = await handleCommand(request, estateStream(id), estateDecider, {
         type: "CreateEstate",

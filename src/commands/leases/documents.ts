@@ -20,6 +20,7 @@ import {
   unsupportedMediaType,
   validationError,
 } from "../../platform/errors.ts";
+import { certainlyUnwritten } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
@@ -132,7 +133,9 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
           blob_key: key,
         },
       })).catch(async (error: unknown) => {
-        await blobs.deleteBlob(key).catch(() => {});
+        // Only bytes no event can reference go: a write whose outcome is unknown may have committed.
+        if (error instanceof ApiError || certainlyUnwritten(error))
+          await blobs.deleteBlob(key).catch(() => {});
         throw error;
       });
       return replyWithResource(request, reply, 201, {

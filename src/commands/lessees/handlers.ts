@@ -149,14 +149,17 @@ export async function registerLessees(ctx: CommandContext, items: LesseeData[]):
 }
 
 /**
- * Ids of a bulk request: derived from the tenant and the normalised items. A generation whose
- * lessees were since deleted (the same batch posted again later) moves on to fresh ids.
+ * Ids of a bulk request: derived from the tenant and the normalised items. An item whose lessee
+ * was since deleted (the same batch posted again later), or fenced off (its registration lost
+ * its email's reservation: reserveUnique.ts), moves on to a fresh id alone: the items already
+ * registered keep theirs, so a retry completes the batch rather than starting it over.
  */
 async function bulkIds(ctx: CommandContext, items: LesseeData[]) {
   const requestHash = createHash("sha256").update(JSON.stringify(items)).digest("hex");
-  for (let generation = 0; ; generation++) {
+  const generations = items.map(() => 0);
+  for (;;) {
     const ids = items.map((_, i) =>
-      deterministicUuid("lessee-bulk", ctx.tenant_id, requestHash, String(generation), String(i)),
+      deterministicUuid("lessee-bulk", ctx.tenant_id, requestHash, String(generations[i]), String(i)),
     );
     const loaded = await loadStreams(
       ctx.store,
@@ -165,16 +168,22 @@ async function bulkIds(ctx: CommandContext, items: LesseeData[]) {
       lesseeDecider,
       PARALLEL,
     );
-    if (loaded.every((s) => !s.foreign && (s.state.status === "absent" || s.state.status === "active"))) {
-      return { ids, loaded };
-    }
+    const spent = loaded.flatMap((s, i) =>
+      s.foreign || (s.state.status !== "absent" && s.state.status !== "active") ? [i] : [],
+    );
+    if (spent.length === 0) return { ids, loaded };
+    for (const i of spent) generations[i]++;
   }
 }
 
 /**
  * DELETE /api/lessees/bulk: every id must be a live lessee of the tenant (else 404) without
  * active leases (else 409) before any is deleted; the deletions and email releases then commit
- * together. `activeLeaseCounts` is the route's fact lookup.
+ * together where the engine has multi-stream appends (PostgreSQL). On EventStoreDB each lessee is
+ * its own append: a concurrent edit of one leaves the others deleted, so the deletions' event ids
+ * derive from the request (its set of ids) and a lessee this very request deleted counts as
+ * deleted, not unknown: the request's own retry, or the client's, completes the batch
+ * (docs/eventstoredb.md, "Multi-stream appends"). `activeLeaseCounts` is the route's fact lookup.
  */
 export async function deleteLessees(
   ctx: CommandContext,
@@ -182,6 +191,11 @@ export async function deleteLessees(
   activeLeaseCounts: (ids: string[]) => Promise<Map<string, number>>,
 ): Promise<Position | null> {
   const lesseeIds = [...new Set(requested)];
+  const requestHash = createHash("sha256")
+    .update(JSON.stringify([...lesseeIds].sort()))
+    .digest("hex");
+  const deletionIds = (id: string) => (n: number) =>
+    deterministicUuid("lessee-bulk-deleted", ctx.tenant_id, requestHash, id, String(n));
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadStreams(
       ctx.store,
@@ -191,35 +205,39 @@ export async function deleteLessees(
       PARALLEL,
     );
     const byId = new Map(lesseeIds.map((id, i) => [id, loaded[i]]));
+    const deletedHere = (id: string) => byId.get(id)!.events.find((e) => e.event_id === deletionIds(id)(0));
     // Details name the position in the request body; a repeated id is deleted once.
     const unknown = requested.flatMap((id, i) => {
       const l = byId.get(id)!;
-      return l.foreign || l.state.status !== "active"
+      return (l.foreign || l.state.status !== "active") && !deletedHere(id)
         ? [{ field: `[${i}]`, message: `Lessee ${id} not found` }]
         : [];
     });
     if (unknown.length > 0) throw new ApiError("NotFound", unknown[0].message, unknown);
-    const counts = await activeLeaseCounts(lesseeIds);
+    const pending = lesseeIds.filter((id) => byId.get(id)!.state.status === "active");
+    const done = latestPosition(lesseeIds.map((id) => deletedHere(id)?.position ?? null));
+    if (pending.length === 0) return done;
+    const counts = await activeLeaseCounts(pending);
     const blocked = requested.flatMap((id, i) =>
       (counts.get(id) ?? 0) > 0 ? [{ field: `[${i}]`, message: `Lessee ${id} has active leases` }] : [],
     );
     if (blocked.length > 0) throw conflict("Cannot delete lessee with active leases", blocked);
-    const writes = lesseeIds.map((id, i) => {
-      const { state, revision } = loaded[i];
+    const writes = pending.map((id) => {
+      const { state, revision } = byId.get(id)!;
       const events = lesseeDecider.decide(
         { type: "DeleteLessee", lessee_id: id, active_lease_count: counts.get(id) ?? 0 },
         state,
       );
       return {
         stream_name: lesseeStream(id),
-        events: toNewEvents(ctx.metadata, events),
+        events: toNewEvents(ctx.metadata, events, deletionIds(id)),
         expected_revision: revision ?? ("no_stream" as const),
         ...lesseeEmailsOf(id)(state, events)!,
       };
     });
     try {
       const appended = await commitReserving(ctx, lesseeEmails, writes);
-      return latestPosition(appended.map((r) => r.position));
+      return latestPosition([done, ...appended.map((r) => r.position)]);
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= ATTEMPTS) throw error;
     }

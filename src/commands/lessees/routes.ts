@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,7 +6,12 @@ import { ApiError, notFound } from "../../platform/errors.ts";
 import { latestPosition, type Position, type RecordedEvent } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { setEtag } from "../../platform/http/etag.ts";
-import { commandContext, handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import {
+  commandContext,
+  handleCommand,
+  newResourceId,
+  replyAfterProjection,
+} from "../../platform/http/handleCommand.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { activeLeaseCounts } from "../../queries/leases.ts";
 import { lesseeBody, lesseeFromEvents, readLessees } from "../../queries/lessees.ts";
@@ -76,7 +80,7 @@ export async function lesseeCommandRoutes(app: FastifyInstance): Promise<void> {
       config: { access: "LesseeWrite", invalidBodyMessage },
     },
     async (request, reply) => {
-      const id = randomUUID();
+      const id = newResourceId(request);
       const data = toLesseeData(request.body);
       const { position, stream } = await handleCommand(
         request,

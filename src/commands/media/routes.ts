@@ -1,11 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { mediaStream } from "../../events/media.ts";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
 import { cleanFilename, decideContentType, MAX_MEDIA_BYTES } from "../../platform/blobs/uploads.ts";
 import { ApiError, notFound, unsupportedMediaType, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { createdAnswers } from "../../platform/http/responses.ts";
@@ -81,7 +81,7 @@ export async function mediaCommandRoutes(app: FastifyInstance) {
         return reply;
       const decision = decideContentType(upload.mimetype, upload.bytes);
       if (!decision.ok) throw unsupportedMediaType(decision.message);
-      const mediaId = randomUUID();
+      const mediaId = newResourceId(request);
       const key = blobKey(tenantId, "media", mediaId);
       const { sql } = request.server.platform;
       const blobs = blobStoreFor(sql);

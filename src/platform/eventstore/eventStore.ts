@@ -146,6 +146,62 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * The write's outcome is unknown (a timeout, a connection cut after the write was sent): it may
+ * have committed, or still commit. Thrown only once the store could not settle it by reading the
+ * stream back (settleWrites.ts). Never compensate for such a write as if it had been refused.
+ */
+export class WriteOutcomeUnknownError extends Error {
+  constructor(
+    readonly stream_name: string,
+    cause: unknown,
+  ) {
+    super(`The outcome of the append to ${stream_name} is unknown: ${(cause as Error)?.message ?? cause}`, {
+      cause,
+    });
+    this.name = "WriteOutcomeUnknownError";
+  }
+}
+
+/** The store cannot serve now (unreachable, no leader): a read failed, or a write was refused unwritten. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "StoreUnavailableError";
+  }
+}
+
+/** The stream was deleted for good (EventStoreDB tombstone): it can never be written again. */
+export class StreamDeletedError extends Error {
+  constructor(readonly stream_name: string) {
+    super(`Stream ${stream_name} is deleted`);
+    this.name = "StreamDeletedError";
+  }
+}
+
+/** The append is over the store's size limit for one write (EventStoreDB: 1 MiB by default); nothing written. */
+export class AppendTooLargeError extends Error {
+  constructor(
+    readonly stream_name: string,
+    readonly max_bytes: number | null,
+  ) {
+    super(
+      `The append to ${stream_name} is over the store's limit${max_bytes ? ` of ${max_bytes} bytes` : ""}`,
+    );
+    this.name = "AppendTooLargeError";
+  }
+}
+
+/**
+ * Whether a failed write certainly wrote nothing, so what was done for it may be undone (keys
+ * given back). A WriteOutcomeUnknownError or any error not known here may have committed.
+ */
+export const certainlyUnwritten = (error: unknown): boolean =>
+  error instanceof WrongExpectedRevisionError ||
+  error instanceof StreamDeletedError ||
+  error instanceof AppendTooLargeError ||
+  error instanceof StoreUnavailableError;
+
 export const START: Position = { commit: -1n, prepare: -1n };
 
 export function comparePositions(a: Position, b: Position): number {

@@ -3,6 +3,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from "fastify-plugin";
 import { isDatabaseUnavailable } from "../db.ts";
 import { ApiError, validationError } from "../errors.ts";
+import {
+  AppendTooLargeError,
+  StoreUnavailableError,
+  StreamDeletedError,
+  WriteOutcomeUnknownError,
+} from "../eventstore/eventStore.ts";
 import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts";
 
 /** Every failure leaves in the DESIGN.md §4 shape; nothing internal (stack, SQL) leaks. */
@@ -37,6 +43,18 @@ function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
   // An event id already written elsewhere: the request repeats another one's write (docs/decisions.md).
   if (error instanceof DuplicateEventIdError)
     return new ApiError("Conflict", "This write repeats events already recorded for another resource");
+  // The event store's refusals and outages (docs/eventstoredb.md, "Errors").
+  if (error instanceof StreamDeletedError)
+    return new ApiError("Conflict", "The resource's stream was deleted for good; it cannot be written");
+  if (error instanceof AppendTooLargeError)
+    return new ApiError("PayloadTooLarge", "The change is over the event store's size limit for one write");
+  if (error instanceof WriteOutcomeUnknownError)
+    return new ApiError(
+      "ServiceUnavailable",
+      "The event store did not confirm the write; retry with the same Idempotency-Key",
+    );
+  if (error instanceof StoreUnavailableError)
+    return new ApiError("ServiceUnavailable", "The event store is unavailable; retry shortly");
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new ApiError("UnsupportedMediaType", "Unsupported content type; send application/json");

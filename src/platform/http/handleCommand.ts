@@ -12,8 +12,10 @@ import {
 } from "../runCommand.ts";
 import { tenantOf } from "./auth.ts";
 import { ifMatchRevision } from "./etag.ts";
+import { eventIdsOf } from "./requestIds.ts";
 
 export type { CommandResult, StreamState } from "../runCommand.ts";
+export { newResourceId } from "./requestIds.ts";
 export { loadStream };
 
 export function metadataOf(request: FastifyRequest, now = new Date().toISOString()): EventMetadata {
@@ -39,6 +41,7 @@ export const commandContext = (request: FastifyRequest, metadata = metadataOf(re
   store: request.server.platform.store,
   tenant_id: tenantOf(request),
   metadata,
+  event_ids: eventIdsOf(request),
 });
 
 /**

@@ -29,10 +29,13 @@ export async function honourIdempotencyKey(
     [tenant, key, hash],
   );
   if (inserted.length === 0) {
-    // A first attempt that died mid-request (no answer recorded within a minute) gives way.
+    // The same request again after a 5xx (released: created_at -infinity), or after a first attempt
+    // that died mid-request (no answer within a minute), runs again. Only the same request: the
+    // key's ids (requestIds.ts) are its resources' and events', written or not.
     const takenOver = await sql.query(
-      `UPDATE idempotency_keys SET request_hash = $3, created_at = now()
-       WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND created_at < now() - interval '60 seconds'
+      `UPDATE idempotency_keys SET created_at = now()
+       WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND request_hash = $3
+         AND created_at < now() - interval '60 seconds'
        RETURNING key`,
       [tenant, key, hash],
     );
@@ -65,7 +68,10 @@ export async function honourIdempotencyKey(
 
 /**
  * POST with an `Idempotency-Key` header: the same key and body replay the first response;
- * the same key with another body is a 409. A 5xx is not kept, so the client may retry.
+ * the same key with another body is a 409. A 5xx answer is not replayed, so the client may retry,
+ * but the key stays bound to its request: after a 5xx the write's outcome may be unknown (a
+ * timeout after the commit), and the retry must derive the same ids to find or finish it
+ * (requestIds.ts), never another body's.
  */
 export const idempotency = fp(async (app: FastifyInstance) => {
   app.addHook("preHandler", async (request, reply) => {
@@ -79,10 +85,10 @@ export const idempotency = fp(async (app: FastifyInstance) => {
     if (!key || !request.auth) return payload;
     const { sql } = app.platform;
     if (reply.statusCode >= 500) {
-      await sql.query("DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2", [
-        request.auth.tenant_id,
-        key,
-      ]);
+      await sql.query(
+        "UPDATE idempotency_keys SET created_at = '-infinity' WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL",
+        [request.auth.tenant_id, key],
+      );
       return payload;
     }
     const headers: Record<string, string> = {};

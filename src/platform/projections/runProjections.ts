@@ -1,6 +1,12 @@
 import { HeldStatementsError, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
-import { comparePositions, type EventStore, type Position, START } from "../eventstore/eventStore.ts";
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  positionToString,
+  START,
+} from "../eventstore/eventStore.ts";
 import {
   CHECKPOINT_MOVED,
   type Checkpoint,
@@ -14,6 +20,27 @@ import { rebuildProjection } from "./rebuildProjection.ts";
 import { watchProjections } from "./watchProjections.ts";
 
 const BATCH = 1000;
+
+/**
+ * Checkpoints beyond the end of the log (docs/operations.md, "Backup and restore"): the read
+ * models are ahead of the log they were built from. The projector refuses to start rather than
+ * skip what the log holds up to them.
+ */
+export class CheckpointAheadError extends Error {
+  constructor(
+    readonly projections: { name: string; position: Position }[],
+    readonly head: Position,
+  ) {
+    super(
+      `Projection checkpoints are beyond the end of the event log (${positionToString(head)}): ${projections
+        .map((p) => `${p.name} at ${positionToString(p.position)}`)
+        .join(", ")}. The log was restored from an older backup while the read models were kept. ` +
+        "If the log comes from another PostgreSQL server, run `pms log adopt`; otherwise rebuild each from the log: " +
+        projections.map((p) => `\`pms projections rebuild ${p.name}\``).join(", "),
+    );
+    this.name = "CheckpointAheadError";
+  }
+}
 
 export interface ProjectionRuntime {
   /** Resolves true once every projection has passed `position`, false on timeout. */
@@ -110,6 +137,8 @@ export function runProjections(options: {
   // Stamps of the current batch, filled as it goes when onBatch is given.
   let stamps = { woken: 0, acquired: null as number | null, applied: null as number | null };
   let stopped = false;
+  /** Why the projector refused to start (checkpoints ahead of the log), for ready() to report. */
+  let fatal: Error | null = null;
   const runners = new Map<string, Runner>();
   const waiters = new Set<() => void>();
   const wakers = new Set<() => void>();
@@ -153,14 +182,30 @@ export function runProjections(options: {
     return eventsPast(sql, after);
   };
 
+  /** The log's head as this projector can read it, looked up once per claim round. */
+  let head: Promise<Position> | null = null;
+  const logHead = () => {
+    head ??= store.headPosition({ past_other_databases: true }).then((p) => p ?? START);
+    return head;
+  };
+
   /** Takes the lock of each projection not yet run here; builds those whose version changed. */
   async function claim(): Promise<void> {
+    head = null;
+    const ahead: { name: string; position: Position }[] = [];
     for (const projection of projections) {
       if (stopped || runners.has(projection.name)) continue;
       const release = await sql.tryLock(`projection:${projection.name}`).catch(() => null);
       if (!release) continue;
       try {
         let checkpoint = await loadCheckpoint(sql, projection.name);
+        // A checkpoint past the log's end: the log was restored from an older backup while the
+        // read models were kept. Going on would skip every event written up to it again.
+        if (checkpoint && comparePositions(checkpoint.position, await logHead()) > 0) {
+          ahead.push({ name: projection.name, position: checkpoint.position });
+          await release();
+          continue;
+        }
         if (!checkpoint || checkpoint.version !== projection.version) {
           // A first build is routine; a changed version replays the log, worth an operator's eye.
           const say = checkpoint ? log.info : (log.debug ?? log.info);
@@ -183,6 +228,11 @@ export function runProjections(options: {
         log.error(error, `projection ${projection.name} could not start`);
         await release();
       }
+    }
+    if (ahead.length > 0) {
+      fatal = new CheckpointAheadError(ahead, await logHead());
+      log.error(fatal, "projections refused to start");
+      stopped = true;
     }
     notifyWaiters();
   }
@@ -571,6 +621,7 @@ export function runProjections(options: {
     },
     async ready() {
       await firstClaim;
+      if (fatal) throw fatal;
       const others = projections.filter((p) => !runners.has(p.name));
       if (others.length > 0) await watchProjections(sql, store, others).ready();
     },

@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Decider } from "../decider.ts";
 import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
 import { setEtag } from "../http/etag.ts";
-import { handleCommand, readHistory } from "../http/handleCommand.ts";
+import { handleCommand, newResourceId, readHistory } from "../http/handleCommand.ts";
 import { pageQuery, readPage, sendPage, sendSlice } from "../http/pagination.ts";
 import { replyWithResource } from "../http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } from "../http/responses.ts";
@@ -25,14 +24,6 @@ import type { CreateInput, Resource, ResourceEvent, UpdateInput } from "./resour
 type Params = Record<string, string>;
 /** Runs first on every route of the resource, e.g. 404 unless the parent of the path exists. */
 export type Within = (request: FastifyRequest, params: Params) => Promise<unknown>;
-
-/**
- * The one place the kit's commands take new ids from: the created resource's id, and the options
- * of every command where its events' ids go (runCommand draws them today). Both are the request's
- * so that they may be derived from its Idempotency-Key.
- */
-const newId = (_request: FastifyRequest) => randomUUID();
-const idOptions = (_request: FastifyRequest) => ({});
 
 /** `:name` params of a path, each a UUID (lower-cased). */
 const paramsOf = (path: string, extra: string[] = []) => {
@@ -88,9 +79,8 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
         resource.stream(id),
         decider,
         command as unknown as ResourceCommand<R, X>,
-        kind === "create"
-          ? idOptions(request)
-          : { ...idOptions(request), notFound: () => notFound(label, id) },
+        // A create's id and every command's event ids come from the request (its Idempotency-Key).
+        kind === "create" ? {} : { notFound: () => notFound(label, id) },
       );
       const read = () => readResource(sql, resource, tenantId, id);
       return { id, position: result.position, read, params };
@@ -113,7 +103,7 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
         config: { access: access.write, ...bodyConfig },
       },
       async (request, reply) => {
-        const { params, ...done } = await run(request, newId(request), "create");
+        const { params, ...done } = await run(request, newResourceId(request), "create");
         return replyWithResource(request, reply, 201, {
           ...done,
           location: `${fill(path, params)}/${done.id}`,

@@ -15,7 +15,7 @@ import {
   START,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
-import { knownPosition, toClientExpectedRevision, toPortActualRevision } from "./mapping.ts";
+import { knownPosition, toClientExpectedRevision, toPortActualRevision, toPortError } from "./mapping.ts";
 import { headPosition } from "./readAll.ts";
 
 /**
@@ -48,7 +48,7 @@ export async function appendToStream(
     if (error instanceof WrongExpectedVersionError) {
       throw new WrongExpectedRevisionError(stream_name, expected, toPortActualRevision(error.actualVersion));
     }
-    throw error;
+    throw toPortError(error, stream_name);
   }
   // Only reached when the connection string sets throwOnAppendFailure=false. The client's
   // batch-append path then reports BigInt(hasCurrentStreamRevision()), a boolean: 1n for any

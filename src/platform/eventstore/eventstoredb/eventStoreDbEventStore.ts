@@ -5,12 +5,19 @@ import {
   excludeSystemEvents,
 } from "@eventstore/db-client";
 import type { EventStore, Subscription } from "../eventStore.ts";
+import { settleWrites } from "../settleWrites.ts";
 import { appendToStream } from "./appendToStream.ts";
-import { headPosition, readAll } from "./readAll.ts";
+import { isAmbiguousWriteError } from "./mapping.ts";
+import { headPosition, readAll, streamsOf } from "./readAll.ts";
 import { readStream } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
 
 export interface EventStoreDbOptions {
+  /**
+   * The stream categories this service writes (`lessee` of `lessee-<id>`): `$all` is the whole
+   * server's, other applications' events are skipped. Absent: every non-system stream.
+   */
+  categories?: readonly string[];
   /** Wake-up subscription restarts: the first pause, doubled after each failure up to maxMs. */
   backoff?: { initialMs: number; maxMs: number };
 }
@@ -27,7 +34,10 @@ export function createEventStoreDbEventStore(
   options: EventStoreDbOptions = {},
 ): EventStore {
   const client =
-    typeof connection === "string" ? EventStoreDBClient.connectionString(connection) : connection;
+    typeof connection === "string"
+      ? EventStoreDBClient.connectionString(toClientConnectionString(connection))
+      : connection;
+  const ours = streamsOf(options.categories);
   const channels = trackChannels(client);
   const backoff = options.backoff ?? BACKOFF;
   const listeners = new Set<() => void>();
@@ -90,42 +100,59 @@ export function createEventStoreDbEventStore(
     subscription?.destroy();
   };
 
-  return {
-    engine: "eventstoredb",
-    async appendToStream(stream_name, events, options) {
-      const result = await appendToStream(client, stream_name, events, options);
-      notify();
-      return result;
+  // A write whose outcome is unknown (deadline, connection lost) is settled by reading it back.
+  return settleWrites(
+    {
+      engine: "eventstoredb",
+      async appendToStream(stream_name, events, options) {
+        const result = await appendToStream(client, stream_name, events, options);
+        notify();
+        return result;
+      },
+      readStream: (stream_name, options) => readStream(client, stream_name, options),
+      readAll: (options) => readAll(client, options, ours),
+      subscribeToAll(options, onEvent) {
+        const inner = subscribeToAll(client, options, onEvent, ours);
+        const subscription: Subscription = {
+          async stop() {
+            subscriptions.delete(subscription);
+            await inner.stop();
+          },
+        };
+        subscriptions.add(subscription);
+        return subscription;
+      },
+      onAppended(listener) {
+        listeners.add(listener);
+        startWakeUp();
+        return () => {
+          listeners.delete(listener);
+          if (listeners.size === 0) void stopWakeUp();
+        };
+      },
+      headPosition: () => headPosition(client, ours),
+      async close() {
+        listeners.clear();
+        await Promise.allSettled([stopWakeUp(), ...[...subscriptions].map((s) => s.stop())]);
+        await client.dispose();
+        for (const channel of channels) channel.close();
+      },
     },
-    readStream: (stream_name, options) => readStream(client, stream_name, options),
-    readAll: (options) => readAll(client, options),
-    subscribeToAll(options, onEvent) {
-      const inner = subscribeToAll(client, options, onEvent);
-      const subscription: Subscription = {
-        async stop() {
-          subscriptions.delete(subscription);
-          await inner.stop();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
-    },
-    onAppended(listener) {
-      listeners.add(listener);
-      startWakeUp();
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) void stopWakeUp();
-      };
-    },
-    headPosition: () => headPosition(client),
-    async close() {
-      listeners.clear();
-      await Promise.allSettled([stopWakeUp(), ...[...subscriptions].map((s) => s.stop())]);
-      await client.dispose();
-      for (const channel of channels) channel.close();
-    },
-  };
+    isAmbiguousWriteError,
+    notify,
+  );
+}
+
+/**
+ * Client 6.2.1 parses only `esdb://` and `esdb+discover://` (Client/parseConnectionString.js);
+ * KurrentDB's schemes (`kurrentdb://`, `kurrentdb+discover://`, `kdb://`, `kdb+discover://`) name
+ * the same gRPC protocol and options, so they are given to it under the esdb names.
+ */
+export function toClientConnectionString(connection: string): string {
+  return connection.replace(
+    /^(kurrentdb|kdb)(\+discover)?:\/\//i,
+    (_, _scheme, discover = "") => `esdb${discover}://`,
+  );
 }
 
 /**

@@ -2,18 +2,29 @@ import {
   type AllStreamResolvedEvent,
   ANY,
   type AppendExpectedRevision,
+  CancelledError,
+  DeadlineExceededError,
   START as ESDB_START,
+  StreamDeletedError as EsdbStreamDeletedError,
+  MaxAppendSizeExceededError,
   NO_STREAM,
+  NotLeaderError,
   type ReadPosition,
   type ResolvedEvent,
   STREAM_EXISTS,
+  TimeoutError,
+  UnavailableError,
+  UnknownError,
 } from "@eventstore/db-client";
 import {
+  AppendTooLargeError,
   type EventMetadata,
   type ExpectedRevision,
   type Position,
   type RecordedEvent,
   START,
+  StoreUnavailableError,
+  StreamDeletedError,
 } from "../eventStore.ts";
 
 /**
@@ -94,4 +105,44 @@ function parseJson(value: unknown): any {
   if (value === undefined) return {};
   if (value instanceof Uint8Array) return JSON.parse(Buffer.from(value).toString("utf8"));
   return value;
+}
+
+/**
+ * Client errors after which a write may or may not have committed (client utils/CommandError.js):
+ * the call timed out or the connection failed once the request could have reached the server.
+ * The port settles them by reading back (settleWrites.ts).
+ */
+export function isAmbiguousWriteError(error: unknown): boolean {
+  return (
+    error instanceof DeadlineExceededError ||
+    error instanceof UnavailableError ||
+    error instanceof CancelledError ||
+    error instanceof TimeoutError ||
+    error instanceof UnknownError
+  );
+}
+
+/**
+ * Client errors as the port's: a tombstoned stream (StreamDeletedError, reads and appends), an
+ * append over the server's MaxAppendSize (1 MiB by default), a follower refusing a write that
+ * needs the leader (NotLeaderError, nothing written). Others pass unchanged.
+ */
+export function toPortError(error: unknown, stream_name: string): unknown {
+  if (error instanceof EsdbStreamDeletedError) return new StreamDeletedError(error.streamName ?? stream_name);
+  if (error instanceof MaxAppendSizeExceededError)
+    return new AppendTooLargeError(
+      stream_name,
+      Number.isFinite(error.maxAppendSize) ? error.maxAppendSize : null,
+    );
+  if (error instanceof NotLeaderError)
+    return new StoreUnavailableError("The EventStoreDB node is not the leader; retry", error);
+  return error;
+}
+
+/** A read that failed for want of a server (timeout, unavailable, no leader) is the port's StoreUnavailableError. */
+export function toPortReadError(error: unknown, stream_name: string): unknown {
+  const mapped = toPortError(error, stream_name);
+  return isAmbiguousWriteError(mapped)
+    ? new StoreUnavailableError(`EventStoreDB could not serve the read: ${(error as Error).message}`, error)
+    : mapped;
 }

@@ -6,6 +6,7 @@ import {
   FORWARDS,
   type ReadPosition,
 } from "@eventstore/db-client";
+import { metrics } from "../../collectMetrics.ts";
 import { comparePositions, type Position, type ReadAllOptions, type RecordedEvent } from "../eventStore.ts";
 import { isSystemType, toReadPosition, toRecordedEvent } from "./mapping.ts";
 
@@ -23,6 +24,7 @@ const DEFAULT_MAX_COUNT = 1000;
 export async function readAll(
   client: EventStoreDBClient,
   options: ReadAllOptions = {},
+  ours: OurStreams = allStreams,
 ): Promise<RecordedEvent[]> {
   const limit = options.max_count ?? DEFAULT_MAX_COUNT;
   const events: RecordedEvent[] = [];
@@ -33,7 +35,7 @@ export async function readAll(
       const position = resolved.event?.position;
       if (!position || (after && comparePositions(position, after) <= 0)) continue;
       after = position;
-      const event = userEvent(resolved);
+      const event = userEvent(resolved, ours);
       if (event && events.length < limit) events.push(event);
     }
     if (page.length < PAGE) break;
@@ -42,7 +44,10 @@ export async function readAll(
 }
 
 /** The newest user event's position: read $all backwards from the end past any system events. */
-export async function headPosition(client: EventStoreDBClient): Promise<Position | null> {
+export async function headPosition(
+  client: EventStoreDBClient,
+  ours: OurStreams = allStreams,
+): Promise<Position | null> {
   let before: Position | undefined;
   for (;;) {
     const page = await readPage(client, before ?? END, BACKWARDS);
@@ -50,7 +55,7 @@ export async function headPosition(client: EventStoreDBClient): Promise<Position
       const position = resolved.event?.position;
       if (!position || (before && comparePositions(position, before) >= 0)) continue;
       before = position;
-      const event = userEvent(resolved);
+      const event = userEvent(resolved, ours);
       if (event) return event.position;
     }
     if (page.length < PAGE) return null;
@@ -68,7 +73,49 @@ async function readPage(
   return page;
 }
 
-export function userEvent(resolved: AllStreamResolvedEvent): RecordedEvent | null {
-  if (!resolved.event || isSystemType(resolved.event.type)) return null;
-  return toRecordedEvent(resolved);
+/** Which streams are this service's: by category (the part before the first `-`). */
+export type OurStreams = (stream_name: string) => boolean;
+const allStreams: OurStreams = () => true;
+
+/** Categories as an OurStreams test; none given: every stream (tests, a log of ours alone). */
+export const streamsOf = (categories?: readonly string[]): OurStreams => {
+  if (!categories) return allStreams;
+  const set = new Set(categories);
+  return (stream_name) => set.has(stream_name.slice(0, stream_name.indexOf("-")));
+};
+
+/** Skipped event ids already warned about (bounded: a foreign stream is re-read on every poll). */
+const warned = new Set<string>();
+
+/**
+ * The event as the port's, or null when it is not one of ours: EventStoreDB's own (`$` types,
+ * `$` streams), another application's stream on the same server (`$all` is server-wide), or one
+ * that cannot be decoded (binary data or metadata, no tenant). A skip is counted
+ * (`pms_events_skipped_total`) and warned once per event, and never stops a reader.
+ */
+export function userEvent(
+  resolved: AllStreamResolvedEvent,
+  ours: OurStreams = allStreams,
+): RecordedEvent | null {
+  const raw = resolved.event;
+  if (!raw || isSystemType(raw.type) || raw.streamId.startsWith("$")) return null;
+  if (!ours(raw.streamId)) return skipped("foreign", raw, "not a stream category of this service");
+  try {
+    const event = toRecordedEvent(resolved);
+    if (event && typeof event.metadata?.tenant_id !== "string")
+      throw new Error("its metadata names no tenant");
+    return event;
+  } catch (error) {
+    return skipped("undecodable", raw, (error as Error).message);
+  }
+}
+
+function skipped(reason: string, raw: { id: string; streamId: string; type: string }, why: string): null {
+  metrics.skippedEvents.inc({ reason });
+  if (!warned.has(raw.id)) {
+    if (warned.size >= 10_000) warned.clear();
+    warned.add(raw.id);
+    process.emitWarning(`Skipped event ${raw.id} (${raw.type}) of stream ${raw.streamId}: ${why}`);
+  }
+  return null;
 }

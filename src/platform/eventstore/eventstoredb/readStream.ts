@@ -1,6 +1,6 @@
 import { type EventStoreDBClient, FORWARDS, START, StreamNotFoundError } from "@eventstore/db-client";
 import type { RecordedEvent } from "../eventStore.ts";
-import { toRecordedEvent } from "./mapping.ts";
+import { toPortReadError, toRecordedEvent } from "./mapping.ts";
 
 /** Events of one stream in revision order; ESDB signals an unknown stream by an error, the port by []. */
 export async function readStream(
@@ -21,7 +21,7 @@ export async function readStream(
     }
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
-    throw error;
+    throw toPortReadError(error, stream_name);
   }
   return events;
 }

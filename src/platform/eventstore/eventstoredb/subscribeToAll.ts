@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from "../eventStore.ts";
 import { toReadPosition } from "./mapping.ts";
-import { userEvent } from "./readAll.ts";
+import { type OurStreams, userEvent } from "./readAll.ts";
 
 /** Pause before resubscribing after a drop, so a down server is not hammered. */
 const RETRY_MS = 1000;
@@ -26,6 +26,7 @@ export function subscribeToAll(
   client: EventStoreDBClient,
   options: ReadAllOptions,
   onEvent: (event: RecordedEvent) => Promise<void> | void,
+  ours?: OurStreams,
 ): Subscription {
   let after = options.after && options.after.commit >= 0n ? options.after : undefined;
   let current: AllStreamSubscription | undefined;
@@ -41,7 +42,7 @@ export function subscribeToAll(
       try {
         for await (const resolved of subscription) {
           if (stopped) break;
-          const event = userEvent(resolved);
+          const event = userEvent(resolved, ours);
           // Whether the server's start is inclusive or not, never deliver `after` or earlier twice.
           if (!event || (after && comparePositions(event.position, after) <= 0)) continue;
           await onEvent(event);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { notifier, type Sql } from "../../db.ts";
 import type { EventStore, Subscription } from "../eventStore.ts";
+import { settleWrites } from "../settleWrites.ts";
 import { groupAppends } from "./groupAppends.ts";
 import { headPosition, readAll } from "./readAll.ts";
 import { readStream, readStreams } from "./readStream.ts";
@@ -76,5 +77,26 @@ export function createPostgresEventStore(sql: Sql): EventStore {
       if (stopListening) await (await stopListening.catch(() => async () => {}))();
     },
   };
-  return store;
+  // A write whose outcome is unknown (the connection cut after the statement went out) is settled
+  // by reading it back; the caller hears of it only if that fails too.
+  return settleWrites(store, isAmbiguousPostgresError, () => {
+    notifyAppended();
+    fire();
+  });
+}
+
+/**
+ * Errors after which an append may have committed: the connection failed once the statement could
+ * have reached the server (the reply to its implicit COMMIT lost). An error the server answered
+ * (a SQLSTATE) ended its transaction; a refused connection sent nothing.
+ */
+export function isAmbiguousPostgresError(error: unknown): boolean {
+  if (!error || typeof error !== "object") return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return false;
+  if (code === "ECONNRESET" || code === "EPIPE" || code === "ETIMEDOUT") return true;
+  return (
+    typeof message === "string" &&
+    /Connection terminated|Query read timeout|connection error|Client was closed/i.test(message)
+  );
 }

@@ -1,0 +1,24 @@
+/**
+ * Every stream category this service writes (the part of a stream name before its first `-`).
+ * On EventStoreDB `$all` is the whole server's: events of other categories are another
+ * application's and are skipped (docs/eventstoredb.md, "Events"). A new stream function in
+ * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
+ */
+export const STREAM_CATEGORIES = [
+  "energy_diagnosis",
+  "estate",
+  "estate_diagnostics",
+  "estate_rent_regulation",
+  "irl",
+  "lease",
+  "lease_occupancy",
+  "lease_pdf",
+  "lessee",
+  "lessee_email",
+  "media",
+  "owner",
+  "place",
+  "place_rent_regulation",
+  "room",
+  "type",
+] as const;
