@@ -17,6 +17,7 @@ const category = z.enum(contactCategories, {
 
 export const contactResource = defineResource({
   name: "contact",
+  stream: (id) => `contact-${id}`,
   label: "Contact",
   table: "contacts",
   path: "/api/contacts",

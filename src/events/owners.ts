@@ -22,6 +22,7 @@ const category = z.enum(ownerCategories, { error: "Invalid owner category: indiv
 
 export const ownerResource = defineResource({
   name: "owner",
+  stream: (id) => `owner-${id}`,
   label: "Owner",
   table: "owners",
   path: "/api/owners",

@@ -10,6 +10,7 @@ import {
 /** Places: a building or complex holding estates. Stream `place-<uuid>`. */
 export const placeResource = defineResource({
   name: "place",
+  stream: (id) => `place-${id}`,
   label: "Place",
   table: "places",
   path: "/api/places",

@@ -5,6 +5,7 @@ import { defineResource, equals, type ResourceEvent } from "../platform/resource
 /** Rooms of an estate. Stream `room-<uuid>`; a room never changes estate. */
 export const roomResource = defineResource({
   name: "room",
+  stream: (id) => `room-${id}`,
   label: "Room",
   table: "rooms",
   path: "/api/places/:place_id/estates/:estate_id/rooms",

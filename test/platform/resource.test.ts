@@ -16,6 +16,7 @@ import { databaseKinds } from "../support/testDatabase.ts";
 
 const declaration = {
   name: "widget",
+  stream: (id: string) => `widget-${id}`,
   label: "Widget",
   table: "widgets",
   path: "/api/widgets",

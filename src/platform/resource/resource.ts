@@ -39,8 +39,13 @@ export interface Declaration<
   E extends EventNames,
   C extends CommandNames,
 > {
-  /** Singular, lower case: stream `<name>-<id>`, id `<name>_id` in events and paths. */
+  /** Singular, lower case: id `<name>_id` in events and paths. */
   name: N;
+  /**
+   * The stream of a resource, `<category>-<id>`, written out (its category is in
+   * STREAM_CATEGORIES, src/events/streams.ts: EventStoreDB reads no other).
+   */
+  stream: (id: string) => string;
   /** "Owner": `Owner <id> not found`, the response schema's name. */
   label: string;
   /** Read-model table (also the projection's name). */
@@ -91,7 +96,6 @@ export interface Resource<
 > extends Declaration<N, S, P, E, C> {
   idKey: `${N}_id`;
   parentKey: P extends string ? `${P}_id` : undefined;
-  stream: (id: string) => string;
   fieldNames: (keyof S & string)[];
   eventTypes: E[keyof EventNames][];
   createSchema: z.ZodObject<S>;
@@ -228,7 +232,6 @@ ${tenantPolicy(table)}`;
     },
     idKey: `${name}_id`,
     parentKey,
-    stream: (id) => `${name}-${id}`,
     fieldNames,
     eventTypes,
     createSchema,
