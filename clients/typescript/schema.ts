@@ -2829,7 +2829,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -3567,7 +3567,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3882,7 +3882,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4110,7 +4110,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4385,7 +4385,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4492,7 +4492,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4599,7 +4599,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4861,7 +4861,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -5170,7 +5170,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5668,7 +5668,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -5937,7 +5937,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -6114,7 +6114,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -6414,7 +6414,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7041,7 +7041,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7520,7 +7520,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7826,7 +7826,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -8121,7 +8121,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -8593,7 +8593,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];

@@ -78,7 +78,7 @@ const defaultSummary = (method: string, path: string) => `${VERBS[method]} ${pat
 
 const STATUS_TEXTS: Record<string, string> = {
   "200": "OK",
-  "201": "Created: the new resource, read back from its read model",
+  "201": "Created (the Location header names it)",
   "202": "Accepted: written, not yet readable; GET the Location later",
   "204": "No content",
 };
