@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
 import type { RouteAccess } from "../platform.ts";
 
 /**
@@ -301,9 +302,7 @@ function describeOperation(
             properties: { ...parts.properties, file: { type: "string", format: "binary" } },
             required: [...new Set([...(parts.required ?? []), "file"])],
           },
-          encoding: {
-            file: { contentType: "application/pdf, image/jpeg, image/png, image/gif, image/webp" },
-          },
+          encoding: { file: { contentType: MEDIA_CONTENT_TYPES.join(", ") } },
         },
       },
     };
