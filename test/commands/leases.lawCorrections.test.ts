@@ -252,6 +252,16 @@ describe("5. the F/G rent freeze applies to contracts concluded or renewed from 
       .when(rent(increase("2024-09-01"), g))
       .thenRefuses(422, /classed G.*17-1/, ["rent_amount"]);
   });
+  it("counts a company lessor's 6-year contract as one period (art. 10)", () => {
+    const lease = active({ start_date: "2020-01-01", end_date: "2025-12-31", duration_months: null });
+    const raise = { ...(rent(increase("2023-06-01"), g) as object), lessor: "LEGAL_PERSON" } as LeaseCommand;
+    expect(spec.given(lease).when(raise).thenEvents()).toHaveLength(1);
+    // Taken as 3-year periods (a natural person), the contract was renewed on 2023-01-01.
+    spec
+      .given(lease)
+      .when(rent(increase("2023-06-01"), g))
+      .thenRefuses(422, /classed G/);
+  });
 });
 
 describe("6. the DPE scale before 2021-07-01 has F up to 450 (arrêté du 15 septembre 2006)", () => {
