@@ -123,6 +123,25 @@ describe("1. the deposit is never revised during the lease (loi 89-462 art. 22)"
       .thenEvents();
     expect(events.map((e) => e.type)).toEqual(["LeaseAmendmentValidated", "LeaseRentChanged"]);
   });
+  it("lets a signed lease whose rent was cut below its deposit change its free fields", () => {
+    const cut: LeaseEvent = {
+      type: "LeaseRentChanged",
+      data: {
+        lease_id: leaseId,
+        rent_amount: 950,
+        charges_amount: 50,
+        previous_rent_amount: 1000,
+        previous_charges_amount: 50,
+        effective_date: "2025-06-01",
+        reason: "AGREEMENT",
+        index: null,
+      },
+    };
+    spec
+      .given([...active(), cut])
+      .when({ type: "UpdateLease", lease_id: leaseId, input: { payment_method: "CHEQUE" } })
+      .then([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } }]);
+  });
   it("judges DEPOSIT_CAP on the rent when the deposit was set, not the current rent", () => {
     const facts = (deposit_amount: number) =>
       ({
