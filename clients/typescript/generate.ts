@@ -1,4 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { openapiDocument } from "../../src/platform/http/openapiDocument.ts";
 
@@ -22,7 +23,7 @@ export async function generateClientTypes(): Promise<string> {
   return `${HEADER}${astToString(ast)}`;
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/clients\//, "/clients/"))) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fresh = await generateClientTypes();
   const current = await readFile(SCHEMA_FILE, "utf8").catch(() => null);
   if (current !== fresh) await writeFile(SCHEMA_FILE, fresh);

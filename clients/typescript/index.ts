@@ -21,4 +21,15 @@ export function createPmsClient(options: ClientOptions & { apiKey?: string }): P
 
 /** The named schemas: `Schemas["Estate"]`, `Schemas["Error"]`, … */
 export type Schemas = components["schemas"];
+
+/**
+ * A write answers its resource (200/201), or 202 `Accepted` when the service's read models lag
+ * (the write is kept; GET its Location later). The resource, or null on a 202 or an error:
+ *
+ *   const estate = written(await pms.PUT("/api/estates/{id}", { params, body }));
+ */
+export function written<T>(result: { data?: T; response: Response }): Exclude<T, Schemas["Accepted"]> | null {
+  const { status } = result.response;
+  return status === 200 || status === 201 ? (result.data as Exclude<T, Schemas["Accepted"]>) : null;
+}
 export type { components, operations, paths };

@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read health
+         * Liveness: the process answers
          * @description Public: no key.
          */
         get: operations["getHealth"];
@@ -32,7 +32,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read health/ready
+         * Readiness: database, event store and projections caught up
          * @description Public: no key.
          */
         get: operations["getHealthReady"];
@@ -232,7 +232,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read workers/jobs
+         * The kinds of job a worker may queue, with the JSON Schema of each input
          * @description Needs a worker key (X-API-Key).
          */
         get: operations["getWorkersJobs"];
@@ -340,7 +340,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read workers/jobs/{queue}/{job_id}
+         * A queued job's state and output
          * @description Needs a worker key (X-API-Key).
          */
         get: operations["getWorkersJobsByQueueByJobId"];
@@ -1034,7 +1034,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read energy-diagnoses
+         * List energy diagnoses
          * @description Needs a tenant API key with the PropertiesRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
@@ -1042,7 +1042,7 @@ export interface paths {
         get: operations["getEnergyDiagnoses"];
         put?: never;
         /**
-         * Submit energy-diagnoses
+         * Record an energy diagnosis (DPE) of a place or an estate
          * @description Needs a tenant API key with the PropertiesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1062,12 +1062,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read energy-diagnoses/{id}
+         * Get an energy diagnosis
          * @description Needs a tenant API key with the PropertiesRead permission.
          */
         get: operations["getEnergyDiagnosesById"];
         /**
-         * Replace energy-diagnoses/{id}
+         * Update an energy diagnosis (omitted fields kept, null removes)
          * @description Needs a tenant API key with the PropertiesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1075,7 +1075,7 @@ export interface paths {
         put: operations["putEnergyDiagnosesById"];
         post?: never;
         /**
-         * Delete energy-diagnoses/{id}
+         * Delete an energy diagnosis
          * @description Needs a tenant API key with the PropertiesDelete permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1094,7 +1094,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read places/{place_id}/energy-diagnoses
+         * List a place's building-level energy diagnoses (and its estates' with include_estates)
          * @description Needs a tenant API key with the PropertiesRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
@@ -1116,7 +1116,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read places/{place_id}/estates/{estate_id}/energy-diagnoses
+         * List an estate's energy diagnoses
          * @description Needs a tenant API key with the PropertiesRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
@@ -1138,7 +1138,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read estates/{estate_id}/diagnostics
+         * List the diagnostics of an estate
          * @description Needs a tenant API key with the PropertiesRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
@@ -1146,7 +1146,7 @@ export interface paths {
         get: operations["getEstatesByEstateIdDiagnostics"];
         put?: never;
         /**
-         * Submit estates/{estate_id}/diagnostics
+         * Record a diagnostic of an estate
          * @description Needs a tenant API key with the PropertiesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1166,14 +1166,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read estates/{estate_id}/diagnostics/{id}
+         * Get a diagnostic of an estate
          * @description Needs a tenant API key with the PropertiesRead permission.
          */
         get: operations["getEstatesByEstateIdDiagnosticsById"];
         put?: never;
         post?: never;
         /**
-         * Delete estates/{estate_id}/diagnostics/{id}
+         * Delete a diagnostic of an estate
          * @description Needs a tenant API key with the PropertiesDelete permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1192,12 +1192,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read rent-regulation/irl/{quarter}
+         * The IRL value of a quarter
          * @description Needs a tenant API key with the PropertiesRead permission.
          */
         get: operations["getRentRegulationIrlByQuarter"];
         /**
-         * Replace rent-regulation/irl/{quarter}
+         * Set the IRL value of a quarter
          * @description Needs the administrator key (PMS_ADMIN_API_KEY).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1218,12 +1218,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read places/{place_id}/rent-regulation
+         * A place's rent regulation
          * @description Needs a tenant API key with the PropertiesRead permission.
          */
         get: operations["getPlacesByPlaceIdRentRegulation"];
         /**
-         * Replace places/{place_id}/rent-regulation
+         * Set the rent regulation (encadrement des loyers) of a place
          * @description Needs a tenant API key with the PropertiesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1244,12 +1244,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read places/{place_id}/estates/{estate_id}/rent-regulation
+         * An estate's rent regulation, its own or its place's
          * @description Needs a tenant API key with the PropertiesRead permission.
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateIdRentRegulation"];
         /**
-         * Replace places/{place_id}/estates/{estate_id}/rent-regulation
+         * Set the rent regulation of an estate (its own reference rents)
          * @description Needs a tenant API key with the PropertiesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1257,7 +1257,7 @@ export interface paths {
         put: operations["putPlacesByPlaceIdEstatesByEstateIdRentRegulation"];
         post?: never;
         /**
-         * Delete places/{place_id}/estates/{estate_id}/rent-regulation
+         * Remove an estate's own rent regulation (its place's applies)
          * @description Needs a tenant API key with the PropertiesDelete permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1276,7 +1276,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read rent-regulation/irl
+         * List IRL values, newest quarter first
          * @description Needs a tenant API key with the PropertiesRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
@@ -1764,7 +1764,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read leases/{lease_id}/compliance
+         * A lease's compliance with the rent rules
          * @description Needs a tenant API key with the LeasesRead permission.
          */
         get: operations["getLeasesByLeaseIdCompliance"];
@@ -1786,7 +1786,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Submit leases/{lease_id}/compliance/update
+         * Check a lease's compliance again and record the result
          * @description Needs a tenant API key with the LeasesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -1806,7 +1806,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read leases/{lease_id}/rent-revision
+         * The rent revision a lease allows (IRL)
          * @description Needs a tenant API key with the LeasesRead permission.
          */
         get: operations["getLeasesByLeaseIdRentRevision"];
@@ -2098,11 +2098,17 @@ export interface components {
         };
         NewEstateInput: {
             name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_type_id: string;
             area: number;
             fiscal_identifier: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             place_id?: string;
             number_of_room?: number | null;
             orientation?: string | null;
@@ -2138,11 +2144,17 @@ export interface components {
         };
         EstateChangesInput: {
             name?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_type_id?: string;
             area?: number;
             fiscal_identifier?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             place_id?: string;
             number_of_room?: number | null;
             orientation?: string | null;
@@ -2230,22 +2242,34 @@ export interface components {
         };
         NewRoomInput: {
             name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             room_type_id: string;
             area?: number | null;
             floor?: number | null;
             description?: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_id?: string;
         };
         RoomChangesInput: {
             name?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             room_type_id?: string;
             area?: number | null;
             floor?: number | null;
             description?: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_id?: string;
         };
         /**
@@ -2294,7 +2318,10 @@ export interface components {
             data: unknown;
         };
         Contact: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             /** @enum {string} */
             category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
@@ -2318,7 +2345,10 @@ export interface components {
         };
         /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
         EnergyDiagnosis: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             place_id: string | null;
             estate_id: string | null;
@@ -2349,7 +2379,10 @@ export interface components {
             updated_at: string;
         };
         Place: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             name: string;
             description: string | null;
@@ -2364,14 +2397,23 @@ export interface components {
         };
         /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
         Estate: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_type_id: string;
             area: number;
             fiscal_identifier: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             place_id: string;
             number_of_room: number | null;
             orientation: string | null;
@@ -2401,9 +2443,15 @@ export interface components {
             updated_at: string;
         };
         EstateDiagnostic: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_id: string;
             /** @enum {string} */
             type: "lead" | "asbestos" | "electrical" | "gas" | "risk_assessment" | "coownership_rules";
@@ -2426,7 +2474,10 @@ export interface components {
             updated_at: string;
         };
         Owner: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             /** @enum {string} */
             category: "individual" | "company";
@@ -2502,9 +2553,15 @@ export interface components {
             } | null;
         };
         Lease: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_id: string;
             /** @enum {string} */
             lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
@@ -2542,11 +2599,20 @@ export interface components {
         };
         /** @description A tenant (or guarantor) on a lease */
         LeaseTenant: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lease_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lessee_id: string;
             /** @enum {string} */
             role: "Primary" | "CoTenant" | "Guarantor";
@@ -2560,9 +2626,15 @@ export interface components {
             updated_at: string;
         };
         LeaseAmendment: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lease_id: string;
             title: string;
             /** Format: date */
@@ -2585,9 +2657,15 @@ export interface components {
         };
         /** @description A lease document's metadata; the bytes are at .../file */
         LeaseDocument: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lease_id: string;
             document_type: string;
             description: string | null;
@@ -2601,9 +2679,15 @@ export interface components {
             updated_at: string;
         };
         RentChange: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lease_id: string;
             rent_amount: number;
             charges_amount: number | null;
@@ -2703,9 +2787,15 @@ export interface components {
             updated_at: string;
         };
         LeasePdf: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             lease_id: string;
             template: string;
             template_version: string;
@@ -2717,15 +2807,24 @@ export interface components {
             created_at: string;
         };
         Room: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             id: string;
             name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             room_type_id: string;
             area: number | null;
             floor: number | null;
             description: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
             estate_id: string;
             /** Format: date-time */
             created_at: string;
@@ -3065,7 +3164,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -3803,7 +3902,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -4118,7 +4217,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4323,7 +4422,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -4546,7 +4645,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4653,7 +4752,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4760,7 +4859,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -4979,7 +5078,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5196,7 +5295,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5576,7 +5675,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         estate_id: string;
                         previous_owner_id: string | null;
                         new_owner_id: string | null;
@@ -5652,7 +5754,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5837,7 +5939,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -5845,7 +5947,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         filename: string;
                         /** @enum {string} */
@@ -5897,7 +6002,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         filename: string;
                         /** @enum {string} */
@@ -6008,7 +6116,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -6308,7 +6416,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7021,9 +7129,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     estate_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     primary_lessee_id: string;
                     /** @enum {string} */
                     lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
@@ -7068,7 +7182,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7122,9 +7236,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         estate_id: string;
                         /** @enum {string} */
                         lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
@@ -7161,9 +7281,15 @@ export interface operations {
                         updated_at: string;
                         /** @description Only with as_of: the lease's tenants at that instant */
                         lessees?: {
-                            /** Format: uuid */
+                            /**
+                             * Format: uuid
+                             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                             */
                             id: string;
-                            /** Format: uuid */
+                            /**
+                             * Format: uuid
+                             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                             */
                             lessee_id: string;
                             /** @enum {string} */
                             role: "Primary" | "CoTenant" | "Guarantor";
@@ -7174,7 +7300,10 @@ export interface operations {
                         }[];
                         /** @description Only with as_of: the lease's amendments at that instant */
                         amendments?: {
-                            /** Format: uuid */
+                            /**
+                             * Format: uuid
+                             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                             */
                             id: string;
                             title: string;
                             /** Format: date */
@@ -7218,7 +7347,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     estate_id?: string;
                     /** @enum {string} */
                     lease_type?: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
@@ -7515,7 +7647,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     lessee_id: string;
                     /** @enum {string} */
                     role: "Primary" | "CoTenant" | "Guarantor";
@@ -7526,7 +7661,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7613,9 +7748,15 @@ export interface operations {
                     /** Format: date */
                     start_date?: string;
                     end_date?: string | null;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     lessee_id?: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     lease_id?: string;
                     ended?: boolean;
                 };
@@ -7817,13 +7958,16 @@ export interface operations {
                      * @enum {string}
                      */
                     readonly status?: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     lease_id?: string;
                 };
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7921,7 +8065,10 @@ export interface operations {
                      * @enum {string}
                      */
                     readonly status?: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
                     lease_id?: string;
                 };
             };
@@ -8115,7 +8262,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -8202,6 +8349,7 @@ export interface operations {
                     /**
                      * Format: uuid
                      * @description Read-only: kept by the service; ignored in a request
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
                      */
                     readonly lease_id?: string;
                     /** @description Read-only: kept by the service; ignored in a request */
@@ -8586,7 +8734,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -8842,7 +8990,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the new resource, read back from its read model */
+            /** @description Created (the Location header names it) */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];

@@ -172,7 +172,8 @@ export const SERVER_DIR = "/var/lib/pms";
  */
 async function serverHome(user: { uid: number; gid: number }, serverDir: string): Promise<string> {
   const dir = resolve(serverDir);
-  await mkdir(dir, { recursive: true, mode: 0o755 });
+  // Explicitly 0755 when made here: a umask of 077 would keep `postgres` out.
+  if (await mkdir(dir, { recursive: true })) await chmod(dir, 0o755);
   if (!(await reachableBy(user, dir))) {
     throw new Error(
       `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${dir}: set PMS_SERVER_DIR to a directory it can enter`,
@@ -236,7 +237,8 @@ async function clusterHome(
   const real = await realpath(root);
   const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
   const home = join(await serverHome(user, serverDir), `${basename(real)}-${hash}`);
-  await mkdir(home, { recursive: true, mode: 0o755 });
+  await mkdir(home, { recursive: true });
+  await chmod(home, 0o755);
   await rm(join(root, "run"), { recursive: true, force: true });
   await symlink(join(home, "run"), join(root, "run"));
   await symlink(join(home, "postgres"), link);

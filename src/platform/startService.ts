@@ -67,7 +67,7 @@ export async function openEventStore(config: Config, sql: Sql): Promise<EventSto
 /**
  * Start-up work that changes the schema (migrations, pg-boss's schema, roles), one process at a
  * time on the database: roles started together on a fresh database (`docker compose up`) otherwise
- * race, e.g. two `CREATE SCHEMA IF NOT EXISTS pgboss` (a duplicate key in pg_namespace). The lock
+ * race on creating the same schema (a duplicate key in pg_namespace, seen at pg-boss's start). The lock
  * is a transaction's (held by one pooled connection, released at its end or if the process dies);
  * the work itself runs on other connections.
  */

@@ -305,7 +305,12 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/energy-diagnoses",
     {
-      schema: { ...tag, querystring: listEnergyDiagnosesQuery, response: energyDiagnosisList },
+      schema: {
+        summary: "List energy diagnoses",
+        ...tag,
+        querystring: listEnergyDiagnosesQuery,
+        response: energyDiagnosisList,
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -318,7 +323,12 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/energy-diagnoses/:id",
     {
-      schema: { ...tag, params: z.strictObject({ id }), response: answers(energyDiagnosisBody) },
+      schema: {
+        summary: "Get an energy diagnosis",
+        ...tag,
+        params: z.strictObject({ id }),
+        response: answers(energyDiagnosisBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -334,6 +344,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     "/api/places/:place_id/energy-diagnoses",
     {
       schema: {
+        summary: "List a place's building-level energy diagnoses (and its estates' with include_estates)",
         ...tag,
         params: z.strictObject({ place_id: id }),
         querystring: placeEnergyDiagnosesQuery,
@@ -361,6 +372,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     "/api/places/:place_id/estates/:estate_id/energy-diagnoses",
     {
       schema: {
+        summary: "List an estate's energy diagnoses",
         ...tag,
         params: z.strictObject({ place_id: id, estate_id: id }),
         querystring: estateEnergyDiagnosesQuery,

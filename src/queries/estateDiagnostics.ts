@@ -66,6 +66,7 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
     "/api/estates/:estate_id/diagnostics",
     {
       schema: {
+        summary: "List the diagnostics of an estate",
         ...tag,
         params: z.strictObject({ estate_id: id }),
         querystring: listEstateDiagnosticsQuery,
@@ -109,6 +110,7 @@ export async function estateDiagnosticQueryRoutes(app: FastifyInstance) {
     "/api/estates/:estate_id/diagnostics/:id",
     {
       schema: {
+        summary: "Get a diagnostic of an estate",
         ...tag,
         params: z.strictObject({ estate_id: id, id }),
         response: answers(estateDiagnosticBody),

@@ -346,7 +346,12 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/rent-regulation/irl",
     {
-      schema: { ...tag, querystring: z.strictObject({ ...pageQuery }), response: answers(z.array(irlBody)) },
+      schema: {
+        summary: "List IRL values, newest quarter first",
+        ...tag,
+        querystring: z.strictObject({ ...pageQuery }),
+        response: answers(z.array(irlBody)),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -359,7 +364,12 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/rent-regulation/irl/:quarter",
     {
-      schema: { ...tag, params: irlParams, response: answers(irlBody) },
+      schema: {
+        summary: "The IRL value of a quarter",
+        ...tag,
+        params: irlParams,
+        response: answers(irlBody),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -375,7 +385,12 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/places/:place_id/rent-regulation",
     {
-      schema: { ...tag, params: placeRegulationParams, response: answers(placeRegulationAnswer) },
+      schema: {
+        summary: "A place's rent regulation",
+        ...tag,
+        params: placeRegulationParams,
+        response: answers(placeRegulationAnswer),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
@@ -391,7 +406,12 @@ export async function rentRegulationQueryRoutes(app: FastifyInstance) {
   app.get(
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
     {
-      schema: { ...tag, params: estateRegulationParams, response: answers(estateRegulationAnswer) },
+      schema: {
+        summary: "An estate's rent regulation, its own or its place's",
+        ...tag,
+        params: estateRegulationParams,
+        response: answers(estateRegulationAnswer),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {

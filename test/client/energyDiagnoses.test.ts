@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PmsClient, Schemas } from "../../clients/typescript/index.ts";
+import { type PmsClient, type Schemas, written } from "../../clients/typescript/index.ts";
 import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -29,13 +29,13 @@ describe.each(databaseKinds)("energy diagnoses through the typed client on %s", 
     other = clientAs(t.other);
     const place = await pms.POST("/api/places", { body: { name: "Résidence du Parc" } });
     expect(place.response.status).toBe(201);
-    placeId = (place.data as { id: string }).id;
+    placeId = written(place)!.id;
     const estate = await pms.POST("/api/places/{place_id}/estates", {
       params: { path: { place_id: placeId } },
       body: { name: "Lot 12", estate_type_id: APARTMENT, area: 64.2, fiscal_identifier: "FI-12" },
     });
     expect(estate.response.status).toBe(201);
-    estateId = (estate.data as Schemas["Estate"]).id;
+    estateId = written(estate)!.id;
   });
   afterAll(async () => {
     await t?.close();
@@ -44,7 +44,7 @@ describe.each(databaseKinds)("energy diagnoses through the typed client on %s", 
   it("records a unit's diagnosis, reads it, lists it with its page headers", async () => {
     const created = await pms.POST("/api/energy-diagnoses", { body: dpe({ estate_id: estateId }) });
     expect(created.response.status, JSON.stringify(created.error)).toBe(201);
-    const diagnosis = created.data as Schemas["EnergyDiagnosis"];
+    const diagnosis = written(created)!;
     expect(diagnosis).toMatchObject({
       estate_id: estateId,
       place_id: null,
@@ -77,7 +77,7 @@ describe.each(databaseKinds)("energy diagnoses through the typed client on %s", 
 
   it("updates with If-Match: the current ETag passes, a stale one is a 412 in the error shape", async () => {
     const created = await pms.POST("/api/energy-diagnoses", { body: dpe({ place_id: placeId }) });
-    const id = (created.data as Schemas["EnergyDiagnosis"]).id;
+    const id = written(created)!.id;
     const path = { params: { path: { id } } };
     const etag = created.response.headers.get("etag")!;
     const updated = await pms.PUT("/api/energy-diagnoses/{id}", {
@@ -129,7 +129,7 @@ describe.each(databaseKinds)("energy diagnoses through the typed client on %s", 
 
   it("keeps tenants apart: another tenant's diagnosis is a 404", async () => {
     const created = await pms.POST("/api/energy-diagnoses", { body: dpe({ place_id: placeId }) });
-    const id = (created.data as Schemas["EnergyDiagnosis"]).id;
+    const id = written(created)!.id;
     const theirs = await other.GET("/api/energy-diagnoses/{id}", { params: { path: { id } } });
     expect(theirs.response.status).toBe(404);
     const unknownPlace = await other.POST("/api/energy-diagnoses", { body: dpe({ place_id: UNKNOWN }) });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PmsClient, Schemas } from "../../clients/typescript/index.ts";
+import { type PmsClient, type Schemas, written } from "../../clients/typescript/index.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
@@ -29,7 +29,7 @@ describe.each(databaseKinds)("estates through the typed client on %s", (kind) =>
       body: newEstate(over),
     });
     expect(res.response.status, JSON.stringify(res.error)).toBe(201);
-    return { estate: res.data as Schemas["Estate"], response: res.response };
+    return { estate: written(res)!, response: res.response };
   };
 
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe.each(databaseKinds)("estates through the typed client on %s", (kind) =>
     pms = clientAs();
     other = clientAs(t.other);
     const place = await pms.POST("/api/places", { body: { name: "Les Lilas" } });
-    placeId = (place.data as { id: string }).id;
+    placeId = written(place)!.id;
   });
   afterAll(async () => {
     await t?.close();

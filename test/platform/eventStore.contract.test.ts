@@ -19,6 +19,8 @@ import {
   DuplicateEventIdError,
 } from "../../src/platform/eventstore/postgres/appendToStream.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { fakeClient } from "../support/fakeEventStoreDb.ts";
+import { startFaultProxy } from "../support/faultProxy.ts";
 import { openTransaction } from "../support/openTransaction.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 
@@ -40,13 +42,23 @@ interface Fixture {
   url?: string;
   /** A second instance over the same log, as another process would have. */
   another?: () => Promise<{ store: EventStore; close(): Promise<void> }>;
+  /**
+   * A second instance over the same log whose next append meets a fault (issue 22): `lost-reply`,
+   * the write commits and its answer is lost; `cut`, the connection fails before the write.
+   */
+  faulty?: () => Promise<{
+    store: EventStore;
+    inject(fault: "lost-reply" | "cut"): void;
+    close(): Promise<void>;
+  }>;
   close(): Promise<void>;
 }
 
-const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[] = [
+const adapters: { name: string; available: boolean; faultable?: boolean; open(): Promise<Fixture> }[] = [
   {
     name: "postgres",
     available: Boolean(process.env.TEST_DATABASE_URL),
+    faultable: true,
     async open() {
       const db = await createTestDatabase("postgres");
       const store = createPostgresEventStore(db.sql);
@@ -66,11 +78,59 @@ const adapters: { name: string; available: boolean; open(): Promise<Fixture> }[]
               ),
           };
         },
+        async faulty() {
+          const proxy = await startFaultProxy(db.url!, (text) =>
+            text.includes("json_to_recordset($1::json)"),
+          );
+          const sql: Sql = createPostgresSql(proxy.url, { max: 2 });
+          const other = createPostgresEventStore(sql);
+          return {
+            store: other,
+            inject: (fault) => proxy.inject(fault === "lost-reply" ? "drop-reply" : "cut"),
+            close: () =>
+              inOrder(
+                () => other.close(),
+                () => sql.close(),
+                () => proxy.close(),
+              ),
+          };
+        },
         close: () =>
           inOrder(
             () => store.close(),
             () => db.drop(),
           ),
+      };
+    },
+  },
+  {
+    // Client 6.2.1's answers without a server (test/support/fakeEventStoreDb.ts): the adapter's
+    // side of the contract; the server's runs with EVENTSTORE_URL below.
+    name: "eventstoredb (fake client)",
+    available: true,
+    faultable: true,
+    async open() {
+      const fake = fakeClient();
+      const store = createEventStoreDbEventStore(fake.client);
+      return {
+        store,
+        fresh: true,
+        async another() {
+          const other = createEventStoreDbEventStore(fake.client);
+          return { store: other, close: () => other.close() };
+        },
+        async faulty() {
+          return {
+            store,
+            inject: (fault) =>
+              fake.faults.push({
+                op: "append",
+                kind: fault === "lost-reply" ? "timeout-after-commit" : "unavailable",
+              }),
+            close: async () => {},
+          };
+        },
+        close: () => store.close(),
       };
     },
   },
@@ -156,6 +216,7 @@ const idempotency: Record<
 > = {
   postgres: { looseRetry: "replay", otherStream: "refused" },
   eventstoredb: { looseRetry: "best effort", otherStream: "written" },
+  "eventstoredb (fake client)": { looseRetry: "best effort", otherStream: "written" },
 };
 
 for (const adapter of adapters) {
@@ -202,7 +263,7 @@ for (const adapter of adapters) {
     });
 
     it("reports its engine", () => {
-      expect(store.engine).toBe(adapter.name);
+      expect(store.engine).toBe(adapter.name.replace(" (fake client)", ""));
     });
 
     it("starts empty when fresh: no head, nothing to read", async () => {
@@ -604,6 +665,31 @@ for (const adapter of adapters) {
       const head2 = await store.headPosition();
       expect(head2).toEqual(next.position);
       expect(comparePositions(head1!, head2!)).toBe(-1);
+    });
+
+    describe.skipIf(!adapter.faultable)("unknown outcomes (issue 22)", () => {
+      for (const fault of ["lost-reply", "cut"] as const) {
+        it(`an append meeting a ${fault} answers as written, and is written once`, async () => {
+          const faulty = await fixture.faulty!();
+          try {
+            const s = stream();
+            await faulty.store.appendToStream(s, [newEvent()], { expected_revision: "no_stream" });
+            const events = [newEvent(), newEvent()];
+            faulty.inject(fault);
+            const result = await faulty.store.appendToStream(s, events, { expected_revision: 0n });
+            note(result.position);
+            expect(result.next_revision).toBe(2n);
+            const read = await store.readStream(s);
+            expect(ids(read.slice(1))).toEqual(ids(events));
+            expect(result.position).toEqual(read[2].position);
+            // A retry of the same write (the client's, with its derived ids) replays it.
+            expect(await store.appendToStream(s, events, { expected_revision: 0n })).toEqual(result);
+            expect(await store.readStream(s)).toHaveLength(3);
+          } finally {
+            await faulty.close();
+          }
+        });
+      }
     });
 
     describe("subscribeToAll", () => {

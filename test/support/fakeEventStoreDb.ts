@@ -115,6 +115,11 @@ export function fakeClient(options: FakeOptions = {}) {
   };
   const calls = { readStream: 0, dispose: 0, subscribeToAll: [] as number[] };
   const subscriptions: FakeSubscription[] = [];
+  /** Subscriptions that receive each new event. */
+  const live = new Set<FakeSubscription>();
+  const deliver = (e: Stored) => {
+    for (const sub of live) if (!sub.destroyed && sub.writable) sub.write(resolved(e, false));
+  };
   const streamOf = (name: string) => log.filter((e) => e.streamId === name);
 
   const resolved = (e: Stored, inStream: boolean): AllStreamResolvedEvent => ({
@@ -181,10 +186,20 @@ export function fakeClient(options: FakeOptions = {}) {
       }
       for (const e of picked.slice(0, o.maxCount ?? picked.length)) yield resolved(e, false);
     },
-    subscribeToAll() {
+    /** Catch-up from `fromPosition` (inclusive, as the server), then every event written after. */
+    subscribeToAll(o: { fromPosition?: ReadPosition } = {}) {
       calls.subscribeToAll.push(Date.now());
       const subscription = new FakeSubscription(options.discoveryFails ?? false);
       subscriptions.push(subscription);
+      const at = o.fromPosition;
+      if (at !== END) {
+        for (const e of log) {
+          if (at === undefined || at === START || e.position.commit >= at.commit)
+            subscription.write(resolved(e, false));
+        }
+      }
+      live.add(subscription);
+      subscription.on("close", () => live.delete(subscription));
       return subscription;
     },
     async dispose() {
@@ -243,6 +258,7 @@ export function fakeClient(options: FakeOptions = {}) {
         position: { commit: at, prepare: at },
       });
     }
+    for (const e of log.slice(log.length - events.length)) deliver(e);
     const last = log[log.length - 1];
     return { success: true, nextExpectedRevision: last.revision, position: last.position };
   }
@@ -257,6 +273,7 @@ export function fakeClient(options: FakeOptions = {}) {
       created: new Date(),
       position: { commit: at, prepare: at },
     });
+    deliver(log[log.length - 1]);
   };
 
   return {

@@ -62,7 +62,12 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.post(
     "/api/energy-diagnoses",
     {
-      schema: { ...tag, body: createEnergyDiagnosisBody, response: createdAnswers(energyDiagnosisBody) },
+      schema: {
+        summary: "Record an energy diagnosis (DPE) of a place or an estate",
+        ...tag,
+        body: createEnergyDiagnosisBody,
+        response: createdAnswers(energyDiagnosisBody),
+      },
       config: { access: "PropertiesWrite", invalidBodyMessage },
     },
     async (request, reply) => {
@@ -89,6 +94,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
     "/api/energy-diagnoses/:id",
     {
       schema: {
+        summary: "Update an energy diagnosis (omitted fields kept, null removes)",
         ...tag,
         params: idParams,
         body: updateEnergyDiagnosisBody,
@@ -120,7 +126,7 @@ export async function energyDiagnosisCommandRoutes(app: FastifyInstance) {
   app.delete(
     "/api/energy-diagnoses/:id",
     {
-      schema: { ...tag, params: idParams, response: deletedAnswers },
+      schema: { summary: "Delete an energy diagnosis", ...tag, params: idParams, response: deletedAnswers },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

@@ -24,6 +24,7 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
     "/api/estates/:estate_id/diagnostics",
     {
       schema: {
+        summary: "Record a diagnostic of an estate",
         ...tag,
         params: z.strictObject({ estate_id: id }),
         body: createEstateDiagnosticBody,
@@ -70,7 +71,12 @@ export async function estateDiagnosticCommandRoutes(app: FastifyInstance) {
   app.delete(
     "/api/estates/:estate_id/diagnostics/:id",
     {
-      schema: { ...tag, params: z.strictObject({ estate_id: id, id }), response: deletedAnswers },
+      schema: {
+        summary: "Delete a diagnostic of an estate",
+        ...tag,
+        params: z.strictObject({ estate_id: id, id }),
+        response: deletedAnswers,
+      },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

@@ -139,7 +139,13 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
   app.get(
     "/api/leases/:lease_id/compliance",
     {
-      schema: { tags, params, querystring: complianceQuery, response: answers(complianceBody) },
+      schema: {
+        summary: "A lease's compliance with the rent rules",
+        tags,
+        params,
+        querystring: complianceQuery,
+        response: answers(complianceBody),
+      },
       config: { access: "LeasesRead" },
     },
     async (request) => {
@@ -151,7 +157,13 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
   app.post(
     "/api/leases/:lease_id/compliance/update",
     {
-      schema: { tags, params, querystring: complianceQuery, response: updatedAnswers(complianceBody) },
+      schema: {
+        summary: "Check a lease's compliance again and record the result",
+        tags,
+        params,
+        querystring: complianceQuery,
+        response: updatedAnswers(complianceBody),
+      },
       config: { access: "LeasesWrite" },
     },
     async (request, reply) => {
@@ -178,7 +190,13 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
   app.get(
     "/api/leases/:lease_id/rent-revision",
     {
-      schema: { tags, params, querystring: revisionQuery, response: answers(rentRevisionBody) },
+      schema: {
+        summary: "The rent revision a lease allows (IRL)",
+        tags,
+        params,
+        querystring: revisionQuery,
+        response: answers(rentRevisionBody),
+      },
       config: { access: "LeasesRead" },
     },
     async (request) => {

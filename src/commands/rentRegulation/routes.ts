@@ -81,7 +81,13 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
   app.put(
     "/api/rent-regulation/irl/:quarter",
     {
-      schema: { ...tag, params: irlParams, body: putIrlBody, response: updatedAnswers(irlBody) },
+      schema: {
+        summary: "Set the IRL value of a quarter",
+        ...tag,
+        params: irlParams,
+        body: putIrlBody,
+        response: updatedAnswers(irlBody),
+      },
       config: { access: "admin" },
     },
     async (request, reply) => {
@@ -113,6 +119,7 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
     "/api/places/:place_id/rent-regulation",
     {
       schema: {
+        summary: "Set the rent regulation (encadrement des loyers) of a place",
         ...tag,
         params: placeRegulationParams,
         body: putRentRegulationBody,
@@ -149,6 +156,7 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
     {
       schema: {
+        summary: "Set the rent regulation of an estate (its own reference rents)",
         ...tag,
         params: estateRegulationParams,
         body: putRentRegulationBody,
@@ -184,7 +192,12 @@ export async function rentRegulationCommandRoutes(app: FastifyInstance) {
   app.delete(
     "/api/places/:place_id/estates/:estate_id/rent-regulation",
     {
-      schema: { ...tag, params: estateRegulationParams, response: deletedAnswers },
+      schema: {
+        summary: "Remove an estate's own rent regulation (its place's applies)",
+        ...tag,
+        params: estateRegulationParams,
+        response: deletedAnswers,
+      },
       config: { access: "PropertiesDelete" },
     },
     async (request, reply) => {

@@ -15,14 +15,21 @@ const health = { tags: ["Health"] };
 export async function healthRoutes(app: FastifyInstance) {
   app.get(
     "/api/health",
-    { config: { access: "public" }, schema: { ...health, response: answers(liveBody) } },
+    {
+      config: { access: "public" },
+      schema: { summary: "Liveness: the process answers", ...health, response: answers(liveBody) },
+    },
     async () => ({ status: "ok" }),
   );
   app.get(
     "/api/health/ready",
     {
       config: { access: "public" },
-      schema: { ...health, response: { ...answers(readyBody), 503: readyBody } },
+      schema: {
+        summary: "Readiness: database, event store and projections caught up",
+        ...health,
+        response: { ...answers(readyBody), 503: readyBody },
+      },
     },
     async (_request, reply) => {
       const { sql, store } = app.platform;

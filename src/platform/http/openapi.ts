@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
 import type { RouteAccess } from "../platform.ts";
 
 /**
@@ -78,7 +79,7 @@ const defaultSummary = (method: string, path: string) => `${VERBS[method]} ${pat
 
 const STATUS_TEXTS: Record<string, string> = {
   "200": "OK",
-  "201": "Created: the new resource, read back from its read model",
+  "201": "Created (the Location header names it)",
   "202": "Accepted: written, not yet readable; GET the Location later",
   "204": "No content",
 };
@@ -301,9 +302,7 @@ function describeOperation(
             properties: { ...parts.properties, file: { type: "string", format: "binary" } },
             required: [...new Set([...(parts.required ?? []), "file"])],
           },
-          encoding: {
-            file: { contentType: "application/pdf, image/jpeg, image/png, image/gif, image/webp" },
-          },
+          encoding: { file: { contentType: MEDIA_CONTENT_TYPES.join(", ") } },
         },
       },
     };

@@ -32,7 +32,11 @@ export const storableJson = <S extends z.ZodType>(schema: S) =>
   });
 
 /** A UUID (any version), lower-cased: ids name streams, so `ABC…` and `abc…` must be one id. */
-export const uuid = () => z.guid("Must be a UUID").overwrite((value) => value.toLowerCase());
+export const uuid = () =>
+  z
+    .guid("Must be a UUID")
+    .overwrite((value) => value.toLowerCase())
+    .meta({ example: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001" });
 
 /** An amount of money in euros (rent, deposit, tax): a finite number >= 0, stored as numeric. */
 export const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
@@ -59,7 +63,9 @@ export const typeError = (expected: string) => (issue: { input?: unknown }) =>
   issue.input === null ? "is required and may not be null" : expected;
 
 /** Any 8-4-4-4-12 hex id (the catalog's fixed ids are not all RFC 4122 variants). */
-export const id = z.guid({ error: "must be a UUID" });
+export const id = z
+  .guid({ error: "must be a UUID" })
+  .meta({ example: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001" });
 
 /** A real calendar date written YYYY-MM-DD (2025-02-30 fails). */
 export const isoDate = z

@@ -52,7 +52,14 @@ export async function workerRoutes(app: FastifyInstance) {
   }));
   app.get(
     "/api/workers/jobs",
-    { schema: { tags, response: answers(z.array(jobKindBody)) }, config: { access: "worker" } },
+    {
+      schema: {
+        summary: "The kinds of job a worker may queue, with the JSON Schema of each input",
+        tags,
+        response: answers(z.array(jobKindBody)),
+      },
+      config: { access: "worker" },
+    },
     async () => kinds,
   );
 
@@ -81,6 +88,7 @@ export async function workerRoutes(app: FastifyInstance) {
     "/api/workers/jobs/:queue/:job_id",
     {
       schema: {
+        summary: "A queued job's state and output",
         tags,
         params: z.object({ queue: z.string().min(1).max(100), job_id: uuid() }),
         response: answers(jobStatusBody),
