@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { contactRoutes } from "./commands/contacts/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
@@ -19,6 +20,7 @@ import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
+import { contactsProjection } from "./projections/contacts.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
@@ -31,6 +33,7 @@ import { placesProjection } from "./projections/places.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
+import { contactQueries } from "./queries/contacts.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
@@ -131,4 +134,5 @@ export const areas: Area[] = [
     routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
     projections: [leasePdfsProjection],
   },
+  { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
 ];

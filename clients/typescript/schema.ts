@@ -1926,10 +1926,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getContacts"];
+        put?: never;
+        /**
+         * Create a contact
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contact
+         * @description Needs a tenant API key with the SettingsRead permission.
+         */
+        get: operations["getContactsByContactId"];
+        /**
+         * Update a contact: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putContactsByContactId"];
+        post?: never;
+        /**
+         * Delete a contact
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteContactsByContactId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contact_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contact's events, oldest first (audit; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getContactsByContactIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        NewContactInput: {
+            /** @enum {string} */
+            category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            notes?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        ContactChangesInput: {
+            /** @enum {string} */
+            category?: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            notes?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
             estate_id?: string | null;
@@ -2072,6 +2188,90 @@ export interface components {
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
         };
+        NewPlaceInput: {
+            name: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        PlaceChangesInput: {
+            name?: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        NewOwnerInput: {
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email: string;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            iban?: string | null;
+            bic?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        OwnerChangesInput: {
+            /** @enum {string} */
+            category?: "individual" | "company";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email?: string;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            iban?: string | null;
+            bic?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        NewRoomInput: {
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id: string;
+            area?: number | null;
+            floor?: number | null;
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        RoomChangesInput: {
+            name?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id?: string;
+            area?: number | null;
+            floor?: number | null;
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
          * @example {
@@ -2117,6 +2317,32 @@ export interface components {
             correlation_id: string | null;
             data: unknown;
         };
+        Contact: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string | null;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            notes: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
         EnergyDiagnosis: {
             /**
@@ -2147,6 +2373,23 @@ export interface components {
             heated_area: number | null;
             notes: string | null;
             media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Place: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            description: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2225,6 +2468,33 @@ export interface components {
             active: boolean;
             replaced_by: string | null;
             deactivated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Owner: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            iban: string | null;
+            bic: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2535,6 +2805,31 @@ export interface components {
             sha256: string;
             /** Format: date-time */
             created_at: string;
+        };
+        Room: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id: string;
+            area: number | null;
+            floor: number | null;
+            description: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: {
@@ -2989,7 +3284,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete")[];
+                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "SettingsRead" | "SettingsWrite")[];
                 };
             };
         };
@@ -3282,7 +3577,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts */
                     projection: string;
                 };
             };
@@ -4099,23 +4394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    }[];
+                    "application/json": components["schemas"]["Place"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4139,41 +4418,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string | null;
-                    address_street?: string | null;
-                    address_postal_code?: string | null;
-                    address_city?: string | null;
-                    address_country?: string | null;
-                };
+                "application/json": components["schemas"]["NewPlaceInput"];
             };
         };
         responses: {
             /** @description Created (the Location header names it) */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Place"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -4212,26 +4469,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Place"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4258,40 +4500,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                    address_street?: string | null;
-                    address_postal_code?: string | null;
-                    address_city?: string | null;
-                    address_country?: string | null;
-                };
+                "application/json": components["schemas"]["PlaceChangesInput"];
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Place"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -4830,33 +5050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        /** @enum {string} */
-                        category: "individual" | "company";
-                        email: string;
-                        first_name: string | null;
-                        last_name: string | null;
-                        legal_name: string | null;
-                        phone: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        iban: string | null;
-                        bic: string | null;
-                        custom_fields: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    }[];
+                    "application/json": components["schemas"]["Owner"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4880,61 +5074,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    category: "individual" | "company";
-                    email: string;
-                    first_name?: string | null;
-                    last_name?: string | null;
-                    legal_name?: string | null;
-                    phone?: string | null;
-                    address_street?: string | null;
-                    address_postal_code?: string | null;
-                    address_city?: string | null;
-                    address_country?: string | null;
-                    iban?: string | null;
-                    bic?: string | null;
-                    custom_fields?: {
-                        [key: string]: unknown;
-                    } | null;
-                };
+                "application/json": components["schemas"]["NewOwnerInput"];
             };
         };
         responses: {
             /** @description Created (the Location header names it) */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        /** @enum {string} */
-                        category: "individual" | "company";
-                        email: string;
-                        first_name: string | null;
-                        last_name: string | null;
-                        legal_name: string | null;
-                        phone: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        iban: string | null;
-                        bic: string | null;
-                        custom_fields: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Owner"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -4973,36 +5125,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        /** @enum {string} */
-                        category: "individual" | "company";
-                        email: string;
-                        first_name: string | null;
-                        last_name: string | null;
-                        legal_name: string | null;
-                        phone: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        iban: string | null;
-                        bic: string | null;
-                        custom_fields: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Owner"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5029,60 +5156,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    category?: "individual" | "company";
-                    email?: string;
-                    first_name?: string | null;
-                    last_name?: string | null;
-                    legal_name?: string | null;
-                    phone?: string | null;
-                    address_street?: string | null;
-                    address_postal_code?: string | null;
-                    address_city?: string | null;
-                    address_country?: string | null;
-                    iban?: string | null;
-                    bic?: string | null;
-                    custom_fields?: {
-                        [key: string]: unknown;
-                    } | null;
-                };
+                "application/json": components["schemas"]["OwnerChangesInput"];
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        /** @enum {string} */
-                        category: "individual" | "company";
-                        email: string;
-                        first_name: string | null;
-                        last_name: string | null;
-                        legal_name: string | null;
-                        phone: string | null;
-                        address_street: string | null;
-                        address_postal_code: string | null;
-                        address_city: string | null;
-                        address_country: string | null;
-                        iban: string | null;
-                        bic: string | null;
-                        custom_fields: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Owner"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -5637,31 +5722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        room_type_id: string;
-                        area: number | null;
-                        floor: number | null;
-                        description: string | null;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        estate_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    }[];
+                    "application/json": components["schemas"]["Room"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5689,57 +5750,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /**
-                     * Format: uuid
-                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                     */
-                    room_type_id: string;
-                    area?: number | null;
-                    floor?: number | null;
-                    description?: string | null;
-                    /**
-                     * Format: uuid
-                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                     */
-                    estate_id?: string;
-                };
+                "application/json": components["schemas"]["NewRoomInput"];
             };
         };
         responses: {
             /** @description Created (the Location header names it) */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        room_type_id: string;
-                        area: number | null;
-                        floor: number | null;
-                        description: string | null;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        estate_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Room"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -5781,34 +5804,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        room_type_id: string;
-                        area: number | null;
-                        floor: number | null;
-                        description: string | null;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        estate_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Room"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5837,56 +5837,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    /**
-                     * Format: uuid
-                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                     */
-                    room_type_id?: string;
-                    area?: number | null;
-                    floor?: number | null;
-                    description?: string | null;
-                    /**
-                     * Format: uuid
-                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                     */
-                    estate_id?: string;
-                };
+                "application/json": components["schemas"]["RoomChangesInput"];
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        name: string;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        room_type_id: string;
-                        area: number | null;
-                        floor: number | null;
-                        description: string | null;
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        estate_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Room"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -8969,6 +8931,253 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getContacts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Contained in the names, legal name or email */
+                q?: string;
+                category?: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
+                /** @description Exact email, case-insensitive */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewContactInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getContactsByContactId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putContactsByContactId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteContactsByContactId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getContactsByContactIdHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

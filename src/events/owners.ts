@@ -1,48 +1,49 @@
+import { z } from "zod";
+import { storableJson } from "../platform/http/schemas.ts";
+import {
+  addressFields,
+  bicField,
+  emailField,
+  ibanField,
+  personFields,
+  phoneField,
+} from "../platform/resource/fields.ts";
+import {
+  contactSearch,
+  defineResource,
+  type ResourceEvent,
+  type ResourceFields,
+} from "../platform/resource/resource.ts";
+
 /** Owners of estates (individuals or companies). Stream `owner-<uuid>`. */
 
-export const ownerStream = (id: string) => `owner-${id}`;
-
 export const ownerCategories = ["individual", "company"] as const;
-export type OwnerCategory = (typeof ownerCategories)[number];
+const category = z.enum(ownerCategories, { error: "Invalid owner category: individual or company" });
 
-/** Every client-settable field; absent optional fields are null. */
-export interface OwnerFields {
-  category: OwnerCategory;
-  first_name: string | null;
-  last_name: string | null;
-  legal_name: string | null;
-  email: string;
-  phone: string | null;
-  address_street: string | null;
-  address_postal_code: string | null;
-  address_city: string | null;
-  address_country: string | null;
-  iban: string | null;
-  bic: string | null;
-  custom_fields: Record<string, unknown> | null;
-}
+export const ownerResource = defineResource({
+  name: "owner",
+  stream: (id) => `owner-${id}`,
+  label: "Owner",
+  table: "owners",
+  path: "/api/owners",
+  tag: "Owners",
+  access: { read: "PropertiesRead", write: "PropertiesWrite", delete: "PropertiesDelete" },
+  fields: {
+    category,
+    ...personFields,
+    email: emailField,
+    phone: phoneField.nullish(),
+    ...addressFields,
+    iban: ibanField.nullish(),
+    bic: bicField.nullish(),
+    custom_fields: storableJson(z.record(z.string(), z.unknown())).nullish(),
+  },
+  events: { created: "OwnerRegistered", updated: "OwnerUpdated", deleted: "OwnerDeleted" },
+  commands: { create: "RegisterOwner", update: "UpdateOwner", delete: "DeleteOwner" },
+  filters: contactSearch(z.enum(ownerCategories)),
+  summaries: { delete: "Delete an owner (refused while owning estates)" },
+  invalidBodyMessage: "Invalid owner data",
+});
 
-export type OwnerEvent =
-  | { type: "OwnerRegistered"; data: { owner_id: string } & OwnerFields }
-  /** Only the fields that changed (null = removed); may be empty: updated_at still moves. */
-  | { type: "OwnerUpdated"; data: { owner_id: string; changes: Partial<OwnerFields> } }
-  | { type: "OwnerDeleted"; data: { owner_id: string } };
-
-export const ownerEventTypes = ["OwnerRegistered", "OwnerUpdated", "OwnerDeleted"] as const;
-
-/** An owner's fields in API order: the decider diffs them, the read model and responses list them. */
-export const ownerFieldNames = [
-  "category",
-  "first_name",
-  "last_name",
-  "legal_name",
-  "email",
-  "phone",
-  "address_street",
-  "address_postal_code",
-  "address_city",
-  "address_country",
-  "iban",
-  "bic",
-  "custom_fields",
-] as const satisfies readonly (keyof OwnerFields)[];
+export type OwnerFields = ResourceFields<typeof ownerResource>;
+export type OwnerEvent = ResourceEvent<typeof ownerResource>;

@@ -1,19 +1,29 @@
+import { z } from "zod";
+import { text, uuid } from "../platform/http/schemas.ts";
+import { defineResource, equals, type ResourceEvent } from "../platform/resource/resource.ts";
+
 /** Rooms of an estate. Stream `room-<uuid>`; a room never changes estate. */
+export const roomResource = defineResource({
+  name: "room",
+  stream: (id) => `room-${id}`,
+  label: "Room",
+  table: "rooms",
+  path: "/api/places/:place_id/estates/:estate_id/rooms",
+  tag: "Rooms",
+  access: { read: "PropertiesRead", write: "PropertiesWrite", delete: "PropertiesDelete" },
+  parent: "estate",
+  fields: {
+    name: text(255),
+    room_type_id: uuid(),
+    area: z.number().finite().gt(0, "Must be greater than 0").max(100_000).nullish(),
+    floor: z.number().int("Must be an integer").min(-20).max(300).nullish(),
+    description: text(2000).nullish(),
+  },
+  events: { created: "RoomAdded", updated: "RoomUpdated", deleted: "RoomRemoved" },
+  commands: { create: "AddRoom", update: "UpdateRoom", delete: "RemoveRoom" },
+  filters: { room_type_id: equals("room_type_id", uuid()) },
+  summaries: { list: "List the rooms of an estate", create: "Add a room to an estate" },
+  invalidBodyMessage: "Invalid room data",
+});
 
-export const roomStream = (id: string) => `room-${id}`;
-
-export interface RoomFields {
-  name: string;
-  room_type_id: string;
-  area: number | null;
-  floor: number | null;
-  description: string | null;
-}
-
-export type RoomEvent =
-  | { type: "RoomAdded"; data: { room_id: string; estate_id: string } & RoomFields }
-  /** Only the fields that changed (null = removed); may be empty: updated_at still moves. */
-  | { type: "RoomUpdated"; data: { room_id: string; estate_id: string; changes: Partial<RoomFields> } }
-  | { type: "RoomRemoved"; data: { room_id: string; estate_id: string } };
-
-export const roomEventTypes = ["RoomAdded", "RoomUpdated", "RoomRemoved"] as const;
+export type RoomEvent = ResourceEvent<typeof roomResource>;

@@ -1,0 +1,157 @@
+import { changedFields, type Decider } from "../decider.ts";
+import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../errors.ts";
+import type {
+  CreateInput,
+  Resource,
+  ResourceEvent,
+  ResourceFields,
+  ResourceKeys,
+  UpdateInput,
+} from "./resource.ts";
+
+/** Facts a route adds to a command (looked up in other areas' read models), per command. */
+export interface Facts {
+  create?: object;
+  update?: object;
+  delete?: object;
+}
+type Extra<X extends Facts, K extends keyof Facts> = X[K] extends object ? X[K] : unknown;
+type Names<R extends Resource> = NonNullable<R["~types"]>["commands"];
+
+export type CreateCommand<R extends Resource, X extends Facts = Facts> = {
+  type: Names<R>["create"];
+  input: CreateInput<R>;
+} & ResourceKeys<R> &
+  Extra<X, "create">;
+export type UpdateCommand<R extends Resource, X extends Facts = Facts> = {
+  type: Names<R>["update"];
+  input: UpdateInput<R>;
+} & ResourceKeys<R> &
+  Extra<X, "update">;
+export type DeleteCommand<R extends Resource, X extends Facts = Facts> = {
+  type: Names<R>["delete"];
+} & ResourceKeys<R> &
+  Extra<X, "delete">;
+export type ResourceCommand<R extends Resource, X extends Facts = Facts> =
+  | CreateCommand<R, X>
+  | UpdateCommand<R, X>
+  | DeleteCommand<R, X>;
+
+export type ResourceState<R extends Resource> =
+  | { status: "absent" }
+  | { status: "active" | "deleted"; fields: ResourceFields<R>; parent_id: string | null };
+
+/** The area's own rules, on top of the kit's (exists, not twice, parent never changes). */
+export interface Rules<R extends Resource, X extends Facts> {
+  /** Problems of the fields as the command would leave them (`changes`: null on create): a 400. */
+  check?: (
+    fields: ResourceFields<R>,
+    command: CreateCommand<R, X> | UpdateCommand<R, X>,
+    changes: Partial<ResourceFields<R>> | null,
+  ) => ErrorDetail[];
+  /** Throws to refuse a delete (e.g. a 409 while other resources need it). */
+  deletable?: (command: DeleteCommand<R, X>, fields: ResourceFields<R>) => void;
+}
+
+/** The child is not under the parent of the path: 400 on the parent's id (as for any id in a body). */
+export const notUnderParent = (resource: Resource, id: string, parentId: string) => {
+  const message = `${resource.label} ${id} does not belong to ${resource.parent} ${parentId}`;
+  return fieldError(String(resource.parentKey), message, message);
+};
+
+type Loose = Record<string, unknown>;
+
+/**
+ * The decider of a resource: create (409 if it exists), update (omitted keeps, null removes; the
+ * event names the changed fields), delete; 404 when absent or deleted; `rules` on top.
+ */
+export function resourceDecider<R extends Resource, X extends Facts = Facts>(
+  resource: R,
+  rules: Rules<R, X> = {},
+): Decider<ResourceState<R>, ResourceCommand<R, X>, ResourceEvent<R>> {
+  type Fields = ResourceFields<R>;
+  const { idKey, parentKey, label, events, commands } = resource;
+  const readOnly = new Set<string>(resource.readOnly ?? []);
+  const fieldNames = resource.fieldNames.filter((f) => !readOnly.has(f));
+  const invalid = `Invalid ${label.toLowerCase()} data`;
+  const keysOf = (command: Loose) =>
+    (parentKey
+      ? { [idKey]: command[idKey], [parentKey]: command[parentKey] }
+      : { [idKey]: command[idKey] }) as ResourceKeys<R>;
+  const refuseIf = (details: ErrorDetail[]) => {
+    if (details.length > 0) throw validationError(invalid, details);
+  };
+  const active = (state: ResourceState<R>, command: Loose) => {
+    const id = String(command[idKey]);
+    if (state.status !== "active") throw notFound(label, id);
+    if (parentKey && state.parent_id !== command[parentKey])
+      throw notUnderParent(resource, id, String(command[parentKey]));
+    return state;
+  };
+  /** A parent id in the body other than the path's. */
+  const moved = (input: Loose, command: Loose, message: string): ErrorDetail[] =>
+    parentKey && input[parentKey] !== undefined && input[parentKey] !== command[parentKey]
+      ? [{ field: parentKey, message }]
+      : [];
+  const event = (type: string, data: object) => ({ type, data }) as ResourceEvent<R>;
+
+  return {
+    initialState: () => ({ status: "absent" }),
+
+    evolve(state, e) {
+      const data = e.data as Loose;
+      switch (e.type) {
+        case events.created: {
+          const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, data[f]])) as Fields;
+          return { status: "active", fields, parent_id: parentKey ? String(data[parentKey]) : null };
+        }
+        case events.updated:
+          return state.status === "active"
+            ? { ...state, fields: { ...state.fields, ...(data.changes as Partial<Fields>) } }
+            : state;
+        case events.deleted:
+          return state.status === "active" ? { ...state, status: "deleted" } : state;
+        default:
+          return state;
+      }
+    },
+
+    decide(command, state) {
+      const c = command as unknown as Loose;
+      switch (command.type) {
+        case commands.create: {
+          if (state.status !== "absent") throw conflict(`${label} ${c[idKey]} already exists`);
+          const input = c.input as Loose;
+          const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, input[f] ?? null])) as Fields;
+          const parent = parentKey ? `the ${resource.parent} of the path (${c[parentKey]})` : "";
+          refuseIf([
+            ...moved(input, c, `Must be ${parent}`),
+            ...(rules.check?.(fields, command as CreateCommand<R, X>, null) ?? []),
+          ]);
+          return [event(events.created, { ...keysOf(c), ...fields })];
+        }
+        case commands.update: {
+          const current = active(state, c);
+          const input = c.input as Loose;
+          const changes = changedFields(current.fields, input as Partial<Fields>, fieldNames);
+          const merged = { ...current.fields, ...changes };
+          const fixed = (f: string) =>
+            f in changedFields(current.fields, input as Partial<Fields>, [f as keyof Fields]);
+          refuseIf([
+            ...moved(input, c, `A ${resource.name} cannot move to another ${resource.parent}`),
+            ...[...readOnly].filter(fixed).map((field) => ({ field, message: "Cannot be changed" })),
+            ...(rules.check?.(merged, command as UpdateCommand<R, X>, changes) ?? []),
+          ]);
+          return [event(events.updated, { ...keysOf(c), changes })];
+        }
+        case commands.delete: {
+          const current = active(state, c);
+          rules.deletable?.(command as DeleteCommand<R, X>, current.fields);
+          return [event(events.deleted, keysOf(c))];
+        }
+        default:
+          throw new Error(`Unknown command ${command.type}`);
+      }
+    },
+  };
+}

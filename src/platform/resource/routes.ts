@@ -1,0 +1,239 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { Decider } from "../decider.ts";
+import { notFound } from "../errors.ts";
+import { tenantOf } from "../http/auth.ts";
+import { setEtag } from "../http/etag.ts";
+import { handleCommand, newResourceId, readHistory } from "../http/handleCommand.ts";
+import { pageQuery, readPage, sendPage, sendSlice } from "../http/pagination.ts";
+import { replyWithResource } from "../http/replyWithResource.ts";
+import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } from "../http/responses.ts";
+import { uuid } from "../http/schemas.ts";
+import type { Row } from "../projections/projection.ts";
+import { type Facts, notUnderParent, type ResourceCommand, type ResourceState } from "./decider.ts";
+import { pick, readResource, selectOf } from "./read.ts";
+import type { CreateInput, Resource, ResourceEvent, UpdateInput } from "./resource.ts";
+
+/**
+ * The standard routes of a resource (docs/architecture.md, "How to add an area"): POST, PUT
+ * (omitted keeps, null removes) and DELETE in `src/commands/<area>/`, GET list (paging, filters),
+ * GET one and history in `src/queries/<area>.ts`. ETag, If-Match and read-your-writes come from
+ * handleCommand and replyWithResource, Idempotency-Key from the platform's hook.
+ */
+
+type Params = Record<string, string>;
+/** Runs first on every route of the resource, e.g. 404 unless the parent of the path exists. */
+export type Within = (request: FastifyRequest, params: Params) => Promise<unknown>;
+
+/** `:name` params of a path, each a UUID (lower-cased). */
+const paramsOf = (path: string, extra: string[] = []) => {
+  const names = [...[...path.matchAll(/:(\w+)/g)].map((m) => m[1]), ...extra];
+  return names.length > 0
+    ? { params: z.strictObject(Object.fromEntries(names.map((n) => [n, uuid()]))) }
+    : {};
+};
+const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name]);
+
+type Extra<X extends Facts, K extends keyof Facts> = X[K] extends object ? X[K] : object;
+interface Context {
+  tenantId: string;
+  id: string;
+  params: Params;
+}
+
+export interface CommandRouteOptions<R extends Resource, X extends Facts> {
+  within?: Within;
+  /** Facts from other areas' queries for each command (the decider's rules read them). */
+  facts?: {
+    create?: (request: FastifyRequest, c: Context & { input: CreateInput<R> }) => Promise<Extra<X, "create">>;
+    update?: (request: FastifyRequest, c: Context & { input: UpdateInput<R> }) => Promise<Extra<X, "update">>;
+    delete?: (request: FastifyRequest, c: Context) => Promise<Extra<X, "delete">>;
+  };
+}
+
+/** POST, PUT and DELETE of a resource. */
+export function resourceCommandRoutes<R extends Resource, X extends Facts = Facts>(
+  resource: R,
+  decider: Decider<ResourceState<R>, ResourceCommand<R, X>, ResourceEvent<R>>,
+  options: CommandRouteOptions<R, X> = {},
+) {
+  const { path, idKey, parentKey, label, access, summaries, commands } = resource;
+  const item = `${path}/:${idKey}`;
+  const tags = [resource.tag];
+  const bodyConfig = resource.invalidBodyMessage ? { invalidBodyMessage: resource.invalidBodyMessage } : {};
+  const facts = options.facts ?? {};
+
+  return async (app: FastifyInstance) => {
+    const { sql } = app.platform;
+    /** The command of the request (its type, the path's ids, the body, the facts), run. */
+    const run = async (request: FastifyRequest, id: string, kind: keyof Facts) => {
+      const params = request.params as Params;
+      const tenantId = tenantOf(request);
+      await options.within?.(request, params);
+      const input = request.body as CreateInput<R> & UpdateInput<R>;
+      const parent = parentKey ? { [parentKey]: params[parentKey] } : {};
+      const found = (await facts[kind]?.(request, { tenantId, id, params, input })) ?? {};
+      const command = { type: commands[kind], [idKey]: id, ...parent, input, ...found };
+      const result = await handleCommand(
+        request,
+        resource.stream(id),
+        decider,
+        command as unknown as ResourceCommand<R, X>,
+        // A create's id and every command's event ids come from the request (its Idempotency-Key).
+        kind === "create" ? {} : { notFound: () => notFound(label, id) },
+      );
+      const read = () => readResource(sql, resource, tenantId, id);
+      return { id, position: result.position, read, params };
+    };
+    const schema = (kind: keyof Facts, url: string) => ({
+      tags,
+      summary: summaries?.[kind],
+      ...paramsOf(url),
+    });
+    const idOf = (request: FastifyRequest) => (request.params as Params)[idKey];
+
+    app.post(
+      path,
+      {
+        schema: {
+          ...schema("create", path),
+          body: resource.createSchema,
+          response: createdAnswers(resource.body),
+        },
+        config: { access: access.write, ...bodyConfig },
+      },
+      async (request, reply) => {
+        const { params, ...done } = await run(request, newResourceId(request), "create");
+        return replyWithResource(request, reply, 201, {
+          ...done,
+          location: `${fill(path, params)}/${done.id}`,
+        });
+      },
+    );
+
+    app.put(
+      item,
+      {
+        schema: {
+          ...schema("update", item),
+          body: resource.updateSchema,
+          response: updatedAnswers(resource.body),
+        },
+        config: { access: access.write, ...bodyConfig },
+      },
+      async (request, reply) => {
+        const { params: _, ...done } = await run(request, idOf(request), "update");
+        return replyWithResource(request, reply, 200, done);
+      },
+    );
+
+    app.delete(
+      item,
+      { schema: { ...schema("delete", item), response: deletedAnswers }, config: { access: access.delete } },
+      async (request, reply) => {
+        const { id, position } = await run(request, idOf(request), "delete");
+        return replyWithResource(request, reply, 204, { id, position });
+      },
+    );
+  };
+}
+
+/** GET list (paging and the declared filters, under the parent of the path), GET one, history. */
+export function resourceQueryRoutes(resource: Resource, options: { within?: Within } = {}) {
+  const { path, idKey, parentKey, label, access, summaries } = resource;
+  const item = `${path}/:${idKey}`;
+  const tags = [resource.tag];
+  const filters = Object.entries(resource.filters ?? {});
+  const listQuery = z.strictObject({
+    ...pageQuery,
+    ...Object.fromEntries(filters.map(([name, f]) => [name, f.schema])),
+  });
+  const config = { access: access.read };
+
+  return async (app: FastifyInstance) => {
+    const { sql } = app.platform;
+
+    app.get(
+      path,
+      {
+        schema: {
+          tags,
+          summary: summaries?.list,
+          ...paramsOf(path),
+          querystring: listQuery,
+          response: answers(z.array(resource.body)),
+        },
+        config,
+      },
+      async (request, reply) => {
+        const tenantId = tenantOf(request);
+        const params = request.params as Params;
+        await options.within?.(request, params);
+        const query = request.query as Record<string, string> & { page: number; limit: number };
+        const where = ["tenant_id = $1"];
+        const values: unknown[] = [tenantId];
+        const add = (value: unknown, condition: (p: string) => string) => {
+          values.push(value);
+          where.push(condition(`$${values.length}`));
+        };
+        if (parentKey) add(params[parentKey], (p) => `${parentKey} = ${p}`);
+        for (const [name, filter] of filters) {
+          const value = query[name];
+          if (value) add(filter.value ? filter.value(value) : value, filter.where);
+        }
+        const { page, limit } = query;
+        const { rows, total } = await readPage<Row>(sql, tenantId, {
+          table: resource.table,
+          select: selectOf(resource),
+          where: where.join(" AND "),
+          params: values,
+          page,
+          limit,
+        });
+        const items = rows.map((r) => pick(r, resource.responseColumns));
+        return sendPage(request, reply, { items, total, page, limit });
+      },
+    );
+
+    app.get(
+      item,
+      {
+        schema: { tags, summary: summaries?.get, ...paramsOf(item), response: answers(resource.body) },
+        config,
+      },
+      async (request, reply) => {
+        const params = request.params as Params;
+        await options.within?.(request, params);
+        const id = params[idKey];
+        const found = await readResource(sql, resource, tenantOf(request), id);
+        if (!found) throw notFound(label, id);
+        if (parentKey && found.parent_id !== params[parentKey])
+          throw notUnderParent(resource, id, params[parentKey]);
+        setEtag(reply, found.revision);
+        return found.body;
+      },
+    );
+
+    if (!resource.history) return;
+    app.get(
+      `${item}/history`,
+      {
+        schema: {
+          tags,
+          summary: summaries?.history,
+          ...paramsOf(item),
+          querystring: z.strictObject(pageQuery),
+          response: answers(historyBody),
+        },
+        config,
+      },
+      async (request, reply) => {
+        const params = request.params as Params;
+        await options.within?.(request, params);
+        const id = params[idKey];
+        const history = await readHistory(request, resource.stream(id), () => notFound(label, id));
+        return sendSlice(request, reply, history, request.query as { page: number; limit: number });
+      },
+    );
+  };
+}
