@@ -20,7 +20,25 @@ for (const file of files) {
     if (area && area !== areaOf(file) && kind !== "queries") breaches.push(`${file} imports ${target}`);
   }
 }
+// The law (src/law/, docs/decisions.md): any area imports it; it imports only itself and the pure
+// date helpers of src/platform/formatDates.ts, so it stays free of HTTP, I/O and the areas.
+const LAW_MAY_IMPORT = ["src/platform/formatDates.ts"];
+const lawFiles = readdirSync(join(root, "src/law"), { recursive: true })
+  .map((f) => `src/law/${f}`)
+  .filter((f) => f.endsWith(".ts"));
+for (const file of lawFiles) {
+  const text = readFileSync(join(root, file), "utf8");
+  for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)) {
+    const target = spec.startsWith(".") ? relative(root, normalize(join(root, dirname(file), spec))) : spec;
+    if (!target.startsWith("src/law/") && !LAW_MAY_IMPORT.includes(target))
+      breaches.push(
+        `${file} imports ${target} (the law imports only itself and ${LAW_MAY_IMPORT.join(", ")})`,
+      );
+  }
+}
 for (const b of breaches)
   console.error(`import rule: ${b} (use src/platform/* or that area's src/queries/*)`);
-console.log(`import rule: ${files.length} area files checked, ${breaches.length} breaches`);
+console.log(
+  `import rule: ${files.length} area files and ${lawFiles.length} law files checked, ${breaches.length} breaches`,
+);
 process.exit(breaches.length ? 1 : 0);

@@ -15,6 +15,7 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import type { Projection } from "./platform/projections/projection.ts";
@@ -55,8 +56,6 @@ export interface Area {
   jobs?: AreaJob[];
 }
 
-const todayUtc = () => new Date().toISOString().slice(0, 10);
-
 /**
  * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a
  * worker key belongs to one tenant, and expiry runs across tenants, so on demand it may only do
@@ -64,13 +63,17 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
  */
 const leaseExpiryJob = areaJob({
   queue: LEASE_EXPIRY_QUEUE,
-  description: "Expires every ACTIVE lease whose end date is before the date (default today, UTC)",
+  description:
+    "Brings every ACTIVE lease whose end date is before the date (default today, Europe/Paris) to its term: mobility and student leases expire, unfurnished and furnished ones are renewed tacitly",
   cron: "5 0 * * *",
   input: z.strictObject({
-    date: isoDate.refine((date) => date <= todayUtc(), "must not be after today (UTC)").optional(),
+    date: isoDate.refine((date) => date <= legalToday(), "must not be after today (Europe/Paris)").optional(),
   }),
   // Counts only: the job's output is readable by the asking tenant, the leases are of every tenant.
-  run: async (deps, { date }) => ({ expired: (await expireLeases(deps, date)).expired.length }),
+  run: async (deps, { date }) => {
+    const done = await expireLeases(deps, date);
+    return { expired: done.expired.length, renewed: done.renewed.length };
+  },
 });
 
 /**

@@ -21,12 +21,15 @@ export interface LabelScale {
 /** The method of the arrêté du 31 mars 2021 applies to diagnoses made from this day on. */
 export const DPE_2021_METHOD_FROM = "2021-07-01";
 
-/** The scale of SPEC.md, the method in force until 2021-06-30. */
+/**
+ * The scale of the arrêté du 15 septembre 2006, in force until 2021-06-30: SPEC.md's with F up to
+ * 450 kWh/m²/year (SPEC.md's 420 is the 2021 value), G above.
+ */
 const SCALE_2006: LabelScale = {
   method: "2006",
-  energy: [50, 90, 150, 230, 330, 420],
+  energy: [50, 90, 150, 230, 330, 450],
   ges: [5, 10, 20, 35, 55, 80],
-  law: "scale in force before 2021-07-01",
+  law: "scale of the arrêté du 15 septembre 2006 (DPE made before 2021-07-01)",
 };
 /** Arrêté du 31 mars 2021 (DPE of dwellings, metropolitan France), from 2021-07-01. */
 const SCALE_2021: LabelScale = {

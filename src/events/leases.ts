@@ -1,3 +1,5 @@
+import { LEASE_TYPES } from "../law/leaseTypes.ts";
+
 /**
  * Leases (stream `lease-<uuid>`) and the occupancy reservation of an estate
  * (stream `lease_occupancy-<estate uuid>`), which keeps one occupying lease per estate on every
@@ -7,15 +9,8 @@
 export const leaseStream = (id: string) => `lease-${id}`;
 export const occupancyStream = (estateId: string) => `lease_occupancy-${estateId}`;
 
-export const LEASE_TYPES = [
-  "UNFURNISHED",
-  "FURNISHED",
-  "MOBILITY",
-  "STUDENT",
-  "COMMERCIAL",
-  "PROFESSIONAL",
-  "PARKING",
-] as const;
+/** The lease types are the law's (src/law/leaseTypes.ts). */
+export { LEASE_TYPES };
 export const USAGE_TYPES = ["RESIDENTIAL_ONLY", "MIXED_PROFESSIONAL"] as const;
 export const RENT_FREQUENCIES = ["MONTHLY", "QUARTERLY", "ANNUALLY"] as const;
 export const REVISION_INDEX_TYPES = ["IRL", "ICC", "ILAT", "ILC", "NONE"] as const;
@@ -172,6 +167,20 @@ export type LeaseEvent =
   | { type: "LeaseFinalisationStarted"; data: StatusChange }
   | { type: "LeaseTerminated"; data: StatusChange }
   | { type: "LeaseExpired"; data: StatusChange }
+  /**
+   * A tacit renewal at the term (loi n° 89-462 art. 10, 25-7; src/law/leaseTypes.ts): from
+   * `renewed_on` (the day after `previous_end_date`) for `months`, to `end_date`; the lease stays ACTIVE.
+   */
+  | {
+      type: "LeaseRenewed";
+      data: {
+        lease_id: string;
+        renewed_on: string;
+        previous_end_date: string;
+        end_date: string;
+        months: number;
+      };
+    }
   | {
       type: "LeaseLesseeAdded";
       data: {
@@ -297,6 +306,7 @@ export const leaseEventTypes = [
   "LeaseLesseeEnded",
   "LeaseLesseeRemoved",
   "LeaseRentChanged",
+  "LeaseRenewed",
   "LeaseAmendmentDrafted",
   "LeaseAmendmentRevised",
   "LeaseAmendmentDeleted",

@@ -66,3 +66,15 @@ export const unprocessable = (message: string, details?: ErrorDetail[]) =>
 export const preconditionFailed = (message = "If-Match does not match the current ETag") =>
   new ApiError("PreconditionFailed", message);
 export const unsupportedMediaType = (message: string) => new ApiError("UnsupportedMediaType", message);
+
+/**
+ * A verdict of the law (src/law/verdict.ts) as a command's answer: a FAIL is a 422 naming the
+ * fields at fault; any other verdict lets the command go on.
+ */
+export function enforce(verdict: {
+  status: string;
+  message: string;
+  details: { errors?: ErrorDetail[] };
+}): void {
+  if (verdict.status === "FAIL") throw unprocessable(verdict.message, verdict.details.errors ?? []);
+}

@@ -173,6 +173,8 @@ export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEve
       return { ...row, ...event.data.changes, ...stamp };
     case "LeaseDeleted":
       return null;
+    case "LeaseRenewed":
+      return { ...row, end_date: event.data.end_date, ...stamp };
     case "LeaseActivated":
       return { ...row, status: "ACTIVE", signed_at: row.signed_at ?? event.data.effective_date, ...stamp };
     case "LeaseNoticeGiven":

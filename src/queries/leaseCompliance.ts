@@ -1,4 +1,5 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
+import type { LessorKind } from "../law/leaseTypes.ts";
 import type { Sql } from "../platform/db.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
@@ -11,6 +12,10 @@ import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
  */
 
 type Row = Record<string, unknown>;
+
+/** The owner's category as the law's lessor (docs/decisions.md, "Lessor of a renewal"). */
+export const lessorKindOf = (category: string | null | undefined): LessorKind =>
+  category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON";
 const day = isoDay;
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
@@ -53,9 +58,12 @@ async function readLatestDpeBefore(sql: Sql, tenantId: string, estateId: string,
 export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      `SELECT id, estate_id, lease_type, status, start_date, rent_amount, deposit_amount,
-         revision_index_type, revision_reference_quarter, revision_reference_value, revision
-       FROM leases WHERE tenant_id = $1 AND id = $2`,
+      `SELECT l.id, l.estate_id, l.lease_type, l.status, l.start_date, l.end_date, l.duration_months,
+         l.rent_amount, l.deposit_amount, l.rent_frequency, l.payment_terms,
+         l.revision_index_type, l.revision_reference_quarter, l.revision_reference_value, l.revision,
+         (SELECT o.category FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
+          WHERE e.tenant_id = l.tenant_id AND e.id = l.estate_id) AS owner_category
+       FROM leases l WHERE l.tenant_id = $1 AND l.id = $2`,
       [tenantId, leaseId],
     ),
   );
@@ -66,8 +74,14 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
     lease_type: row.lease_type as LeaseType,
     status: String(row.status),
     start_date: day(row.start_date) as string,
+    end_date: day(row.end_date) ?? null,
+    duration_months: num(row.duration_months),
     rent_amount: Number(row.rent_amount),
     deposit_amount: num(row.deposit_amount),
+    rent_frequency: (row.rent_frequency as string | null) ?? null,
+    payment_terms: (row.payment_terms as string | null) ?? null,
+    /** Who lets (loi n° 89-462 art. 10): a company owner is taken as a legal person (docs/decisions.md). */
+    lessor: lessorKindOf(row.owner_category as string | null),
     revision_index_type: (row.revision_index_type as string | null) ?? null,
     revision_reference_quarter: (row.revision_reference_quarter as string | null) ?? null,
     revision_reference_value: num(row.revision_reference_value),

@@ -352,7 +352,7 @@ export function replayLeaseEvent(replay: LeaseReplay, e: RecordedEvent<LeaseEven
  * replay changes: older snapshots are then ignored.
  */
 export const LEASE_SNAPSHOT_EVERY = 100;
-export const LEASE_SNAPSHOT_VERSION = 1;
+export const LEASE_SNAPSHOT_VERSION = 2;
 
 /** The latest snapshot of the lease whose events all occurred at or before `at` (any, when null). */
 export async function readLeaseSnapshot(

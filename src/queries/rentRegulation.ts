@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { irlParams, quarter, referenceRent } from "../commands/rentRegulation/schemas.ts";
 import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation.ts";
+import { cents, euros, toEuros } from "../law/money.ts";
+import { IRL_CAPPED_NOTE, indexCapCents, irlCapped } from "../law/rent.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
@@ -87,10 +89,6 @@ export function latestIrlOn(values: readonly IrlValue[], date: string): IrlPoint
   return last ? { quarter: last.quarter, value: last.value } : null;
 }
 
-/** Quarters published for 2022-Q3..2024-Q1 carry the 3.5 % cap of loi n° 2022-1158, art. 12. */
-const CAPPED_FROM = "2022-Q3";
-const CAPPED_TO = "2024-Q1";
-
 /** The calculation of an IRL revision: loi n° 89-462, art. 17-1. */
 export interface RentRevision {
   rent: number;
@@ -104,27 +102,21 @@ export interface RentRevision {
   note: string | null;
 }
 
-const cents = (amount: number) => BigInt(Math.round(amount * 100));
-const euros = (c: bigint) => Number(c) / 100;
-
 /**
  * The capped rent of an IRL revision (loi n° 89-462, art. 17-1: the revised rent may not exceed
  * rent × IRL of the new quarter / IRL of the reference quarter). Computed in whole cents and
  * hundredths of index points, rounded down: one cent more is above the cap.
  */
 export function rentRevision(reference: IrlPoint, next: IrlPoint, rent: number): RentRevision {
-  const capped = (cents(rent) * cents(next.value)) / cents(reference.value);
-  const capNote =
-    next.quarter >= CAPPED_FROM && next.quarter <= CAPPED_TO
-      ? `The IRL of ${next.quarter} is used as published: it already carries the 3.5 % yearly cap of loi n° 2022-1158 du 16 août 2022, art. 12.`
-      : null;
+  const capped = indexCapCents(rent, reference.value, next.value);
+  const capNote = irlCapped(next.quarter) ? IRL_CAPPED_NOTE(next.quarter) : null;
   return {
     rent,
     reference: { quarter: reference.quarter, value: reference.value },
     new: { quarter: next.quarter, value: next.value },
-    capped_rent: euros(capped),
-    increase: euros(capped - cents(rent)),
-    formula: `${rent.toFixed(2)} × ${next.value.toFixed(2)} / ${reference.value.toFixed(2)} = ${euros(capped).toFixed(2)} (rounded down to the cent)`,
+    capped_rent: toEuros(capped),
+    increase: toEuros(capped - BigInt(cents(rent))),
+    formula: `${rent.toFixed(2)} × ${next.value.toFixed(2)} / ${reference.value.toFixed(2)} = ${euros(capped)} (rounded down to the cent)`,
     legal_reference: "Loi n° 89-462 du 6 juillet 1989, art. 17-1",
     note: capNote,
   };

@@ -25,21 +25,23 @@ describe.each(databaseKinds)("lease expiry on %s", (kind) => {
     }
   };
 
+  // Only the leases the law ends at their term expire (loi 89-462 art. 25-14 mobility, 25-7 student).
+  const mobility = { lease_type: "MOBILITY", deposit_amount: null, start_date: "2024-03-01" };
+
   it("expires ACTIVE leases past their end date once, even with two workers at it, and frees the estate", async () => {
-    const past = await newLease({ start_date: "2023-01-01", end_date: "2024-12-31" });
-    const future = await newLease({ start_date: "2023-01-01", end_date: "2099-12-31" });
-    const draft = await newLease({ start_date: "2023-01-01", end_date: "2024-12-31" });
+    const past = await newLease({ ...mobility, end_date: "2024-12-31" });
+    const future = await newLease({ ...mobility, end_date: "2024-12-31", start_date: "2024-12-01" });
+    const draft = await newLease({ ...mobility, end_date: "2024-12-31" });
     for (const l of [past, future]) expect((await setStatus(l.id, "ACTIVE")).statusCode).toBe(200);
     const [a, b] = await Promise.all([
-      expireLeases(deps(), "2025-01-01"),
+      expireLeases(deps(), "2024-12-31"),
       expireLeases(deps(), "2025-01-01"),
     ]);
-    expect([...a.expired, ...b.expired]).toEqual([past.id]);
+    expect([...a.expired, ...b.expired].sort()).toEqual([past.id, future.id].sort());
     expect((await expireLeases(deps(), "2025-01-01")).expired).toEqual([]);
     await until(async () => (await statusOf(past.id)) === "EXPIRED");
     const lease = (await t.request("GET", `/api/leases/${past.id}`)).json();
     expect(lease.terminated_at).toBe("2024-12-31");
-    expect(await statusOf(future.id)).toBe("ACTIVE");
     expect(await statusOf(draft.id)).toBe("DRAFT");
     expect((await t.request("GET", `/api/estates/${past.estate_id}`)).json().rental_status).toBe("VACANT");
     const history = (await t.request("GET", `/api/leases/${past.id}/history`)).json();
@@ -57,8 +59,40 @@ describe.each(databaseKinds)("lease expiry on %s", (kind) => {
     expect((await setStatus(next.json().id, "ACTIVE")).statusCode).toBe(200);
   });
 
+  it("renews an unfurnished lease at its term for 3 years and a furnished one for 1, still ACTIVE (art. 10, 25-7)", async () => {
+    const unfurnished = await newLease({ start_date: "2022-01-01", end_date: "2024-12-31" });
+    const furnished = await newLease({
+      lease_type: "FURNISHED",
+      start_date: "2024-01-01",
+      end_date: "2024-12-31",
+    });
+    const notYet = await newLease({ start_date: "2022-01-02", end_date: "2025-01-01" });
+    for (const l of [unfurnished, furnished, notYet])
+      expect((await setStatus(l.id, "ACTIVE")).statusCode).toBe(200);
+    const done = await expireLeases(deps(), "2025-01-01");
+    expect(done.expired).toEqual([]);
+    expect(done.renewed.sort()).toEqual([unfurnished.id, furnished.id].sort());
+    const read = async (id: string) => (await t.request("GET", `/api/leases/${id}`)).json();
+    await until(async () => (await read(furnished.id)).end_date === "2025-12-31");
+    expect(await read(unfurnished.id)).toMatchObject({ status: "ACTIVE", end_date: "2027-12-31" });
+    expect(await read(furnished.id)).toMatchObject({ status: "ACTIVE", end_date: "2025-12-31" });
+    expect(await read(notYet.id)).toMatchObject({ status: "ACTIVE", end_date: "2025-01-01" });
+    const history = (await t.request("GET", `/api/leases/${unfurnished.id}/history`)).json();
+    expect(history.filter((e: { type: string }) => e.type === "LeaseRenewed")).toMatchObject([
+      {
+        data: {
+          renewed_on: "2025-01-01",
+          previous_end_date: "2024-12-31",
+          end_date: "2027-12-31",
+          months: 36,
+        },
+      },
+    ]);
+    expect((await expireLeases(deps(), "2025-01-01")).renewed).toEqual([]);
+  });
+
   it("runs as a pg-boss job on the worker", async () => {
-    const due = await newLease({ start_date: "2020-01-01", end_date: "2021-12-31" });
+    const due = await newLease({ ...mobility, start_date: "2021-03-01", end_date: "2021-12-31" });
     expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);
     await t.service.platform.jobs.boss.send(LEASE_EXPIRY_QUEUE, {});
     await until(async () => (await statusOf(due.id)) === "EXPIRED");

@@ -118,7 +118,7 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
       headers: { "x-api-key": workerKey },
     });
     expect(bare.statusCode, bare.body).toBe(202);
-    expect((await finished("lease-expiry", bare.json().job_id)).output).toEqual({ expired: 0 });
+    expect((await finished("lease-expiry", bare.json().job_id)).output).toEqual({ expired: 0, renewed: 0 });
   }, 60_000);
 
   it("generates a batch of contract PDFs for the worker key's tenant only", async () => {

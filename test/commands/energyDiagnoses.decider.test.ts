@@ -208,15 +208,15 @@ function boundsOf(upper: readonly number[], step: number): [number, EnergyLabel]
 }
 
 /**
- * The scale of the method in force on the diagnosis date (docs/dpe.md): SPEC.md's up to
- * 2021-06-30, the arrêté du 31 mars 2021's from 2021-07-01.
+ * The scale of the method in force on the diagnosis date (docs/dpe.md): the arrêté du 15 septembre
+ * 2006's up to 2021-06-30 (SPEC.md's with F up to 450), the arrêté du 31 mars 2021's from 2021-07-01.
  */
 const scales = [
   {
-    method: "before 2021-07-01 (SPEC.md scale)",
+    method: "before 2021-07-01 (arrêté du 15 septembre 2006)",
     date: "2021-06-30",
     validUntil: "2031-06-30",
-    energy: boundsOf([50, 90, 150, 230, 330, 420], 0.01),
+    energy: boundsOf([50, 90, 150, 230, 330, 450], 0.01),
     ges: boundsOf([5, 10, 20, 35, 55, 80], 0.5),
   },
   {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { type LeaseCommand, leaseDecider, TRANSITIONS } from "../../src/commands/leases/decider.ts";
-import { addMonths, DEFAULT_NOTICE, type NoticeFacts } from "../../src/commands/leases/notice.ts";
 import type { CreateLeaseInput } from "../../src/commands/leases/schemas.ts";
 import {
   LEASE_STATUSES,
@@ -8,6 +7,8 @@ import {
   type LeaseStatus,
   type LeaseTerms,
 } from "../../src/events/leases.ts";
+import { addMonths } from "../../src/law/calendar.ts";
+import { DEFAULT_NOTICE, type NoticeFacts } from "../../src/law/notice.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 
@@ -331,23 +332,25 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
   });
 
   it("lessor, unfurnished: at the term, received at least 6 months before it (art. 15 I)", () => {
-    const lease = activeLease({ end_date: "2028-01-01" });
-    expect(endsOn(lease, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2028-01-01");
+    // The term ends the day before the anniversary; a notice whose 6 months run out by the
+    // anniversary is in time (was: the term on the anniversary, refused one day early).
+    const lease = activeLease({ end_date: "2027-12-31" });
+    expect(endsOn(lease, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
     given(lease)
       .when(notice("2027-07-02", { given_by: "LESSOR" }))
       .thenRefuses(422, /6 months before the term.*art\. 15 I/, "effective_date");
     // no end date: the term of the tacitly renewed 36-month periods from the start
     const renewed = activeLease({ end_date: null, duration_months: 36 });
-    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2028-01-01");
-    expect(endsOn(renewed, notice("2027-07-02", { given_by: "LESSOR" }))).toBe("2031-01-01");
+    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
+    expect(endsOn(renewed, notice("2027-07-02", { given_by: "LESSOR" }))).toBe("2030-12-31");
     given(activeLease({ end_date: null, duration_months: null }))
       .when(notice("2027-07-01", { given_by: "LESSOR" }))
       .thenRefuses(422, /neither end_date nor duration_months/, "given_by");
   });
 
   it("lessor, furnished: 3 months before the term (art. 25-8 I); never on a bail mobilité (art. 25-14)", () => {
-    const lease = activeLease({ lease_type: "FURNISHED", end_date: "2026-01-01" });
-    expect(endsOn(lease, notice("2025-10-01", { given_by: "LESSOR" }))).toBe("2026-01-01");
+    const lease = activeLease({ lease_type: "FURNISHED", end_date: "2025-12-31" });
+    expect(endsOn(lease, notice("2025-10-01", { given_by: "LESSOR" }))).toBe("2025-12-31");
     given(lease)
       .when(notice("2025-10-02", { given_by: "LESSOR" }))
       .thenRefuses(422, /3 months before the term.*art\. 25-8/);
@@ -553,16 +556,18 @@ describe("lease decider: amendments", () => {
   const to = (status: "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED" | "DRAFT", dpe = null) =>
     ({ type: "ChangeAmendmentStatus", ...ids, status, reason: null, dpe }) as LeaseCommand;
 
-  it("drafts an amendment, refusing an end before the start (400) and a deposit over the cap (422)", () => {
+  it("drafts an amendment, refusing an end before the start (400); a rent cut never fails the deposit cap (art. 22)", () => {
     given(active)
       .when({ type: "DraftAmendment", ...ids, input: fields })
       .thenEmits([drafted]);
     given(active)
       .when({ type: "DraftAmendment", ...ids, input: { ...fields, changes: { end_date: "2024-01-01" } } })
       .thenRefuses(400, /before/, "changes.end_date");
+    // The deposit is judged when it is set and never revised during the lease (loi 89-462 art. 22).
+    const cut = { ...fields, changes: { rent_amount: 799.99 } };
     given(active)
-      .when({ type: "DraftAmendment", ...ids, input: { ...fields, changes: { rent_amount: 799.99 } } })
-      .thenRefuses(422, /deposit/i, "deposit_amount");
+      .when({ type: "DraftAmendment", ...ids, input: cut })
+      .thenEmits([{ ...drafted, data: { ...drafted.data, changes: cut.changes } }]);
   });
   it("updates and deletes only in DRAFT", () => {
     given([...active, drafted])

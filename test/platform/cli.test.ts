@@ -159,7 +159,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
     expect(rebuild.code, rebuild.stderr).toBe(0);
     expect(rebuild.stdout).toContain('"projection": "leases"');
     expect(expiry.code, expiry.stderr).toBe(0);
-    expect(JSON.parse(expiry.stdout)).toEqual({ expired: 0 });
+    expect(JSON.parse(expiry.stdout)).toEqual({ expired: 0, renewed: 0 });
     expect(unknownProjection.code).toBe(2);
     expect(unknownProjection.stderr).toContain("Projection nope not found");
   }, 180_000);

@@ -1,38 +1,37 @@
 import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import type { ReferenceRent } from "../../events/rentRegulation.ts";
-import { ApiError, type ErrorDetail } from "../../platform/errors.ts";
+import { addMonths } from "../../law/calendar.ts";
+import { depositVerdict } from "../../law/deposit.ts";
+import { decencyVerdict } from "../../law/dpe.ts";
+import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
+import { cents, euros } from "../../law/money.ts";
+import {
+  FREEZE_FROM,
+  IRL_CAPPED_NOTE,
+  indexCapCents,
+  indexCapVerdict,
+  indexRevisionVerdict,
+  irlCapped,
+  irlValuesVerdict,
+  rentFreezeVerdict,
+} from "../../law/rent.ts";
+import { type Verdict, verdict } from "../../law/verdict.ts";
 import {
   constructionPeriodOf,
   type IrlValue,
   latestIrlOn,
   referenceRentFor,
 } from "../../queries/rentRegulation.ts";
-import {
-  cents,
-  checkDepositCap,
-  checkDpeFreeze,
-  checkIndexCap,
-  checkIrlValues,
-  euros,
-  FREEZE_FROM,
-} from "./rules.ts";
 
 /**
- * The compliance engine of a lease (docs/compliance.md): pure functions of facts read beforehand.
- * Where a rule also guards a command (deposit cap, IRL cap, F/G freeze) the check runs the very
- * function of rules.ts that answers 422 there, so both always agree.
+ * The compliance report of a lease (docs/compliance.md): the verdicts of the law (src/law) on facts
+ * read beforehand. Where a rule also guards a command (deposit cap, IRL cap, F/G freeze) the report
+ * lists the very verdict the decider turns into a 422, so both always agree.
  */
 
-export type CheckStatus = "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+export type CheckStatus = Verdict["status"];
 export type ComplianceStatus = "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
-
-export interface ComplianceCheck {
-  rule: string;
-  status: CheckStatus;
-  message: string;
-  legal_reference: string;
-  details: Record<string, unknown>;
-}
+export type ComplianceCheck = Verdict;
 
 export interface ComplianceResult {
   lease_id: string;
@@ -65,8 +64,13 @@ export interface ComplianceFacts {
     lease_type: LeaseType;
     status: string;
     start_date: string;
+    end_date: string | null;
+    duration_months: number | null;
     rent_amount: number;
     deposit_amount: number | null;
+    rent_frequency: string | null;
+    payment_terms: string | null;
+    lessor: LessorKind;
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
@@ -104,57 +108,18 @@ export interface ComplianceFacts {
 }
 
 const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
-/** Leases outside loi 89-462 (commercial, professional, parking): its rules do not apply. */
-const RESIDENTIAL: readonly LeaseType[] = ["UNFURNISHED", "FURNISHED", "MOBILITY", "STUDENT"];
-const FURNISHED: readonly LeaseType[] = ["FURNISHED", "MOBILITY", "STUDENT"];
+const check = verdict;
 
-const check = (
-  rule: string,
-  status: CheckStatus,
-  message: string,
-  legal_reference: string,
-  details: Record<string, unknown> = {},
-): ComplianceCheck => ({ rule, status, message, legal_reference, details });
-
-/** Runs a rules.ts guard: null when it passes, its 422 message and details when it refuses. */
-function refusalOf(guard: () => void): { message: string; details: ErrorDetail[] } | null {
-  try {
-    guard();
-    return null;
-  } catch (error) {
-    if (error instanceof ApiError) return { message: error.message, details: error.details ?? [] };
-    throw error;
-  }
-}
-
-const DEPOSIT_ARTICLE: Partial<Record<LeaseType, string>> = {
-  UNFURNISHED: `${LOI_89}, art. 22`,
-  FURNISHED: `${LOI_89}, art. 25-6`,
-  STUDENT: `${LOI_89}, art. 25-6`,
-  MOBILITY: `${LOI_89}, art. 25-13`,
-};
+/** The rent when the lease was signed: the deposit is judged on it, never revised after (art. 22). */
+const initialRentOf = (facts: ComplianceFacts) =>
+  facts.rent_changes[0]?.previous_rent_amount ?? facts.lease.rent_amount;
 
 export function depositCapCheck(facts: ComplianceFacts): ComplianceCheck {
-  const { lease } = facts;
-  const article = DEPOSIT_ARTICLE[lease.lease_type];
-  const rule = "DEPOSIT_CAP";
-  if (!article) {
-    return check(rule, "NOT_APPLICABLE", `A ${lease.lease_type} lease is outside loi n° 89-462`, LOI_89);
-  }
-  const details = { deposit_amount: lease.deposit_amount, rent_amount: lease.rent_amount };
-  if (lease.deposit_amount === null) {
-    return check(rule, "PASS", "No deposit is required", article, details);
-  }
-  const refused = refusalOf(() => checkDepositCap(lease));
-  if (refused) return check(rule, "FAIL", refused.message, article, { ...details, errors: refused.details });
-  return check(rule, "PASS", `The deposit is within the cap of ${article}`, article, details);
+  return depositVerdict({ ...facts.lease, rent_amount: initialRentOf(facts) });
 }
 
 const irlValueOf = (irl: readonly IrlValue[], quarter: string) =>
   irl.find((v) => v.quarter === quarter)?.value ?? null;
-
-/** IRL quarters published with the 3.5 % ceiling of loi n° 2022-1158 art. 12 (used as published). */
-const capped2022 = (q: string) => q >= "2022-Q3" && q <= "2024-Q1";
 
 export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
   const article = `${LOI_89}, art. 17-1 I`;
@@ -163,41 +128,49 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
   if (revisions.length === 0) {
     return check(rule, "NOT_APPLICABLE", "No index revision was applied to this lease", article);
   }
+  let lastRevision: string | null = null;
   const compared = revisions.map((c) => {
     const index = c.index as RentIndex;
-    // The rent route's two guards, in its order: INSEE's values, then the cap.
-    const refused = refusalOf(() => {
-      checkIrlValues(index, {
+    // The rent route's guards, in its order: the lease may be revised, INSEE's values, then the cap.
+    const verdicts = [
+      indexRevisionVerdict({
+        lease_type: facts.lease.lease_type,
+        index_type: index.type,
+        effective_date: c.effective_date,
+        last_index_revision_on: lastRevision,
+      }),
+      irlValuesVerdict(index, {
         reference_value: irlValueOf(facts.irl, index.reference_quarter),
         new_value: irlValueOf(facts.irl, index.new_quarter),
-      });
-      checkIndexCap({
+      }),
+      indexCapVerdict({
         current_rent: c.previous_rent_amount,
         new_rent: c.rent_amount,
         reference_value: index.reference_value,
         new_value: index.new_value,
-      });
-    });
+      }),
+    ];
+    lastRevision = c.effective_date;
+    const refused = verdicts.find((v) => v.status === "FAIL");
     return {
       effective_date: c.effective_date,
       previous_rent: c.previous_rent_amount,
       new_rent: c.rent_amount,
       reference: { quarter: index.reference_quarter, value: index.reference_value },
       new: { quarter: index.new_quarter, value: index.new_value },
-      passes: refused === null,
-      error: refused?.details[0]?.message ?? null,
+      passes: refused === undefined,
+      error: refused ? (refused.details.errors?.[0]?.message ?? refused.message) : null,
     };
   });
-  const note = revisions.some((c) => capped2022((c.index as RentIndex).new_quarter))
-    ? " IRL values of 2022-Q3 to 2024-Q1 are used as published: they already carry the 3.5 % ceiling of loi n° 2022-1158 du 16 août 2022, art. 12."
-    : "";
+  const capped = revisions.find((c) => irlCapped((c.index as RentIndex).new_quarter));
+  const note = capped ? ` ${IRL_CAPPED_NOTE((capped.index as RentIndex).new_quarter)}` : "";
   const failed = compared.filter((c) => !c.passes);
   const ref = note ? `${article}; loi n° 2022-1158, art. 12` : article;
   if (failed.length > 0) {
     return check(
       rule,
       "FAIL",
-      `${failed.length} index revision(s) used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${article}): ${failed.map((c) => c.error).join("; ")}.${note}`,
+      `${failed.length} index revision(s) were not allowed, used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${article}): ${failed.map((c) => c.error).join("; ")}.${note}`,
       ref,
       { revisions: compared },
     );
@@ -218,7 +191,7 @@ const isFOrG = (dpe: DpeOnRecord | null) =>
 export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
   const article = `${LOI_89}, art. 17, 17-1 and 17-2 (loi n° 2021-1104, art. 159)`;
   const rule = "DPE_F_G_RENT_FREEZE";
-  if (!RESIDENTIAL.includes(facts.lease.lease_type)) {
+  if (!underLoi89(facts.lease.lease_type)) {
     return check(
       rule,
       "NOT_APPLICABLE",
@@ -248,16 +221,28 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
   if (relevant.length === 0) {
     return check(rule, "NOT_APPLICABLE", `No rent increase since ${FREEZE_FROM} to check`, article);
   }
-  const unknown = relevant.filter((i) => i.dpe === null);
-  const failed = relevant.flatMap((i) => {
-    const refused = refusalOf(() =>
-      checkDpeFreeze({ current_rent: i.from, new_rent: i.to, effective_date: i.effective_date, dpe: i.dpe }),
-    );
-    return refused ? [{ ...i, error: refused.message }] : [];
-  });
+  const judged = relevant.map((i) => ({
+    ...i,
+    verdict: rentFreezeVerdict({
+      current_rent: i.from,
+      new_rent: i.to,
+      effective_date: i.effective_date,
+      dpe: i.dpe,
+      // A re-letting is a new contract; a change during the lease falls in the period then in force.
+      period_start:
+        i.effective_date === facts.lease.start_date
+          ? facts.lease.start_date
+          : periodStartOn(facts.lease, i.effective_date, facts.lease.lessor),
+    }),
+  }));
+  const failed = judged.filter((i) => i.verdict.status === "FAIL");
   if (failed.length > 0) {
-    return check(rule, "FAIL", failed[0].error, article, { increases: relevant, refused: failed });
+    return check(rule, "FAIL", failed[0].verdict.message, article, {
+      increases: relevant,
+      refused: failed.map(({ verdict: v, ...i }) => ({ ...i, error: v.message })),
+    });
   }
+  const unknown = judged.filter((i) => i.verdict.status === "UNKNOWN");
   if (unknown.length > 0) {
     return check(
       rule,
@@ -267,9 +252,15 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
       { increases: relevant },
     );
   }
-  return check(rule, "PASS", "No rent increase on housing classed F or G", article, {
-    increases: relevant.filter((i) => !isFOrG(i.dpe)),
-  });
+  return check(
+    rule,
+    "PASS",
+    "No rent increase on housing classed F or G within a contract concluded or renewed since 2022-08-24",
+    article,
+    {
+      increases: judged.map(({ verdict: v, ...i }) => ({ ...i, message: v.message })),
+    },
+  );
 }
 
 /** Rent control (loi ELAN n° 2018-1021 art. 140): rent per m² at most the increased reference rent. */
@@ -277,7 +268,7 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   const article = "Loi n° 2018-1021 du 23 novembre 2018 (ELAN), art. 140";
   const rule = "RENT_CONTROL";
   const { lease, estate, regulation } = facts;
-  if (!RESIDENTIAL.includes(lease.lease_type)) {
+  if (!underLoi89(lease.lease_type)) {
     return check(rule, "NOT_APPLICABLE", `A ${lease.lease_type} lease is outside rent control`, article);
   }
   if (!regulation || regulation.reference_rents.length === 0) {
@@ -307,7 +298,7 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   const dwelling = {
     rooms: estate.rooms as number,
     construction_period: constructionPeriodOf(estate.construction_year as number),
-    furnished: FURNISHED.includes(lease.lease_type),
+    furnished: furnished(lease.lease_type),
   };
   const line = referenceRentFor(regulation, dwelling);
   if (!line) {
@@ -350,9 +341,6 @@ export const RELETTING_DECREE = {
 } as const;
 const RELETTING = `Décret n° 2017-1198 du 27 juillet 2017, art. 2 to 4, as renewed yearly (latest: ${RELETTING_DECREE.latest}); loi n° 89-462 art. 17, 18`;
 
-/** Floor of a × b / c in cents (amounts and IRL values have two decimals). */
-const mulDiv = (a: number, b: number, c: number) => (BigInt(cents(a)) * BigInt(cents(b))) / BigInt(cents(c));
-
 /**
  * The re-letting cap in a high-demand zone (décret 2017-1198, docs/compliance.md):
  * - art. 3: the new rent may not exceed the previous tenant's last rent, revised by the IRL (latest
@@ -369,8 +357,7 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
   const { lease, regulation, previous_lease: previous } = facts;
   const na = (message: string, details: Record<string, unknown> = {}) =>
     check(rule, "NOT_APPLICABLE", message, RELETTING, details);
-  if (!RESIDENTIAL.includes(lease.lease_type))
-    return na(`A ${lease.lease_type} lease is outside loi n° 89-462`);
+  if (!underLoi89(lease.lease_type)) return na(`A ${lease.lease_type} lease is outside loi n° 89-462`);
   if (!regulation || regulation.high_demand_zone === null) {
     return check(rule, "UNKNOWN", "Whether the estate is in a high-demand zone is not recorded", RELETTING);
   }
@@ -520,7 +507,7 @@ function irlUplift(facts: ComplianceFacts): {
   if (!reference) return { cap: null, detail: { applies: null, reason: `no IRL value for ${refQuarter}` } };
   const latest = latestIrlOn(facts.irl, start);
   if (!latest) return { cap: null, detail: { applies: null, reason: `no IRL published by ${start}` } };
-  const revised = mulDiv(previous.rent_amount, latest.value, reference.value);
+  const revised = indexCapCents(previous.rent_amount, reference.value, latest.value);
   const cap = revised > previousCap ? revised : previousCap;
   return {
     cap,
@@ -568,15 +555,6 @@ export function relettingExceptions(
   };
 }
 
-/** The day `months` after a YYYY-MM-DD day (the last day of a shorter month). */
-function addMonths(date: string, months: number): string {
-  const [y, m, d] = date.split("-").map(Number);
-  const total = y * 12 + (m - 1) + months;
-  const last = new Date(Date.UTC(Math.floor(total / 12), (total % 12) + 1, 0)).getUTCDate();
-  const mm = String((total % 12) + 1).padStart(2, "0");
-  return `${Math.floor(total / 12)}-${mm}-${String(Math.min(d, last)).padStart(2, "0")}`;
-}
-
 const DPE_ANNEX = `${LOI_89}, art. 3-3; code de la construction et de l'habitation, art. L. 126-26`;
 
 /** A DPE valid on the start day must be annexed to the lease. */
@@ -601,48 +579,9 @@ export function dpeValidAtStartCheck(facts: ComplianceFacts): ComplianceCheck {
   return check(rule, "UNKNOWN", `No DPE is recorded for the estate or its place on ${start}`, DPE_ANNEX);
 }
 
-/** Decency (décret n° 2002-120 art. 3 bis as amended, loi n° 2021-1104 art. 160): labels not allowed from a date. */
-export const DECENCY_CALENDAR: readonly { label: string; from: string }[] = [
-  { label: "G", from: "2025-01-01" },
-  { label: "F", from: "2028-01-01" },
-  { label: "E", from: "2034-01-01" },
-];
-const DECENCY = `${LOI_89}, art. 6; décret n° 2002-120 art. 3 bis (loi n° 2021-1104, art. 160)`;
-
+/** Decency by energy class, the calendar applying from the contract's conclusion or renewal. */
 export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
-  const rule = "DPE_DECENCY_CALENDAR";
-  if (!RESIDENTIAL.includes(facts.lease.lease_type)) {
-    return check(
-      rule,
-      "NOT_APPLICABLE",
-      `A ${facts.lease.lease_type} lease is outside loi n° 89-462`,
-      DECENCY,
-    );
-  }
-  if (["TERMINATED", "EXPIRED"].includes(facts.lease.status)) {
-    return check(rule, "NOT_APPLICABLE", "The lease has ended", DECENCY);
-  }
-  const dpe = facts.dpe_on;
-  if (!dpe) return check(rule, "UNKNOWN", `No DPE is valid on ${facts.on}`, DECENCY);
-  const step = DECENCY_CALENDAR.find((s) => s.label === dpe.energy_label);
-  const details = { energy_label: dpe.energy_label, on: facts.on, indecent_from: step?.from ?? null };
-  if (step && facts.on >= step.from) {
-    return check(
-      rule,
-      "FAIL",
-      `Housing classed ${dpe.energy_label} is not decent from ${step.from} (${DECENCY})`,
-      DECENCY,
-      details,
-    );
-  }
-  const upcoming = step ? `; it will not be from ${step.from}` : "";
-  return check(
-    rule,
-    "PASS",
-    `Housing classed ${dpe.energy_label} is decent on ${facts.on}${upcoming}`,
-    DECENCY,
-    details,
-  );
+  return decencyVerdict({ lease: facts.lease, lessor: facts.lease.lessor, on: facts.on, dpe: facts.dpe_on });
 }
 
 export const COMPLIANCE_RULES = [

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
+import { legalToday } from "../../law/calendar.ts";
+import { periodStartOn } from "../../law/leaseTypes.ts";
+import { rentFreezeVerdict } from "../../law/rent.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { notFound } from "../../platform/errors.ts";
-import { parisDate } from "../../platform/formatDates.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
@@ -12,7 +14,6 @@ import { uuid } from "../../platform/http/schemas.ts";
 import { readDpeSummaryOn, readLeaseComplianceFacts, readLeaseTerms } from "../../queries/leaseCompliance.ts";
 import { irlRentRevision } from "../../queries/rentRegulation.ts";
 import { type ComplianceResult, evaluateCompliance } from "./compliance.ts";
-import { checkDpeFreeze } from "./rules.ts";
 
 /** Compliance and IRL revision routes of a lease (docs/compliance.md). */
 
@@ -123,7 +124,7 @@ export const complianceDecider: Decider<{ exists: boolean }, RecordCompliance, L
 async function evaluate(app: FastifyInstance, request: FastifyRequest, leaseId: string) {
   const claims = claimsOf(request.query as ComplianceQuery);
   const { sql } = app.platform;
-  const facts = await readLeaseComplianceFacts(sql, tenantOf(request), leaseId, parisDate(), claims);
+  const facts = await readLeaseComplianceFacts(sql, tenantOf(request), leaseId, legalToday(), claims);
   if (!facts) throw notFound("Lease", leaseId);
   return evaluateCompliance(facts, new Date().toISOString());
 }
@@ -199,19 +200,16 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
       const found = await irlRentRevision(sql, lease.revision_reference_quarter, quarter, lease.rent_amount);
       if (found.status === "unknown") return unknown(found.reason);
       // The F/G freeze (loi n° 89-462 art. 17-1) by the same rule that refuses the rent change.
-      const today = parisDate();
+      const today = legalToday();
       const dpe = await readDpeSummaryOn(sql, tenantId, lease.estate_id, today);
-      let frozenReason: string | null = null;
-      try {
-        checkDpeFreeze({
-          current_rent: lease.rent_amount,
-          new_rent: found.revision.capped_rent,
-          effective_date: today,
-          dpe,
-        });
-      } catch (error) {
-        frozenReason = error instanceof Error ? error.message : String(error);
-      }
+      const freeze = rentFreezeVerdict({
+        current_rent: lease.rent_amount,
+        new_rent: found.revision.capped_rent,
+        effective_date: today,
+        dpe,
+        period_start: periodStartOn(lease, today, lease.lessor),
+      });
+      const frozenReason = freeze.status === "FAIL" ? freeze.message : null;
       return {
         ...base,
         status: "OK" as const,

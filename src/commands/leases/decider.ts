@@ -10,17 +10,27 @@ import {
   STATUS_OF_EVENT,
   type StatusChange,
 } from "../../events/leases.ts";
+import { addDays, addMonths } from "../../law/calendar.ts";
+import { depositVerdict } from "../../law/deposit.ts";
+import {
+  endsAtTerm,
+  type LessorKind,
+  mobilityDurationVerdict,
+  periodStartOn,
+  renewalMonths,
+} from "../../law/leaseTypes.ts";
+import { DEFAULT_NOTICE, type NoticeFacts, noticeVerdict } from "../../law/notice.ts";
+import {
+  type DpeOn,
+  indexCapVerdict,
+  indexRevisionVerdict,
+  irlValuesVerdict,
+  type PublishedIrl,
+  rentFreezeVerdict,
+} from "../../law/rent.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { changedFields } from "../../platform/decider.ts";
-import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
-import { DEFAULT_NOTICE, type NoticeFacts, noticeEndDate } from "./notice.ts";
-import {
-  checkDepositCap,
-  checkDpeFreeze,
-  checkIndexCap,
-  checkIrlValues,
-  type PublishedIrl,
-} from "./rules.ts";
+import { conflict, type ErrorDetail, enforce, notFound, validationError } from "../../platform/errors.ts";
 import type {
   AddLesseeInput,
   CreateAmendmentInput,
@@ -57,6 +67,8 @@ export interface LiveLease {
   lessees: Record<string, Association>;
   amendments: Record<string, Amendment>;
   documents: Record<string, LeaseDocument>;
+  /** The effective date of the last index revision (art. 17-1 I: at most once a year); absent: none. */
+  last_index_revision_on?: string;
 }
 
 export type LeaseState = { status: "absent" } | { status: "deleted" } | LiveLease;
@@ -64,8 +76,8 @@ export type LeaseState = { status: "absent" } | { status: "deleted" } | LiveLeas
 /** A lessee as the route found it in the lessees read model (null: unknown to the tenant). */
 export type LesseeFact = { category: string } | null;
 
-/** The estate's current DPE (energy-diagnosis read model), null when it has none. */
-export type DpeFact = { energy_label: string | null; valid_until: string | null } | null;
+/** The estate's DPE valid on the change's effective date (energy-diagnosis read model), null when none. */
+export type DpeFact = DpeOn | null;
 
 export type LeaseCommand =
   | {
@@ -95,6 +107,8 @@ export type LeaseCommand =
       lessee: LesseeFact;
       today: string;
     }
+  /** The daily term job (./expire.ts): renew tacitly or expire a lease past its end date. */
+  | { type: "ReachLeaseTerm"; lease_id: string; today: string; lessor: LessorKind }
   | { type: "UpdateLeaseLessee"; lease_id: string; lessee_id: string; input: UpdateAssociationInput }
   | { type: "EndLeaseLessee"; lease_id: string; lessee_id: string; end_date: string }
   | { type: "RemoveLeaseLessee"; lease_id: string; lessee_id: string }
@@ -195,7 +209,8 @@ function create(command: Extract<LeaseCommand, { type: "CreateLease" }>, state: 
     special_conditions: i.special_conditions ?? null,
     custom_fields: i.custom_fields ?? null,
   };
-  checkDepositCap(terms);
+  enforce(depositVerdict(terms));
+  enforce(mobilityDurationVerdict(terms));
   return [
     { type: "LeaseCreated", data: { lease_id: command.lease_id, ...terms } },
     {
@@ -228,7 +243,9 @@ function update(command: Extract<LeaseCommand, { type: "UpdateLease" }>, state: 
     details.push({ field: "estate_id", message: `Estate ${changes.estate_id} does not exist` });
   checkDates(details, merged.start_date, merged.end_date);
   throwIfAny(details);
-  checkDepositCap(merged);
+  // Only a draft reaches here with new terms: the deposit is judged when it is set (art. 22).
+  enforce(depositVerdict(merged));
+  enforce(mobilityDurationVerdict(merged));
   return [{ type: "LeaseUpdated", data: { lease_id: command.lease_id, changes } }];
 }
 
@@ -269,10 +286,53 @@ function changeStatus(
   };
   if (command.status === "NOTICE") {
     const facts = command.notice ?? DEFAULT_NOTICE;
-    const notice_end_date = noticeEndDate(lease.terms, command.effective_date, facts);
+    const verdict = noticeVerdict(lease.terms, command.effective_date, facts);
+    enforce(verdict);
+    const notice_end_date = verdict.details.notice_end_date as string | null;
     return [{ type: "LeaseNoticeGiven", data: { ...data, given_by: facts.given_by, notice_end_date } }];
   }
   return [{ type: statusEventType(lease.status, command.status), data }];
+}
+
+/**
+ * A lease past its end date (DESIGN.md §6 Leases, docs/compliance.md "Term"): a bail mobilité or a
+ * student's 9-month lease ends at its term (art. 25-14, 25-7): LeaseExpired. An unfurnished or
+ * furnished lease without notice is renewed tacitly (art. 10: 3 years, 6 for a legal-person lessor;
+ * art. 25-7: 1 year): one LeaseRenewed per term reached, the lease stays ACTIVE. Other leases are
+ * left as they are (no renewal rule confirmed). Nothing when the term is not passed.
+ */
+function reachTerm(
+  command: Extract<LeaseCommand, { type: "ReachLeaseTerm" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  if (state.status !== "ACTIVE") return [];
+  const { lease_type, end_date } = state.terms;
+  if (end_date === null || end_date >= command.today) return [];
+  if (endsAtTerm(lease_type))
+    return [
+      {
+        type: "LeaseExpired",
+        data: {
+          lease_id: command.lease_id,
+          effective_date: end_date,
+          reason: `End of term: a ${lease_type} lease is not renewed (loi n° 89-462 art. ${lease_type === "MOBILITY" ? "25-14" : "25-7"})`,
+        },
+      },
+    ];
+  const months = renewalMonths(lease_type, command.lessor);
+  if (months === null) return [];
+  const events: LeaseEvent[] = [];
+  let previous = end_date;
+  while (previous < command.today) {
+    const renewed_on = addDays(previous, 1);
+    const next = addDays(addMonths(renewed_on, months), -1);
+    events.push({
+      type: "LeaseRenewed",
+      data: { lease_id: command.lease_id, renewed_on, previous_end_date: previous, end_date: next, months },
+    });
+    previous = next;
+  }
+  return events;
 }
 
 function addLessee(
@@ -393,20 +453,34 @@ function changeRent(command: Extract<LeaseCommand, { type: "ChangeRent" }>, stat
       { field: "index", message: "Required for an INDEX_REVISION" },
     ]);
   const current = lease.terms.rent_amount;
-  if (i.index && command.published_irl) checkIrlValues(i.index, command.published_irl);
   if (i.reason === "INDEX_REVISION" && i.index)
-    checkIndexCap({
+    enforce(
+      indexRevisionVerdict({
+        lease_type: lease.terms.lease_type,
+        index_type: i.index.type,
+        effective_date: i.effective_date,
+        last_index_revision_on: lease.last_index_revision_on ?? null,
+      }),
+    );
+  if (i.index && command.published_irl) enforce(irlValuesVerdict(i.index, command.published_irl));
+  if (i.reason === "INDEX_REVISION" && i.index)
+    enforce(
+      indexCapVerdict({
+        current_rent: current,
+        new_rent: i.rent_amount,
+        reference_value: i.index.reference_value,
+        new_value: i.index.new_value,
+      }),
+    );
+  enforce(
+    rentFreezeVerdict({
       current_rent: current,
       new_rent: i.rent_amount,
-      reference_value: i.index.reference_value,
-      new_value: i.index.new_value,
-    });
-  checkDpeFreeze({
-    current_rent: current,
-    new_rent: i.rent_amount,
-    effective_date: i.effective_date,
-    dpe: command.dpe,
-  });
+      effective_date: i.effective_date,
+      dpe: command.dpe,
+      period_start: periodStartOn(lease.terms, i.effective_date),
+    }),
+  );
   const charges = i.charges_amount === undefined ? lease.terms.charges_amount : i.charges_amount;
   return [
     {
@@ -451,7 +525,10 @@ function draftOnly(amendment: Amendment, id: string) {
     );
 }
 
-/** The rules an amendment's changes must meet against the lease's terms (400 dates, 422 deposit cap). */
+/**
+ * The rules an amendment's changes must meet against the lease's terms (400 dates, 422 duration of
+ * a bail mobilité). Not the deposit cap: the deposit is never revised during the lease (art. 22).
+ */
 function checkAmendment(lease: LiveLease, fields: AmendmentFields) {
   const merged = { ...lease.terms, ...fields.changes };
   const details: ErrorDetail[] = [];
@@ -462,7 +539,7 @@ function checkAmendment(lease: LiveLease, fields: AmendmentFields) {
       message: `Must not be before the lease start ${lease.terms.start_date}`,
     });
   throwIfAny(details);
-  checkDepositCap(merged);
+  enforce(mobilityDurationVerdict(merged));
 }
 
 function draftAmendment(
@@ -538,12 +615,15 @@ function changeAmendmentStatus(
   const newRent = rent_amount ?? lease.terms.rent_amount;
   const newCharges = charges_amount === undefined ? lease.terms.charges_amount : charges_amount;
   if (newRent !== lease.terms.rent_amount || newCharges !== lease.terms.charges_amount) {
-    checkDpeFreeze({
-      current_rent: lease.terms.rent_amount,
-      new_rent: newRent,
-      effective_date: amendment.effective_date,
-      dpe: command.dpe,
-    });
+    enforce(
+      rentFreezeVerdict({
+        current_rent: lease.terms.rent_amount,
+        new_rent: newRent,
+        effective_date: amendment.effective_date,
+        dpe: command.dpe,
+        period_start: periodStartOn(lease.terms, amendment.effective_date),
+      }),
+    );
     events.push({
       type: "LeaseRentChanged",
       data: {
@@ -609,6 +689,9 @@ function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
     case "LeaseRentChanged":
       return {
         ...state,
+        ...(event.data.reason === "INDEX_REVISION"
+          ? { last_index_revision_on: event.data.effective_date }
+          : {}),
         terms: {
           ...state.terms,
           rent_amount: event.data.rent_amount,
@@ -617,6 +700,8 @@ function evolve(state: LeaseState, event: LeaseEvent): LeaseState {
       };
     case "LeaseAmended":
       return { ...state, terms: { ...state.terms, ...event.data.changes } };
+    case "LeaseRenewed":
+      return { ...state, terms: { ...state.terms, end_date: event.data.end_date } };
     case "LeaseComplianceChecked": // a record of a check (compliance.ts); changes no term
       return state;
     case "LeaseDocumentAdded": {
@@ -684,6 +769,8 @@ export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
         return changeStatus(command, state);
       case "AddLeaseLessee":
         return addLessee(command, state);
+      case "ReachLeaseTerm":
+        return reachTerm(command, state);
       case "UpdateLeaseLessee":
         return updateLessee(command, state);
       case "EndLeaseLessee":

@@ -1,48 +1,56 @@
-import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
+import { leaseStream } from "../../events/leases.ts";
+import { legalToday } from "../../law/calendar.ts";
+import { UNDER_LOI_89_462 } from "../../law/leaseTypes.ts";
 import type { Sql } from "../../platform/db.ts";
-import type { Decider } from "../../platform/decider.ts";
 import { ApiError } from "../../platform/errors.ts";
 import type { EventStore } from "../../platform/eventstore/eventStore.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
-import { type LeaseCommand, type LeaseState, leaseDecider } from "./decider.ts";
+import { lessorKindOf } from "../../queries/leaseCompliance.ts";
+import { type LeaseCommand, leaseDecider } from "./decider.ts";
 import { estateOccupancyOf } from "./occupancy.ts";
 
 export const LEASE_EXPIRY_QUEUE = "lease-expiry";
 
 /**
- * Turns every ACTIVE lease whose `end_date` is before `today` into EXPIRED through
- * `LeaseExpired` (DESIGN.md §6 Leases: the scheduled expiry), releasing its estate. A renewal
- * is an amendment moving `end_date`, so only leases still past their end are taken.
+ * Every ACTIVE lease of loi n° 89-462 whose `end_date` is before `today` (the legal day, Paris)
+ * reaches its term (DESIGN.md §6 Leases, the lease decider's ReachLeaseTerm): a bail mobilité or a
+ * student lease expires through `LeaseExpired`, releasing its estate; an unfurnished or furnished
+ * lease is renewed tacitly through `LeaseRenewed`, its end date moved, still ACTIVE.
  * Idempotent and safe with two workers: each lease is decided on its stream and appended at
  * its expected revision; a lease another worker expired first is no longer ACTIVE and is skipped.
  * Candidates come from the read model (across tenants: the worker is not a tenant).
  */
 export async function expireLeases(
   deps: { sql: Sql; store: EventStore },
-  today = new Date().toISOString().slice(0, 10),
-): Promise<{ expired: string[] }> {
-  const due = await deps.sql.query<{ id: string; tenant_id: string; end_date: string }>(
-    "SELECT id, tenant_id, end_date FROM leases WHERE status = 'ACTIVE' AND end_date < $1::date ORDER BY end_date, id",
-    [today],
+  today = legalToday(),
+): Promise<{ expired: string[]; renewed: string[] }> {
+  const due = await deps.sql.query<Due>(
+    `SELECT l.id, l.tenant_id, l.end_date,
+       (SELECT o.category FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
+        WHERE e.tenant_id = l.tenant_id AND e.id = l.estate_id) AS owner_category
+     FROM leases l
+     WHERE l.status = 'ACTIVE' AND l.end_date < $1::date AND l.lease_type = ANY($2::text[])
+     ORDER BY l.end_date, l.id`,
+    [today, UNDER_LOI_89_462],
   );
   const expired: string[] = [];
+  const renewed: string[] = [];
   for (const lease of due) {
-    if (await expireOne(deps.store, lease, today)) expired.push(lease.id);
+    const outcome = await reachTerm(deps.store, lease, today);
+    if (outcome === "LeaseExpired") expired.push(lease.id);
+    if (outcome === "LeaseRenewed") renewed.push(lease.id);
   }
-  return { expired };
+  return { expired, renewed };
 }
 
-/** The lease decider, deciding nothing when there is nothing to expire. */
-const expiryDecider: Decider<LeaseState, LeaseCommand | null, LeaseEvent> = {
-  ...leaseDecider,
-  decide: (command, state) => (command === null ? [] : leaseDecider.decide(command, state)),
-};
+interface Due {
+  id: string;
+  tenant_id: string;
+  end_date: string;
+  owner_category: string | null;
+}
 
-async function expireOne(
-  store: EventStore,
-  lease: { id: string; tenant_id: string; end_date: string },
-  today: string,
-) {
+async function reachTerm(store: EventStore, lease: Due, today: string) {
   const context: CommandContext = {
     store,
     tenant_id: lease.tenant_id,
@@ -58,25 +66,20 @@ async function expireOne(
     const result = await runCommand(
       context,
       leaseStream(lease.id),
-      expiryDecider,
-      (state: LeaseState): LeaseCommand | null => {
-        // The read model may lag a renewal: decide on the stream's own end date.
-        if (state.status !== "ACTIVE" || state.terms.end_date === null || state.terms.end_date >= today)
-          return null;
-        return {
-          type: "ChangeLeaseStatus",
-          lease_id: lease.id,
-          status: "EXPIRED",
-          effective_date: state.terms.end_date,
-          reason: "End date passed",
-        };
-      },
+      leaseDecider,
+      // The read model may lag a renewal: the decider judges the stream's own end date.
+      (): LeaseCommand => ({
+        type: "ReachLeaseTerm",
+        lease_id: lease.id,
+        today,
+        lessor: lessorKindOf(lease.owner_category),
+      }),
       { reserving: estateOccupancyOf(lease.id) },
     );
-    return result.events.length > 0;
+    return result.events[0]?.type ?? null;
   } catch (error) {
-    // Another worker or a client moved the lease first: nothing left to expire here.
-    if (error instanceof ApiError) return false;
+    // Another worker or a client moved the lease first: nothing left to do here.
+    if (error instanceof ApiError) return null;
     throw error;
   }
 }

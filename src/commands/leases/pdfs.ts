@@ -3,10 +3,11 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type LeaseContractPdfData, type LeasePdfEvent, leasePdfStream } from "../../events/leasePdfs.ts";
+import { mobilityMotiveVerdict } from "../../law/leaseTypes.ts";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
 import type { Sql } from "../../platform/db.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, notFound } from "../../platform/errors.ts";
+import { conflict, enforce, notFound } from "../../platform/errors.ts";
 import type { EventStore, Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext, handleCommand } from "../../platform/http/handleCommand.ts";
@@ -100,6 +101,8 @@ export async function generateLeasePdf(
   if (!facts) throw notFound("Lease", leaseId);
   requireTemplate(String(facts.lease.lease_type));
   const contract = buildLeaseContract(facts);
+  // A bail mobilité without its motive is not one (art. 25-13): no contract is printed.
+  enforce(mobilityMotiveVerdict(contract.lease_type, contract.mobility_reason));
   const contract_sha256 = sha256Of(stableJson(contract));
   // The records of this revision and template come with the facts: one of the same contract?
   const same = sameLeasePdf(facts.pdfs, contract_sha256);

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { leaseStream } from "../../events/leases.ts";
+import { legalToday } from "../../law/calendar.ts";
+import type { NoticeFacts } from "../../law/notice.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
@@ -10,6 +12,7 @@ import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
+import { readDpeSummaryOn } from "../../queries/leaseCompliance.ts";
 import {
   amendmentBody,
   amendmentParams,
@@ -25,7 +28,6 @@ import {
 import { readLessee } from "../../queries/lessees.ts";
 import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
-import type { NoticeFacts } from "./notice.ts";
 import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
@@ -47,7 +49,7 @@ const tags = ["Leases"];
 const invalidBodyMessage = "Invalid lease data";
 const write = { access: "LeasesWrite" as const, invalidBodyMessage };
 const remove = { access: "LeasesDelete" as const };
-const today = () => new Date().toISOString().slice(0, 10);
+const today = () => legalToday();
 
 async function lesseeFact(sql: Sql, tenantId: string, id: string): Promise<LesseeFact> {
   const found = await readLessee(sql, tenantId, id);
@@ -57,13 +59,13 @@ async function lesseeFact(sql: Sql, tenantId: string, id: string): Promise<Lesse
 const estateExists = async (sql: Sql, tenantId: string, id: string | undefined) =>
   id === undefined ? undefined : (await readEstate(sql, tenantId, id)) !== null;
 
-/** The current DPE of the lease's estate (estates read model, validity judged today). */
-async function currentDpe(sql: Sql, tenantId: string, leaseId: string) {
+/**
+ * The DPE of the lease's estate valid on a day (its own, else its place's): the F/G freeze is
+ * judged with the DPE in force on the change's effective date (loi n° 89-462 art. 17-1 III).
+ */
+async function dpeOn(sql: Sql, tenantId: string, leaseId: string, date: string) {
   const lease = await readLease(sql, tenantId, leaseId);
-  const estate = lease ? await readEstate(sql, tenantId, String(lease.body.estate_id)) : null;
-  if (!estate) return null;
-  const { current_dpe_energy_label, current_dpe_valid_until } = estate.body as Record<string, string | null>;
-  return { energy_label: current_dpe_energy_label, valid_until: current_dpe_valid_until };
+  return lease ? readDpeSummaryOn(sql, tenantId, String(lease.body.estate_id), date) : null;
 }
 
 /** The IRL data's values for an index revision's quarters (docs/compliance.md). */
@@ -282,7 +284,7 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id } = request.params;
-      const dpe = await currentDpe(sql, tenantOf(request), lease_id);
+      const dpe = await dpeOn(sql, tenantOf(request), lease_id, request.body.effective_date);
       const published_irl = await publishedIrlOf(sql, request.body.index);
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeRent",
@@ -509,8 +511,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id, amendment_id } = request.params;
-      const dpe =
-        request.body.status === "VALIDATED" ? await currentDpe(sql, tenantOf(request), lease_id) : null;
+      const tenantId = tenantOf(request);
+      const amendment =
+        request.body.status === "VALIDATED"
+          ? await readAmendment(sql, tenantId, lease_id, amendment_id)
+          : null;
+      const effective = amendment ? String(amendment.body.effective_date).slice(0, 10) : null;
+      const dpe = effective ? await dpeOn(sql, tenantId, lease_id, effective) : null;
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeAmendmentStatus",
         lease_id,

@@ -12,8 +12,8 @@ import {
   REVISION_INDEX_TYPES,
   USAGE_TYPES,
 } from "../../events/leases.ts";
+import { NOTICE_GIVERS } from "../../law/notice.ts";
 import { notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
-import { NOTICE_GIVERS } from "./notice.ts";
 
 /** Request bodies of the leases area (DESIGN.md §6 Leases). */
 

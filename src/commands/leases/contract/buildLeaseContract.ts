@@ -1,3 +1,4 @@
+import { chargeSettlementOf, firstTermMonths } from "../../../law/leaseTypes.ts";
 import { isoDay } from "../../../platform/formatDates.ts";
 import type { Row } from "../../../platform/projections/projection.ts";
 import type { LeaseContractFacts } from "../../../queries/leaseContractFacts.ts";
@@ -56,15 +57,6 @@ const DIAGNOSTICS: Record<string, string> = {
   gas: "État de l'installation intérieure de gaz",
   risk_assessment: "État des risques et pollutions (ERP)",
   coownership_rules: "Extraits du règlement de copropriété",
-};
-
-/** Default durations when the lease states none: loi n° 89-462 art. 10 (3 years), 25-7 (1 year), 25-14 (10 months at most). */
-const DEFAULT_MONTHS: Record<ContractLeaseType, number> = { UNFURNISHED: 36, FURNISHED: 12, MOBILITY: 10 };
-
-const monthsBetween = (start: string, end: string) => {
-  const [y1, m1, d1] = start.split("-").map(Number);
-  const [y2, m2, d2] = end.split("-").map(Number);
-  return Math.max(1, (y2 - y1) * 12 + (m2 - m1) + (d2 >= d1 ? 0 : -1) + 1);
 };
 
 /** 18 months before the start (décret n° 2015-587: the previous rent is stated when the dwelling was let then). */
@@ -136,15 +128,23 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
     dates: {
       start_date: start,
       end_date: end,
+      // The law's term when the lease states none: 3 years, 6 for a company lessor (art. 10).
       duration_months:
-        num(lease.duration_months) ??
-        (end && leaseType === "MOBILITY" ? monthsBetween(start, end) : DEFAULT_MONTHS[leaseType]),
+        firstTermMonths(
+          {
+            lease_type: leaseType,
+            start_date: start,
+            end_date: end,
+            duration_months: num(lease.duration_months),
+          },
+          owner?.category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON",
+        ) ?? 10,
     },
     mobility_reason: leaseType === "MOBILITY" ? str(custom.mobility_reason) : null,
     rent: {
       amount: Number(lease.rent_amount),
       charges_amount: num(lease.charges_amount) ?? 0,
-      charge_settlement_mode: lease.charge_settlement_mode === "FLAT_RATE" ? "FLAT" : "PROVISION",
+      charge_settlement_mode: chargeSettlementOf(leaseType, str(lease.charge_settlement_mode)),
       payment_day: num(lease.payment_day) ?? 1,
       payment_method: PAYMENT_METHODS[String(lease.payment_method)] ?? "virement bancaire",
       rent_control: reference

@@ -7,7 +7,7 @@
  * has no contrat type; it follows the same order with the mentions its articles require.
  * Bump TEMPLATE_VERSION when a template changes: cached PDFs are keyed on it.
  */
-export const TEMPLATE_VERSION = "2026-11-23.1";
+export const TEMPLATE_VERSION = "2026-11-26.1";
 
 const parties = `
 ## I. Désignation des parties
@@ -122,7 +122,7 @@ Aucun cautionnement.
 
 ## VIII. Clause résolutoire
 
-Le contrat sera résilié de plein droit deux mois après un commandement de payer demeuré infructueux, à défaut de paiement du loyer, des charges ou du dépôt de garantie, à défaut d'assurance contre les risques locatifs, ou en cas de troubles de voisinage constatés par une décision de justice (loi n° 89-462, art. 24).
+Le contrat sera résilié de plein droit six semaines après un commandement de payer demeuré infructueux, à défaut de paiement du loyer, des charges ou du dépôt de garantie, à défaut d'assurance contre les risques locatifs, ou en cas de troubles de voisinage constatés par une décision de justice (loi n° 89-462, art. 24, dans sa rédaction issue de la loi n° 2023-668 du 27 juillet 2023).
 
 ## IX. Honoraires de location
 

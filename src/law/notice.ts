@@ -1,0 +1,139 @@
+import { addDays, addMonths, termEnd } from "./calendar.ts";
+import type { LeaseTermFacts } from "./leaseTypes.ts";
+import { LOI_89, type Verdict, verdict } from "./verdict.ts";
+
+/**
+ * When a notice ends (docs/leases.md, "Notice"): the period the law fixes from the day the notice
+ * is received, by lease type and by who gives it.
+ *   - lessee, unfurnished: 3 months, 1 month in a high-demand zone or in the cases the law lists
+ *     (first job, transfer, job loss, health, RSA/AAH, social housing): loi n° 89-462 art. 15 I;
+ *   - lessee, furnished (and student): 1 month: art. 25-8 I; bail mobilité: 1 month: art. 25-15;
+ *   - lessor, unfurnished: at least 6 months before the term, ending the lease at the term: art. 15 I;
+ *     furnished: 3 months before the term: art. 25-8 I; bail mobilité: no notice, it ends at its
+ *     term (art. 25-14);
+ *   - commercial, professional, parking leases are outside loi n° 89-462: the client's date.
+ * Months count as code de procédure civile art. 641 counts them (./calendar.ts). A term ends the day
+ * before its anniversary; a lessor's notice is in time when its period runs out by that anniversary.
+ */
+
+export const NOTICE_GIVERS = ["LESSEE", "LESSOR"] as const;
+export type NoticeGiver = (typeof NOTICE_GIVERS)[number];
+
+export interface NoticeFacts {
+  given_by: NoticeGiver;
+  /** The lessee invokes one of art. 15 I's cases for a 1-month notice. */
+  reduced_notice: boolean;
+  /** The estate's zone from its rent regulation; null when never set (not a high-demand zone). */
+  high_demand_zone: boolean | null;
+  /** A later end the client asks for; null for the legal one. */
+  requested_end: string | null;
+}
+
+export const DEFAULT_NOTICE: NoticeFacts = {
+  given_by: "LESSEE",
+  reduced_notice: false,
+  high_demand_zone: null,
+  requested_end: null,
+};
+
+interface Period {
+  months: number;
+  law: string;
+}
+
+const RULE = "NOTICE_PERIOD";
+
+/** The statutory period; a verdict when there is none to count (outside the law, or refused). */
+function periodOf(terms: LeaseTermFacts, facts: NoticeFacts): Period | Verdict | null {
+  switch (terms.lease_type) {
+    case "UNFURNISHED":
+      if (facts.given_by === "LESSOR") return { months: 6, law: `${LOI_89}, art. 15 I` };
+      return facts.high_demand_zone === true || facts.reduced_notice
+        ? { months: 1, law: `${LOI_89}, art. 15 I (reduced notice)` }
+        : { months: 3, law: `${LOI_89}, art. 15 I` };
+    case "FURNISHED":
+    case "STUDENT":
+      return facts.given_by === "LESSOR"
+        ? { months: 3, law: `${LOI_89}, art. 25-8 I` }
+        : { months: 1, law: `${LOI_89}, art. 25-8 I` };
+    case "MOBILITY":
+      if (facts.given_by === "LESSOR")
+        return verdict(
+          RULE,
+          "FAIL",
+          `The lessor cannot give notice on a bail mobilité: it ends at its term (${LOI_89}, art. 25-14)`,
+          `${LOI_89}, art. 25-14`,
+          {
+            errors: [
+              { field: "given_by", message: "Only the lessee gives notice on a bail mobilité (art. 25-15)" },
+            ],
+          },
+        );
+      return { months: 1, law: `${LOI_89}, art. 25-15` };
+    default:
+      return null;
+  }
+}
+
+const fail = (period: Period, message: string, field: string, detail: string) =>
+  verdict(RULE, "FAIL", message, period.law, { errors: [{ field, message: detail }] });
+
+/**
+ * The term a lessor's notice ends the lease at: its end date, else the last day of the first
+ * period of `duration_months` from the start (renewed tacitly: art. 10, art. 25-7) that the notice
+ * reaches in time. In time: the period from receipt ends on the term's anniversary at the latest.
+ */
+function termFor(terms: LeaseTermFacts, earliest: string, period: Period): string | Verdict {
+  if (terms.end_date !== null) {
+    if (addDays(terms.end_date, 1) < earliest)
+      return fail(
+        period,
+        `A lessor's notice must reach the lessee at least ${period.months} months before the term (${period.law})`,
+        "effective_date",
+        `The period ends ${earliest}, after the term ${terms.end_date}`,
+      );
+    return terms.end_date;
+  }
+  if (terms.duration_months === null)
+    return fail(
+      period,
+      `A lessor's notice takes effect at the lease's term (${period.law}); the lease has neither end_date nor duration_months`,
+      "given_by",
+      "The lease's term is unknown",
+    );
+  let n = 1;
+  while (addMonths(terms.start_date, n * terms.duration_months) < earliest) n++;
+  return termEnd(terms.start_date, n * terms.duration_months);
+}
+
+/**
+ * The notice received on `notifiedOn`: PASS with `details.notice_end_date` (null: outside the law
+ * with no date asked), FAIL when the law refuses it, figures in `details.errors`.
+ */
+export function noticeVerdict(terms: LeaseTermFacts, notifiedOn: string, facts: NoticeFacts): Verdict {
+  const period = periodOf(terms, facts);
+  if (period !== null && "rule" in period) return period;
+  const ok = (end: string | null, law: string) =>
+    verdict(RULE, "PASS", end === null ? "The notice has no end date" : `The notice ends on ${end}`, law, {
+      notice_end_date: end,
+    });
+  if (period === null) {
+    if (facts.requested_end !== null && facts.requested_end < notifiedOn)
+      return verdict(RULE, "FAIL", "The notice cannot end before it is given", "UNKNOWN", {
+        errors: [{ field: "notice_end_date", message: `${facts.requested_end} is before ${notifiedOn}` }],
+      });
+    return ok(facts.requested_end, `A ${terms.lease_type} lease is outside ${LOI_89}`);
+  }
+  const earliest = addMonths(notifiedOn, period.months);
+  const legal = facts.given_by === "LESSOR" ? termFor(terms, earliest, period) : earliest;
+  if (typeof legal !== "string") return legal;
+  if (facts.requested_end === null) return ok(legal, period.law);
+  if (facts.requested_end < legal)
+    return fail(
+      period,
+      `The notice period is ${period.months} month(s) from ${notifiedOn} (${period.law}): it ends ${legal} at the earliest`,
+      "notice_end_date",
+      `${facts.requested_end} is before ${legal}`,
+    );
+  return ok(facts.requested_end, period.law);
+}
