@@ -5,12 +5,12 @@ export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.pure.config.ts" },
   mutate: [
-    "src/commands/leases/rules.ts",
-    "src/commands/leases/notice.ts",
+    // The law (pure verdicts), the compliance report built on it, and the lease decider.
+    "src/law/**/*.ts",
     "src/commands/leases/compliance.ts",
     "src/commands/leases/decider.ts",
     // The DPE label scales and legal validity (the rest of the file names events).
-    "src/events/energyDiagnoses.ts:1-156",
+    "src/events/energyDiagnoses.ts:1-160",
   ],
   coverageAnalysis: "perTest",
   // A mutant of a module-level table runs every test: not a timeout unless far slower.

@@ -19,11 +19,13 @@ import type { LeaseType } from "../../src/events/leases.ts";
  */
 
 const LOI = "Loi n° 89-462 du 6 juillet 1989";
+/** As the law module (src/law) cites it. */
+const LAW = "loi n° 89-462 du 6 juillet 1989";
 const FREEZE = `${LOI}, art. 17, 17-1 and 17-2 (loi n° 2021-1104, art. 159)`;
 const ELAN = "Loi n° 2018-1021 du 23 novembre 2018 (ELAN), art. 140";
 const RELETTING =
   "Décret n° 2017-1198 du 27 juillet 2017, art. 2 to 4, as renewed yearly (latest: décret n° 2025-652 du 15 juillet 2025); loi n° 89-462 art. 17, 18";
-const DECENCY = `${LOI}, art. 6; décret n° 2002-120 art. 3 bis (loi n° 2021-1104, art. 160)`;
+const DECENCY = `${LAW}, art. 6; décret n° 2002-120 art. 3 bis; loi n° 2021-1104, art. 160`;
 const ANNEX = `${LOI}, art. 3-3; code de la construction et de l'habitation, art. L. 126-26`;
 const RESIDENTIAL: LeaseType[] = ["UNFURNISHED", "FURNISHED", "MOBILITY", "STUDENT"];
 const OUTSIDE: LeaseType[] = ["COMMERCIAL", "PROFESSIONAL", "PARKING"];
@@ -76,8 +78,13 @@ const facts = (over: Partial<ComplianceFacts> = {}, lease: Partial<ComplianceFac
     lease_type: "UNFURNISHED" as LeaseType,
     status: "ACTIVE",
     start_date: "2025-03-01",
+    end_date: null,
+    duration_months: 36,
     rent_amount: 1000,
     deposit_amount: 1000,
+    rent_frequency: "MONTHLY",
+    payment_terms: null,
+    lessor: "NATURAL_PERSON" as const,
     ...lease,
   },
   on: "2025-06-01",
@@ -106,9 +113,9 @@ describe("deposit cap", () => {
     expect(at).toEqual({
       rule: "DEPOSIT_CAP",
       status: "PASS",
-      message: `The deposit is within the cap of ${LOI}, art. 25-6`,
-      legal_reference: `${LOI}, art. 25-6`,
-      details: { deposit_amount: 2000, rent_amount: 1000 },
+      message: `The deposit is within the cap of ${LAW}, art. 25-6`,
+      legal_reference: `${LAW}, art. 25-6`,
+      details: { deposit_amount: 2000, rent_amount: 1000, rent_frequency: "MONTHLY", payment_terms: null },
     });
     const over = depositCapCheck(facts({}, { lease_type: "STUDENT", deposit_amount: 2000.01 }));
     expect(over).toMatchObject({
@@ -128,7 +135,7 @@ describe("deposit cap", () => {
       rule: "DEPOSIT_CAP",
       status: "NOT_APPLICABLE",
       message: "A PARKING lease is outside loi n° 89-462",
-      legal_reference: LOI,
+      legal_reference: LAW,
       details: {},
     });
   });
@@ -173,11 +180,13 @@ describe("IRL revision cap", () => {
 
   it("counts and names the revisions above the cap", () => {
     const over = irlRevisionCapCheck(
-      facts({ rent_changes: [revision(), revision({ rent_amount: 1011.92 })] }),
+      facts({
+        rent_changes: [revision({ effective_date: "2024-03-01" }), revision({ rent_amount: 1011.92 })],
+      }),
     );
     expect(over.status).toBe("FAIL");
     expect(over.message).toBe(
-      `1 index revision(s) used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${LOI}, art. 17-1 I): Revised rent 1011.92 exceeds the cap 1011.91 = 1000.00 × 145.17 / 143.46.`,
+      `1 index revision(s) were not allowed, used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${LOI}, art. 17-1 I): Revised rent 1011.92 exceeds the cap 1011.91 = 1000.00 × 145.17 / 143.46.`,
     );
     expect((over.details.revisions as { passes: boolean }[]).map((r) => r.passes)).toEqual([true, false]);
   });
@@ -204,10 +213,16 @@ describe("IRL revision cap", () => {
     expect(noted("2024-Q1", 143.46)).toBe(true);
     expect(noted("2024-Q2", 145.17)).toBe(false);
     const one = irlRevisionCapCheck(
-      facts({ rent_changes: [revision(), revision({ rent_amount: 1000 }, "2022-Q3", 136.27)], irl: [] }),
+      facts({
+        rent_changes: [
+          revision(),
+          revision({ effective_date: "2024-03-01", rent_amount: 1000 }, "2022-Q3", 136.27),
+        ],
+        irl: [],
+      }),
     );
     expect(one.message).toContain(
-      " IRL values of 2022-Q3 to 2024-Q1 are used as published: they already carry the 3.5 % ceiling of loi n° 2022-1158 du 16 août 2022, art. 12.",
+      " The IRL of 2022-Q3 is used as published: it already carries the 3.5 % yearly cap of loi n° 2022-1158 du 16 août 2022, art. 12.",
     );
     expect(one.legal_reference).toBe(`${LOI}, art. 17-1 I; loi n° 2022-1158, art. 12`);
   });
@@ -260,9 +275,7 @@ describe("F/G rent freeze", () => {
     const rise = change("2025-04-01", 1000, 1000.01, "F");
     const failed = dpeRentFreezeCheck(facts({ ...first, rent_changes: [rise] }));
     expect(failed.status).toBe("FAIL");
-    expect(failed.message).toBe(
-      "The rent of housing classed F may not be increased (loi n° 89-462 art. 17-1 III)",
-    );
+    expect(failed.message).toBe(`The rent of housing classed F may not be increased (${LAW}, art. 17-1 III)`);
     const increase = { effective_date: "2025-04-01", from: 1000, to: 1000.01, dpe: rise.dpe };
     expect(failed.details).toEqual({
       increases: [increase],
@@ -270,16 +283,35 @@ describe("F/G rent freeze", () => {
     });
   });
 
-  it("passes a rise once the F DPE has expired, listing only the increases on other labels", () => {
-    const expiredF = change("2025-04-01", 1000, 1010, "F", "2025-03-31");
-    const onD = change("2025-05-01", 1010, 1020, "D");
-    expect(dpeRentFreezeCheck(facts({ ...first, rent_changes: [expiredF, onD] }))).toEqual({
+  it("passes a rise on D, each increase with its verdict's message", () => {
+    const onD = change("2025-05-01", 1000, 1020, "D");
+    expect(dpeRentFreezeCheck(facts({ ...first, rent_changes: [onD] }))).toEqual({
       rule: "DPE_F_G_RENT_FREEZE",
       status: "PASS",
-      message: "No rent increase on housing classed F or G",
+      message:
+        "No rent increase on housing classed F or G within a contract concluded or renewed since 2022-08-24",
       legal_reference: FREEZE,
-      details: { increases: [{ effective_date: "2025-05-01", from: 1010, to: 1020, dpe: onD.dpe }] },
+      details: {
+        increases: [
+          {
+            effective_date: "2025-05-01",
+            from: 1000,
+            to: 1020,
+            dpe: onD.dpe,
+            message: "Housing classed D: the rent may rise",
+          },
+        ],
+      },
     });
+  });
+
+  it("a G lease concluded before 2022-08-24 may rise until its renewal (loi n° 2021-1104 art. 159)", () => {
+    const lease = { start_date: "2021-01-01", duration_months: 36 };
+    const rise = (on: string) =>
+      dpeRentFreezeCheck(facts({ previous_lease: null, rent_changes: [change(on, 1000, 1010, "G")] }, lease))
+        .status;
+    expect(rise("2023-12-31")).toBe("PASS");
+    expect(rise("2024-01-01")).toBe("FAIL");
   });
 
   it("is UNKNOWN without a DPE on the day of a rise, naming the days", () => {
@@ -684,19 +716,25 @@ describe("decency calendar", () => {
     expect(on("G")).toEqual({
       rule: "DPE_DECENCY_CALENDAR",
       status: "FAIL",
-      message: `Housing classed G is not decent from 2025-01-01 (${DECENCY})`,
+      message: `Housing classed G is not decent for a contract concluded or renewed from 2025-01-01; this lease was concluded on 2025-03-01 (${DECENCY})`,
       legal_reference: DECENCY,
-      details: { energy_label: "G", on: "2025-06-01", indecent_from: "2025-01-01" },
+      details: {
+        energy_label: "G",
+        on: "2025-06-01",
+        indecent_from: "2025-01-01",
+        non_compliant_from: "2025-03-01",
+      },
     });
     expect(on("E")).toMatchObject({
       status: "PASS",
-      message: "Housing classed E is decent on 2025-06-01; it will not be from 2034-01-01",
-      details: { indecent_from: "2034-01-01" },
+      message:
+        "Housing classed E is not decent for contracts concluded or renewed from 2034-01-01; the lease becomes non-compliant at its renewal on 2034-03-01",
+      details: { indecent_from: "2034-01-01", non_compliant_from: "2034-03-01" },
     });
     expect(on("C")).toMatchObject({
       status: "PASS",
       message: "Housing classed C is decent on 2025-06-01",
-      details: { energy_label: "C", on: "2025-06-01", indecent_from: null },
+      details: { energy_label: "C", on: "2025-06-01", indecent_from: null, non_compliant_from: null },
     });
     expect(on(null).message).toBe("No DPE is valid on 2025-06-01");
   });
