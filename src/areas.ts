@@ -36,6 +36,7 @@ import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
+import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -117,6 +118,8 @@ export const areas: Area[] = [
     routes: [rentRegulationCommandRoutes, rentRegulationQueryRoutes],
     projections: rentRegulationProjections,
   },
+  // Lease Types (SPEC.md, DESIGN.md §7.0b): the law's regimes, read-only, no projection.
+  { name: "leaseTypes", routes: [leaseTypeQueries], projections: [] },
   {
     name: "leases",
     routes: [leaseCommandRoutes, leaseDocumentRoutes, leaseQueryRoutes, leaseComplianceRoutes],

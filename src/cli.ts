@@ -142,9 +142,10 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const store = await openEventStore(config, sql);
-      const { expired } = await expireLeases({ sql, store }, values.date);
+      const { expired, renewed } = await expireLeases({ sql, store }, values.date);
       await store.close();
       console.log(`Expired ${expired.length} lease(s)${expired.length ? `: ${expired.join(", ")}` : ""}`);
+      console.log(`Renewed ${renewed.length} lease(s)${renewed.length ? `: ${renewed.join(", ")}` : ""}`);
       return 0;
     }
     if (group === "jobs" && (action === "list" || (action === "run" && rest[0]))) {

@@ -224,3 +224,10 @@ export function rentFreezeVerdict(input: {
     },
   );
 }
+
+/**
+ * The rent control experiment of loi ELAN n° 2018-1021 art. 140 runs until 2026-11-25 (5 years,
+ * prolonged 3 by loi 3DS n° 2022-217 art. 85). Whether a later law carries it on is not confirmed
+ * here: a lease concluded after that day is judged UNKNOWN (docs/compliance.md).
+ */
+export const RENT_CONTROL_EXPERIMENT_UNTIL = "2026-11-25";

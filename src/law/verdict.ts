@@ -28,8 +28,4 @@ export const verdict = (
   details: Verdict["details"] = {},
 ): Verdict => ({ rule, status, message, legal_reference, details });
 
-/** The first FAIL among verdicts, null when none fails. */
-export const firstFailure = (verdicts: readonly Verdict[]): Verdict | null =>
-  verdicts.find((v) => v.status === "FAIL") ?? null;
-
 export const LOI_89 = "loi n° 89-462 du 6 juillet 1989";

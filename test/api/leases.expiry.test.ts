@@ -91,6 +91,28 @@ describe.each(databaseKinds)("lease expiry on %s", (kind) => {
     expect((await expireLeases(deps(), "2025-01-01")).renewed).toEqual([]);
   });
 
+  it("renews for 6 years when the estate's owner is a company, a legal person (art. 10)", async () => {
+    const owner = await t.request("POST", "/api/owners", {
+      body: { category: "company", email: "gestion@fonciere.example", legal_name: "Foncière du Parc" },
+    });
+    expect(owner.statusCode, owner.body).toBe(201);
+    const lease = await newLease({ start_date: "2019-01-01", end_date: "2024-12-31", duration_months: 72 });
+    const moved = await t.request("PUT", `/api/estates/${lease.estate_id}`, {
+      body: { owner_id: owner.json().id },
+    });
+    expect(moved.statusCode, moved.body).toBeLessThan(300);
+    expect((await setStatus(lease.id, "ACTIVE")).statusCode).toBe(200);
+    await until(
+      async () => (await t.request("GET", `/api/estates/${lease.estate_id}`)).json().owner_id !== null,
+    );
+    expect((await expireLeases(deps(), "2025-01-01")).renewed).toEqual([lease.id]);
+    const history = (await t.request("GET", `/api/leases/${lease.id}/history`)).json();
+    expect(history.find((e: { type: string }) => e.type === "LeaseRenewed").data).toMatchObject({
+      end_date: "2030-12-31",
+      months: 72,
+    });
+  });
+
   it("runs as a pg-boss job on the worker", async () => {
     const due = await newLease({ ...mobility, start_date: "2021-03-01", end_date: "2021-12-31" });
     expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);

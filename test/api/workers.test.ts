@@ -91,7 +91,13 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
   }, 60_000);
 
   it("expires due leases as a job, once even when asked twice at the same time", async () => {
-    const due = await newLease({ start_date: "2020-01-01", end_date: "2021-12-31" });
+    // A bail mobilité ends at its term (loi 89-462 art. 25-14); an unfurnished lease would be renewed.
+    const due = await newLease({
+      lease_type: "MOBILITY",
+      deposit_amount: null,
+      start_date: "2021-03-01",
+      end_date: "2021-12-31",
+    });
     expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);
     const [a, b] = await Promise.all([
       work("POST", "/api/workers/jobs/lease-expiry", { body: { date: today() } }),

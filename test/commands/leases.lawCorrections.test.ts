@@ -4,11 +4,13 @@ import {
   type ComplianceFacts,
   decencyCalendarCheck,
   depositCapCheck,
+  rentControlCheck,
 } from "../../src/commands/leases/compliance.ts";
 import { buildLeaseContract } from "../../src/commands/leases/contract/buildLeaseContract.ts";
 import { contractMarkup } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { type LeaseCommand, leaseDecider } from "../../src/commands/leases/decider.ts";
 import type { LeaseEvent, LeaseTerms } from "../../src/events/leases.ts";
+import { addMonths, legalToday, termEnd } from "../../src/law/calendar.ts";
 import type { LeaseContractFacts } from "../../src/queries/leaseContractFacts.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 import { sampleContract } from "../support/leaseContractSample.ts";
@@ -250,6 +252,16 @@ describe("5. the F/G rent freeze applies to contracts concluded or renewed from 
       .when(rent(increase("2024-09-01"), g))
       .thenRefuses(422, /classed G.*17-1/, ["rent_amount"]);
   });
+  it("counts a company lessor's 6-year contract as one period (art. 10)", () => {
+    const lease = active({ start_date: "2020-01-01", end_date: "2025-12-31", duration_months: null });
+    const raise = { ...(rent(increase("2023-06-01"), g) as object), lessor: "LEGAL_PERSON" } as LeaseCommand;
+    expect(spec.given(lease).when(raise).thenEvents()).toHaveLength(1);
+    // Taken as 3-year periods (a natural person), the contract was renewed on 2023-01-01.
+    spec
+      .given(lease)
+      .when(rent(increase("2023-06-01"), g))
+      .thenRefuses(422, /classed G/);
+  });
 });
 
 describe("6. the DPE scale before 2021-07-01 has F up to 450 (arrêté du 15 septembre 2006)", () => {
@@ -406,5 +418,49 @@ describe("10. the contract states the law in force", () => {
     expect(buildLeaseContract(unfurnished).rent.charge_settlement_mode).toBe("PROVISION");
     const furnished = facts({ lease_type: "FURNISHED", charge_settlement_mode: "FLAT_RATE" }, {});
     expect(buildLeaseContract(furnished).rent.charge_settlement_mode).toBe("FLAT");
+  });
+});
+
+describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-25 only", () => {
+  const facts = (start_date: string) =>
+    ({
+      lease: { ...terms, id: leaseId, status: "ACTIVE", start_date, rent_amount: 2000 },
+      estate: { area: 40, rooms: 2, construction_year: 1980 },
+      regulation: {
+        high_demand_zone: true,
+        effective_from: "2019-07-01",
+        reference_rents: [
+          {
+            rooms: 2,
+            construction_period: "1971_1990",
+            furnished: false,
+            reference: 20,
+            increased_reference: 24,
+          },
+        ],
+      },
+      rent_changes: [],
+    }) as unknown as ComplianceFacts;
+  it("judges a lease concluded on 2026-11-25, answers UNKNOWN from 2026-11-26", () => {
+    expect(rentControlCheck(facts("2026-11-25")).status).toBe("FAIL");
+    const after = rentControlCheck(facts("2026-11-26"));
+    expect(after.status).toBe("UNKNOWN");
+    expect(after.message).toContain("2026-11-25");
+  });
+});
+
+describe("one calendar for the law (src/law/calendar.ts)", () => {
+  it("dates a legal today in Paris: 00:30 there is still the day before in UTC", () => {
+    expect(legalToday("2026-11-25T23:30:00Z")).toBe("2026-11-26");
+    expect(legalToday("2026-07-01T21:59:59Z")).toBe("2026-07-01");
+    expect(legalToday("2026-07-01T22:00:00Z")).toBe("2026-07-02");
+  });
+  it("counts months as CPC art. 641 does, and a term ends the day before its anniversary", () => {
+    expect(addMonths("2025-01-31", 1)).toBe("2025-02-28");
+    expect(addMonths("2024-01-31", 1)).toBe("2024-02-29");
+    expect(addMonths("2025-03-31", -1)).toBe("2025-02-28");
+    expect(addMonths("2026-08-31", -18)).toBe("2025-02-28");
+    expect(termEnd("2024-12-31", 36)).toBe("2027-12-30");
+    expect(termEnd("2025-01-01", 36)).toBe("2027-12-31");
   });
 });

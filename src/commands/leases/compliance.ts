@@ -13,6 +13,7 @@ import {
   indexRevisionVerdict,
   irlCapped,
   irlValuesVerdict,
+  RENT_CONTROL_EXPERIMENT_UNTIL,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
 import { type Verdict, verdict } from "../../law/verdict.ts";
@@ -273,6 +274,14 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   }
   if (!regulation || regulation.reference_rents.length === 0) {
     return check(rule, "UNKNOWN", "No reference rents are recorded for the estate or its place", article);
+  }
+  if (lease.start_date > RENT_CONTROL_EXPERIMENT_UNTIL) {
+    return check(
+      rule,
+      "UNKNOWN",
+      `The rent control experiment runs until ${RENT_CONTROL_EXPERIMENT_UNTIL} (loi n° 2022-217 art. 85); whether it applies to a lease concluded on ${lease.start_date} is not confirmed`,
+      article,
+    );
   }
   if (regulation.effective_from && lease.start_date < regulation.effective_from) {
     return check(

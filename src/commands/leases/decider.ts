@@ -10,7 +10,7 @@ import {
   STATUS_OF_EVENT,
   type StatusChange,
 } from "../../events/leases.ts";
-import { addDays, addMonths } from "../../law/calendar.ts";
+import { addDays, termEnd } from "../../law/calendar.ts";
 import { depositVerdict } from "../../law/deposit.ts";
 import {
   endsAtTerm,
@@ -122,6 +122,8 @@ export type LeaseCommand =
       status: AmendmentStatus;
       reason: string | null;
       dpe: DpeFact;
+      /** Who lets (art. 10: 3- or 6-year renewals); absent: a natural person. */
+      lessor?: LessorKind;
     }
   | {
       type: "AddLeaseDocument";
@@ -135,6 +137,8 @@ export type LeaseCommand =
       lease_id: string;
       input: RentInput;
       dpe: DpeFact;
+      /** Who lets (art. 10: 3- or 6-year renewals); absent: a natural person. */
+      lessor?: LessorKind;
       /** The IRL data's values for the index quarters (docs/compliance.md); omitted: not looked up. */
       published_irl?: PublishedIrl;
     };
@@ -325,7 +329,7 @@ function reachTerm(
   let previous = end_date;
   while (previous < command.today) {
     const renewed_on = addDays(previous, 1);
-    const next = addDays(addMonths(renewed_on, months), -1);
+    const next = termEnd(renewed_on, months);
     events.push({
       type: "LeaseRenewed",
       data: { lease_id: command.lease_id, renewed_on, previous_end_date: previous, end_date: next, months },
@@ -478,7 +482,7 @@ function changeRent(command: Extract<LeaseCommand, { type: "ChangeRent" }>, stat
       new_rent: i.rent_amount,
       effective_date: i.effective_date,
       dpe: command.dpe,
-      period_start: periodStartOn(lease.terms, i.effective_date),
+      period_start: periodStartOn(lease.terms, i.effective_date, command.lessor),
     }),
   );
   const charges = i.charges_amount === undefined ? lease.terms.charges_amount : i.charges_amount;
@@ -621,7 +625,7 @@ function changeAmendmentStatus(
         new_rent: newRent,
         effective_date: amendment.effective_date,
         dpe: command.dpe,
-        period_start: periodStartOn(lease.terms, amendment.effective_date),
+        period_start: periodStartOn(lease.terms, amendment.effective_date, command.lessor),
       }),
     );
     events.push({

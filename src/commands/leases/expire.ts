@@ -24,19 +24,24 @@ export async function expireLeases(
   deps: { sql: Sql; store: EventStore },
   today = legalToday(),
 ): Promise<{ expired: string[]; renewed: string[] }> {
-  const due = await deps.sql.query<Due>(
-    `SELECT l.id, l.tenant_id, l.end_date,
-       (SELECT o.category FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
-        WHERE e.tenant_id = l.tenant_id AND e.id = l.estate_id) AS owner_category
-     FROM leases l
-     WHERE l.status = 'ACTIVE' AND l.end_date < $1::date AND l.lease_type = ANY($2::text[])
-     ORDER BY l.end_date, l.id`,
+  const due = await deps.sql.query<Omit<Due, "owner_category">>(
+    `SELECT id, tenant_id, end_date, lease_type FROM leases
+     WHERE status = 'ACTIVE' AND end_date < $1::date AND lease_type = ANY($2::text[])
+     ORDER BY end_date, id`,
     [today, UNDER_LOI_89_462],
+  );
+  const owners = await ownerCategoriesOf(
+    deps.sql,
+    due.filter((l) => l.lease_type === "UNFURNISHED"),
   );
   const expired: string[] = [];
   const renewed: string[] = [];
   for (const lease of due) {
-    const outcome = await reachTerm(deps.store, lease, today);
+    const outcome = await reachTerm(
+      deps.store,
+      { ...lease, owner_category: owners.get(lease.id) ?? null },
+      today,
+    );
     if (outcome === "LeaseExpired") expired.push(lease.id);
     if (outcome === "LeaseRenewed") renewed.push(lease.id);
   }
@@ -47,7 +52,24 @@ interface Due {
   id: string;
   tenant_id: string;
   end_date: string;
+  lease_type: string;
   owner_category: string | null;
+}
+
+/**
+ * The owner's category of each lease whose renewal length depends on its lessor (art. 10), from the
+ * estates and owners read models; asked only when there is one (expiry alone needs only `leases`).
+ */
+async function ownerCategoriesOf(sql: Sql, leases: { id: string }[]): Promise<Map<string, string>> {
+  if (leases.length === 0) return new Map();
+  const rows = await sql.query<{ id: string; category: string }>(
+    `SELECT l.id, o.category FROM leases l
+     JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+     JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
+     WHERE l.id = ANY($1::uuid[])`,
+    [leases.map((l) => l.id)],
+  );
+  return new Map(rows.map((r) => [r.id, r.category]));
 }
 
 async function reachTerm(store: EventStore, lease: Due, today: string) {

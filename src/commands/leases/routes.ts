@@ -12,7 +12,7 @@ import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
-import { readDpeSummaryOn } from "../../queries/leaseCompliance.ts";
+import { readDpeSummaryOn, readLeaseTerms } from "../../queries/leaseCompliance.ts";
 import {
   amendmentBody,
   amendmentParams,
@@ -23,7 +23,6 @@ import {
   leaseParams,
   readAmendment,
   readAssociation,
-  readLease,
 } from "../../queries/leases.ts";
 import { readLessee } from "../../queries/lessees.ts";
 import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
@@ -60,12 +59,14 @@ const estateExists = async (sql: Sql, tenantId: string, id: string | undefined) 
   id === undefined ? undefined : (await readEstate(sql, tenantId, id)) !== null;
 
 /**
- * The DPE of the lease's estate valid on a day (its own, else its place's): the F/G freeze is
- * judged with the DPE in force on the change's effective date (loi n° 89-462 art. 17-1 III).
+ * What the F/G freeze is judged on (loi n° 89-462 art. 17-1 III): the DPE of the lease's estate
+ * valid on the change's effective date (its own, else its place's), and who lets (art. 10: the
+ * length of the renewed contract periods).
  */
-async function dpeOn(sql: Sql, tenantId: string, leaseId: string, date: string) {
-  const lease = await readLease(sql, tenantId, leaseId);
-  return lease ? readDpeSummaryOn(sql, tenantId, String(lease.body.estate_id), date) : null;
+async function freezeFacts(sql: Sql, tenantId: string, leaseId: string, date: string) {
+  const lease = await readLeaseTerms(sql, tenantId, leaseId);
+  if (!lease) return { dpe: null, lessor: undefined };
+  return { dpe: await readDpeSummaryOn(sql, tenantId, lease.estate_id, date), lessor: lease.lessor };
 }
 
 /** The IRL data's values for an index revision's quarters (docs/compliance.md). */
@@ -284,13 +285,13 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id } = request.params;
-      const dpe = await dpeOn(sql, tenantOf(request), lease_id, request.body.effective_date);
+      const facts = await freezeFacts(sql, tenantOf(request), lease_id, request.body.effective_date);
       const published_irl = await publishedIrlOf(sql, request.body.index);
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeRent",
         lease_id,
         input: request.body,
-        dpe,
+        ...facts,
         published_irl,
       }));
       return replyWithResource(request, reply, 200, {
@@ -517,14 +518,14 @@ export async function leaseCommandRoutes(app: FastifyInstance): Promise<void> {
           ? await readAmendment(sql, tenantId, lease_id, amendment_id)
           : null;
       const effective = amendment ? String(amendment.body.effective_date).slice(0, 10) : null;
-      const dpe = effective ? await dpeOn(sql, tenantId, lease_id, effective) : null;
+      const facts = effective ? await freezeFacts(sql, tenantId, lease_id, effective) : { dpe: null };
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeAmendmentStatus",
         lease_id,
         amendment_id,
         status: request.body.status,
         reason: request.body.reason ?? null,
-        dpe,
+        ...facts,
       }));
       return replyWithResource(request, reply, 200, {
         id: amendment_id,

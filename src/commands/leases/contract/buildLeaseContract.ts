@@ -1,3 +1,4 @@
+import { addMonths } from "../../../law/calendar.ts";
 import { chargeSettlementOf, firstTermMonths } from "../../../law/leaseTypes.ts";
 import { isoDay } from "../../../platform/formatDates.ts";
 import type { Row } from "../../../platform/projections/projection.ts";
@@ -60,11 +61,7 @@ const DIAGNOSTICS: Record<string, string> = {
 };
 
 /** 18 months before the start (décret n° 2015-587: the previous rent is stated when the dwelling was let then). */
-const eighteenMonthsBefore = (start: string) => {
-  const d = new Date(`${start}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() - 18);
-  return d.toISOString().slice(0, 10);
-};
+const eighteenMonthsBefore = (start: string) => addMonths(start, -18);
 
 export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
   const { lease, estate, place, owner } = facts;

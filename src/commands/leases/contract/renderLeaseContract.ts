@@ -1,3 +1,4 @@
+import { cents, toEuros } from "../../../law/money.ts";
 import { unprocessable } from "../../../platform/errors.ts";
 import { renderInThread } from "../../../platform/pdf/renderInThread.ts";
 import {
@@ -65,13 +66,13 @@ function depositText(contract: LeaseContract): string {
 
 /** The view the templates render. */
 export function contractView(contract: LeaseContract): ContractView {
-  const cents = Math.round(contract.rent.amount * 100) + Math.round(contract.rent.charges_amount * 100);
+  const total = cents(contract.rent.amount) + cents(contract.rent.charges_amount);
   return {
     ...contract,
     furnished: contract.lease_type !== "UNFURNISHED",
     duration_text: durationText(contract.dates.duration_months),
     revision_quarter_label: contract.revision ? quarterLabel(contract.revision.reference_quarter) : "",
-    total_monthly: cents / 100,
+    total_monthly: toEuros(total),
     deposit_text: depositText(contract),
     several_tenants: contract.tenants.length > 1,
     tenant_names: contract.tenants.map((t) => t.name).join(", "),
