@@ -5,12 +5,10 @@ export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.pure.config.ts" },
   mutate: [
-    // The law (pure verdicts), the compliance report built on it, and the lease decider.
+    // The law (pure verdicts, DPE scales included), the compliance report built on it, and the lease decider.
     "src/law/**/*.ts",
     "src/commands/leases/compliance.ts",
     "src/commands/leases/decider.ts",
-    // The DPE label scales and legal validity (the rest of the file names events).
-    "src/events/energyDiagnoses.ts:1-160",
   ],
   coverageAnalysis: "perTest",
   // A mutant of a module-level table runs every test: not a timeout unless far slower.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addDays, addMonths, addYears, legalToday, monthsOfTerm, termEnd } from "../../src/law/calendar.ts";
 import { cents, euros, toEuros } from "../../src/law/money.ts";
-import { firstFailure, verdict } from "../../src/law/verdict.ts";
+import { verdict } from "../../src/law/verdict.ts";
 
 /** The law's calendar (code de procédure civile art. 641) and money (whole cents). */
 
@@ -58,12 +58,13 @@ describe("money and verdicts", () => {
     expect(toEuros(123456n)).toBe(1234.56);
   });
 
-  it("the first failure among verdicts, null when none fails", () => {
-    const pass = verdict("A", "PASS", "ok", "ref");
-    const fail = verdict("B", "FAIL", "no", "ref", { errors: [] });
-    const unknown = verdict("C", "UNKNOWN", "?", "ref");
-    expect(pass.details).toEqual({});
-    expect(firstFailure([pass, unknown, fail, { ...fail, rule: "D" }])).toBe(fail);
-    expect(firstFailure([pass, unknown])).toBeNull();
+  it("a verdict without figures has empty details", () => {
+    expect(verdict("A", "PASS", "ok", "ref")).toEqual({
+      rule: "A",
+      status: "PASS",
+      message: "ok",
+      legal_reference: "ref",
+      details: {},
+    });
   });
 });

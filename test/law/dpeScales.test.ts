@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classOf, labelScaleOn, legalValidUntil } from "../../src/events/energyDiagnoses.ts";
+import { classOf, labelScaleOn, legalValidUntil } from "../../src/law/dpe.ts";
 
 /**
  * The DPE label scales by method and reference surface (docs/dpe.md): arrêté du 31 mars 2021, annex 5
