@@ -692,3 +692,119 @@ describe("a compliance record changes no term", () => {
     expect(spec.given([...active, checked]).state).toEqual(spec.given(active).state);
   });
 });
+
+describe("a lease reaching its term (the daily job)", () => {
+  const reach = (today: string, lessor: "NATURAL_PERSON" | "LEGAL_PERSON" = "NATURAL_PERSON") =>
+    ({ type: "ReachLeaseTerm", lease_id, today, lessor }) as LeaseCommand;
+  const activeWith = (over: Partial<LeaseTerms>): LeaseEvent[] => [
+    { type: "LeaseCreated", data: { lease_id, ...terms, ...over } },
+    added(primary, "Primary"),
+    { type: "LeaseActivated", data: statusChange },
+  ];
+
+  it("renews as many terms as have passed, and the fold moves the end date", () => {
+    const lease = activeWith({ end_date: "2026-02-28", duration_months: 12, lease_type: "FURNISHED" });
+    const events = spec.given(lease).when(reach("2027-03-01")).thenEvents();
+    expect(events).toEqual([
+      {
+        type: "LeaseRenewed",
+        data: {
+          lease_id,
+          renewed_on: "2026-03-01",
+          previous_end_date: "2026-02-28",
+          end_date: "2027-02-28",
+          months: 12,
+        },
+      },
+      {
+        type: "LeaseRenewed",
+        data: {
+          lease_id,
+          renewed_on: "2027-03-01",
+          previous_end_date: "2027-02-28",
+          end_date: "2028-02-29",
+          months: 12,
+        },
+      },
+    ]);
+    expect(live(spec.given([...lease, ...events]).state).terms.end_date).toBe("2028-02-29");
+    spec
+      .given([...lease, ...events])
+      .when(reach("2027-03-01"))
+      .thenNothing();
+  });
+
+  it("a student lease expires at its term (art. 25-7), a bail mobilité too (art. 25-14)", () => {
+    for (const [lease_type, article] of [
+      ["STUDENT", "25-7"],
+      ["MOBILITY", "25-14"],
+    ] as const)
+      spec
+        .given(activeWith({ lease_type, end_date: "2025-11-30", duration_months: 9, deposit_amount: null }))
+        .when(reach("2025-12-01"))
+        .then([
+          {
+            type: "LeaseExpired",
+            data: {
+              lease_id,
+              effective_date: "2025-11-30",
+              reason: `End of term: a ${lease_type} lease is not renewed (loi n° 89-462 art. ${article})`,
+            },
+          },
+        ]);
+  });
+
+  it("leaves alone a lease not active, without end date, or with no renewal rule", () => {
+    const ended = activeWith({ end_date: "2025-11-30" });
+    spec.given(ended.slice(0, 2)).when(reach("2026-01-01")).thenNothing();
+    spec
+      .given(activeWith({ end_date: null }))
+      .when(reach("2030-01-01"))
+      .thenNothing();
+    spec
+      .given(activeWith({ lease_type: "COMMERCIAL", end_date: "2025-11-30" }))
+      .when(reach("2026-01-01"))
+      .thenNothing();
+    spec.given([]).when(reach("2026-01-01")).thenNothing();
+  });
+});
+
+describe("pending signature is still a draft for its contract", () => {
+  const pending: LeaseEvent[] = [...draft, { type: "LeaseSentForSignature", data: statusChange }];
+  it("its tenants may be removed and its contract terms changed", () => {
+    expect(
+      spec.given(pending).when({ type: "RemoveLeaseLessee", lease_id, lessee_id: primary }).thenEvents(),
+    ).toHaveLength(1);
+    spec
+      .given(pending)
+      .when({ type: "UpdateLease", lease_id, input: { rent_amount: 1100 } })
+      .then([{ type: "LeaseUpdated", data: { lease_id, changes: { rent_amount: 1100 } } }]);
+    // Before signing the deposit is judged on the new rent (art. 22).
+    spec
+      .given(pending)
+      .when({ type: "UpdateLease", lease_id, input: { rent_amount: 999.99 } })
+      .thenRefuses(422, /may not exceed 1 month/);
+  });
+
+  it("an amendment pending validation may be cancelled", () => {
+    const ids = { lease_id, amendment_id };
+    const history: LeaseEvent[] = [
+      ...active,
+      {
+        type: "LeaseAmendmentDrafted",
+        data: {
+          ...ids,
+          title: "A",
+          effective_date: "2025-04-01",
+          changes: { rent_amount: 990 },
+          reason: null,
+        },
+      },
+      { type: "LeaseAmendmentSubmitted", data: { ...ids, reason: null } },
+    ];
+    spec
+      .given(history)
+      .when({ type: "ChangeAmendmentStatus", ...ids, status: "CANCELLED", reason: "retiré", dpe: null })
+      .then([{ type: "LeaseAmendmentCancelled", data: { ...ids, reason: "retiré" } }]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classOf, labelScaleOn, legalValidUntil } from "../../src/law/dpe.ts";
+import { classOf, decencyVerdict, labelScaleOn, legalValidUntil } from "../../src/law/dpe.ts";
 
 /**
  * The DPE label scales by method and reference surface (docs/dpe.md): arrêté du 31 mars 2021, annex 5
@@ -76,5 +76,75 @@ describe("legal validity (décret n° 2020-1610)", () => {
     expect(legalValidUntil("2019-05-01", "2029-04-30")).toBe("2024-12-31");
     expect(legalValidUntil("2015-05-01", "2025-04-30")).toBe("2022-12-31");
     expect(legalValidUntil("2022-05-01", "2032-04-30")).toBe("2032-04-30");
+  });
+});
+
+describe("standard scales", () => {
+  it("2006 (arrêté du 15 septembre 2006): F up to 450 kWh, G above; GES F up to 80", () => {
+    const scale = labelScaleOn("2021-06-30");
+    expect(scale.law).toBe("scale of the arrêté du 15 septembre 2006 (DPE made before 2021-07-01)");
+    expect(classOf(450, scale.energy)).toBe("F");
+    expect(classOf(450.01, scale.energy)).toBe("G");
+    expect(classOf(50, scale.energy)).toBe("A");
+    expect(classOf(80, scale.ges)).toBe("F");
+    expect(classOf(80.01, scale.ges)).toBe("G");
+  });
+
+  it("2021 (arrêté du 31 mars 2021): F up to 420 kWh and 100 kg CO2, G above", () => {
+    expect(classOf(420, standard.energy)).toBe("F");
+    expect(classOf(420.01, standard.energy)).toBe("G");
+    expect(classOf(70, standard.energy)).toBe("A");
+    expect(classOf(70.01, standard.energy)).toBe("B");
+    expect(classOf(100, standard.ges)).toBe("F");
+    expect(classOf(100.01, standard.ges)).toBe("G");
+    expect(standard.law).toBe("scale of the arrêté du 31 mars 2021 (DPE made from 2021-07-01)");
+  });
+});
+
+describe("decency calendar by conclusion or renewal (loi n° 2021-1104 art. 160)", () => {
+  const G = { energy_label: "G" };
+  const judge = (on: string, over: Partial<Parameters<typeof decencyVerdict>[0]["lease"]> = {}) =>
+    decencyVerdict({
+      lease: {
+        lease_type: "UNFURNISHED",
+        start_date: "2024-12-31",
+        end_date: null,
+        duration_months: 36,
+        status: "ACTIVE",
+        ...over,
+      },
+      on,
+      dpe: G,
+    });
+
+  it("a G dwelling let on 2024-12-31 for 3 years passes until its renewal on 2027-12-31", () => {
+    expect(judge("2027-12-30")).toMatchObject({
+      status: "PASS",
+      message:
+        "Housing classed G is not decent for contracts concluded or renewed from 2025-01-01; the lease becomes non-compliant at its renewal on 2027-12-31",
+      details: { indecent_from: "2025-01-01", non_compliant_from: "2027-12-31" },
+    });
+    expect(judge("2027-12-31")).toMatchObject({
+      status: "FAIL",
+      message: expect.stringContaining("this lease was renewed on 2027-12-31"),
+    });
+  });
+
+  it("a lease the law never renews is never reached by the calendar", () => {
+    expect(judge("2025-06-01", { lease_type: "STUDENT", duration_months: 9 })).toMatchObject({
+      status: "PASS",
+      message: expect.stringContaining("this lease is not renewed, so the calendar does not reach it"),
+      details: { non_compliant_from: null },
+    });
+  });
+
+  it("a lease concluded from the step's date fails from its start", () => {
+    expect(judge("2025-01-01", { start_date: "2025-01-01" })).toMatchObject({
+      status: "FAIL",
+      message: expect.stringContaining("this lease was concluded on 2025-01-01"),
+    });
+    expect(judge("2025-01-01", { start_date: "2025-01-02" }).message).toContain(
+      "the lease becomes non-compliant at its start on 2025-01-02",
+    );
   });
 });
