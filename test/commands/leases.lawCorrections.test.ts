@@ -10,7 +10,6 @@ import { buildLeaseContract } from "../../src/commands/leases/contract/buildLeas
 import { contractMarkup } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { type LeaseCommand, leaseDecider } from "../../src/commands/leases/decider.ts";
 import type { LeaseEvent, LeaseTerms } from "../../src/events/leases.ts";
-import { addMonths, legalToday, termEnd } from "../../src/law/calendar.ts";
 import type { LeaseContractFacts } from "../../src/queries/leaseContractFacts.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 import { sampleContract } from "../support/leaseContractSample.ts";
@@ -122,6 +121,25 @@ describe("1. the deposit is never revised during the lease (loi 89-462 art. 22)"
       })
       .thenEvents();
     expect(events.map((e) => e.type)).toEqual(["LeaseAmendmentValidated", "LeaseRentChanged"]);
+  });
+  it("lets a signed lease whose rent was cut below its deposit change its free fields", () => {
+    const cut: LeaseEvent = {
+      type: "LeaseRentChanged",
+      data: {
+        lease_id: leaseId,
+        rent_amount: 950,
+        charges_amount: 50,
+        previous_rent_amount: 1000,
+        previous_charges_amount: 50,
+        effective_date: "2025-06-01",
+        reason: "AGREEMENT",
+        index: null,
+      },
+    };
+    spec
+      .given([...active(), cut])
+      .when({ type: "UpdateLease", lease_id: leaseId, input: { payment_method: "CHEQUE" } })
+      .then([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } }]);
   });
   it("judges DEPOSIT_CAP on the rent when the deposit was set, not the current rent", () => {
     const facts = (deposit_amount: number) =>
@@ -446,21 +464,5 @@ describe("the rent control experiment (loi ELAN art. 140) is confirmed until 202
     const after = rentControlCheck(facts("2026-11-26"));
     expect(after.status).toBe("UNKNOWN");
     expect(after.message).toContain("2026-11-25");
-  });
-});
-
-describe("one calendar for the law (src/law/calendar.ts)", () => {
-  it("dates a legal today in Paris: 00:30 there is still the day before in UTC", () => {
-    expect(legalToday("2026-11-25T23:30:00Z")).toBe("2026-11-26");
-    expect(legalToday("2026-07-01T21:59:59Z")).toBe("2026-07-01");
-    expect(legalToday("2026-07-01T22:00:00Z")).toBe("2026-07-02");
-  });
-  it("counts months as CPC art. 641 does, and a term ends the day before its anniversary", () => {
-    expect(addMonths("2025-01-31", 1)).toBe("2025-02-28");
-    expect(addMonths("2024-01-31", 1)).toBe("2024-02-29");
-    expect(addMonths("2025-03-31", -1)).toBe("2025-02-28");
-    expect(addMonths("2026-08-31", -18)).toBe("2025-02-28");
-    expect(termEnd("2024-12-31", 36)).toBe("2027-12-30");
-    expect(termEnd("2025-01-01", 36)).toBe("2027-12-31");
   });
 });

@@ -247,9 +247,12 @@ function update(command: Extract<LeaseCommand, { type: "UpdateLease" }>, state: 
     details.push({ field: "estate_id", message: `Estate ${changes.estate_id} does not exist` });
   checkDates(details, merged.start_date, merged.end_date);
   throwIfAny(details);
-  // Only a draft reaches here with new terms: the deposit is judged when it is set (art. 22).
-  enforce(depositVerdict(merged));
-  enforce(mobilityDurationVerdict(merged));
+  // The deposit is judged when it is set, before signing, never during the lease (art. 22): a signed
+  // lease reaches here only with free fields, which judge nothing.
+  if (isDraft(lease)) {
+    enforce(depositVerdict(merged));
+    enforce(mobilityDurationVerdict(merged));
+  }
   return [{ type: "LeaseUpdated", data: { lease_id: command.lease_id, changes } }];
 }
 
