@@ -808,3 +808,140 @@ describe("pending signature is still a draft for its contract", () => {
       .then([{ type: "LeaseAmendmentCancelled", data: { ...ids, reason: "retiré" } }]);
   });
 });
+
+describe("what each refusal names", () => {
+  it("a lessee unknown at creation is named under primary_lessee_id", () => {
+    const err = spec
+      .given([])
+      .when({
+        type: "CreateLease",
+        lease_id,
+        association_id: "7c1e0000-0000-4000-8000-0000000000d1",
+        input: {
+          estate_id: terms.estate_id,
+          primary_lessee_id: primary,
+          lease_type: "UNFURNISHED",
+          start_date: "2025-03-01",
+          rent_amount: 1000,
+        },
+        estate_exists: false,
+        primary: null,
+      })
+      .thenRefuses(400, /^Invalid lease data$/);
+    expect(err.details).toEqual([
+      { field: "estate_id", message: `Estate ${terms.estate_id} does not exist` },
+      { field: "primary_lessee_id", message: `Lessee ${primary} does not exist` },
+    ]);
+  });
+
+  it("names the estate a draft is moved to, and each contract term of a signed lease", () => {
+    const other = "7c1e0000-0000-4000-8000-0000000000e2";
+    expect(
+      spec
+        .given(draft)
+        .when({ type: "UpdateLease", lease_id, input: { estate_id: other }, estate_exists: false })
+        .thenRefuses(400, /Invalid lease data/).details,
+    ).toEqual([{ field: "estate_id", message: `Estate ${other} does not exist` }]);
+    expect(
+      spec
+        .given(active)
+        .when({ type: "UpdateLease", lease_id, input: { rent_amount: 900, duration_months: 48 } })
+        .thenRefuses(409, /contract terms/).details,
+    ).toEqual([
+      { field: "duration_months", message: "Contract term of a signed lease" },
+      { field: "rent_amount", message: "Contract term of a signed lease" },
+    ]);
+  });
+
+  it("names what an association update may not change", () => {
+    const err = spec
+      .given(active)
+      .when({
+        type: "UpdateLeaseLessee",
+        lease_id,
+        lessee_id: primary,
+        input: { lessee_id: cotenant, lease_id: "7c1e0000-0000-4000-8000-000000000009", ended: true },
+      } as LeaseCommand)
+      .thenRefuses(400, /Invalid lease data/);
+    expect(err.details).toEqual([
+      { field: "lessee_id", message: "Must be the lessee of the path" },
+      { field: "lease_id", message: "Must be the lease of the path" },
+      { field: "ended", message: "End a term with PUT .../end" },
+    ]);
+    const twice = spec
+      .given([...active, added(cotenant, "CoTenant")])
+      .when({
+        type: "AddLeaseLessee",
+        lease_id,
+        association_id: "7c1e0000-0000-4000-8000-0000000000d1",
+        input: { lessee_id: cotenant, role: "CoTenant" },
+        lessee: { category: "individual" },
+        today: "2025-04-01",
+      } as LeaseCommand)
+      .thenRefuses(409, /already on lease/);
+    expect(twice.details).toEqual([{ field: "lessee_id", message: "Already associated" }]);
+    expect(
+      spec
+        .given(active)
+        .when({ type: "EndLeaseLessee", lease_id, lessee_id: cotenant, end_date: "2025-07-01" })
+        .thenRefuses(404).message,
+    ).toMatch(/^Lease lessee /);
+  });
+
+  it("names the lease start an amendment may not precede", () => {
+    const err = spec
+      .given(active)
+      .when({
+        type: "DraftAmendment",
+        lease_id,
+        amendment_id,
+        input: { title: "A", effective_date: "2025-02-28", changes: { rent_amount: 990 } },
+      } as LeaseCommand)
+      .thenRefuses(400);
+    expect(err.details).toEqual([
+      { field: "effective_date", message: "Must not be before the lease start 2025-03-01" },
+    ]);
+  });
+
+  it("a draft goes to signature without an active Primary; only activation needs one", () => {
+    spec
+      .given([created])
+      .when({
+        type: "ChangeLeaseStatus",
+        lease_id,
+        status: "PENDING_SIGNATURE",
+        effective_date: "2025-02-01",
+        reason: null,
+      })
+      .then([
+        { type: "LeaseSentForSignature", data: { lease_id, effective_date: "2025-02-01", reason: null } },
+      ]);
+  });
+});
+
+describe("a bail mobilité lasts 1 to 10 months, whatever changes it (art. 25-14)", () => {
+  const mobility: LeaseEvent[] = [
+    {
+      type: "LeaseCreated",
+      data: { lease_id, ...terms, lease_type: "MOBILITY", deposit_amount: null, duration_months: 10 },
+    },
+    added(primary, "Primary"),
+  ];
+  it("a draft's update to 11 months is a 422", () => {
+    spec
+      .given(mobility)
+      .when({ type: "UpdateLease", lease_id, input: { duration_months: 11 } })
+      .thenRefuses(422, /1 to 10 months/);
+  });
+  it("an amendment ending it after 10 months is a 422", () => {
+    spec
+      .given([...mobility, { type: "LeaseActivated", data: statusChange }])
+      .when({
+        type: "DraftAmendment",
+        lease_id,
+        amendment_id,
+        input: { title: "Prolongation", effective_date: "2025-06-01", changes: { duration_months: 11 } },
+      } as LeaseCommand)
+      .thenRefuses(422, /1 to 10 months/);
+  });
+});

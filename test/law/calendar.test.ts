@@ -41,6 +41,8 @@ describe("terms", () => {
     expect(monthsOfTerm("2025-01-10", "2028-01-08")).toBe(35);
     expect(monthsOfTerm("2025-01-31", "2025-02-27")).toBe(1);
     expect(monthsOfTerm("2025-01-10", "2025-01-12")).toBe(1);
+    expect(monthsOfTerm("2025-01-10", "2025-04-09")).toBe(3);
+    expect(monthsOfTerm("2025-11-10", "2026-02-09")).toBe(3);
   });
 
   it("the legal day is the day in Paris", () => {

@@ -117,6 +117,7 @@ describe("rent paid in advance (art. 22 al. 2)", () => {
     const quarterly = { rent_frequency: "QUARTERLY", payment_terms: "TERME_A_ECHOIR" };
     expect(deposit("FURNISHED", 1400, quarterly)).toMatchObject({
       status: "UNKNOWN",
+      message: `The deposit is within the cap of ${LAW}, art. 25-6; whether art. 22 al. 2 (no deposit with rent paid more than two months in advance) applies to a furnished lease is not confirmed`,
       details: { months_paid_in_advance: 3 },
     });
     expect(deposit("FURNISHED", 1400.01, quarterly).status).toBe("FAIL");

@@ -122,6 +122,7 @@ describe("notices outside loi n° 89-462 (commercial, professional, parking)", (
     expect(noticeVerdict(commercial, "2025-03-10", facts({ requested_end: "2025-03-09" }))).toMatchObject({
       status: "FAIL",
       message: "The notice cannot end before it is given",
+      legal_reference: "UNKNOWN",
       details: { errors: [{ field: "notice_end_date", message: "2025-03-09 is before 2025-03-10" }] },
     });
   });
