@@ -105,6 +105,37 @@ describe("the catalogue says what the rules do", () => {
   });
 });
 
+describe("leases outside loi 89-462 in the catalogue", () => {
+  it("state every part of the regime, UNKNOWN where no text is confirmed, no mentions or annexes of loi 89-462", () => {
+    for (const type of ["COMMERCIAL", "PROFESSIONAL", "PARKING"] as const) {
+      const regime = LEASE_REGIMES[type];
+      expect(regime.mandatory_mentions, type).toEqual([]);
+      expect(regime.mandatory_annexes, type).toEqual([]);
+      expect(regime.deposit, type).toMatchObject({ cap_months: "UNKNOWN", legal_reference: "UNKNOWN" });
+      expect(regime.index_revision, type).toEqual({
+        index: "UNKNOWN",
+        at_most_once_a_year: "UNKNOWN",
+        legal_reference: "UNKNOWN",
+      });
+      for (const part of [regime.duration, regime.notice.lessee, regime.notice.lessor])
+        expect(typeof part.legal_reference, type).toBe("string");
+      expect(regime.notice.lessor.months, type).not.toBeUndefined();
+      expect(regime.duration.renewal, type).not.toBeUndefined();
+    }
+    expect(LEASE_REGIMES.PARKING.notice).toEqual({
+      lessee: { months: "UNKNOWN", when: "UNKNOWN", legal_reference: "UNKNOWN" },
+      lessor: { months: "UNKNOWN", when: "UNKNOWN", legal_reference: "UNKNOWN" },
+    });
+  });
+
+  it("residential lessors: 6 months unfurnished, 3 furnished, no notice for student and mobility leases", () => {
+    expect(LEASE_REGIMES.UNFURNISHED.notice.lessor.months).toBe(6);
+    expect(LEASE_REGIMES.FURNISHED.notice.lessor.months).toBe(3);
+    expect(LEASE_REGIMES.STUDENT.notice.lessor.months).toBeNull();
+    expect(LEASE_REGIMES.MOBILITY.notice.lessor.months).toBeNull();
+  });
+});
+
 describe("renewal and term", () => {
   it("renews unfurnished leases 3 years, 6 for a legal-person lessor; furnished 1 year; others never", () => {
     expect(renewalMonths("UNFURNISHED", "NATURAL_PERSON")).toBe(36);
