@@ -1,13 +1,4 @@
-import {
-  classOf,
-  DPE_2021_METHOD_FROM,
-  ENERGY_LABELS,
-  type EnergyLabel,
-  type LabelScale,
-  labelScaleOn,
-  legalValidUntil,
-  SMALL_DWELLING_SCALE_FROM,
-} from "../law/dpe.ts";
+import type { EnergyLabel } from "../law/dpe.ts";
 import type { DomainEvent } from "../platform/decider.ts";
 
 // The label scales and legal validity are the law's (src/law/dpe.ts).
@@ -20,7 +11,7 @@ export {
   labelScaleOn,
   legalValidUntil,
   SMALL_DWELLING_SCALE_FROM,
-};
+} from "../law/dpe.ts";
 
 /** Every field of a diagnosis apart from its id and timestamps, as recorded. */
 export interface EnergyDiagnosisFields {
