@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import type { LeaseType } from "../../src/law/leaseTypes.ts";
+import { DEFAULT_NOTICE, type NoticeFacts, noticeVerdict } from "../../src/law/notice.ts";
+
+/** Notice periods (loi n° 89-462 art. 15 I, 25-8 I, 25-14, 25-15): each verdict cites its article. */
+
+const LAW = "loi n° 89-462 du 6 juillet 1989";
+const terms = (
+  lease_type: LeaseType,
+  over: { end_date?: string | null; duration_months?: number | null } = {},
+) => ({ lease_type, start_date: "2025-01-15", end_date: null, duration_months: 36, ...over });
+const facts = (over: Partial<NoticeFacts>): NoticeFacts => ({ ...DEFAULT_NOTICE, ...over });
+const ends = (end: string | null, law: string) => ({
+  rule: "NOTICE_PERIOD",
+  status: "PASS",
+  message: end === null ? "The notice has no end date" : `The notice ends on ${end}`,
+  legal_reference: law,
+  details: { notice_end_date: end },
+});
+
+describe("a lessee's notice", () => {
+  /** The legal end, the same asked for, and a day earlier refused with the period's article. */
+  const periods = (lease_type: LeaseType, over: Partial<NoticeFacts>, legal: string, dayBefore: string) => {
+    const t = terms(lease_type);
+    const law = noticeVerdict(t, "2025-03-10", facts(over)).legal_reference;
+    expect(noticeVerdict(t, "2025-03-10", facts(over))).toEqual(ends(legal, law));
+    expect(noticeVerdict(t, "2025-03-10", facts({ ...over, requested_end: legal })).status).toBe("PASS");
+    const early = noticeVerdict(t, "2025-03-10", facts({ ...over, requested_end: dayBefore }));
+    expect(early.details.errors).toEqual([
+      { field: "notice_end_date", message: `${dayBefore} is before ${legal}` },
+    ]);
+    return early;
+  };
+
+  it("unfurnished: 3 months (art. 15 I); 1 month reduced, in a high-demand zone or a listed case", () => {
+    expect(periods("UNFURNISHED", {}, "2025-06-10", "2025-06-09")).toEqual({
+      rule: "NOTICE_PERIOD",
+      status: "FAIL",
+      message: `The notice period is 3 month(s) from 2025-03-10 (${LAW}, art. 15 I): it ends 2025-06-10 at the earliest`,
+      legal_reference: `${LAW}, art. 15 I`,
+      details: { errors: [{ field: "notice_end_date", message: "2025-06-09 is before 2025-06-10" }] },
+    });
+    const reduced = `${LAW}, art. 15 I (reduced notice)`;
+    expect(periods("UNFURNISHED", { reduced_notice: true }, "2025-04-10", "2025-04-09").legal_reference).toBe(
+      reduced,
+    );
+    expect(
+      periods("UNFURNISHED", { high_demand_zone: true }, "2025-04-10", "2025-04-09").legal_reference,
+    ).toBe(reduced);
+    expect(
+      periods("UNFURNISHED", { high_demand_zone: false }, "2025-06-10", "2025-06-09").legal_reference,
+    ).toBe(`${LAW}, art. 15 I`);
+  });
+
+  it("furnished or student: 1 month (art. 25-8 I); bail mobilité: 1 month (art. 25-15)", () => {
+    for (const type of ["FURNISHED", "STUDENT"] as const)
+      expect(periods(type, {}, "2025-04-10", "2025-04-09").legal_reference).toBe(`${LAW}, art. 25-8 I`);
+    expect(periods("MOBILITY", {}, "2025-04-10", "2025-04-09").legal_reference).toBe(`${LAW}, art. 25-15`);
+  });
+});
+
+describe("a lessor's notice", () => {
+  const lessor = facts({ given_by: "LESSOR" });
+
+  it("never on a bail mobilité (art. 25-14)", () => {
+    expect(noticeVerdict(terms("MOBILITY"), "2025-03-10", lessor)).toEqual({
+      rule: "NOTICE_PERIOD",
+      status: "FAIL",
+      message: `The lessor cannot give notice on a bail mobilité: it ends at its term (${LAW}, art. 25-14)`,
+      legal_reference: `${LAW}, art. 25-14`,
+      details: {
+        errors: [
+          { field: "given_by", message: "Only the lessee gives notice on a bail mobilité (art. 25-15)" },
+        ],
+      },
+    });
+  });
+
+  it("furnished: its period must run out by the term's anniversary (art. 25-8 I)", () => {
+    // Term 2025-06-09, anniversary 2025-06-10: received 2025-03-10 in time, 2025-03-11 late.
+    const furnished = terms("FURNISHED", { end_date: "2025-06-09" });
+    expect(noticeVerdict(furnished, "2025-03-10", lessor)).toEqual(ends("2025-06-09", `${LAW}, art. 25-8 I`));
+    expect(noticeVerdict(furnished, "2025-03-11", lessor)).toEqual({
+      rule: "NOTICE_PERIOD",
+      status: "FAIL",
+      message: `A lessor's notice must reach the lessee at least 3 months before the term (${LAW}, art. 25-8 I)`,
+      legal_reference: `${LAW}, art. 25-8 I`,
+      details: {
+        errors: [
+          { field: "effective_date", message: "The period ends 2025-06-11, after the term 2025-06-09" },
+        ],
+      },
+    });
+  });
+
+  it("unfurnished without end date: the first term it reaches 6 months ahead, the day before the anniversary", () => {
+    // Terms end 2028-01-14, 2031-01-14 (start 2025-01-15, 36 months).
+    const t = terms("UNFURNISHED");
+    expect(noticeVerdict(t, "2027-07-15", lessor).details.notice_end_date).toBe("2028-01-14");
+    expect(noticeVerdict(t, "2027-07-16", lessor).details.notice_end_date).toBe("2031-01-14");
+  });
+
+  it("without end date nor duration the term is unknown", () => {
+    expect(noticeVerdict(terms("UNFURNISHED", { duration_months: null }), "2025-03-10", lessor)).toEqual({
+      rule: "NOTICE_PERIOD",
+      status: "FAIL",
+      message: `A lessor's notice takes effect at the lease's term (${LAW}, art. 15 I); the lease has neither end_date nor duration_months`,
+      legal_reference: `${LAW}, art. 15 I`,
+      details: { errors: [{ field: "given_by", message: "The lease's term is unknown" }] },
+    });
+  });
+});
+
+describe("notices outside loi n° 89-462 (commercial, professional, parking)", () => {
+  it("end on the client's date, which may be the day the notice is given but not before", () => {
+    const commercial = terms("COMMERCIAL");
+    const outside = `A COMMERCIAL lease is outside ${LAW}`;
+    expect(noticeVerdict(commercial, "2025-03-10", facts({}))).toEqual(ends(null, outside));
+    expect(noticeVerdict(commercial, "2025-03-10", facts({ requested_end: "2025-03-10" }))).toEqual(
+      ends("2025-03-10", outside),
+    );
+    expect(noticeVerdict(commercial, "2025-03-10", facts({ requested_end: "2025-03-09" }))).toMatchObject({
+      status: "FAIL",
+      message: "The notice cannot end before it is given",
+      legal_reference: "UNKNOWN",
+      details: { errors: [{ field: "notice_end_date", message: "2025-03-09 is before 2025-03-10" }] },
+    });
+  });
+});
