@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createEstateSchema } from "../commands/estates/schemas.ts";
 import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
 import { estateFold, estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
@@ -15,6 +14,7 @@ import { answers, historyBody, rowShape, timestamp } from "../platform/http/resp
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { currentDpeJoin } from "./energyDiagnoses.ts";
+import { createEstateSchema } from "./estatesSchemas.ts";
 import { type Found, pick, placeParams, requirePlace } from "./places.ts";
 
 /** GET routes of the Estates area (nested under places and flat), and the look-ups commands make. */

@@ -2,7 +2,7 @@ import { type EstateDetails, type EstateEvent, type EstateState, estateFold } fr
 import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
 import { notInPlace } from "../../queries/estates.ts";
-import type { CreateEstateInput, UpdateEstateInput } from "./schemas.ts";
+import type { CreateEstateInput, UpdateEstateInput } from "../../queries/estatesSchemas.ts";
 
 /** Facts the route looked up in read models; a missing fact counts as "does not exist". */
 export interface EstateFacts {
