@@ -11,9 +11,9 @@ import {
   RENT_FREQUENCIES,
   REVISION_INDEX_TYPES,
   USAGE_TYPES,
-} from "../../events/leases.ts";
-import { NOTICE_GIVERS } from "../../law/notice.ts";
-import { ignored, notNull, storableJson, text, uuid } from "../../platform/http/schemas.ts";
+} from "../events/leases.ts";
+import { NOTICE_GIVERS } from "../law/notice.ts";
+import { ignored, notNull, storableJson, text, uuid } from "../platform/http/schemas.ts";
 
 /** Request bodies of the leases area (DESIGN.md §6 Leases). */
 

@@ -40,7 +40,7 @@ import type {
   UpdateAssociationInput,
   UpdateDocumentInput,
   UpdateLeaseInput,
-} from "./schemas.ts";
+} from "../../queries/leasesSchemas.ts";
 
 export interface Association {
   association_id: string;

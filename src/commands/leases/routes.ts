@@ -23,10 +23,6 @@ import {
   readAmendment,
   readAssociation,
 } from "../../queries/leases.ts";
-import { readLessee } from "../../queries/lessees.ts";
-import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
-import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
-import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
   amendmentStatusSchema,
@@ -40,7 +36,11 @@ import {
   updateAmendmentSchema,
   updateAssociationSchema,
   updateLeaseSchema,
-} from "./schemas.ts";
+} from "../../queries/leasesSchemas.ts";
+import { readLessee } from "../../queries/lessees.ts";
+import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
+import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
+import { estateOccupancyOf } from "./occupancy.ts";
 import { passesSnapshot, snapshotLease } from "./snapshots.ts";
 
 const tags = ["Leases"];
