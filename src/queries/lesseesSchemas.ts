@@ -1,12 +1,7 @@
 import { z } from "zod";
-import {
-  LESSEE_CATEGORIES,
-  LESSEE_FIELDS,
-  type LesseeCategory,
-  type LesseeData,
-} from "../../events/lessees.ts";
-import type { ErrorDetail } from "../../platform/errors.ts";
-import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../../platform/http/schemas.ts";
+import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, type LesseeData } from "../events/lessees.ts";
+import type { ErrorDetail } from "../platform/errors.ts";
+import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../platform/http/schemas.ts";
 
 /**
  * Request bodies of the Lessees area (docs/architecture.md §6 Lessees). The zod schemas check

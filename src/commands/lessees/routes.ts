@@ -15,8 +15,6 @@ import {
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { activeLeaseCounts } from "../../queries/leases.ts";
 import { lesseeBody, lesseeFromEvents, readLessees } from "../../queries/lessees.ts";
-import { lesseeDecider } from "./decider.ts";
-import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {
   createLesseeSchema,
   INVALID_DATA,
@@ -25,7 +23,9 @@ import {
   toLesseeData,
   updateLesseeSchema,
   uuidSchema,
-} from "./schemas.ts";
+} from "../../queries/lesseesSchemas.ts";
+import { lesseeDecider } from "./decider.ts";
+import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 
 /** POST, PUT and DELETE routes of the Lessees area (docs/architecture.md §6 Lessees). */
 
