@@ -23,24 +23,22 @@ import {
   readAmendment,
   readAssociation,
 } from "../../queries/leases.ts";
+import { createLeaseSchema, type RentInput, rentSchema } from "../../queries/leasesSchemas.ts";
+import { readLessee } from "../../queries/lessees.ts";
+import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
+import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
+import { estateOccupancyOf } from "./occupancy.ts";
 import {
   addLesseeSchema,
   amendmentStatusSchema,
   createAmendmentSchema,
-  createLeaseSchema,
   endAssociationSchema,
-  type RentInput,
-  rentSchema,
   type StatusInput,
   statusSchema,
   updateAmendmentSchema,
   updateAssociationSchema,
   updateLeaseSchema,
-} from "../../queries/leasesSchemas.ts";
-import { readLessee } from "../../queries/lessees.ts";
-import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
-import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
-import { estateOccupancyOf } from "./occupancy.ts";
+} from "./schemas.ts";
 import { passesSnapshot, snapshotLease } from "./snapshots.ts";
 
 const tags = ["Leases"];
