@@ -6,7 +6,7 @@ import {
 } from "../../events/lessees.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
-import { categoryRuleDetails, INVALID_DATA, type LesseeUpdateInput } from "../../queries/lesseesSchemas.ts";
+import { categoryRuleDetails, INVALID_DATA, type LesseeUpdateInput } from "./schemas.ts";
 
 /** The write model of one lessee stream. */
 export type LesseeState =

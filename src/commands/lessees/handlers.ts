@@ -18,8 +18,8 @@ import {
 import { deterministicUuid } from "../../platform/ids.ts";
 import { commitReserving, type Reserving, type Uniqueness } from "../../platform/reserveUnique.ts";
 import { type CommandContext, loadStreams, toNewEvents } from "../../platform/runCommand.ts";
-import { INVALID_DATA } from "../../queries/lesseesSchemas.ts";
 import { emailTaken, type LesseeState, lesseeDecider, lesseeRuleDetails } from "./decider.ts";
+import { INVALID_DATA } from "./schemas.ts";
 
 /**
  * Lessee writes beyond one stream: unique emails per tenant through the platform's reservation
