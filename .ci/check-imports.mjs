@@ -1,6 +1,7 @@
 // The import rule (docs/conventions.md, "Imports"): an area's files (src/commands/<area>/,
 // src/queries/<area>.ts, src/projections/<area>.ts) import src/events/*, src/platform/*, their own
-// area and other areas' src/queries/* only; never another area's commands or projections.
+// area and other areas' src/queries/* only; never another area's commands or projections. And
+// src/queries/* never imports src/commands/*, not even its own area's.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
@@ -17,7 +18,14 @@ for (const file of files) {
   for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"/gms)) {
     const target = relative(root, normalize(join(root, dirname(file), spec)));
     const [area, kind] = [areaOf(target), kindOf(target)];
-    if (area && area !== areaOf(file) && kind !== "queries") breaches.push(`${file} imports ${target}`);
+    if (area && area !== areaOf(file) && kind !== "queries")
+      breaches.push(`${file} imports ${target} (use src/platform/* or that area's src/queries/*)`);
+    // The read side never reaches into the write side, even of its own area: what both need (a
+    // fold, a schema) lives in src/events/<area>.ts or src/queries/, where commands import it.
+    else if (kindOf(file) === "queries" && kind === "commands")
+      breaches.push(
+        `${file} imports ${target} (src/queries never imports src/commands: move the shared part to src/events/* or src/queries/*)`,
+      );
   }
 }
 // The law (src/law/, docs/decisions.md): any area imports it; it imports only itself and the pure
@@ -36,8 +44,7 @@ for (const file of lawFiles) {
       );
   }
 }
-for (const b of breaches)
-  console.error(`import rule: ${b} (use src/platform/* or that area's src/queries/*)`);
+for (const b of breaches) console.error(`import rule: ${b}`);
 console.log(
   `import rule: ${files.length} area files and ${lawFiles.length} law files checked, ${breaches.length} breaches`,
 );

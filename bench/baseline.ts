@@ -2,10 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import Fastify, { type FastifyRequest } from "fastify";
 import pg from "pg";
 import { z } from "zod";
-import { categoryRuleDetails, createLesseeSchema, toLesseeData } from "../src/commands/lessees/schemas.ts";
+import { categoryRuleDetails, toLesseeData } from "../src/commands/lessees/schemas.ts";
 import { LESSEE_FIELDS } from "../src/events/lessees.ts";
 import { pageQuery, sendPage } from "../src/platform/http/pagination.ts";
 import { toLesseeResponse } from "../src/queries/lessees.ts";
+import { createLesseeSchema } from "../src/queries/lesseesSchemas.ts";
 
 /**
  * The baseline: the lessee routes written the plain way — fastify, the same zod body schema,

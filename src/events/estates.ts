@@ -4,6 +4,8 @@
  * ownership history and the place history read straight from the log.
  */
 
+import type { Decider } from "../platform/decider.ts";
+
 export const estateStream = (id: string) => `estate-${id}`;
 
 export const orientations = [
@@ -66,3 +68,45 @@ export const estateEventTypes = [
   "EstateOwnershipTransferred",
   "EstateDeleted",
 ] as const;
+
+export interface EstateRecord {
+  place_id: string;
+  owner_id: string | null;
+  previous_owner_id: string | null;
+  details: EstateDetails;
+}
+
+export type EstateState =
+  | { status: "absent" }
+  | ({ status: "active" } & EstateRecord)
+  | ({ status: "deleted" } & EstateRecord);
+
+/** The fold of an estate stream: the decider's state and the facts other areas look up. */
+export const estateFold: Pick<Decider<EstateState, unknown, EstateEvent>, "initialState" | "evolve"> = {
+  initialState: () => ({ status: "absent" }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case "EstateCreated": {
+        const { estate_id: _, place_id, owner_id, ...details } = event.data;
+        return { status: "active", place_id, owner_id, previous_owner_id: null, details };
+      }
+      case "EstateUpdated":
+        return state.status === "active"
+          ? { ...state, details: { ...state.details, ...event.data.changes } }
+          : state;
+      case "EstateMoved":
+        return state.status === "active" ? { ...state, place_id: event.data.to_place_id } : state;
+      case "EstateOwnershipTransferred":
+        return state.status === "active"
+          ? {
+              ...state,
+              owner_id: event.data.new_owner_id,
+              previous_owner_id: event.data.previous_owner_id ?? state.previous_owner_id,
+            }
+          : state;
+      case "EstateDeleted":
+        return state.status === "active" ? { ...state, status: "deleted" } : state;
+    }
+  },
+};

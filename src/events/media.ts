@@ -1,5 +1,5 @@
 import type { MediaContentType } from "../platform/blobs/uploads.ts";
-import type { DomainEvent } from "../platform/decider.ts";
+import type { Decider, DomainEvent } from "../platform/decider.ts";
 
 export { MEDIA_CONTENT_TYPES, type MediaContentType } from "../platform/blobs/uploads.ts";
 
@@ -20,3 +20,18 @@ export type MediaEventType = MediaEvent["type"];
 export const mediaEventTypes: readonly MediaEventType[] = ["MediaUploaded"];
 
 export const mediaStream = (id: string) => `media-${id}`;
+
+export type MediaState = { status: "absent" } | { status: "uploaded"; media: MediaMetadata };
+
+/** The fold of a media stream: the decider's state and the facts other areas look up. */
+export const mediaFold: Pick<Decider<MediaState, unknown, MediaEvent>, "initialState" | "evolve"> = {
+  initialState: () => ({ status: "absent" }),
+  evolve(state, event) {
+    switch (event.type) {
+      case "MediaUploaded":
+        return { status: "uploaded", media: event.data };
+      default:
+        return state;
+    }
+  },
+};

@@ -1,12 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import {
-  createEnergyDiagnosisBody,
-  estateEnergyDiagnosesQuery,
-  type ListEnergyDiagnosesQuery,
-  listEnergyDiagnosesQuery,
-  placeEnergyDiagnosesQuery,
-} from "../commands/energyDiagnoses/schemas.ts";
 import { ENERGY_DIAGNOSIS_FIELDS } from "../events/energyDiagnoses.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
@@ -17,6 +10,13 @@ import { offsetOf, sendPage } from "../platform/http/pagination.ts";
 import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import {
+  createEnergyDiagnosisBody,
+  estateEnergyDiagnosesQuery,
+  type ListEnergyDiagnosesQuery,
+  listEnergyDiagnosesQuery,
+  placeEnergyDiagnosesQuery,
+} from "./energyDiagnosesSchemas.ts";
 
 /** GET routes of the Energy Diagnosis area: the `energy_diagnoses` read model only. */
 

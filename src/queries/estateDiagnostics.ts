@@ -1,9 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import {
-  createEstateDiagnosticBody,
-  listEstateDiagnosticsQuery,
-} from "../commands/estateDiagnostics/schemas.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
@@ -15,6 +11,7 @@ import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { estateDiagnosticColumns } from "../projections/estateDiagnostics.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
+import { createEstateDiagnosticBody, listEstateDiagnosticsQuery } from "./estateDiagnosticsSchemas.ts";
 
 /** GET routes of the Estate Diagnostics area: the `estate_diagnostics` read model. */
 

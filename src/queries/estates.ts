@@ -1,12 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { estateDecider, notInPlace } from "../commands/estates/decider.ts";
-import { createEstateSchema } from "../commands/estates/schemas.ts";
 import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
-import { estateStream } from "../events/estates.ts";
+import { estateFold, estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
-import { notFound } from "../platform/errors.ts";
+import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { etagOf, setEtag } from "../platform/http/etag.ts";
@@ -16,6 +14,7 @@ import { answers, historyBody, rowShape, timestamp } from "../platform/http/resp
 import { text, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { currentDpeJoin } from "./energyDiagnoses.ts";
+import { createEstateSchema } from "./estatesSchemas.ts";
 import { type Found, pick, placeParams, requirePlace } from "./places.ts";
 
 /** GET routes of the Estates area (nested under places and flat), and the look-ups commands make. */
@@ -128,6 +127,13 @@ export async function readEstate(sql: Sql, tenantId: string, id: string): Promis
     rent_amount: (row.rent_amount as number | null) ?? null,
   };
 }
+
+export const notInPlace = (estateId: string, placeId: string) =>
+  fieldError(
+    "place_id",
+    `Estate ${estateId} does not belong to place ${placeId}`,
+    `Estate ${estateId} does not belong to place ${placeId}`,
+  );
 
 /** The nested-route rules: unknown place 404, unknown estate 404, estate of another place 400. */
 export async function readEstateInPlace(sql: Sql, tenantId: string, placeId: string, id: string) {
@@ -331,4 +337,4 @@ export async function estateQueries(app: FastifyInstance): Promise<void> {
 
 /** Fact for other areas' commands, from the stream (not a read model that may lag). */
 export const estateRecorded = async (request: FastifyRequest, id: string) =>
-  (await stateOf(request, estateStream(id), estateDecider)).status === "active";
+  (await stateOf(request, estateStream(id), estateFold)).status === "active";

@@ -2,13 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
-  amendmentChanges,
-  createLeaseSchema,
-  date,
-  documentFields,
-  rentSchema,
-} from "../commands/leases/schemas.ts";
-import {
   AMENDMENT_STATUS_OF_EVENT,
   AMENDMENT_STATUSES,
   LEASE_ROLES,
@@ -38,6 +31,7 @@ import { uuid } from "../platform/http/schemas.ts";
 import { eventsOf, type Row } from "../platform/projections/projection.ts";
 import { evolveLeaseRow, LEASE_COLUMNS, leasesProjection } from "../projections/leases.ts";
 import { readEstate } from "./estates.ts";
+import { amendmentChanges, createLeaseSchema, date, documentFields, rentSchema } from "./leasesSchemas.ts";
 import { type Found, pick } from "./places.ts";
 
 /** GET routes of the Leases area, and the look-ups other areas and the lease commands make. */

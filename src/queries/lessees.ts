@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import {
-  createLesseeSchema,
-  INVALID_CATEGORY,
-  isLesseeCategory,
-  uuidSchema,
-} from "../commands/lessees/schemas.ts";
 import { LESSEE_CATEGORIES, LESSEE_FIELDS, type LesseeCategory, lesseeStream } from "../events/lessees.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -20,6 +14,7 @@ import { contactFilter, pageQuery, readPage, sendPage, sendSlice } from "../plat
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { lesseesProjection } from "../projections/lessees.ts";
+import { createLesseeSchema, INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "./lesseesSchemas.ts";
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { mediaDecider } from "../commands/media/decider.ts";
-import { MEDIA_CONTENT_TYPES, mediaStream } from "../events/media.ts";
+import { MEDIA_CONTENT_TYPES, mediaFold, mediaStream } from "../events/media.ts";
 import { blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -104,4 +103,4 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 
 /** Fact for other areas' commands, from the stream (not a read model that may lag). */
 export const mediaRecorded = async (request: FastifyRequest, id: string) =>
-  (await stateOf(request, mediaStream(id), mediaDecider)).status === "uploaded";
+  (await stateOf(request, mediaStream(id), mediaFold)).status === "uploaded";

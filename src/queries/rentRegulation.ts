@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { irlParams, quarter, referenceRent } from "../commands/rentRegulation/schemas.ts";
 import type { ConstructionPeriod, ReferenceRent } from "../events/rentRegulation.ts";
 import { cents, euros, toEuros } from "../law/money.ts";
 import { IRL_CAPPED_NOTE, indexCapCents, irlCapped } from "../law/rent.ts";
@@ -15,6 +14,7 @@ import { answers, timestamp } from "../platform/http/responses.ts";
 import { isUuid } from "../platform/ids.ts";
 import { findEstatePlace } from "./energyDiagnoses.ts";
 import { requirePlace } from "./places.ts";
+import { irlParams, quarter, referenceRent } from "./rentRegulationSchemas.ts";
 
 /** Rent regulation data (docs/rent-regulation.md): the IRL, reference rents, the revision cap. */
 

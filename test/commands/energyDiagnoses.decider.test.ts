@@ -9,11 +9,6 @@ import {
   type KnownIds,
 } from "../../src/commands/energyDiagnoses/decider.ts";
 import {
-  createEnergyDiagnosisBody,
-  listEnergyDiagnosesQuery,
-  updateEnergyDiagnosisBody,
-} from "../../src/commands/energyDiagnoses/schemas.ts";
-import {
   type EnergyDiagnosisEvent,
   type EnergyLabel,
   labelScaleOn,
@@ -21,6 +16,11 @@ import {
 } from "../../src/events/energyDiagnoses.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { parisDate } from "../../src/platform/formatDates.ts";
+import {
+  createEnergyDiagnosisBody,
+  listEnergyDiagnosesQuery,
+  updateEnergyDiagnosisBody,
+} from "../../src/queries/energyDiagnosesSchemas.ts";
 import { deciderSpec, refusal, validBody } from "../support/deciderSpec.ts";
 
 const id = "5a0c7e2e-0000-4000-8000-00000000d1a9";

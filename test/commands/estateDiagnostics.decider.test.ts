@@ -4,12 +4,12 @@ import {
   type EstateDiagnosticsCommand,
   estateDiagnosticsDecider,
 } from "../../src/commands/estateDiagnostics/decider.ts";
+import type { EstateDiagnosticEvent } from "../../src/events/estateDiagnostics.ts";
+import { fold } from "../../src/platform/decider.ts";
 import {
   createEstateDiagnosticBody,
   listEstateDiagnosticsQuery,
-} from "../../src/commands/estateDiagnostics/schemas.ts";
-import type { EstateDiagnosticEvent } from "../../src/events/estateDiagnostics.ts";
-import { fold } from "../../src/platform/decider.ts";
+} from "../../src/queries/estateDiagnosticsSchemas.ts";
 import { deciderSpec, refusal, validBody } from "../support/deciderSpec.ts";
 
 const estateId = "7c1d0000-0000-4000-8000-00000000e57a";

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { type EstateCommand, estateDecider } from "../../src/commands/estates/decider.ts";
-import {
-  type CreateEstateInput,
-  createEstateSchema,
-  updateEstateSchema,
-} from "../../src/commands/estates/schemas.ts";
 import type { EstateEvent } from "../../src/events/estates.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { fold } from "../../src/platform/decider.ts";
 import type { ApiError } from "../../src/platform/errors.ts";
+import {
+  type CreateEstateInput,
+  createEstateSchema,
+  updateEstateSchema,
+} from "../../src/queries/estatesSchemas.ts";
 import { deciderSpec, refusal } from "../support/deciderSpec.ts";
 
 const estateId = "0b6f9a8e-4444-4c3b-9d4e-000000000001";

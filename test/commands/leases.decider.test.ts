@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { type LeaseCommand, leaseDecider, TRANSITIONS } from "../../src/commands/leases/decider.ts";
-import type { CreateLeaseInput } from "../../src/commands/leases/schemas.ts";
 import {
   LEASE_STATUSES,
   type LeaseEvent,
@@ -11,6 +10,7 @@ import { addMonths } from "../../src/law/calendar.ts";
 import { DEFAULT_NOTICE, type NoticeFacts } from "../../src/law/notice.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
+import type { CreateLeaseInput } from "../../src/queries/leasesSchemas.ts";
 
 const leaseId = "0b6f9a8e-1111-4c3b-9d4e-000000000001";
 const estateId = "0b6f9a8e-2222-4c3b-9d4e-000000000002";

@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type LesseeCommand, lesseeDecider } from "../../src/commands/lessees/decider.ts";
-import {
-  createLesseeSchema,
-  invalidBodyMessage,
-  toLesseeData,
-  updateLesseeSchema,
-} from "../../src/commands/lessees/schemas.ts";
+import { invalidBodyMessage, toLesseeData, updateLesseeSchema } from "../../src/commands/lessees/schemas.ts";
 import { type LesseeData, type LesseeEvent, lesseeEmailStream } from "../../src/events/lessees.ts";
 import { ibanProblem } from "../../src/platform/http/schemas.ts";
+import { createLesseeSchema } from "../../src/queries/lesseesSchemas.ts";
 import { deciderSpec, refusal as refusalOf, validBody } from "../support/deciderSpec.ts";
 
 const ID = "6f1c2b1e-1d2a-4c3b-9a8e-0b1c2d3e4f50";

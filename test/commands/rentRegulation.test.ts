@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { rentRegulationDecider } from "../../src/commands/rentRegulation/decider.ts";
-import { putRentRegulationBody } from "../../src/commands/rentRegulation/schemas.ts";
 import type { RentRegulationEvent } from "../../src/events/rentRegulation.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import { constructionPeriodOf, rentRevision } from "../../src/queries/rentRegulation.ts";
+import { putRentRegulationBody } from "../../src/queries/rentRegulationSchemas.ts";
 
 const given = (events: RentRegulationEvent[]) => fold(rentRegulationDecider, events);
 

@@ -8,16 +8,16 @@ import { handleCommand, newResourceId, replyAfterProjection } from "../../platfo
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
 import { energyDiagnosisBody, readEnergyDiagnosis } from "../../queries/energyDiagnoses.ts";
-import { estateRecorded } from "../../queries/estates.ts";
-import { mediaRecorded } from "../../queries/media.ts";
-import { placeRecorded } from "../../queries/places.ts";
-import { energyDiagnosisDecider, type KnownIds } from "./decider.ts";
 import {
   type CreateEnergyDiagnosisBody,
   createEnergyDiagnosisBody,
   type UpdateEnergyDiagnosisBody,
   updateEnergyDiagnosisBody,
-} from "./schemas.ts";
+} from "../../queries/energyDiagnosesSchemas.ts";
+import { estateRecorded } from "../../queries/estates.ts";
+import { mediaRecorded } from "../../queries/media.ts";
+import { placeRecorded } from "../../queries/places.ts";
+import { energyDiagnosisDecider, type KnownIds } from "./decider.ts";
 
 /** POST, PUT and DELETE routes of the Energy Diagnosis area (docs/architecture.md §6). */
 

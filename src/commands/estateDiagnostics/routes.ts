@@ -7,10 +7,13 @@ import { handleCommand, newResourceId, replyAfterProjection } from "../../platfo
 import { createdAnswers, deletedAnswers } from "../../platform/http/responses.ts";
 import { id } from "../../platform/http/schemas.ts";
 import { estateDiagnosticBody, readEstateDiagnostic } from "../../queries/estateDiagnostics.ts";
+import {
+  type CreateEstateDiagnosticBody,
+  createEstateDiagnosticBody,
+} from "../../queries/estateDiagnosticsSchemas.ts";
 import { estateRecorded } from "../../queries/estates.ts";
 import { mediaRecorded } from "../../queries/media.ts";
 import { estateDiagnosticsDecider } from "./decider.ts";
-import { type CreateEstateDiagnosticBody, createEstateDiagnosticBody } from "./schemas.ts";
 
 /**
  * POST and DELETE routes of the Estate Diagnostics area. Every command goes to the estate's

@@ -1,19 +1,8 @@
-import type { EstateDetails, EstateEvent } from "../../events/estates.ts";
+import { type EstateDetails, type EstateEvent, type EstateState, estateFold } from "../../events/estates.ts";
 import { changedFields, type Decider } from "../../platform/decider.ts";
-import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../../platform/errors.ts";
-import type { CreateEstateInput, UpdateEstateInput } from "./schemas.ts";
-
-export interface EstateRecord {
-  place_id: string;
-  owner_id: string | null;
-  previous_owner_id: string | null;
-  details: EstateDetails;
-}
-
-export type EstateState =
-  | { status: "absent" }
-  | ({ status: "active" } & EstateRecord)
-  | ({ status: "deleted" } & EstateRecord);
+import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import { notInPlace } from "../../queries/estates.ts";
+import type { CreateEstateInput, UpdateEstateInput } from "../../queries/estatesSchemas.ts";
 
 /** Facts the route looked up in read models; a missing fact counts as "does not exist". */
 export interface EstateFacts {
@@ -73,13 +62,6 @@ export const estateDetailNames = [
   "other_detail",
 ] as const satisfies readonly (keyof EstateDetails)[];
 
-export const notInPlace = (estateId: string, placeId: string) =>
-  fieldError(
-    "place_id",
-    `Estate ${estateId} does not belong to place ${placeId}`,
-    `Estate ${estateId} does not belong to place ${placeId}`,
-  );
-
 function throwIfAny(details: ErrorDetail[]): void {
   if (details.length > 0) throw validationError("Invalid estate data", details);
 }
@@ -92,32 +74,7 @@ function activeEstate(state: EstateState, estateId: string, pathPlaceId: string 
 }
 
 export const estateDecider: Decider<EstateState, EstateCommand, EstateEvent> = {
-  initialState: () => ({ status: "absent" }),
-
-  evolve(state, event) {
-    switch (event.type) {
-      case "EstateCreated": {
-        const { estate_id: _, place_id, owner_id, ...details } = event.data;
-        return { status: "active", place_id, owner_id, previous_owner_id: null, details };
-      }
-      case "EstateUpdated":
-        return state.status === "active"
-          ? { ...state, details: { ...state.details, ...event.data.changes } }
-          : state;
-      case "EstateMoved":
-        return state.status === "active" ? { ...state, place_id: event.data.to_place_id } : state;
-      case "EstateOwnershipTransferred":
-        return state.status === "active"
-          ? {
-              ...state,
-              owner_id: event.data.new_owner_id,
-              previous_owner_id: event.data.previous_owner_id ?? state.previous_owner_id,
-            }
-          : state;
-      case "EstateDeleted":
-        return state.status === "active" ? { ...state, status: "deleted" } : state;
-    }
-  },
+  ...estateFold,
 
   decide(command, state) {
     switch (command.type) {

@@ -14,11 +14,15 @@ import {
   nestedEstateParams,
   readEstate,
 } from "../../queries/estates.ts";
+import {
+  createEstateSchema,
+  type UpdateEstateInput,
+  updateEstateSchema,
+} from "../../queries/estatesSchemas.ts";
 import { ownerExists } from "../../queries/owners.ts";
 import { placeExists, placeParams, requirePlace } from "../../queries/places.ts";
 import { typeExists } from "../../queries/types.ts";
 import { type EstateFacts, estateDecider } from "./decider.ts";
-import { createEstateSchema, type UpdateEstateInput, updateEstateSchema } from "./schemas.ts";
 
 const tag = { tags: ["Estates"] };
 const invalidBodyMessage = "Invalid estate data";

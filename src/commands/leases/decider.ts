@@ -31,11 +31,10 @@ import {
 import type { Decider } from "../../platform/decider.ts";
 import { changedFields } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, enforce, notFound, validationError } from "../../platform/errors.ts";
+import type { CreateLeaseInput, RentInput } from "../../queries/leasesSchemas.ts";
 import type {
   AddLesseeInput,
   CreateAmendmentInput,
-  CreateLeaseInput,
-  RentInput,
   UpdateAmendmentInput,
   UpdateAssociationInput,
   UpdateDocumentInput,

@@ -26,8 +26,9 @@ import { uploadBody } from "../../platform/http/openapi.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
+import { documentFields } from "../../queries/leasesSchemas.ts";
 import { handleLease } from "./routes.ts";
-import { documentFields, updateDocumentSchema } from "./schemas.ts";
+import { updateDocumentSchema } from "./schemas.ts";
 
 /** Lease documents (DESIGN.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
 

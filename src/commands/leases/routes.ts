@@ -23,6 +23,7 @@ import {
   readAmendment,
   readAssociation,
 } from "../../queries/leases.ts";
+import { createLeaseSchema, type RentInput, rentSchema } from "../../queries/leasesSchemas.ts";
 import { readLessee } from "../../queries/lessees.ts";
 import { readEstateRentRegulation, readIrl } from "../../queries/rentRegulation.ts";
 import { type LeaseCommand, type LeaseState, type LesseeFact, leaseDecider } from "./decider.ts";
@@ -31,10 +32,7 @@ import {
   addLesseeSchema,
   amendmentStatusSchema,
   createAmendmentSchema,
-  createLeaseSchema,
   endAssociationSchema,
-  type RentInput,
-  rentSchema,
   type StatusInput,
   statusSchema,
   updateAmendmentSchema,

@@ -15,16 +15,15 @@ import {
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { activeLeaseCounts } from "../../queries/leases.ts";
 import { lesseeBody, lesseeFromEvents, readLessees } from "../../queries/lessees.ts";
+import { createLesseeSchema, uuidSchema } from "../../queries/lesseesSchemas.ts";
 import { lesseeDecider } from "./decider.ts";
 import { deleteLessees, lesseeEmailsOf, registerLessees } from "./handlers.ts";
 import {
-  createLesseeSchema,
   INVALID_DATA,
   invalidBodyMessage,
   MAX_BULK_ITEMS,
   toLesseeData,
   updateLesseeSchema,
-  uuidSchema,
 } from "./schemas.ts";
 
 /** POST, PUT and DELETE routes of the Lessees area (docs/architecture.md §6 Lessees). */

@@ -1,22 +1,12 @@
-import type { MediaEvent, MediaMetadata } from "../../events/media.ts";
+import { type MediaEvent, type MediaMetadata, type MediaState, mediaFold } from "../../events/media.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict } from "../../platform/errors.ts";
 
 /** The route has already stored the bytes (blob store) and measured them; this records the fact. */
 export type MediaCommand = { type: "RecordMediaUpload"; media: MediaMetadata };
 
-export type MediaState = { status: "absent" } | { status: "uploaded"; media: MediaMetadata };
-
 export const mediaDecider: Decider<MediaState, MediaCommand, MediaEvent> = {
-  initialState: () => ({ status: "absent" }),
-  evolve(state, event) {
-    switch (event.type) {
-      case "MediaUploaded":
-        return { status: "uploaded", media: event.data };
-      default:
-        return state;
-    }
-  },
+  ...mediaFold,
   decide(command, state) {
     switch (command.type) {
       case "RecordMediaUpload":

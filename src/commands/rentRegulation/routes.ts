@@ -27,8 +27,8 @@ import {
   readPlaceRentRegulation,
   requireEstateInPlace,
 } from "../../queries/rentRegulation.ts";
+import { irlParams, putIrlBody, putRentRegulationBody } from "../../queries/rentRegulationSchemas.ts";
 import { type RentRegulationCommand, rentRegulationDecider } from "./decider.ts";
-import { irlParams, putIrlBody, putRentRegulationBody } from "./schemas.ts";
 
 const tag = { tags: ["Rent Regulation and Rent Control"] };
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ENERGY_LABELS } from "../../events/energyDiagnoses.ts";
-import { parisDate } from "../../platform/formatDates.ts";
-import { pageQuery } from "../../platform/http/pagination.ts";
-import { id, isoDate, isStorable, storable, typeError } from "../../platform/http/schemas.ts";
+import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
+import { parisDate } from "../platform/formatDates.ts";
+import { pageQuery } from "../platform/http/pagination.ts";
+import { id, isoDate, isStorable, storable, typeError } from "../platform/http/schemas.ts";
 
 const label = z.enum(ENERGY_LABELS, { error: typeError("must be one of A, B, C, D, E, F, G") });
 const finite = z.number({ error: "must be a number" }).refine(Number.isFinite, { error: "must be finite" });

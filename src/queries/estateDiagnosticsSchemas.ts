@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ESTATE_DIAGNOSTIC_TYPES } from "../../events/estateDiagnostics.ts";
-import { pageQuery } from "../../platform/http/pagination.ts";
-import { id, isoDate, isStorable, storable, typeError } from "../../platform/http/schemas.ts";
+import { ESTATE_DIAGNOSTIC_TYPES } from "../events/estateDiagnostics.ts";
+import { pageQuery } from "../platform/http/pagination.ts";
+import { id, isoDate, isStorable, storable, typeError } from "../platform/http/schemas.ts";
 
 const optionalText = (max: number) =>
   z

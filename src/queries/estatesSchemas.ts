@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { amount, notNull, text, uuid } from "../../platform/http/schemas.ts";
+import { amount, notNull, text, uuid } from "../platform/http/schemas.ts";
 
 /** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
 const dateTime = z

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONSTRUCTION_PERIODS, QUARTER_RE } from "../../events/rentRegulation.ts";
+import { CONSTRUCTION_PERIODS, QUARTER_RE } from "../events/rentRegulation.ts";
 
 /** NUL and unpaired surrogates pass JSON but not PostgreSQL text: a 400, not a 500. */
 const storable = (v: string) => !v.includes("\u0000") && v.isWellFormed();

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import {
+  CHARGE_SETTLEMENT_MODES,
+  LEASE_TYPES,
+  PAYMENT_METHODS,
+  PAYMENT_TERMS,
+  RENT_CHANGE_REASONS,
+  RENT_FREQUENCIES,
+  REVISION_INDEX_TYPES,
+  USAGE_TYPES,
+} from "../events/leases.ts";
+import { storableJson, text, uuid } from "../platform/http/schemas.ts";
+
+/** Request bodies of the leases area that its answers also show (DESIGN.md §6 Leases). */
+
+export const date = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
+
+/** Euros: finite, >= 0, at most two decimals. */
+export const money = () =>
+  z
+    .number()
+    .finite()
+    .min(0, "Must be >= 0")
+    .max(1e9, "Must be at most 1000000000")
+    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
+
+export const quarter = () => z.string().regex(/^\d{4}-Q[1-4]$/, "Must be a quarter like 2025-Q2");
+const indexValue = () => z.number().finite().gt(0, "Must be greater than 0").max(1e6);
+export const readOnly = (field: string, hint: string) =>
+  z.never({ error: `${field} is read-only; ${hint}` }).optional();
+
+/** Maintained by the service: sending them is a 400. */
+export const readOnlyFields = {
+  status: readOnly("status", "change it with PUT /api/leases/{id}/status"),
+  rent_regulation_compliance_status: readOnly("rent_regulation_compliance_status", "see compliance"),
+  signed_at: readOnly("signed_at", "set by the status change"),
+  notice_date: readOnly("notice_date", "set by the status change"),
+  notice_end_date: readOnly("notice_end_date", "set by the status change"),
+  terminated_at: readOnly("terminated_at", "set by the status change"),
+  revision: readOnly("revision", "it is the ETag"),
+};
+
+export const optionalTerms = {
+  usage_type: z.enum(USAGE_TYPES).nullish(),
+  end_date: date().nullish(),
+  duration_months: z.number().int("Must be an integer").min(1).max(1200).nullish(),
+  charges_amount: money().nullish(),
+  charge_settlement_mode: z.enum(CHARGE_SETTLEMENT_MODES).nullish(),
+  deposit_amount: money().nullish(),
+  rent_frequency: z.enum(RENT_FREQUENCIES).nullish(),
+  payment_terms: z.enum(PAYMENT_TERMS).nullish(),
+  payment_method: z.enum(PAYMENT_METHODS).nullish(),
+  payment_day: z.number().int("Must be an integer").min(1).max(28).nullish(),
+  revision_index_type: z.enum(REVISION_INDEX_TYPES).nullish(),
+  revision_reference_quarter: quarter().nullish(),
+  revision_reference_value: indexValue().nullish(),
+  special_conditions: text(10_000).nullish(),
+  custom_fields: storableJson(z.record(z.string(), z.unknown())).nullish(),
+};
+
+export const createLeaseSchema = z.strictObject({
+  estate_id: uuid(),
+  primary_lessee_id: uuid(),
+  lease_type: z.enum(LEASE_TYPES),
+  start_date: date(),
+  rent_amount: money(),
+  ...optionalTerms,
+  ...readOnlyFields,
+});
+
+export const rentSchema = z.strictObject({
+  rent_amount: money(),
+  charges_amount: money().nullish(),
+  effective_date: date(),
+  reason: z.enum(RENT_CHANGE_REASONS),
+  index: z
+    .strictObject({
+      type: z.enum(REVISION_INDEX_TYPES),
+      reference_quarter: quarter(),
+      reference_value: indexValue(),
+      new_quarter: quarter(),
+      new_value: indexValue(),
+    })
+    .optional(),
+});
+
+export type CreateLeaseInput = z.output<typeof createLeaseSchema>;
+export type RentInput = z.output<typeof rentSchema>;
+
+export const amendmentChanges = z
+  .strictObject({
+    rent_amount: money().optional(),
+    charges_amount: money().nullish(),
+    end_date: date().nullish(),
+    duration_months: z.number().int("Must be an integer").min(1).max(1200).nullish(),
+    special_conditions: text(10_000).nullish(),
+  })
+  .refine((c) => Object.values(c).some((v) => v !== undefined), "Must change at least one term");
+
+export const documentFields = {
+  document_type: text(100),
+  description: text(2000).nullish(),
+};
