@@ -59,7 +59,7 @@ describe.skipIf(!asRoot)("as root, the project in a 0700 directory", () => {
     });
     await untilReady(`http://127.0.0.1:${port}`, [npm]);
     await until("first-run key", [npm], async () =>
-      /First run[\s\S]*pms_\w{20,}/.test(npm.stdout()) ? true : null,
+      /First run[\s\S]*pms_[\w-]{20,}/.test(npm.stdout()) ? true : null,
     );
     expect(await npm.stop(), npm.output()).toBe(0);
     // The binaries' copy and the cluster live under PMS_SERVER_DIR; the data directory links to it.

@@ -67,7 +67,7 @@ describe("the start, as printed", () => {
       expect(banner).toContain(`API       http://127.0.0.1:${port}/api`);
       expect(banner).toContain(`API docs  http://127.0.0.1:${port}/api/docs`);
       expect(banner).toContain(`Data      ${dir} (embedded PostgreSQL`);
-      expect(banner).toMatch(/First run: created tenant "default"[\s\S]*\n {2}pms_\w{20,}\n/);
+      expect(banner).toMatch(/First run: created tenant "default"[\s\S]*\n {2}pms_[\w-]{20,}\n/);
       // Routine start-up steps are not at info: the whole start is a few lines, not one per projection.
       expect(pms.stdout()).not.toMatch(/building version|swapped in/);
       expect(lines.length, pms.stdout()).toBeLessThan(20);
