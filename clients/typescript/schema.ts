@@ -3284,7 +3284,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "SettingsRead" | "SettingsWrite")[];
+                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "FinanceRead" | "FinanceWrite" | "FinanceDelete" | "SettingsRead" | "SettingsWrite")[];
                 };
             };
         };
