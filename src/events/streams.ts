@@ -22,6 +22,7 @@ export const STREAM_CATEGORIES = [
   "owner",
   "place",
   "place_rent_regulation",
+  "receipt_counter",
   "room",
   "type",
 ] as const;
