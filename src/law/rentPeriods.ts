@@ -158,7 +158,7 @@ function dueDate(
 /** The period `index` as the lease covers it, or null when the lease does not cover any of it. */
 export function rentPeriod(facts: RentScheduleFacts, index: number): RentPeriod | null {
   const full = nominalPeriod(facts, index);
-  const from = full.start < facts.start_date ? facts.start_date : full.start;
+  const from = [full.start, facts.start_date].sort()[1];
   const to = facts.end_date !== null && facts.end_date < full.end ? facts.end_date : full.end;
   if (from > to) return null;
   let rent = 0;
