@@ -5,6 +5,7 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "configuration",
   "contact",
   "energy_diagnosis",
   "estate",
@@ -24,5 +25,6 @@ export const STREAM_CATEGORIES = [
   "place_rent_regulation",
   "receipt_counter",
   "room",
+  "template",
   "type",
 ] as const;
