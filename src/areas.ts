@@ -13,6 +13,8 @@ import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
+import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
+import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
@@ -30,6 +32,7 @@ import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentRemindersProjection } from "./projections/rentCollection.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
@@ -44,6 +47,7 @@ import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { typeQueries } from "./queries/types.ts";
@@ -98,6 +102,32 @@ const leasePdfBatchJob = areaJob({
   },
 });
 
+/**
+ * Rent reminders (docs/rent-cycle.md, "Reminders"): daily at 07:00 UTC for every tenant, and on
+ * demand for the worker key's tenant. `dry_run` lists what would be sent and writes nothing. A
+ * scheduled run spans tenants, so its output is counts only; a tenant's run lists its reminders.
+ */
+const rentRemindersJob = areaJob({
+  queue: RENT_REMINDERS_QUEUE,
+  description:
+    "Sends the next reminder level due for each unpaid rent call (at most once per call and level, 24 h apart, never once paid, no fee: loi n° 89-462 art. 4 i, p); dry_run lists them and writes nothing",
+  cron: "0 7 * * *",
+  input: z.strictObject({
+    dry_run: z.boolean().optional().describe("List what would be sent; send and write nothing"),
+  }),
+  run: async (deps, { dry_run }, { tenant_id }) => {
+    const run = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    if (tenant_id) return run;
+    return {
+      dry_run: run.dry_run,
+      today: run.today,
+      sent: run.sent.length,
+      skipped: run.skipped.length,
+      requeued: run.requeued,
+    };
+  },
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -135,4 +165,11 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
+  {
+    name: "rentCollection",
+    routes: [receiptRoutes, rentCollectionQueries],
+    projections: [rentRemindersProjection],
+    jobs: [rentRemindersJob],
+  },
 ];

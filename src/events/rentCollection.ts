@@ -88,7 +88,11 @@ export interface CollectionState {
   reminders: RentReminderSentData[];
 }
 
-export const emptyCollection = (): CollectionState => ({ account: emptyAccount(), receipts: [], reminders: [] });
+export const emptyCollection = (): CollectionState => ({
+  account: emptyAccount(),
+  receipts: [],
+  reminders: [],
+});
 
 /** The account (every event through `evolveAccount`) plus the receipts and reminders it holds. */
 export function evolveCollection(state: CollectionState, event: AccountEvent): CollectionState {

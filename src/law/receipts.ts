@@ -65,7 +65,9 @@ export function receiptVerdict(facts: ReceiptFacts): Verdict {
     "FAIL",
     `Nothing has been paid on this rent call: a quittance or a reçu acknowledges a payment (${ART_21})`,
     ART_21,
-    { ...figures, errors: [{ field: "call_id", message: `No payment on this call; ${euros(total)} is due` }] },
+    {
+      ...figures,
+      errors: [{ field: "call_id", message: `No payment on this call; ${euros(total)} is due` }],
+    },
   );
 }
-

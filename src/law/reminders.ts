@@ -52,7 +52,8 @@ const DAY_MS = 86_400_000;
 const utc = (date: string) => Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10));
 
 /** Whole days from the due date to `today` (0 on the due date, negative before). */
-export const daysLate = (due_date: string, today: string): number => Math.round((utc(today) - utc(due_date)) / DAY_MS);
+export const daysLate = (due_date: string, today: string): number =>
+  Math.round((utc(today) - utc(due_date)) / DAY_MS);
 
 const RULE = "RENT_REMINDER";
 const NO_FEE = `${ART_4_P}; ${ART_4_I}`;
@@ -77,14 +78,13 @@ export function reminderVerdict(facts: ReminderFacts): Verdict {
         ? "Every reminder level due so far has been sent"
         : `No reminder level is due ${late} day(s) after the due date`,
     );
-  const last = facts.sent.reduce((max, s) => (s.sent_at > max ? s.sent_at : max), "");
-  if (last !== "") {
-    const next = new Date(Date.parse(last) + MIN_HOURS_BETWEEN_REMINDERS * 3_600_000).toISOString();
+  if (facts.sent.length > 0) {
+    const last = Math.max(...facts.sent.map((s) => Date.parse(s.sent_at)));
+    const next = new Date(last + MIN_HOURS_BETWEEN_REMINDERS * 3_600_000).toISOString();
     if (Date.parse(facts.now) < Date.parse(next))
-      return none(
-        `A reminder of this call was sent less than ${MIN_HOURS_BETWEEN_REMINDERS} hours ago`,
-        { next_possible_at: next },
-      );
+      return none(`A reminder of this call was sent less than ${MIN_HOURS_BETWEEN_REMINDERS} hours ago`, {
+        next_possible_at: next,
+      });
   }
   const level = due[0];
   return verdict(

@@ -67,7 +67,11 @@ function ownerOf(owner: Row | null): LetterFacts["landlord"] {
 }
 
 /** The letter facts of a lease of the tenant; null when it has none. */
-export async function readLetterFacts(sql: Sql, tenantId: string, leaseId: string): Promise<LetterFacts | null> {
+export async function readLetterFacts(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+): Promise<LetterFacts | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(LETTER_FACTS, [tenantId, leaseId], { prepare: true }),
   );

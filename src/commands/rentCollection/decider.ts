@@ -7,9 +7,9 @@ import {
   reminderMessageId,
 } from "../../events/rentCollection.ts";
 import type { AccountCall, AccountEvent } from "../../events/rentCycle.ts";
+import { toEuros } from "../../law/money.ts";
 import { receiptVerdict } from "../../law/receipts.ts";
 import { claimVerdict, type ReminderLevel, reminderVerdict } from "../../law/reminders.ts";
-import { toEuros } from "../../law/money.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, enforce, notFound } from "../../platform/errors.ts";
 
