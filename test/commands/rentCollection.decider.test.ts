@@ -33,7 +33,7 @@ const paid = (amount: number, payment_id = PAYMENT): AccountEvent => ({
     lease_id: LEASE,
     amount,
     paid_on: "2026-03-04",
-    method: "BANK_TRANSFER",
+    method: "VIREMENT_BANCAIRE",
     reference: null,
     payer_lessee_id: null,
     allocations: [{ call_id: CALL, amount }],
