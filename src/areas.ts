@@ -19,7 +19,10 @@ import { typeRoutes } from "./commands/types/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
+import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
+import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
 import type { Projection } from "./platform/projections/projection.ts";
+import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
@@ -42,6 +45,7 @@ import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
+import { messageQueryRoutes } from "./queries/messages.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
@@ -58,6 +62,8 @@ export interface Area {
   projections: Projection[];
   /** Background jobs (pg-boss): run by the worker role, on their cron and through the Workers routes. */
   jobs?: AreaJob[];
+  /** Steps every worker process runs continuously (the outbox's deliverer, reactions). */
+  loops?: WorkerLoop[];
 }
 
 /**
@@ -135,4 +141,6 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // The outbox (docs/messages.md): status routes, the read model, the deliverer.
+  { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
 ];
