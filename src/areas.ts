@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
@@ -23,6 +24,7 @@ import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
 import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
+import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
@@ -141,6 +143,13 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
+  {
+    name: "amendmentNotices",
+    routes: [],
+    projections: [amendmentNoticesProjection],
+    loops: [amendmentNoticeLoop],
+  },
   // The outbox (docs/messages.md): status routes, the read model, the deliverer.
   { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
 ];
