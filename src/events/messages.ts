@@ -57,6 +57,11 @@ export type MessageEvent =
       type: "MessageSendStarted";
       data: { message_id: string; attempt: number; started_at: string; claim_expires_at: string };
     }
+  /**
+   * Every byte of the message is with the server but the end-of-data mark: from here the server
+   * may accept it, so a sender that dies leaves its outcome unknown (docs/messages.md).
+   */
+  | { type: "MessageContentTransmitted"; data: { message_id: string; attempt: number } }
   | {
       type: "MessageDelivered";
       data: { message_id: string; attempt: number; provider_message_id: string; delivered_at: string };
@@ -86,6 +91,7 @@ export type MessageEvent =
 export const messageEventTypes = [
   "MessageQueued",
   "MessageSendStarted",
+  "MessageContentTransmitted",
   "MessageDelivered",
   "MessageDeliveryFailed",
   "MessageOutcomeUnknown",
@@ -100,6 +106,8 @@ export interface MessageState {
   /** When the message may be (re)tried: queued now, or a failure's next attempt. */
   next_attempt_at: string | null;
   claim_expires_at: string | null;
+  /** The current attempt reached the end of its data (MessageContentTransmitted). */
+  transmitted: boolean;
   provider_message_id: string | null;
   delivered_at: string | null;
 }
@@ -111,6 +119,7 @@ export const initialMessageState = (): MessageState => ({
   last_error: null,
   next_attempt_at: null,
   claim_expires_at: null,
+  transmitted: false,
   provider_message_id: null,
   delivered_at: null,
 });
@@ -127,7 +136,10 @@ export function evolveMessage(state: MessageState, event: MessageEvent): Message
         attempts: event.data.attempt,
         next_attempt_at: null,
         claim_expires_at: event.data.claim_expires_at,
+        transmitted: false,
       };
+    case "MessageContentTransmitted":
+      return { ...state, transmitted: true };
     case "MessageDelivered":
       return {
         ...state,

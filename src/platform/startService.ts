@@ -17,6 +17,7 @@ import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
 import { startEmbeddedPostgres } from "./startEmbeddedPostgres.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant, listTenants } from "./tenants/tenants.ts";
+import { startWorkerLoops } from "./workerLoops.ts";
 
 export type Role = "api" | "projector" | "worker";
 
@@ -147,6 +148,13 @@ async function startOn(
     firstRunKey = (await createApiKey(sql, tenant.id, "first-run key", ALL_PERMISSIONS)).key;
   }
 
+  // The worker's loops (docs/architecture.md, "Worker loops"): the outbox's deliverer, reactions.
+  const loops = roles.has("worker")
+    ? await startWorkerLoops(
+        areas.flatMap((a) => a.loops ?? []),
+        { sql, store, config, log: logger },
+      )
+    : null;
   const app = roles.has("api")
     ? await buildApp(
         platform,
@@ -162,6 +170,7 @@ async function startOn(
       if (closed) return;
       closed = true;
       await app?.close();
+      await loops?.stop();
       await jobs.stop();
       await runtime.stop();
       if (projectorSql !== sql) await projectorSql.close();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type MessageAttachment,
   type MessageRecipient,
@@ -6,7 +7,7 @@ import {
   type QueuedMessage,
 } from "../../events/messages.ts";
 import { type EventStore, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
-import { deterministicUuid, isUuid } from "../ids.ts";
+import { isUuid } from "../ids.ts";
 
 /** What `queueMessage` needs: the event store only (no SMTP: delivery is the worker's). */
 export interface OutboxDeps {
@@ -52,7 +53,9 @@ export async function queueMessage(
       messageStream(data.message_id),
       [
         {
-          event_id: deterministicUuid("MessageQueued", data.message_id),
+          // A fresh id: a second queue of the same message then fails the "no stream" check (a
+          // replay of the same id would pass as an idempotent retry and say `queued` twice).
+          event_id: randomUUID(),
           type: "MessageQueued",
           data,
           metadata: {

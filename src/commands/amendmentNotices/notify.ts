@@ -1,0 +1,95 @@
+import type { Sql } from "../../platform/db.ts";
+import { deterministicUuid } from "../../platform/ids.ts";
+import { type OutboxDeps, queueMessage } from "../../platform/outbox/queueMessage.ts";
+import type { WorkerLoop } from "../../platform/workerLoops.ts";
+import {
+  amendmentNoticeFacts,
+  type PendingNotice,
+  pendingAmendmentNotices,
+} from "../../queries/amendmentNotices.ts";
+import { AMENDMENT_NOTICE_TEMPLATE, renderAmendmentNotice } from "./template.ts";
+
+/**
+ * Amendment notices (docs/messages.md): a reaction to the log. The `amendment_notices` projection
+ * holds one row per amendment submitted, validated or rejected; this step queues one message per
+ * tenant of the lease in the outbox, with an id derived from (event, lessee), so however often it
+ * runs, crashes or runs in several workers, each tenant gets each notice once.
+ */
+
+/** An event older than this when first seen (a first deployment, a rebuild) is not announced. */
+export const NOTICE_MAX_AGE_HOURS = 72;
+const BATCH = 100;
+
+export interface NoticeDeps extends OutboxDeps {
+  sql: Sql;
+  now?: () => Date;
+}
+
+/** The message id of one tenant's notice of one amendment event. */
+export const amendmentNoticeId = (noticeId: string, lesseeId: string) =>
+  deterministicUuid("amendment-notice", noticeId, lesseeId);
+
+/**
+ * The tenant's `amendment-notice` template. Seam: once src/queries/settings.ts (the settings
+ * area) is merged, this becomes `(await readTemplate(sql, tenantId, "amendment-notice")) ??
+ * AMENDMENT_NOTICE_TEMPLATE`.
+ */
+async function noticeTemplateSource(_sql: Sql, _tenantId: string): Promise<string> {
+  return AMENDMENT_NOTICE_TEMPLATE;
+}
+
+/** Queues the messages of every pending notice; how many notices it handled. */
+export async function queueAmendmentNotices(deps: NoticeDeps): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  let handled = 0;
+  for (const notice of await pendingAmendmentNotices(deps.sql, BATCH)) {
+    if (now.getTime() - Date.parse(notice.occurred_at) > NOTICE_MAX_AGE_HOURS * 3600_000) {
+      await mark(deps.sql, notice.id, "STALE");
+    } else if (await queueNotice(deps, notice)) {
+      await mark(deps.sql, notice.id, "QUEUED");
+    } else continue;
+    handled++;
+  }
+  return handled;
+}
+
+/** false while the lease's read models have not caught up with the amendment yet. */
+async function queueNotice(deps: NoticeDeps, notice: PendingNotice): Promise<boolean> {
+  const facts = await amendmentNoticeFacts(deps.sql, notice);
+  if (!facts.amendment) return false;
+  const source = await noticeTemplateSource(deps.sql, notice.tenant_id);
+  for (const lessee of facts.recipients) {
+    const { subject, text } = renderAmendmentNotice(
+      {
+        lessee,
+        lessees: facts.recipients,
+        lease: { id: notice.lease_id, reference: notice.lease_id },
+        estate: { address: facts.estate?.address ?? null },
+        amendment: { ...facts.amendment, status: notice.status, reason: notice.reason },
+        sender: { name: null, email: null },
+      },
+      source,
+    );
+    const name = [lessee.first_name, lessee.last_name].filter(Boolean).join(" ") || lessee.legal_name;
+    await queueMessage(deps, {
+      tenant_id: notice.tenant_id,
+      message_id: amendmentNoticeId(notice.id, lessee.lessee_id),
+      to: [{ email: lessee.email, name }],
+      subject,
+      text,
+      topic: "amendment-notice",
+      related: { kind: "lease_amendment", id: notice.amendment_id },
+      causation_id: notice.id,
+    });
+  }
+  return true;
+}
+
+/** The row is the worker's to stamp; the projection never writes these columns. */
+const mark = (sql: Sql, id: string, handled: "QUEUED" | "STALE") =>
+  sql.query("UPDATE amendment_notices SET handled_at = now(), handled = $2 WHERE id = $1", [id, handled]);
+
+export const amendmentNoticeLoop: WorkerLoop = {
+  name: "amendment-notices",
+  open: ({ sql, store }) => ({ run: () => queueAmendmentNotices({ sql, store }) }),
+};

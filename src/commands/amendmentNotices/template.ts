@@ -1,0 +1,58 @@
+import Handlebars from "handlebars";
+
+/**
+ * The built-in `amendment-notice` template (plain text, handlebars). A tenant's own source, once
+ * the settings area stores templates (`readTemplate(sql, tenantId, "amendment-notice")` in
+ * src/queries/settings.ts), replaces it: see `noticeTemplateSource` in notify.ts.
+ */
+export const AMENDMENT_NOTICE_TEMPLATE = `Bonjour {{lessee.first_name}} {{lessee.last_name}}{{lessee.legal_name}},
+
+{{#if (eq amendment.status "PENDING_VALIDATION")}}Un avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} est soumis à votre validation : « {{amendment.title}} », à effet du {{date amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "VALIDATED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est validé. Il prend effet le {{date amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "REJECTED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est refusé ; le bail reste inchangé.{{/if}}
+{{#if amendment.reason}}
+Motif : {{amendment.reason}}
+{{/if}}
+Référence du bail : {{lease.id}}
+
+Cordialement,
+{{sender.name}}
+`;
+
+const SUBJECTS = {
+  PENDING_VALIDATION: "Avenant à votre bail soumis à validation",
+  VALIDATED: "Avenant à votre bail validé",
+  REJECTED: "Avenant à votre bail refusé",
+} as const;
+
+export interface NoticeContext {
+  lessee: { first_name: string | null; last_name: string | null; legal_name: string | null; email: string };
+  lessees: { first_name: string | null; last_name: string | null; email: string }[];
+  lease: { id: string; reference: string };
+  estate: { address: string | null };
+  amendment: {
+    title: string;
+    status: keyof typeof SUBJECTS;
+    effective_date: string;
+    reason: string | null;
+  };
+  sender: { name: string | null; email: string | null };
+}
+
+// Text mail: no HTML escaping. Helpers as the PDF templates name them (src/platform/pdf).
+const hb = Handlebars.create();
+hb.registerHelper("eq", (a: unknown, b: unknown) => a === b);
+hb.registerHelper("date", (value: unknown) => {
+  const m = typeof value === "string" ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
+  return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
+});
+
+/** Subject and text of one tenant's notice; `source` is the tenant's template or the built-in one. */
+export function renderAmendmentNotice(
+  context: NoticeContext,
+  source = AMENDMENT_NOTICE_TEMPLATE,
+): { subject: string; text: string } {
+  const text = hb.compile(source, { noEscape: true })(context);
+  return {
+    subject: `${SUBJECTS[context.amendment.status]} : ${context.amendment.title}`,
+    text: text.replace(/\n{3,}/g, "\n\n").trim(),
+  };
+}

@@ -1,0 +1,36 @@
+import type { QueuedMessage } from "../../events/messages.ts";
+
+/**
+ * The notifier port (docs/messages.md): hands one message to a provider. An adapter never
+ * throws for a refused or failed send; it answers which kind of failure it was, so the deliverer
+ * knows whether to try again.
+ */
+export interface Notifier {
+  /** Where messages go, for the start-up log line (no secrets). */
+  readonly describe: string;
+  send(message: OutgoingMessage, hooks?: SendHooks): Promise<SendOutcome>;
+  close(): Promise<void>;
+}
+
+export interface OutgoingMessage extends QueuedMessage {
+  /** The sender when the message names none (SMTP_FROM). */
+  default_from: { email: string; name: string | null };
+}
+
+export interface SendHooks {
+  /**
+   * Called once every byte of the message is with the server but the end-of-data mark: up to here
+   * the server discards the message if the connection drops (RFC 5321 §3.8), from here it may
+   * accept it. A rejection aborts the send (nothing delivered, a transient failure).
+   */
+  beforeEndOfData?: () => Promise<void>;
+}
+
+export type SendOutcome =
+  | { ok: true; provider_message_id: string }
+  /** transient: worth another attempt (4xx, server down, time-out); permanent: never (5xx). */
+  | { ok: false; kind: "transient" | "permanent"; error: string; transmitted: boolean };
+
+/** The Message-ID header of a message: the same on every attempt, so a duplicate is recognisable. */
+export const messageIdHeader = (messageId: string, fromEmail: string) =>
+  `<${messageId}@${fromEmail.split("@")[1] ?? "pms.invalid"}>`;
