@@ -24,6 +24,7 @@ import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
 import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
+import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
@@ -47,6 +48,7 @@ import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
+import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -64,6 +66,7 @@ import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
+import { settingsQueries } from "./queries/settings.ts";
 import { typeQueries } from "./queries/types.ts";
 
 /**
@@ -234,4 +237,6 @@ export const areas: Area[] = [
   },
   // The outbox (docs/messages.md): status routes, the read model, the deliverer.
   { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
 ];

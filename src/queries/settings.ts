@@ -1,7 +1,22 @@
-import { type Configuration, defaultConfiguration, type TemplateCode } from "../events/settings.ts";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import {
+  type Configuration,
+  configurationStream,
+  defaultConfiguration,
+  TEMPLATE_CODES,
+  type TemplateCode,
+  templateStream,
+} from "../events/settings.ts";
 import type { Sql } from "../platform/db.ts";
 import { iso } from "../platform/formatDates.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
+import type { Found } from "../platform/http/replyWithResource.ts";
+import { answers, historyBody } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { configurationBody, templateBody, templateParams, templateSummary } from "./settingsSchemas.ts";
 
 /**
  * The settings as other areas read them (docs/settings.md): receipts, reminders, arrears and
@@ -73,3 +88,161 @@ export async function readTemplate(sql: Sql, tenantId: string, code: TemplateCod
   const [row] = await findTemplates(sql, tenantId, code);
   return row?.source ?? null;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Routes: GET /api/configurations, /api/templates, /api/templates/{code}, and their history.
+
+const access = { access: "SettingsRead" as const };
+const tags = ["Settings"];
+
+/** The configuration as the API shows it: saved or the defaults, with its revision (null: never saved). */
+export async function configurationAnswer(sql: Sql, tenantId: string): Promise<Found & { revision: number }> {
+  const found = await findConfiguration(sql, tenantId);
+  if (!found)
+    return {
+      body: {
+        ...(await defaultConfigurationOf(sql, tenantId)),
+        customised: false,
+        version: 0,
+        updated_at: null,
+      },
+      revision: -1,
+    };
+  return {
+    body: {
+      ...found.configuration,
+      customised: true,
+      version: found.revision + 1,
+      updated_at: found.updated_at,
+    },
+    revision: found.revision,
+  };
+}
+
+const templateAnswer = (code: TemplateCode, row: TemplateRow | undefined) => ({
+  code,
+  source: row?.source ?? null,
+  customised: row?.source != null,
+  version: row ? row.revision + 1 : 0,
+  updated_at: row?.updated_at ?? null,
+});
+
+/** A template as the API shows it, with its revision (-1: never saved, no ETag). */
+export async function templateFound(sql: Sql, tenantId: string, code: TemplateCode) {
+  const [row] = await findTemplates(sql, tenantId, code);
+  return { body: templateAnswer(code, row), revision: row ? row.revision : -1 };
+}
+
+/** The events of a settings stream, oldest first; none when never saved. */
+async function historyOf(request: FastifyRequest, stream: string) {
+  const events = await request.server.platform.store.readStream(stream);
+  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) return [];
+  return events.map((e) => ({
+    type: e.type,
+    revision: Number(e.stream_revision),
+    occurred_at: e.metadata.occurred_at,
+    actor_key_id: e.metadata.actor_key_id,
+    correlation_id: e.metadata.correlation_id,
+    data: e.data,
+  }));
+}
+
+export const settingsQueries = async (app: FastifyInstance) => {
+  const { sql } = app.platform;
+
+  app.get(
+    "/api/configurations",
+    {
+      schema: {
+        tags,
+        summary: "The tenant's configuration: saved, else the defaults (customised false)",
+        response: answers(configurationBody),
+      },
+      config: access,
+    },
+    async (request, reply) => {
+      const found = await configurationAnswer(sql, tenantOf(request));
+      if (found.revision >= 0) setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  app.get(
+    "/api/configurations/history",
+    {
+      schema: {
+        tags,
+        summary: "The configuration's versions, oldest first (audit; paginated)",
+        querystring: z.strictObject(pageQuery),
+        response: answers(historyBody),
+      },
+      config: access,
+    },
+    async (request, reply) =>
+      sendSlice(
+        request,
+        reply,
+        await historyOf(request, configurationStream(tenantOf(request))),
+        request.query as { page: number; limit: number },
+      ),
+  );
+
+  app.get(
+    "/api/templates",
+    {
+      schema: {
+        tags,
+        summary: "Every template code with its version and whether the tenant customised it",
+        querystring: z.strictObject(pageQuery),
+        response: answers(z.array(templateSummary)),
+      },
+      config: access,
+    },
+    async (request, reply) => {
+      const rows = new Map((await findTemplates(sql, tenantOf(request))).map((r) => [r.code, r]));
+      const all = TEMPLATE_CODES.map((code) => {
+        const { source: _, ...summary } = templateAnswer(code, rows.get(code));
+        return summary;
+      });
+      return sendSlice(request, reply, all, request.query as { page: number; limit: number });
+    },
+  );
+
+  app.get(
+    "/api/templates/:code",
+    {
+      schema: {
+        tags,
+        summary: "A template: the tenant's source, or null when the built-in default applies",
+        params: templateParams,
+        response: answers(templateBody),
+      },
+      config: access,
+    },
+    async (request, reply) => {
+      const { code } = request.params as { code: TemplateCode };
+      const found = await templateFound(sql, tenantOf(request), code);
+      if (found.revision >= 0) setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  app.get(
+    "/api/templates/:code/history",
+    {
+      schema: {
+        tags,
+        summary: "A template's versions, oldest first (each source saved, each reset; paginated)",
+        params: templateParams,
+        querystring: z.strictObject(pageQuery),
+        response: answers(historyBody),
+      },
+      config: access,
+    },
+    async (request, reply) => {
+      const { code } = request.params as { code: TemplateCode };
+      const history = await historyOf(request, templateStream(tenantOf(request), code));
+      return sendSlice(request, reply, history, request.query as { page: number; limit: number });
+    },
+  );
+};
