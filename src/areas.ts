@@ -14,14 +14,14 @@ import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
+import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
+import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
   RENT_CALLS_QUEUE,
 } from "./commands/rentCycle/issueRentCalls.ts";
 import { rentCycleCommandRoutes } from "./commands/rentCycle/routes.ts";
-import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
-import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
@@ -44,8 +44,8 @@ import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
-import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
+import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
@@ -62,8 +62,8 @@ import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
-import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
+import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";

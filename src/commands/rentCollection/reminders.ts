@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CollectionState, RentReminderSentData } from "../../events/rentCollection.ts";
 import { leaseAccountStream } from "../../events/rentCycle.ts";
+import { DEFAULT_SENDER_EMAIL } from "../../events/settings.ts";
 import { legalToday } from "../../law/calendar.ts";
 import type { ReminderKind } from "../../law/reminders.ts";
 import type { Sql } from "../../platform/db.ts";
@@ -65,7 +66,7 @@ export interface ReminderRun {
 async function leasesToRemind(sql: Sql, today: string, tenantId: string | null) {
   return sql.query<{ tenant_id: string; lease_id: string }>(
     `SELECT DISTINCT tenant_id, lease_id FROM rent_calls
-     WHERE paid_amount < total_amount AND due_date < $1::date AND ($2::uuid IS NULL OR tenant_id = $2)
+     WHERE status <> 'PAID' AND due_date < $1::date AND ($2::uuid IS NULL OR tenant_id = $2)
      ORDER BY tenant_id, lease_id`,
     [today, tenantId],
   );
@@ -110,7 +111,8 @@ async function queueReminder(
     tenant_id: tenantId,
     message_id: reminder.message_id,
     to: facts.lessees.map((l) => ({ email: l.email, name: `${l.first_name} ${l.last_name}`.trim() || null })),
-    from: settings.sender,
+    // The built-in sender address is no deliverable one: the outbox's default sender then.
+    from: settings.sender.email === DEFAULT_SENDER_EMAIL ? null : settings.sender,
     ...email,
     topic: "rent-reminder",
     related: { kind: "rent_call", id: reminder.call_id },

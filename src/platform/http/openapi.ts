@@ -237,8 +237,7 @@ function transformRoute(input: Parameters<typeof jsonSchemaTransform>[0]) {
   }
   if (upload) extra["x-upload"] = z.toJSONSchema(upload, { target: "draft-2020-12", io: "input" });
   // A JSON answer also given as PDF on `Accept: application/pdf` (e.g. an arrears statement).
-  if ((input.route.config as { pdfAlternative?: boolean } | undefined)?.pdfAlternative)
-    extra["x-pdf-alternative"] = true;
+  if (input.route.config?.pdfAlternative) extra["x-pdf-alternative"] = true;
   return { ...out, url, schema: { ...out.schema, ...extra } };
 }
 
