@@ -73,7 +73,7 @@ export async function responseCheckerOf(app: FastifyInstance): Promise<ResponseC
     }
     if (!schema) return; // a non-JSON answer (a file's bytes)
     // An alternative the document declares beside JSON (an arrears statement as PDF).
-    const type = String(res.headers["content-type"] ?? "").split(";")[0];
+    const type = String(res.headers?.["content-type"] ?? "").split(";")[0];
     if (type !== "application/json" && declared.content[type]) return;
     const at = pointer("paths", template.path, method.toLowerCase(), "responses", key);
     let validate = compiled.get(at);
