@@ -11,6 +11,7 @@ import { leasesStep } from "./steps/leases.ts";
 import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
 import { pdfStep } from "./steps/pdf.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
+import { rentCycleStep } from "./steps/rentCycle.ts";
 import { storeStep } from "./steps/store.ts";
 
 /**
@@ -19,10 +20,11 @@ import { storeStep } from "./steps/store.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,rent)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
+ *   BENCH_RENT_LEASES   leases of the rent step's daily job (default 100000)
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service process (e.g. --cpu-prof)
  */
 const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
@@ -37,6 +39,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   embedded: embeddedStep,
   leases: leasesStep,
   pdf: pdfStep,
+  rent: rentCycleStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")
