@@ -2008,6 +2008,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Outbound messages and their delivery status, oldest first
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One outbound message and its delivery status
+         * @description Needs a tenant API key with the SettingsRead permission.
+         */
+        get: operations["getMessagesByMessageId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2831,6 +2873,43 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        MessageRecipient: {
+            email: string;
+            name: string | null;
+        };
+        /** @description An outbound message and its delivery status (docs/messages.md) */
+        Message: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description What kind of message: rent-reminder, amendment-notice, ... */
+            topic: string;
+            /** @enum {string} */
+            channel: "email";
+            to: components["schemas"]["MessageRecipient"][];
+            subject: string;
+            /** @description What the message is about (e.g. kind lease_amendment and its id) */
+            related: {
+                kind: string;
+                id: string;
+            } | null;
+            /**
+             * @description QUEUED, SENDING, DELIVERED, RETRY_SCHEDULED (a transient failure, tried again at next_attempt_at), FAILED (refused for good or out of attempts), UNCERTAIN (its sender stopped after the end of the data: it may have arrived; never resent on its own)
+             * @enum {string}
+             */
+            status: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+            attempts: number;
+            last_error: string | null;
+            next_attempt_at: string | null;
+            provider_message_id: string | null;
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
     };
     responses: {
         /** @description The body, query or path fails its schema or a field rule (details name each field) */
@@ -3577,7 +3656,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -9172,6 +9251,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+                topic?: string;
+                related_kind?: string;
+                related_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessagesByMessageId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];
