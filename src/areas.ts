@@ -12,6 +12,7 @@ import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
+import { messageCommandRoutes } from "./commands/messages/resolve.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
@@ -151,5 +152,10 @@ export const areas: Area[] = [
     loops: [amendmentNoticeLoop],
   },
   // The outbox (docs/messages.md): status routes, the read model, the deliverer.
-  { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
+  {
+    name: "messages",
+    routes: [messageCommandRoutes, messageQueryRoutes],
+    projections: [messagesProjection],
+    loops: [outboxLoop],
+  },
 ];

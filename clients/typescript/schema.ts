@@ -2008,6 +2008,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/{message_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an UNCERTAIN message: it was delivered, or send it again
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postMessagesByMessageIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages": {
         parameters: {
             query?: never;
@@ -2281,6 +2303,13 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+        };
+        MessageResolutionInput: {
+            /**
+             * @description DELIVERED: it arrived (checked with the recipient or the provider); RESEND: send it again
+             * @enum {string}
+             */
+            resolution: "DELIVERED" | "RESEND";
         };
         NewRoomInput: {
             name: string;
@@ -2848,31 +2877,6 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        Room: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            room_type_id: string;
-            area: number | null;
-            floor: number | null;
-            description: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         MessageRecipient: {
             email: string;
             name: string | null;
@@ -2905,6 +2909,31 @@ export interface components {
             next_attempt_at: string | null;
             provider_message_id: string | null;
             delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Room: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id: string;
+            area: number | null;
+            floor: number | null;
+            description: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -9257,6 +9286,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMessagesByMessageIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageResolutionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

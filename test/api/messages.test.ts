@@ -167,4 +167,69 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
     const leasesOnly = await t.newTenant("leases only", ["LeasesRead"]);
     expect((await t.request("GET", "/api/messages", { as: leasesOnly })).statusCode).toBe(403);
   });
+
+  it("an operator settles an UNCERTAIN message: RESEND sends it again, once; anything else is refused", async () => {
+    const id = randomUUID();
+    const metadata = {
+      tenant_id: t.tenant.id,
+      actor_key_id: null,
+      correlation_id: null,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+    };
+    const data = { message_id: id, attempt: 1 };
+    // As a sender that died after its end of data leaves it (written at once: no worker claims it meanwhile).
+    await t.service.platform.store.appendToStream(
+      `message-${id}`,
+      [
+        {
+          type: "MessageQueued",
+          data: {
+            message_id: id,
+            channel: "email",
+            to: [{ email: "lea.bernard@example.fr", name: null }],
+            from: null,
+            subject: "Relance",
+            text: "Bonjour",
+            html: null,
+            attachments: [],
+            topic: "rent-reminder",
+            related: null,
+          },
+        },
+        {
+          type: "MessageSendStarted",
+          data: { ...data, started_at: metadata.occurred_at, claim_expires_at: metadata.occurred_at },
+        },
+        { type: "MessageContentTransmitted", data },
+        { type: "MessageOutcomeUnknown", data: { ...data, detected_at: metadata.occurred_at } },
+      ].map((e) => ({ ...e, event_id: randomUUID(), metadata })),
+      { expected_revision: "no_stream" },
+    );
+    const url = `/api/messages/${id}`;
+    await until("UNCERTAIN listed", async () => (await t.request("GET", url)).json().status === "UNCERTAIN");
+    const settingsRead = await t.newTenant("settings reader", ["SettingsRead"]);
+    expect(
+      (await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" }, as: settingsRead }))
+        .statusCode,
+    ).toBe(403);
+    expect(
+      (await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" }, as: t.other })).statusCode,
+    ).toBe(404);
+    expect((await t.request("POST", `${url}/resolve`, { body: { resolution: "MAYBE" } })).statusCode).toBe(
+      400,
+    );
+    const resent = await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" } });
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect(["QUEUED", "SENDING", "DELIVERED"]).toContain(resent.json().status);
+    const done = await until("delivered again", async () => {
+      const res = await t.request("GET", url);
+      return res.json().status === "DELIVERED" ? res.json() : null;
+    });
+    expect((done as { attempts: number }).attempts).toBe(2);
+    expect(smtp.accepted.filter((m) => m.messageId?.startsWith(`<${id}@`))).toHaveLength(1);
+    const again = await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" } });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toMatch(/is DELIVERED: only an UNCERTAIN message is resolved/);
+  });
 });
