@@ -222,11 +222,11 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
     const resent = await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" } });
     expect(resent.statusCode, resent.body).toBe(200);
     expect(["QUEUED", "SENDING", "DELIVERED"]).toContain(resent.json().status);
-    const done = await until("delivered again", async () => {
+    const done = await until<{ attempts: number }>("delivered again", async () => {
       const res = await t.request("GET", url);
       return res.json().status === "DELIVERED" ? res.json() : null;
     });
-    expect((done as { attempts: number }).attempts).toBe(2);
+    expect(done.attempts).toBe(2);
     expect(smtp.accepted.filter((m) => m.messageId?.startsWith(`<${id}@`))).toHaveLength(1);
     const again = await t.request("POST", `${url}/resolve`, { body: { resolution: "RESEND" } });
     expect(again.statusCode).toBe(409);
