@@ -23,6 +23,7 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
         SMTP_FROM: "Gestion Dupont <gestion@dupont-immo.fr>",
         PMS_OUTBOX_POLL_MS: "50",
       },
+      loops: true,
     });
   });
   afterAll(async () => {

@@ -40,7 +40,11 @@ let counter = 0;
 /** The whole service (API, projectors, jobs) on a fresh database of the given kind. */
 export async function createTestApp(
   kind: DatabaseKind,
-  options: { env?: Record<string, string> } = {},
+  /**
+   * `loops`: run the worker loops (the outbox's deliverer, amendment notices). Off by default: they
+   * append messages on their own, which suites counting events around a command must not see.
+   */
+  options: { env?: Record<string, string>; loops?: boolean } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(kind);
   const config = loadConfig({
@@ -50,7 +54,7 @@ export async function createTestApp(
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...options.env,
   });
-  const service = await startService(config, { sql: db.sql });
+  const service = await startService(config, { sql: db.sql, loops: options.loops ?? false });
   const app = service.app!;
   await app.ready();
   const checkResponse = await responseCheckerOf(app);
