@@ -12,6 +12,7 @@ import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
+import { messageCommandRoutes } from "./commands/messages/resolve.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
@@ -236,7 +237,16 @@ export const areas: Area[] = [
     loops: [amendmentNoticeLoop],
   },
   // The outbox (docs/messages.md): status routes, the read model, the deliverer.
+<<<<<<< HEAD
   { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
   // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
   { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
+=======
+  {
+    name: "messages",
+    routes: [messageCommandRoutes, messageQueryRoutes],
+    projections: [messagesProjection],
+    loops: [outboxLoop],
+  },
+>>>>>>> s30-outbox
 ];

@@ -332,50 +332,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/workers/jobs/rent-calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Issues the rent call of every period that has started (by the date, default today, Europe/Paris) and has none, for every ACTIVE or NOTICE lease
-         * @description Needs a worker key (X-API-Key).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postWorkersJobsRentCalls"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/workers/jobs/rent-calls-first": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Issues the first rent calls of leases activated since the last run (ACTIVE or NOTICE, no call yet)
-         * @description Needs a worker key (X-API-Key).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postWorkersJobsRentCallsFirst"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/workers/jobs/{queue}/{job_id}": {
         parameters: {
             query?: never;
@@ -2052,35 +2008,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/leases/{lease_id}/payments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Payments of a lease in recording order, cancelled ones included
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getLeasesByLeaseIdPayments"];
-        put?: never;
-        /**
-         * Record a payment: allocated to the oldest open call first, the rest kept as credit
-         * @description Needs a tenant API key with the FinanceWrite permission.
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postLeasesByLeaseIdPayments"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/payments/{payment_id}/cancel": {
+    "/api/messages/{message_id}/resolve": {
         parameters: {
             query?: never;
             header?: never;
@@ -2090,19 +2018,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a payment: a reversing entry (the payment stays, its allocations are undone)
-         * @description Needs a tenant API key with the FinanceWrite permission.
+         * Settle an UNCERTAIN message: it was delivered, or send it again
+         * @description Needs a tenant API key with the SettingsWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
-        post: operations["postLeasesByLeaseIdPaymentsByPaymentIdCancel"];
+        post: operations["postMessagesByMessageIdResolve"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/rent-calls": {
+    "/api/messages": {
         parameters: {
             query?: never;
             header?: never;
@@ -2110,12 +2038,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Rent calls of the portfolio, by due date; status OVERDUE: unpaid after the due date
-         * @description Needs a tenant API key with the FinanceRead permission.
+         * Outbound messages and their delivery status, oldest first
+         * @description Needs a tenant API key with the SettingsRead permission.
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
-        get: operations["getRentCalls"];
+        get: operations["getMessages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2124,7 +2052,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/leases/{lease_id}/rent-calls": {
+    "/api/messages/{message_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2132,72 +2060,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Rent calls of a lease, by due date
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         * One outbound message and its delivery status
+         * @description Needs a tenant API key with the SettingsRead permission.
          */
-        get: operations["getLeasesByLeaseIdRentCalls"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/rent-calls/{call_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A rent call of a lease
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdRentCallsByCallId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/payments/{payment_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A payment of a lease
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdPaymentsByPaymentId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The lease's account: balance (calls minus payments) and entries
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdAccount"];
+        get: operations["getMessagesByMessageId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2438,17 +2304,12 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
-        NewPaymentInput: {
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference?: string | null;
-            payer_lessee_id?: string | null;
-        };
-        PaymentCancellationInput: {
-            reason: string;
+        MessageResolutionInput: {
+            /**
+             * @description DELIVERED: it arrived (checked with the recipient or the provider); RESEND: send it again
+             * @enum {string}
+             */
+            resolution: "DELIVERED" | "RESEND";
         };
         NewRoomInput: {
             name: string;
@@ -3016,102 +2877,42 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description A rent call (avis d'échéance) of one period of a lease */
-        RentCall: {
+        MessageRecipient: {
+            email: string;
+            name: string | null;
+        };
+        /** @description An outbound message and its delivery status (docs/messages.md) */
+        Message: {
             /**
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** Format: date */
-            period_start: string;
-            /** Format: date */
-            period_end: string;
-            /** Format: date */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
+            /** @description What kind of message: rent-reminder, amendment-notice, ... */
+            topic: string;
             /** @enum {string} */
-            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-            /** @description Days called out of the full period's days (first and last period), null for a full period */
-            prorated: {
-                days: number;
-                of_days: number;
+            channel: "email";
+            to: components["schemas"]["MessageRecipient"][];
+            subject: string;
+            /** @description What the message is about (e.g. kind lease_amendment and its id) */
+            related: {
+                kind: string;
+                id: string;
             } | null;
-        };
-        PaymentAllocation: {
             /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             * @description QUEUED, SENDING, DELIVERED, RETRY_SCHEDULED (a transient failure, tried again at next_attempt_at), FAILED (refused for good or out of attempts), UNCERTAIN (its sender stopped after the end of the data: it may have arrived; never resent on its own)
+             * @enum {string}
              */
-            call_id: string;
-            amount: number;
-        };
-        /** @description A payment on a lease's account */
-        Payment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference: string | null;
-            payer_lessee_id: string | null;
-            /** @description The calls it pays, oldest first (credit consumed later included) */
-            allocations: components["schemas"]["PaymentAllocation"][];
-            /** @description What it leaves unallocated, held as credit on the account */
-            credit: number;
-            /** @enum {string} */
-            status: "RECORDED" | "CANCELLED";
-            cancel_reason: string | null;
-        };
-        AccountEntry: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
-            date: string;
-            call_id: string | null;
-            payment_id: string | null;
-            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
-            amount: number;
-            /** @description The balance after this entry */
-            balance: number;
+            status: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+            attempts: number;
+            last_error: string | null;
+            next_attempt_at: string | null;
+            provider_message_id: string | null;
+            delivered_at: string | null;
             /** Format: date-time */
-            recorded_at: string;
-        };
-        /** @description A lease's account: every call and payment in recording order */
-        LeaseAccount: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description Calls minus payments: positive the tenant owes, negative a credit */
-            balance: number;
-            /** @description Payments not yet allocated to a call */
-            credit: number;
-            entries: components["schemas"]["AccountEntry"][];
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         Room: {
             /**
@@ -3591,7 +3392,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "FinanceRead" | "FinanceWrite" | "FinanceDelete" | "SettingsRead" | "SettingsWrite")[];
+                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "SettingsRead" | "SettingsWrite")[];
                 };
             };
         };
@@ -3884,7 +3685,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, rent_cycle */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -4012,88 +3813,6 @@ export interface operations {
                 "application/json": {
                     lease_ids: string[];
                 };
-            };
-        };
-        responses: {
-            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        job_id: string;
-                        queue: string;
-                        /** @enum {string} */
-                        state: "created";
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postWorkersJobsRentCalls: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date
-                     * @example 2025-01-31
-                     */
-                    date?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        job_id: string;
-                        queue: string;
-                        /** @enum {string} */
-                        state: "created";
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postWorkersJobsRentCallsFirst: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": Record<string, never>;
             };
         };
         responses: {
@@ -9573,42 +9292,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getLeasesByLeaseIdPayments: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postLeasesByLeaseIdPayments: {
+    postMessagesByMessageIdResolve: {
         parameters: {
             query?: never;
             header?: {
@@ -9616,25 +9300,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                lease_id: string;
+                message_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["NewPaymentInput"];
+                "application/json": components["schemas"]["MessageResolutionInput"];
             };
         };
         responses: {
-            /** @description Created (the Location header names it) */
-            201: {
+            /** @description OK */
+            200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
-                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Payment"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -9660,67 +9343,15 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    postLeasesByLeaseIdPaymentsByPaymentIdCancel: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                lease_id: string;
-                payment_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PaymentCancellationInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getRentCalls: {
+    getMessages: {
         parameters: {
             query?: {
                 page?: number;
                 limit?: number;
-                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-                /** @description Calls due strictly before this date */
-                due_before?: string;
-                lease_id?: string;
+                status?: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+                topic?: string;
+                related_kind?: string;
+                related_id?: string;
             };
             header?: never;
             path?: never;
@@ -9736,7 +9367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RentCall"][];
+                    "application/json": components["schemas"]["Message"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9748,51 +9379,12 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getLeasesByLeaseIdRentCalls: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-                /** @description Calls due strictly before this date */
-                due_before?: string;
-            };
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RentCall"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdRentCallsByCallId: {
+    getMessagesByMessageId: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                lease_id: string;
-                call_id: string;
+                message_id: string;
             };
             cookie?: never;
         };
@@ -9805,69 +9397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RentCall"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdPaymentsByPaymentId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-                payment_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeaseAccount"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];

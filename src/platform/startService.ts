@@ -85,7 +85,13 @@ const PROJECTOR_CONNECTIONS = 3;
 /** Opens storage, migrates, and starts the roles asked for in this process. */
 export async function startService(
   config: Config,
-  options: { roles?: Role[]; sql?: Sql; store?: EventStore } = {},
+  options: {
+    roles?: Role[];
+    sql?: Sql;
+    store?: EventStore;
+    /** false: the worker role runs its jobs but not its loops (test apps that count events). */
+    loops?: boolean;
+  } = {},
 ): Promise<Service> {
   const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
   const sql = options.sql ?? (await openDatabase(config));
@@ -102,7 +108,7 @@ async function startOn(
   sql: Sql,
   config: Config,
   roles: Set<Role>,
-  options: { sql?: Sql; store?: EventStore },
+  options: { sql?: Sql; store?: EventStore; loops?: boolean },
 ): Promise<Service> {
   const log = createLogger(config);
   const projections = areas.flatMap((a) => a.projections);
@@ -149,12 +155,13 @@ async function startOn(
   }
 
   // The worker's loops (docs/architecture.md, "Worker loops"): the outbox's deliverer, reactions.
-  const loops = roles.has("worker")
-    ? await startWorkerLoops(
-        areas.flatMap((a) => a.loops ?? []),
-        { sql, store, config, log: logger },
-      )
-    : null;
+  const loops =
+    roles.has("worker") && options.loops !== false
+      ? await startWorkerLoops(
+          areas.flatMap((a) => a.loops ?? []),
+          { sql, store, config, log: logger },
+        )
+      : null;
   const app = roles.has("api")
     ? await buildApp(
         platform,

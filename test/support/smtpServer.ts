@@ -86,3 +86,17 @@ export async function startSmtpServer(port = 0, mode: SmtpMode = "accept"): Prom
   state.close = () => new Promise<void>((done) => server.close(() => done()));
   return state;
 }
+
+/** A received message with its quoted-printable text decoded (soft line breaks joined), to read it. */
+export function decodedText(raw: string): string {
+  const joined = raw.replace(/=\r?\n/g, "");
+  const bytes: number[] = [];
+  for (let i = 0; i < joined.length; i++) {
+    const hex = /^=([0-9A-F]{2})/.exec(joined.slice(i, i + 3));
+    if (hex) {
+      bytes.push(Number.parseInt(hex[1], 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(joined[i], "utf8"));
+  }
+  return Buffer.from(bytes).toString("utf8");
+}

@@ -192,9 +192,9 @@ async function recordOutcome(
 }
 
 /**
- * A claim left without an outcome. Before the end of its data the server discarded the message
- * (RFC 5321 §3.8): it is tried again. After it, it may have arrived: UNCERTAIN, never resent on
- * its own (an operator resolves it, docs/messages.md).
+ * A claim left without an outcome. Before its end of data the transaction was never confirmed (RFC
+ * 5321 §4.1.1.4: the end-of-data mark confirms it): the message is tried again. After it, it may
+ * have arrived: UNCERTAIN, never resent on its own (an operator resolves it, docs/messages.md).
  */
 async function settleAbandoned(deps: DelivererDeps, loaded: Loaded, now: Date): Promise<DeliveryResult> {
   const { state, revision } = loaded;

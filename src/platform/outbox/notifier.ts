@@ -19,9 +19,10 @@ export interface OutgoingMessage extends QueuedMessage {
 
 export interface SendHooks {
   /**
-   * Called once every byte of the message is with the server but the end-of-data mark: up to here
-   * the server discards the message if the connection drops (RFC 5321 §3.8), from here it may
-   * accept it. A rejection aborts the send (nothing delivered, a transient failure).
+   * Called once every byte of the message is with the server but the end-of-data mark. Up to here
+   * the transaction is unconfirmed and a dropped connection abandons it (RFC 5321 §4.1.1.4: the
+   * end-of-data mark confirms the transaction); from here the server may accept it. A rejection
+   * aborts the send (nothing delivered, a transient failure).
    */
   beforeEndOfData?: () => Promise<void>;
 }

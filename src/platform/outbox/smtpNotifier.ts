@@ -16,7 +16,13 @@ export function smtpNotifier(url: string): Notifier {
     describe: `SMTP ${redacted(url)}`,
     async send(message, hooks) {
       const from = message.from ?? message.default_from;
-      const raw = await compose(message, from);
+      let raw: Buffer;
+      try {
+        raw = await compose(message, from);
+      } catch (error) {
+        // A message that cannot be built never will be: no attempt can do better.
+        return { ok: false, kind: "permanent", error: describeError(error), transmitted: false };
+      }
       let transmitted = false;
       try {
         const info = await transport.sendMail({
