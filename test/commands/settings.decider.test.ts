@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { configurationDecider, templateDecider } from "../../src/commands/settings/decider.ts";
-import { templateProblems } from "../../src/commands/settings/templateCheck.ts";
+import {
+  MAX_BLOCK_DEPTH,
+  MAX_EACH_DEPTH,
+  MAX_SUBEXPRESSION_DEPTH,
+  MAX_TEMPLATE_TAGS,
+  templateProblems,
+} from "../../src/commands/settings/templateCheck.ts";
 import {
   type Configuration,
   type ConfigurationEvent,
@@ -113,6 +119,39 @@ describe("template check (the boundary of what may be saved)", () => {
     expect(
       templateProblems("recu", "{{#if (or (eq call.paid_amount 0) call.remaining_amount)}}x{{/if}}"),
     ).toEqual([]);
+  });
+
+  it("blocks nest at most 20 deep, each loops at most 3 (a loop in a loop multiplies every render)", () => {
+    const nested = (open: string, close: string, n: number) => `${open.repeat(n)}x${close.repeat(n)}`;
+    expect(templateProblems("recu", nested("{{#if call}}", "{{/if}}", MAX_BLOCK_DEPTH))).toEqual([]);
+    expect(templateProblems("recu", nested("{{#if call}}", "{{/if}}", MAX_BLOCK_DEPTH + 1))[0]).toMatch(
+      /Blocks nest deeper than 20/,
+    );
+    expect(templateProblems("recu", nested("{{#if call}}", "{{/if}}", 150))).toEqual([
+      "Blocks nest deeper than 20",
+    ]);
+    expect(templateProblems("recu", nested("{{#each @root.lessees}}", "{{/each}}", MAX_EACH_DEPTH))).toEqual(
+      [],
+    );
+    expect(
+      templateProblems("recu", nested("{{#each @root.lessees}}", "{{/each}}", MAX_EACH_DEPTH + 1))[0],
+    ).toMatch(/'each' loops nest deeper than 3/);
+  });
+
+  it("at most 400 tags, sub-expressions 10 deep (checked before parsing: compiling costs per tag)", () => {
+    expect(templateProblems("recu", "{{call.due_date}} ".repeat(MAX_TEMPLATE_TAGS))).toEqual([]);
+    expect(templateProblems("recu", "{{call.due_date}} ".repeat(MAX_TEMPLATE_TAGS + 1))).toEqual([
+      "At most 400 {{…}} tags (found 401)",
+    ]);
+    const sub = (n: number) => `{{#if ${"(eq ".repeat(n)}1 1${")".repeat(n)}}}x{{/if}}`;
+    expect(templateProblems("recu", sub(MAX_SUBEXPRESSION_DEPTH))).toEqual([]);
+    expect(templateProblems("recu", sub(MAX_SUBEXPRESSION_DEPTH + 1))).toEqual([
+      "Sub-expressions nest deeper than 10",
+    ]);
+    // An else is no block of its own.
+    expect(templateProblems("recu", `${"{{#if call}}a{{^}}b".repeat(20)}${"{{/if}}".repeat(20)}`)).toEqual(
+      [],
+    );
   });
 
   it("a source is at most 64 KiB and never empty", () => {
