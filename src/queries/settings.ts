@@ -5,6 +5,7 @@ import {
   configurationStream,
   defaultConfiguration,
   TEMPLATE_CODES,
+  TEMPLATE_SAMPLES,
   type TemplateCode,
   templateStream,
 } from "../events/settings.ts";
@@ -233,3 +234,31 @@ export const settingsQueries = async (app: FastifyInstance) => {
     },
   );
 };
+
+/**
+ * The variables of a code's sample view (TEMPLATE_SAMPLES) that `view` lacks, as dotted paths
+ * (`call.paid_amount`, `lessees[].email`): an area rendering a tenant's template asserts none in its
+ * tests, since a template that passed the check may use any of them (strict rendering).
+ */
+export function missingVariables(code: TemplateCode, view: unknown): string[] {
+  const missing: string[] = [];
+  const walk = (sample: unknown, value: unknown, path: string) => {
+    if (Array.isArray(sample)) {
+      if (!Array.isArray(value)) missing.push(path);
+      else if (sample.length > 0 && value.length > 0) walk(sample[0], value[0], `${path}[]`);
+      return;
+    }
+    if (sample === null || typeof sample !== "object") return;
+    if (value === null || typeof value !== "object") {
+      missing.push(path);
+      return;
+    }
+    for (const [key, inner] of Object.entries(sample)) {
+      const at = path ? `${path}.${key}` : key;
+      if (!(key in value)) missing.push(at);
+      else walk(inner, (value as Record<string, unknown>)[key], at);
+    }
+  };
+  walk(TEMPLATE_SAMPLES[code], view, "");
+  return missing;
+}

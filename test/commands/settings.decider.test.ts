@@ -18,6 +18,7 @@ import {
   type TemplateEvent,
   templateSourceSchema,
 } from "../../src/events/settings.ts";
+import { missingVariables } from "../../src/queries/settings.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 
 const configuration: Configuration = {
@@ -159,6 +160,18 @@ describe("template check (the boundary of what may be saved)", () => {
     expect(templateSourceSchema.safeParse("x".repeat(MAX_TEMPLATE_CHARS + 1)).success).toBe(false);
     expect(templateSourceSchema.safeParse("").success).toBe(false);
     expect(templateSourceSchema.safeParse("a\u0000b").success).toBe(false);
+  });
+});
+
+describe("missingVariables (for areas that render templates)", () => {
+  it("names what a view lacks of its code's sample, arrays by their first item", () => {
+    expect(missingVariables("quittance", TEMPLATE_SAMPLES.quittance)).toEqual([]);
+    const { receipt: _, ...noReceipt } = TEMPLATE_SAMPLES.quittance;
+    expect(missingVariables("quittance", noReceipt)).toEqual(["receipt"]);
+    const lessees = [{ first_name: "A", last_name: "B" }];
+    expect(missingVariables("recu", { ...TEMPLATE_SAMPLES.recu, lessees })).toEqual(["lessees[].email"]);
+    expect(missingVariables("recu", { ...TEMPLATE_SAMPLES.recu, call: null })).toEqual(["call"]);
+    expect(missingVariables("recu", { ...TEMPLATE_SAMPLES.recu, lessees: {} })).toEqual(["lessees"]);
   });
 });
 
