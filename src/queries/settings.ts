@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
   type Configuration,
   configurationStream,
   defaultConfiguration,
   TEMPLATE_CODES,
+  TEMPLATE_SAMPLES,
   type TemplateCode,
   templateStream,
 } from "../events/settings.ts";
@@ -12,6 +13,7 @@ import type { Sql } from "../platform/db.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
+import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
 import type { Found } from "../platform/http/replyWithResource.ts";
 import { answers, historyBody } from "../platform/http/responses.ts";
@@ -133,20 +135,6 @@ export async function templateFound(sql: Sql, tenantId: string, code: TemplateCo
   return { body: templateAnswer(code, row), revision: row ? row.revision : -1 };
 }
 
-/** The events of a settings stream, oldest first; none when never saved. */
-async function historyOf(request: FastifyRequest, stream: string) {
-  const events = await request.server.platform.store.readStream(stream);
-  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) return [];
-  return events.map((e) => ({
-    type: e.type,
-    revision: Number(e.stream_revision),
-    occurred_at: e.metadata.occurred_at,
-    actor_key_id: e.metadata.actor_key_id,
-    correlation_id: e.metadata.correlation_id,
-    data: e.data,
-  }));
-}
-
 export const settingsQueries = async (app: FastifyInstance) => {
   const { sql } = app.platform;
 
@@ -182,7 +170,7 @@ export const settingsQueries = async (app: FastifyInstance) => {
       sendSlice(
         request,
         reply,
-        await historyOf(request, configurationStream(tenantOf(request))),
+        await readHistory(request, configurationStream(tenantOf(request)), null),
         request.query as { page: number; limit: number },
       ),
   );
@@ -241,8 +229,36 @@ export const settingsQueries = async (app: FastifyInstance) => {
     },
     async (request, reply) => {
       const { code } = request.params as { code: TemplateCode };
-      const history = await historyOf(request, templateStream(tenantOf(request), code));
+      const history = await readHistory(request, templateStream(tenantOf(request), code), null);
       return sendSlice(request, reply, history, request.query as { page: number; limit: number });
     },
   );
 };
+
+/**
+ * The variables of a code's sample view (TEMPLATE_SAMPLES) that `view` lacks, as dotted paths
+ * (`call.paid_amount`, `lessees[].email`): an area rendering a tenant's template asserts none in its
+ * tests, since a template that passed the check may use any of them (strict rendering).
+ */
+export function missingVariables(code: TemplateCode, view: unknown): string[] {
+  const missing: string[] = [];
+  const walk = (sample: unknown, value: unknown, path: string) => {
+    if (Array.isArray(sample)) {
+      if (!Array.isArray(value)) missing.push(path);
+      else if (sample.length > 0 && value.length > 0) walk(sample[0], value[0], `${path}[]`);
+      return;
+    }
+    if (sample === null || typeof sample !== "object") return;
+    if (value === null || typeof value !== "object") {
+      missing.push(path);
+      return;
+    }
+    for (const [key, inner] of Object.entries(sample)) {
+      const at = path ? `${path}.${key}` : key;
+      if (!(key in value)) missing.push(at);
+      else walk(inner, (value as Record<string, unknown>)[key], at);
+    }
+  };
+  walk(TEMPLATE_SAMPLES[code], view, "");
+  return missing;
+}
