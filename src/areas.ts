@@ -237,16 +237,12 @@ export const areas: Area[] = [
     loops: [amendmentNoticeLoop],
   },
   // The outbox (docs/messages.md): status routes, the read model, the deliverer.
-<<<<<<< HEAD
-  { name: "messages", routes: [messageQueryRoutes], projections: [messagesProjection], loops: [outboxLoop] },
-  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
-  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
-=======
   {
     name: "messages",
     routes: [messageCommandRoutes, messageQueryRoutes],
     projections: [messagesProjection],
     loops: [outboxLoop],
   },
->>>>>>> s30-outbox
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
 ];
