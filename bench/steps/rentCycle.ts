@@ -139,6 +139,7 @@ export async function rentCycleStep(ctx: Context): Promise<void> {
       url: service.child.url,
       path: `/api/leases/${longId}/account`,
       apiKey: tenant.key,
+      next: () => ({}),
       connections: ctx.connections,
       seconds: ctx.seconds,
     });

@@ -197,7 +197,6 @@ interface Touched {
   at: string;
   /** When each call was first issued (for created_at of new rows). */
   issued: Map<string, string>;
-  paymentSeq: Map<string, number>;
 }
 
 async function loadAccounts(tx: Sql, ids: string[]): Promise<Map<string, Row>> {
@@ -217,7 +216,6 @@ function apply(t: Touched, e: RecordedEvent<AccountEvent>) {
   t.at = e.metadata.occurred_at;
   t.entries.push(entryOf(e, before, after));
   if (e.type === "RentCallIssued") t.issued.set(e.data.call_id, e.metadata.occurred_at);
-  if (e.type === "PaymentRecorded") t.paymentSeq.set(e.data.payment_id, after.payments.length);
   // Only the calls and payments the event changed are written.
   const previousCalls = new Map(before.calls.map((c) => [c.call_id, c]));
   for (const call of after.calls)
@@ -240,6 +238,8 @@ async function upsert(tx: Sql, table: string, rows: Row[], conflictSet: string) 
     `INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
      ON CONFLICT (id) DO UPDATE SET ${conflictSet} ${stamp}`,
     [JSON.stringify(rows)],
+    // Sent with the next statement or the COMMIT: a batch costs a few round trips.
+    { deferred: true },
   );
 }
 
@@ -271,7 +271,6 @@ export const rentCycleProjection: Projection = {
           entries: [],
           at: e.metadata.occurred_at,
           issued: new Map(),
-          paymentSeq: new Map(),
         };
         touched.set(id, t);
       }
@@ -325,6 +324,7 @@ export const rentCycleProjection: Projection = {
         `INSERT INTO lease_account_entries SELECT * FROM jsonb_populate_recordset(NULL::lease_account_entries, $1::jsonb)
          ON CONFLICT (id) DO NOTHING ${stamp}`,
         [JSON.stringify(entries)],
+        { deferred: true },
       );
   },
 };

@@ -103,6 +103,20 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
     expect((await calls(draft.id)).json()).toEqual([]);
   });
 
+  it("calls the rent in force on each day: a change effective mid-period splits it by days", async () => {
+    const { id } = await activeLease();
+    const changed = await t.request("PUT", `/api/leases/${id}/rent`, {
+      body: { rent_amount: 900, charges_amount: 50, effective_date: "2025-02-15", reason: "CORRECTION" },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    await issueRentCalls(deps(), { today: "2025-03-01", tenantId: t.tenant.id });
+    const [jan, feb, mar] = await callsOf(id, 3);
+    expect(jan).toMatchObject({ rent_amount: 800, total_amount: 850 });
+    // 800 × 14/28 + 900 × 14/28
+    expect(feb).toMatchObject({ rent_amount: 850, charges_amount: 50, total_amount: 900, prorated: null });
+    expect(mar).toMatchObject({ rent_amount: 900, total_amount: 950 });
+  });
+
   it("records payments oldest call first with a read-your-writes answer; overpayment is credit; the account balances", async () => {
     const { id, primary_lessee_id } = await activeLease();
     await issueRentCalls(deps(), { today: "2025-02-15", tenantId: t.tenant.id });

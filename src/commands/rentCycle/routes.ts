@@ -9,6 +9,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { text, uuid } from "../../platform/http/schemas.ts";
+import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
 import { paymentRow } from "../../projections/rentCycle.ts";
 import { date, money } from "../../queries/leasesSchemas.ts";
 import { isLeaseParty, paymentBody, readLeaseStatus } from "../../queries/rentCycle.ts";
@@ -41,9 +42,21 @@ async function requireAccountLease(request: FastifyRequest, leaseId: string) {
     throw conflict(`Lease ${leaseId} is ${status}: it has no account before it is signed`);
 }
 
+/** Account streams as this process's commands left them (src/platform/streamCache.ts), per store. */
+const accountCaches = new WeakMap<object, StreamCache>();
+function accountStreamsOf(store: object): StreamCache {
+  let cache = accountCaches.get(store);
+  if (!cache) {
+    cache = streamCache();
+    accountCaches.set(store, cache);
+  }
+  return cache;
+}
+
 async function runAccount(request: FastifyRequest, leaseId: string, command: AccountCommand) {
   return handleCommand(request, leaseAccountStream(leaseId), accountDecider, command, {
     notFound: () => notFound("Lease", leaseId),
+    cache: accountStreamsOf(request.server.platform.store),
   });
 }
 
