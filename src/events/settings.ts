@@ -100,7 +100,7 @@ export const receiptNumberingSchema = z
 
 export const senderSchema = z
   .strictObject({
-    name: text(200),
+    name: text(255),
     email: emailField,
     address: text(500).nullish(),
   })
@@ -120,8 +120,11 @@ export const DEFAULT_REMINDER_LEVELS: ReminderLevel[] = [
   { level: 2, days_after_due: 15, kind: "SECOND_REMINDER" },
   { level: 3, days_after_due: 30, kind: "FORMAL_NOTICE" },
 ];
-/** Until the tenant names its own, messages go out under its name from this address. */
-export const DEFAULT_SENDER_EMAIL = "no-reply@localhost";
+/**
+ * Until the tenant names its own, messages go out under its name from this address: `.invalid` is
+ * reserved (RFC 2606), so it is nobody's, and a relay refusing it tells the landlord to set one.
+ */
+export const DEFAULT_SENDER_EMAIL = "no-reply@pms.invalid";
 
 /** The configuration of a tenant that saved none (its name as the sender's). */
 export const defaultConfiguration = (tenantName: string): Configuration => ({

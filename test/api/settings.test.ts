@@ -37,7 +37,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
     expect(before.json()).toEqual({
       reminder_levels: DEFAULT_REMINDER_LEVELS,
       receipt_numbering: { prefix: "Q", reset: "YEARLY" },
-      sender: { name: "Cabinet Moreau", email: "no-reply@localhost", address: null },
+      sender: { name: "Cabinet Moreau", email: "no-reply@pms.invalid", address: null },
       customised: false,
       version: 0,
       updated_at: null,
@@ -45,7 +45,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
     expect(await readConfiguration(t.sql, tenant.id)).toEqual({
       reminder_levels: DEFAULT_REMINDER_LEVELS,
       receipt_numbering: { prefix: "Q", reset: "YEARLY" },
-      sender: { name: "Cabinet Moreau", email: "no-reply@localhost", address: null },
+      sender: { name: "Cabinet Moreau", email: "no-reply@pms.invalid", address: null },
     });
 
     const saved = await t.request("PUT", "/api/configurations", { as: tenant, body: configuration });
