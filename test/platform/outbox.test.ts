@@ -114,6 +114,54 @@ describe("outbox delivery over SMTP", () => {
     expect(delivered.metadata.tenant_id).toBe(tenantId);
   });
 
+  it("carries the text, the HTML and a PDF attachment; the tenant's sender when it names one", async () => {
+    const id = randomUUID();
+    const pdf = Buffer.from("%PDF-1.7 quittance").toString("base64");
+    await queueMessage(
+      { store },
+      {
+        tenant_id: tenantId,
+        message_id: id,
+        to: [
+          { email: "camille.martin@example.fr" },
+          { email: "paul.martin@example.fr", name: "Paul Martin" },
+        ],
+        from: { email: "agence@lyon-gestion.fr", name: "Agence Lyon Gestion" },
+        subject: "Quittance de loyer",
+        text: "Veuillez trouver votre quittance.",
+        html: "<p>Veuillez trouver votre <b>quittance</b>.</p>",
+        attachments: [
+          { filename: "quittance-2026-11.pdf", content_type: "application/pdf", content_base64: pdf },
+        ],
+        topic: "rent-receipt",
+      },
+    );
+    expect(await deliverMessage(deliverer(T0), id)).toBe("delivered");
+    const [mail] = smtp.accepted;
+    expect(mail).toMatchObject({
+      from: "agence@lyon-gestion.fr",
+      to: ["camille.martin@example.fr", "paul.martin@example.fr"],
+      messageId: `<${id}@lyon-gestion.fr>`,
+    });
+    expect(mail.raw).toMatch(/^From: Agence Lyon Gestion <agence@lyon-gestion.fr>/m);
+    expect(mail.raw).toContain("Content-Type: text/html");
+    expect(mail.raw).toMatch(/Content-Type: application\/pdf; name=quittance-2026-11.pdf/);
+    expect(mail.raw).toContain(pdf);
+  });
+
+  it("refuses a message that could never be sent, before anything is queued", async () => {
+    const id = randomUUID();
+    const base = { tenant_id: tenantId, message_id: id, subject: "s", text: "t", topic: "test" };
+    await expect(queueMessage({ store }, { ...base, to: [] })).rejects.toThrow(/at least one recipient/);
+    await expect(queueMessage({ store }, { ...base, to: [{ email: "nobody" }] })).rejects.toThrow(
+      /Invalid recipient email/,
+    );
+    await expect(
+      queueMessage({ store }, { ...base, message_id: "x", to: [{ email: "a@b.fr" }] }),
+    ).rejects.toThrow(/must be a UUID/);
+    expect(await types(id)).toEqual([]);
+  });
+
   it("retries a transient failure (451) after its back-off, then delivers", async () => {
     const id = await queue();
     smtp.mode = "tempfail";

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   evolveMessage,
   initialMessageState,
@@ -183,13 +184,25 @@ async function recordOutcome(
   event: MessageEvent,
   now: Date,
 ): Promise<void> {
-  const loaded = await load(deps.store, messageId);
-  if (!loaded) return;
-  if (await record(deps.store, loaded, at, event, now)) return;
-  const again = await load(deps.store, messageId);
-  if (again && again.state.status === "UNCERTAIN" && again.state.attempts === attempt)
-    await record(deps.store, again, again.revision, event, now);
+  // The store failing now would turn a known outcome into UNCERTAIN: try a few times first. A
+  // retry of an append that did commit finds the stream past `at` and writes nothing more.
+  for (let tries = 1; ; tries++) {
+    try {
+      const loaded = await load(deps.store, messageId);
+      if (!loaded) return;
+      if (await record(deps.store, loaded, at, event, now)) return;
+      const again = await load(deps.store, messageId);
+      if (again && again.state.status === "UNCERTAIN" && again.state.attempts === attempt)
+        await record(deps.store, again, again.revision, event, now);
+      return;
+    } catch (error) {
+      if (tries >= OUTCOME_TRIES) throw error;
+      await sleep(500 * 2 ** (tries - 1));
+    }
+  }
 }
+
+const OUTCOME_TRIES = 4;
 
 /**
  * A claim left without an outcome. Before its end of data the transaction was never confirmed (RFC
