@@ -9,7 +9,7 @@ import { notFound } from "../platform/errors.ts";
 import { iso, isoDay } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
-import { answers, errorResponses } from "../platform/http/responses.ts";
+import { answers, errorBody, errorResponses } from "../platform/http/responses.ts";
 import { isoDate, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { contentDisposition } from "./media.ts";
@@ -39,6 +39,8 @@ export const pdfBytes = z.unknown().meta({
   content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
 });
 export const pdfAnswers = { 200: pdfBytes, ...errorResponses };
+/** The receipt: a PDF, or 409 when the call has no payment to acknowledge (loi n° 89-462 art. 21). */
+export const receiptAnswers = { ...pdfAnswers, 409: errorBody };
 
 // ---------------------------------------------------------------- reminders
 

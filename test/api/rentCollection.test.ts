@@ -152,6 +152,13 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         return /quittance-(QT-\d{4}-\d{6})\.pdf/.exec(String(res.headers["content-disposition"]))?.[1];
       });
       expect(numbers.sort()).toEqual([1, 2, 3, 4, 5, 6].map((n) => `QT-${YEAR}-00000${n}`));
+      // The same call asked for at once: one number, the next one.
+      const seventh = await leaseWithCalls("2027-01-01", "2027-01-10", tenant);
+      await pay(seventh.id, 850, tenant);
+      const same = await Promise.all([1, 2, 3].map(() => receipt(seventh.id, seventh.calls[0].id, tenant)));
+      expect(new Set(same.map((r) => r.headers["content-disposition"]))).toEqual(
+        new Set([expect.stringContaining(`QT-${YEAR}-000007.pdf`)]),
+      );
       // Another tenant numbers from 1 on its own.
       const other = await leaseWithCalls("2027-01-01", "2027-01-10");
       await pay(other.id, 850);

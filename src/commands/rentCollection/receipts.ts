@@ -24,7 +24,7 @@ import { commandContext } from "../../platform/http/handleCommand.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 import { type CommandContext, loadStream, toNewEvents } from "../../platform/runCommand.ts";
 import { contentDisposition } from "../../queries/media.ts";
-import { pdfAnswers, receiptParams } from "../../queries/rentCollection.ts";
+import { receiptAnswers, receiptParams } from "../../queries/rentCollection.ts";
 import {
   callView,
   documentMarkup,
@@ -197,7 +197,7 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
         summary:
           "The receipt of a rent call, free (loi n° 89-462 art. 21): a numbered quittance when paid in full, a reçu when paid in part, 409 when unpaid",
         params: receiptParams,
-        response: pdfAnswers,
+        response: receiptAnswers,
       },
       config: { access: "FinanceRead" },
     },
