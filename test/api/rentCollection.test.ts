@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueReceipt } from "../../src/commands/rentCollection/receipts.ts";
 import { sendRentReminders } from "../../src/commands/rentCollection/reminders.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { reminderMessageId } from "../../src/events/rentCollection.ts";
@@ -165,6 +166,48 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       const mine = await receipt(other.id, other.calls[0].id);
       expect(mine.statusCode, mine.body).toBe(200);
       expect(String(mine.headers["content-disposition"])).toMatch(/quittance-Q-\d{4}-\d{6}\.pdf/);
+    });
+
+    it("one append per stream (EventStoreDB): an issue cut off after its number finds it again", async () => {
+      const tenant = await t.newTenant();
+      const { id, calls } = await leaseWithCalls("2027-01-01", "2027-02-10", tenant);
+      await pay(id, 850, tenant);
+      const real = t.service.platform.store;
+      let cut = true;
+      // The engine without multi-stream commits, and a crash after the counter's append.
+      const store = {
+        ...real,
+        appendToStreams: undefined,
+        appendToStream: async (...args: Parameters<typeof real.appendToStream>) => {
+          if (cut && args[0].startsWith("lease_account-")) {
+            cut = false;
+            throw new Error("killed between the two appends");
+          }
+          return real.appendToStream(...args);
+        },
+        readStream: real.readStream.bind(real),
+      };
+      const context = {
+        sql: t.sql,
+        store,
+        tenant_id: tenant.id,
+        metadata: {
+          tenant_id: tenant.id,
+          actor_key_id: null,
+          correlation_id: null,
+          causation_id: null,
+          occurred_at: new Date().toISOString(),
+        },
+      };
+      await expect(issueReceipt(context, id, calls[0].id)).rejects.toThrow("killed between the two appends");
+      const outcome = await issueReceipt(context, id, calls[0].id);
+      expect(outcome.receipt?.number).toBe(`Q-${YEAR}-000001`);
+      const res = await receipt(id, calls[0].id, tenant);
+      expect(res.headers["content-disposition"]).toContain(`Q-${YEAR}-000001.pdf`);
+      // The next call of the tenant takes number 2: the first was not taken twice.
+      await pay(id, 850, tenant);
+      const next = await receipt(id, calls[1].id, tenant);
+      expect(next.headers["content-disposition"]).toContain(`Q-${YEAR}-000002.pdf`);
     });
 
     it("another tenant's lease, an unknown call: 404; a malformed id: 400; without FinanceRead: 403", async () => {

@@ -14,8 +14,7 @@ import { type ReceiptKind, receiptVerdict } from "../../law/receipts.ts";
 import type { Sql } from "../../platform/db.ts";
 import { conflict, notFound } from "../../platform/errors.ts";
 import {
-  type NewEvent,
-  type RecordedEvent,
+  type EventStore,
   type StreamWrite,
   WrongExpectedRevisionError,
 } from "../../platform/eventstore/eventStore.ts";
@@ -53,21 +52,155 @@ export interface ReceiptOutcome {
   receipt: ReceiptIssuedData | null;
 }
 
-/** The next number of the tenant's year, or the one an interrupted issue took for this call. */
-function nextNumber(counter: RecordedEvent[], callId: string, prefix: string, year: number) {
-  const taken = counter.find((e) => e.type === "ReceiptNumberTaken" && e.data.call_id === callId);
-  if (taken)
-    return { number: String(taken.data.number), year, sequence: Number(taken.data.sequence), taken: true };
-  const sequence = counter.length + 1;
-  return { number: receiptNumber(prefix, year, sequence), year, sequence, taken: false };
+/** What a counter stream holds: its revision (numbers taken - 1) and, where numbers may be left behind, by which calls. */
+interface Counter {
+  revision: bigint | null;
+  taken: Map<string, { number: string; sequence: number }>;
 }
 
 /**
- * Issues (or finds) the receipt of a call. The quittance's number and its `ReceiptIssued` are
- * written in one commit where the engine can (PostgreSQL, embedded): counter at the revision read
- * and account at the revision read, so a concurrent issue (another call, same tenant and year)
- * fails the counter's revision and takes the next number on its retry. Elsewhere (EventStoreDB) the
- * number goes first; an issue cut off in between finds its number again in the counter.
+ * Counters as this process last read them, per store: a read then fetches only the numbers taken
+ * since (one event per number; a year's counter may hold tens of thousands). A stale entry costs a
+ * failed append and a retry, never a wrong number: the append's expected revision decides.
+ */
+const counters = new WeakMap<EventStore, Map<string, Counter>>();
+
+async function readCounter(store: EventStore, stream: string): Promise<Counter> {
+  let kept = counters.get(store);
+  if (!kept) {
+    kept = new Map();
+    counters.set(store, kept);
+  }
+  const known = kept.get(stream) ?? { revision: null, taken: new Map() };
+  const from = known.revision === null ? 0n : known.revision + 1n;
+  const events = await store.readStream(stream, { from_revision: from });
+  if (events.length === 0) return known;
+  const counter: Counter = {
+    revision: events[events.length - 1].stream_revision,
+    taken: new Map(known.taken),
+  };
+  // Where numbers commit with their receipt (appendToStreams) none is ever left behind: no need to
+  // remember which call took which.
+  if (!store.appendToStreams)
+    for (const e of events)
+      if (e.type === "ReceiptNumberTaken")
+        counter.taken.set(String(e.data.call_id), {
+          number: String(e.data.number),
+          sequence: Number(e.data.sequence),
+        });
+  if (kept.size > 1000) kept.clear();
+  kept.set(stream, counter);
+  return counter;
+}
+
+/**
+ * Issues of one counter run one at a time in this process: concurrent issues of a tenant would
+ * otherwise all read the same revision and all but one retry, round after round (32 at once ran out
+ * of retries: docs/rent-cycle.md, "Receipts"). Other processes still race, through the revision.
+ */
+const queues = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const before = queues.get(key) ?? Promise.resolve();
+  const mine = before.then(work, work);
+  const tail = mine.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return mine;
+}
+
+/** The receipt a call is owed as its stream reads now; `null`: a quittance still to number. */
+async function judged(context: CommandContext & { sql: Sql }, leaseId: string, callId: string) {
+  const { store, tenant_id } = context;
+  const loaded = await loadStream(store, leaseAccountStream(leaseId), tenant_id, collectionDecider);
+  if (loaded.foreign || loaded.events.length === 0) {
+    if (!(await readLetterFacts(context.sql, tenant_id, leaseId))) throw notFound("Lease", leaseId);
+    throw notFound("Rent call", callId);
+  }
+  const state = loaded.state;
+  const call = findCall(state, callId);
+  const verdict = receiptVerdict(callFigures(call));
+  if (verdict.status === "FAIL") throw conflict(verdict.message, verdict.details.errors);
+  const done: ReceiptOutcome | null =
+    verdict.details.kind === "RECU"
+      ? { kind: "RECU", state, call_id: call.call_id, receipt: null }
+      : receiptOf(state, call.call_id)
+        ? { kind: "QUITTANCE", state, call_id: call.call_id, receipt: receiptOf(state, call.call_id) }
+        : null;
+  return { loaded, call, done };
+}
+
+/**
+ * One attempt at numbering: the account and the counter as read now, both appended at those
+ * revisions, in one commit where the engine can (PostgreSQL, embedded); elsewhere (EventStoreDB) the
+ * number first, and an issue cut off before its `ReceiptIssued` finds its number again in the
+ * counter. null when another write came first (read again and retry).
+ */
+async function numberOnce(
+  context: CommandContext & { sql: Sql },
+  leaseId: string,
+  callId: string,
+  prefix: string,
+  today: string,
+): Promise<ReceiptOutcome | null> {
+  const { store, tenant_id, metadata } = context;
+  const { loaded, call, done } = await judged(context, leaseId, callId);
+  if (done) return done;
+  const year = Number(today.slice(0, 4));
+  const counterStream = receiptCounterStream(tenant_id, year);
+  const counter = await readCounter(store, counterStream);
+  const earlier = counter.taken.get(call.call_id);
+  const sequence = earlier?.sequence ?? (counter.revision === null ? 1 : Number(counter.revision) + 2);
+  const number = earlier?.number ?? receiptNumber(prefix, year, sequence);
+  const events = collectionDecider.decide(
+    {
+      type: "IssueQuittance",
+      lease_id: leaseId,
+      call_id: call.call_id,
+      number: { number, year, sequence },
+      issued_on: today,
+    },
+    loaded.state,
+  );
+  const writes: StreamWrite[] = [];
+  if (!earlier) {
+    const taken: ReceiptCounterEvent = {
+      type: "ReceiptNumberTaken",
+      data: { year, sequence, number, lease_id: leaseId, call_id: call.call_id },
+    };
+    writes.push({
+      stream_name: counterStream,
+      events: toNewEvents(metadata, [taken], () => deterministicUuid("ReceiptNumberTaken", call.call_id)),
+      expected_revision: counter.revision ?? "no_stream",
+    });
+  }
+  writes.push({
+    stream_name: leaseAccountStream(leaseId),
+    events: toNewEvents(metadata, events, () => receiptEventId(call.call_id)),
+    expected_revision: loaded.revision ?? "no_stream",
+  });
+  try {
+    if (store.appendToStreams) await store.appendToStreams(writes);
+    else
+      for (const w of writes)
+        await store.appendToStream(w.stream_name, w.events, { expected_revision: w.expected_revision });
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return null;
+    throw error;
+  }
+  return {
+    kind: "QUITTANCE",
+    state: loaded.state,
+    call_id: call.call_id,
+    receipt: events[0].data as ReceiptIssuedData,
+  };
+}
+
+/**
+ * Issues (or finds) the receipt of a call: a reçu or a quittance already numbered answer at once;
+ * a quittance to number waits its turn on the tenant's counter of the year (`oneAtATime`), then
+ * `numberOnce`, again on a concurrent write from another process.
  */
 export async function issueReceipt(
   context: CommandContext & { sql: Sql },
@@ -75,81 +208,14 @@ export async function issueReceipt(
   callId: string,
   today = legalToday(),
 ): Promise<ReceiptOutcome> {
-  const { store, tenant_id, metadata } = context;
-  const stream = leaseAccountStream(leaseId);
-  const prefix = (await readConfiguration(context.sql, tenant_id)).receipt_numbering.prefix;
+  const first = await judged(context, leaseId, callId);
+  if (first.done) return first.done;
+  const prefix = (await readConfiguration(context.sql, context.tenant_id)).receipt_numbering.prefix;
+  const key = receiptCounterStream(context.tenant_id, Number(today.slice(0, 4)));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const loaded = await loadStream(store, stream, tenant_id, collectionDecider);
-    if (loaded.foreign || loaded.events.length === 0) {
-      if (!(await readLetterFacts(context.sql, tenant_id, leaseId))) throw notFound("Lease", leaseId);
-      throw notFound("Rent call", callId);
-    }
-    const state = loaded.state;
-    const call = findCall(state, callId);
-    const verdict = receiptVerdict(callFigures(call));
-    if (verdict.status === "FAIL") throw conflict(verdict.message, verdict.details.errors);
-    if (verdict.details.kind === "RECU") return { kind: "RECU", state, call_id: call.call_id, receipt: null };
-    const existing = receiptOf(state, call.call_id);
-    if (existing) return { kind: "QUITTANCE", state, call_id: call.call_id, receipt: existing };
-
-    const year = Number(today.slice(0, 4));
-    const counterStream = receiptCounterStream(tenant_id, year);
-    const counter = await store.readStream(counterStream);
-    const taken = nextNumber(counter, call.call_id, prefix, year);
-    const events = collectionDecider.decide(
-      {
-        type: "IssueQuittance",
-        lease_id: leaseId,
-        call_id: call.call_id,
-        number: { number: taken.number, year, sequence: taken.sequence },
-        issued_on: today,
-      },
-      state,
-    );
-    const account: StreamWrite = {
-      stream_name: stream,
-      events: toNewEvents(metadata, events, () => receiptEventId(call.call_id)),
-      expected_revision: loaded.revision ?? "no_stream",
-    };
-    const numberEvent: ReceiptCounterEvent = {
-      type: "ReceiptNumberTaken",
-      data: {
-        year,
-        sequence: taken.sequence,
-        number: taken.number,
-        lease_id: leaseId,
-        call_id: call.call_id,
-      },
-    };
-    const counterWrite: StreamWrite | null = taken.taken
-      ? null
-      : {
-          stream_name: counterStream,
-          events: [
-            {
-              ...(toNewEvents(metadata, [numberEvent])[0] as NewEvent),
-              event_id: deterministicUuid("ReceiptNumberTaken", call.call_id),
-            },
-          ],
-          expected_revision: counter.length > 0 ? counter[counter.length - 1].stream_revision : "no_stream",
-        };
-    try {
-      const writes = counterWrite ? [counterWrite, account] : [account];
-      if (store.appendToStreams) await store.appendToStreams(writes);
-      else
-        for (const w of writes)
-          await store.appendToStream(w.stream_name, w.events, { expected_revision: w.expected_revision });
-      return {
-        kind: "QUITTANCE",
-        state,
-        call_id: call.call_id,
-        receipt: events[0].data as ReceiptIssuedData,
-      };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      // Another issue took the number, or the account moved: read both again.
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5 * attempt)));
-    }
+    const outcome = await oneAtATime(key, () => numberOnce(context, leaseId, callId, prefix, today));
+    if (outcome) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 10 * attempt)));
   }
   throw conflict("The receipt could not be numbered under concurrent issues; retry");
 }
