@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { rentCallId } from "../../src/events/rentCycle.ts";
 import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { type ALL_PERMISSIONS, createApiKey, createWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { rentCycleProjection } from "../../src/projections/rentCycle.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -169,6 +171,19 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
     expect(march).toMatchObject({ paid_amount: 100.01, status: "OVERDUE" });
     const list = await t.request("GET", `/api/leases/${id}/payments`);
     expect(list.headers["x-total-count"]).toBe("2");
+    // Rebuilt from the log, the read models answer the same to the cent.
+    const readModels = await Promise.all(
+      [`/api/leases/${id}/account`, `/api/leases/${id}/rent-calls`, `/api/leases/${id}/payments`].map(
+        async (url) => (await t.request("GET", url)).json(),
+      ),
+    );
+    await rebuildProjection(t.sql, t.service.platform.store, rentCycleProjection);
+    const rebuilt = await Promise.all(
+      [`/api/leases/${id}/account`, `/api/leases/${id}/rent-calls`, `/api/leases/${id}/payments`].map(
+        async (url) => (await t.request("GET", url)).json(),
+      ),
+    );
+    expect(rebuilt).toEqual(readModels);
   });
 
   it("cancels a payment by a reversing entry: listed as CANCELLED, its calls reopened, a second cancel 409", async () => {

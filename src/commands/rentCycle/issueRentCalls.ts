@@ -122,6 +122,22 @@ async function issueOne(store: EventStore, due: Due, today: string): Promise<num
   return result.events.length;
 }
 
+/**
+ * One lease's calls at the read model's revision (idempotent with the same ids: another run that
+ * wrote them first leaves nothing to write), else, the stream having moved, through the decider.
+ */
+async function issueAtRevision(store: EventStore, due: Due, today: string): Promise<number> {
+  const write = writeOf(due, today);
+  try {
+    await store.appendToStream(write.stream_name, write.events, {
+      expected_revision: write.expected_revision,
+    });
+    return write.events.length;
+  } catch {
+    return issueOne(store, due, today);
+  }
+}
+
 async function issueChunk(store: EventStore, chunk: Due[], today: string): Promise<number> {
   const calls = chunk.reduce((s, d) => s + d.periods.length, 0);
   if (store.appendToStreams) {
@@ -129,15 +145,16 @@ async function issueChunk(store: EventStore, chunk: Due[], today: string): Promi
       await store.appendToStreams(chunk.map((d) => writeOf(d, today)));
       return calls;
     } catch {
-      // A lease moved since the read model saw it (a payment, another run): one by one, on its stream.
+      // A lease moved since the read model saw it (a payment, another run): one by one.
     }
   }
-  const issued = await mapLimit(chunk, 8, (d) => issueOne(store, d, today));
+  const issued = await mapLimit(chunk, 16, (d) => issueAtRevision(store, d, today));
   return issued.reduce((s, n) => s + n, 0);
 }
 
 export interface RentCallsRun {
   leases: number;
+  /** Calls written by this run, or found written with the same ids by a concurrent one. */
   calls: number;
   date: string;
 }
