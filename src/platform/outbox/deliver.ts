@@ -15,7 +15,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "../eventstore/eventStore.ts";
-import type { Notifier } from "./notifier.ts";
+import type { Notifier, SendOutcome } from "./notifier.ts";
 
 /**
  * The deliverer (docs/messages.md): claims a due message by appending MessageSendStarted at the
@@ -153,23 +153,30 @@ export async function deliverMessage(deps: DelivererDeps, messageId: string): Pr
     },
   );
   const done = deps.now?.() ?? new Date();
-  const event: MessageEvent = outcome.ok
-    ? {
-        type: "MessageDelivered",
-        data: {
-          message_id: messageId,
-          attempt,
-          provider_message_id: outcome.provider_message_id,
-          delivered_at: done.toISOString(),
-        },
-      }
-    : failure(messageId, attempt, outcome.error, outcome.kind === "permanent", done);
+  const event = outcomeEvent(messageId, attempt, outcome, done);
   await recordOutcome(deps, messageId, attempt, at, event, done);
-  return outcome.ok
-    ? "delivered"
-    : event.type === "MessageDeliveryFailed" && event.data.will_retry
-      ? "retry"
-      : "failed";
+  if (event.type === "MessageDelivered") return "delivered";
+  if (event.type === "MessageOutcomeUnknown") return "uncertain";
+  return event.type === "MessageDeliveryFailed" && event.data.will_retry ? "retry" : "failed";
+}
+
+function outcomeEvent(messageId: string, attempt: number, outcome: SendOutcome, now: Date): MessageEvent {
+  if (outcome.ok)
+    return {
+      type: "MessageDelivered",
+      data: {
+        message_id: messageId,
+        attempt,
+        provider_message_id: outcome.provider_message_id,
+        delivered_at: now.toISOString(),
+      },
+    };
+  if (outcome.kind === "unknown")
+    return {
+      type: "MessageOutcomeUnknown",
+      data: { message_id: messageId, attempt, reason: outcome.error, detected_at: now.toISOString() },
+    };
+  return failure(messageId, attempt, outcome.error, outcome.kind === "permanent", now);
 }
 
 /**
@@ -192,7 +199,8 @@ async function recordOutcome(
       if (!loaded) return;
       if (await record(deps.store, loaded, at, event, now)) return;
       const again = await load(deps.store, messageId);
-      if (again && again.state.status === "UNCERTAIN" && again.state.attempts === attempt)
+      const settles = event.type !== "MessageOutcomeUnknown";
+      if (settles && again?.state.status === "UNCERTAIN" && again.state.attempts === attempt)
         await record(deps.store, again, again.revision, event, now);
       return;
     } catch (error) {
@@ -215,7 +223,12 @@ async function settleAbandoned(deps: DelivererDeps, loaded: Loaded, now: Date): 
   const event: MessageEvent = state.transmitted
     ? {
         type: "MessageOutcomeUnknown",
-        data: { message_id: messageId, attempt: state.attempts, detected_at: now.toISOString() },
+        data: {
+          message_id: messageId,
+          attempt: state.attempts,
+          reason: "The sender stopped after the end of the data, before the server's answer was recorded",
+          detected_at: now.toISOString(),
+        },
       }
     : failure(
         messageId,
