@@ -154,7 +154,7 @@ export async function deliverMessage(deps: DelivererDeps, messageId: string): Pr
   );
   const done = deps.now?.() ?? new Date();
   const event = outcomeEvent(messageId, attempt, outcome, done);
-  await recordOutcome(deps, messageId, attempt, at, event, done);
+  await recordOutcome(deps, loaded, attempt, at, event, done);
   if (event.type === "MessageDelivered") return "delivered";
   if (event.type === "MessageOutcomeUnknown") return "uncertain";
   return event.type === "MessageDeliveryFailed" && event.data.will_retry ? "retry" : "failed";
@@ -185,19 +185,18 @@ function outcomeEvent(messageId: string, attempt: number, outcome: SendOutcome, 
  */
 async function recordOutcome(
   deps: DelivererDeps,
-  messageId: string,
+  claimed: Loaded,
   attempt: number,
   at: bigint,
   event: MessageEvent,
   now: Date,
 ): Promise<void> {
+  const messageId = event.data.message_id;
   // The store failing now would turn a known outcome into UNCERTAIN: try a few times first. A
   // retry of an append that did commit finds the stream past `at` and writes nothing more.
   for (let tries = 1; ; tries++) {
     try {
-      const loaded = await load(deps.store, messageId);
-      if (!loaded) return;
-      if (await record(deps.store, loaded, at, event, now)) return;
+      if (await record(deps.store, claimed, at, event, now)) return;
       const again = await load(deps.store, messageId);
       const settles = event.type !== "MessageOutcomeUnknown";
       if (settles && again?.state.status === "UNCERTAIN" && again.state.attempts === attempt)
