@@ -78,10 +78,14 @@ export type MessageEvent =
       };
     }
   /**
-   * The claim expired with no outcome recorded (the sender died mid-send): the message may or may
-   * not have left. It is not sent again on its own (docs/messages.md, "Never sent twice").
+   * After its end of data, the sender died (its claim expired with no outcome) or lost the
+   * connection before the server's answer: the message may or may not have arrived. It is not sent
+   * again on its own (docs/messages.md, "Never sent twice").
    */
-  | { type: "MessageOutcomeUnknown"; data: { message_id: string; attempt: number; detected_at: string } }
+  | {
+      type: "MessageOutcomeUnknown";
+      data: { message_id: string; attempt: number; reason: string; detected_at: string };
+    }
   /** An operator settled an UNCERTAIN message: it did arrive, or it is to be sent again. */
   | {
       type: "MessageOutcomeResolved";
@@ -157,7 +161,7 @@ export function evolveMessage(state: MessageState, event: MessageEvent): Message
         next_attempt_at: event.data.next_attempt_at,
       };
     case "MessageOutcomeUnknown":
-      return { ...state, status: "UNCERTAIN", claim_expires_at: null };
+      return { ...state, status: "UNCERTAIN", claim_expires_at: null, last_error: event.data.reason };
     case "MessageOutcomeResolved":
       return event.data.resolution === "DELIVERED"
         ? { ...state, status: "DELIVERED", delivered_at: event.data.resolved_at }

@@ -203,7 +203,10 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
           data: { ...data, started_at: metadata.occurred_at, claim_expires_at: metadata.occurred_at },
         },
         { type: "MessageContentTransmitted", data },
-        { type: "MessageOutcomeUnknown", data: { ...data, detected_at: metadata.occurred_at } },
+        {
+          type: "MessageOutcomeUnknown",
+          data: { ...data, reason: "claim expired", detected_at: metadata.occurred_at },
+        },
       ].map((e) => ({ ...e, event_id: randomUUID(), metadata })),
       { expected_revision: "no_stream" },
     );

@@ -47,7 +47,7 @@ const failed = (will_retry: boolean): MessageEvent => ({
 });
 const unknown: MessageEvent = {
   type: "MessageOutcomeUnknown",
-  data: { message_id: id, attempt: 1, detected_at: "2026-11-02T09:06:00.000Z" },
+  data: { message_id: id, attempt: 1, reason: "claim expired", detected_at: "2026-11-02T09:06:00.000Z" },
 };
 const fold = (events: MessageEvent[]) => events.reduce(evolveMessage, initialMessageState());
 const at = (iso: string) => new Date(iso);

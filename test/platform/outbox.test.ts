@@ -162,6 +162,23 @@ describe("outbox delivery over SMTP", () => {
     expect(await types(id)).toEqual([]);
   });
 
+  it("logs in where the server asks for it; wrong credentials are retried (the relay's setting, not the message)", async () => {
+    const guarded = await startSmtpServer(0, "accept", { user: "pms", pass: "s3cret" });
+    try {
+      const ok = await queue();
+      const url = `smtp://pms:s3cret@127.0.0.1:${guarded.port}`;
+      expect(await deliverMessage(deliverer(T0, url), ok)).toBe("delivered");
+      expect(guarded.accepted.map((m) => m.messageId)).toEqual([`<${ok}@example.fr>`]);
+      const refused = await queue();
+      const wrong = `smtp://pms:wrong@127.0.0.1:${guarded.port}`;
+      expect(await deliverMessage(deliverer(T0, wrong), refused)).toBe("retry");
+      const [failed] = (await store.readStream(messageStream(refused))).slice(-1);
+      expect(failed.data.error).toMatch(/535/);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("retries a transient failure (451) after its back-off, then delivers", async () => {
     const id = await queue();
     smtp.mode = "tempfail";
@@ -249,6 +266,39 @@ describe("outbox delivery over SMTP", () => {
     await until(() => smtp.cut === 1);
     expect(smtp.received).toHaveLength(0);
     expect(await deliverMessage(other, id)).toBe("delivered");
+    expect(smtp.accepted).toHaveLength(1);
+    expect(await types(id)).toEqual([
+      "MessageQueued",
+      "MessageSendStarted",
+      "MessageDeliveryFailed",
+      "MessageSendStarted",
+      "MessageContentTransmitted",
+      "MessageDelivered",
+    ]);
+  });
+
+  it("a connection lost after the end of data, before the server's answer: UNCERTAIN, not resent", async () => {
+    const id = await queue();
+    smtp.mode = "hold";
+    const sending = deliverMessage(deliverer(T0), id);
+    await until(() => smtp.received.length === 1);
+    smtp.dropConnections();
+    expect(await sending).toBe("uncertain");
+    smtp.mode = "accept";
+    expect(await deliverMessage(deliverer(later(86_400)), id)).toBe("skipped");
+    expect(smtp.received).toHaveLength(1);
+    const [unknown] = (await store.readStream(messageStream(id))).slice(-1);
+    expect(unknown.type).toBe("MessageOutcomeUnknown");
+    expect(unknown.data.reason).toBeTruthy();
+  });
+
+  it("a connection lost before the end of data: retried, the server had nothing", async () => {
+    const id = await queue();
+    smtp.mode = "cut-at-rcpt";
+    expect(await deliverMessage(deliverer(T0), id)).toBe("retry");
+    expect(smtp.received).toHaveLength(0);
+    smtp.mode = "accept";
+    expect(await deliverMessage(deliverer(later(60)), id)).toBe("delivered");
     expect(smtp.accepted).toHaveLength(1);
     expect(await types(id)).toEqual([
       "MessageQueued",

@@ -5,9 +5,10 @@ import { SMTPServer } from "smtp-server";
 /**
  * A real SMTP server in the test process (smtp-server): what it accepted, and how it answers the
  * end of a message's data: accept (250), refuse for now (451), refuse for good (550), or hold the
- * answer until `release()` (a server slow to answer, to kill a sender after its end of data).
+ * answer until `release()` (a server slow to answer, to kill a sender after its end of data); or
+ * cut the connection at the recipient, before any data (`cut-at-rcpt`).
  */
-export type SmtpMode = "accept" | "tempfail" | "reject" | "hold";
+export type SmtpMode = "accept" | "tempfail" | "reject" | "hold" | "cut-at-rcpt";
 
 export interface ReceivedMail {
   from: string;
@@ -28,10 +29,17 @@ export interface TestSmtpServer {
   mode: SmtpMode;
   /** Answers every held message (as accepted). */
   release(): void;
+  /** Cuts every open connection without a word (a relay crashing, a network failure). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
-export async function startSmtpServer(port = 0, mode: SmtpMode = "accept"): Promise<TestSmtpServer> {
+export async function startSmtpServer(
+  port = 0,
+  mode: SmtpMode = "accept",
+  /** Require AUTH PLAIN/LOGIN with these credentials (over plain TCP: a test server). */
+  auth?: { user: string; pass: string },
+): Promise<TestSmtpServer> {
   const held: (() => void)[] = [];
   const state: TestSmtpServer = {
     url: "",
@@ -43,12 +51,27 @@ export async function startSmtpServer(port = 0, mode: SmtpMode = "accept"): Prom
     release() {
       for (const answer of held.splice(0)) answer();
     },
+    dropConnections() {
+      held.length = 0;
+      const open = (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections;
+      for (const connection of open) connection._socket.destroy();
+    },
     close: async () => {},
   };
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
+    authOptional: !auth,
+    allowInsecureAuth: true,
+    disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    onAuth(credentials, _session, callback) {
+      if (auth && credentials.username === auth.user && credentials.password === auth.pass)
+        return callback(null, { user: credentials.username });
+      callback(Object.assign(new Error("Invalid credentials"), { responseCode: 535 }));
+    },
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (state.mode === "cut-at-rcpt") return state.dropConnections();
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));

@@ -15,7 +15,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "../eventstore/eventStore.ts";
-import type { Notifier } from "./notifier.ts";
+import type { Notifier, SendOutcome } from "./notifier.ts";
 
 /**
  * The deliverer (docs/messages.md): claims a due message by appending MessageSendStarted at the
@@ -153,23 +153,30 @@ export async function deliverMessage(deps: DelivererDeps, messageId: string): Pr
     },
   );
   const done = deps.now?.() ?? new Date();
-  const event: MessageEvent = outcome.ok
-    ? {
-        type: "MessageDelivered",
-        data: {
-          message_id: messageId,
-          attempt,
-          provider_message_id: outcome.provider_message_id,
-          delivered_at: done.toISOString(),
-        },
-      }
-    : failure(messageId, attempt, outcome.error, outcome.kind === "permanent", done);
-  await recordOutcome(deps, messageId, attempt, at, event, done);
-  return outcome.ok
-    ? "delivered"
-    : event.type === "MessageDeliveryFailed" && event.data.will_retry
-      ? "retry"
-      : "failed";
+  const event = outcomeEvent(messageId, attempt, outcome, done);
+  await recordOutcome(deps, loaded, attempt, at, event, done);
+  if (event.type === "MessageDelivered") return "delivered";
+  if (event.type === "MessageOutcomeUnknown") return "uncertain";
+  return event.type === "MessageDeliveryFailed" && event.data.will_retry ? "retry" : "failed";
+}
+
+function outcomeEvent(messageId: string, attempt: number, outcome: SendOutcome, now: Date): MessageEvent {
+  if (outcome.ok)
+    return {
+      type: "MessageDelivered",
+      data: {
+        message_id: messageId,
+        attempt,
+        provider_message_id: outcome.provider_message_id,
+        delivered_at: now.toISOString(),
+      },
+    };
+  if (outcome.kind === "unknown")
+    return {
+      type: "MessageOutcomeUnknown",
+      data: { message_id: messageId, attempt, reason: outcome.error, detected_at: now.toISOString() },
+    };
+  return failure(messageId, attempt, outcome.error, outcome.kind === "permanent", now);
 }
 
 /**
@@ -178,21 +185,21 @@ export async function deliverMessage(deps: DelivererDeps, messageId: string): Pr
  */
 async function recordOutcome(
   deps: DelivererDeps,
-  messageId: string,
+  claimed: Loaded,
   attempt: number,
   at: bigint,
   event: MessageEvent,
   now: Date,
 ): Promise<void> {
+  const messageId = event.data.message_id;
   // The store failing now would turn a known outcome into UNCERTAIN: try a few times first. A
   // retry of an append that did commit finds the stream past `at` and writes nothing more.
   for (let tries = 1; ; tries++) {
     try {
-      const loaded = await load(deps.store, messageId);
-      if (!loaded) return;
-      if (await record(deps.store, loaded, at, event, now)) return;
+      if (await record(deps.store, claimed, at, event, now)) return;
       const again = await load(deps.store, messageId);
-      if (again && again.state.status === "UNCERTAIN" && again.state.attempts === attempt)
+      const settles = event.type !== "MessageOutcomeUnknown";
+      if (settles && again?.state.status === "UNCERTAIN" && again.state.attempts === attempt)
         await record(deps.store, again, again.revision, event, now);
       return;
     } catch (error) {
@@ -215,7 +222,12 @@ async function settleAbandoned(deps: DelivererDeps, loaded: Loaded, now: Date): 
   const event: MessageEvent = state.transmitted
     ? {
         type: "MessageOutcomeUnknown",
-        data: { message_id: messageId, attempt: state.attempts, detected_at: now.toISOString() },
+        data: {
+          message_id: messageId,
+          attempt: state.attempts,
+          reason: "The sender stopped after the end of the data, before the server's answer was recorded",
+          detected_at: now.toISOString(),
+        },
       }
     : failure(
         messageId,

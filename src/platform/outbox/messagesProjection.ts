@@ -118,7 +118,13 @@ ${tenantPolicy("messages")}`,
           ...at(event),
         };
       case "MessageOutcomeUnknown":
-        return { ...row, status: "UNCERTAIN", claim_expires_at: null, ...at(event) };
+        return {
+          ...row,
+          status: "UNCERTAIN",
+          claim_expires_at: null,
+          last_error: event.data.reason,
+          ...at(event),
+        };
       case "MessageOutcomeResolved":
         return event.data.resolution === "DELIVERED"
           ? { ...row, status: "DELIVERED", delivered_at: event.data.resolved_at, ...at(event) }

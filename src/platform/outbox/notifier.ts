@@ -29,8 +29,12 @@ export interface SendHooks {
 
 export type SendOutcome =
   | { ok: true; provider_message_id: string }
-  /** transient: worth another attempt (4xx, server down, time-out); permanent: never (5xx). */
-  | { ok: false; kind: "transient" | "permanent"; error: string; transmitted: boolean };
+  /**
+   * transient: not accepted, worth another attempt (4xx, server down, cut before the end of data);
+   * permanent: never (5xx); unknown: the connection failed after the end of data and before the
+   * server's answer, so the server may have the message (it must not be sent again on its own).
+   */
+  | { ok: false; kind: "transient" | "permanent" | "unknown"; error: string };
 
 /** The Message-ID header of a message: the same on every attempt, so a duplicate is recognisable. */
 export const messageIdHeader = (messageId: string, fromEmail: string) =>
