@@ -174,6 +174,7 @@ const rentRemindersJob = areaJob({
       today: run.today,
       sent: run.sent.length,
       skipped: run.skipped.length,
+      failed: run.failed.length,
       requeued: run.requeued,
     };
   },

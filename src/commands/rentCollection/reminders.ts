@@ -59,6 +59,8 @@ export interface ReminderRun {
   sent: ReminderLine[];
   /** Calls with a level due that could not be reminded (no lessee email). */
   skipped: { tenant_id: string; lease_id: string; call_id: string; reason: string }[];
+  /** Leases whose run failed (e.g. the tenant's template cannot render): the others went on. */
+  failed: { tenant_id: string; lease_id: string; error: string }[];
   requeued: number;
 }
 
@@ -120,9 +122,78 @@ async function queueReminder(
   });
 }
 
+interface RunContext {
+  deps: { sql: Sql; store: EventStore };
+  run: ReminderRun;
+  now: Date;
+  correlation_id: string;
+  dry_run: boolean;
+}
+
+/** The reminders of one lease's unpaid calls (see the module comment). */
+async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, settings: TenantSettings) {
+  const { deps, run, now } = rc;
+  const facts = await readLetterFacts(deps.sql, tenant_id, lease_id);
+  if (!facts || settings.levels.length === 0) return;
+  const at = now.toISOString();
+  const context: CommandContext = {
+    store: deps.store,
+    tenant_id,
+    metadata: {
+      tenant_id,
+      actor_key_id: null,
+      correlation_id: rc.correlation_id,
+      causation_id: null,
+      occurred_at: at,
+    },
+  };
+  const queue = (state: CollectionState, r: RentReminderSentData) =>
+    queueReminder(deps, tenant_id, facts, settings, state, r, rc.correlation_id);
+  const stream = leaseAccountStream(lease_id);
+  let { state } = await loadStream(deps.store, stream, tenant_id, collectionDecider);
+  for (const call of state.account.calls) {
+    if (call.paid_cents >= call.total_cents || call.due_date >= run.today) continue;
+    const line = { tenant_id, lease_id, call_id: call.call_id };
+    // Reminders recorded lately whose message a cut-off run may not have queued.
+    if (!rc.dry_run)
+      for (const r of remindersOf(state, call.call_id))
+        if (
+          Date.parse(r.sent_at) >= now.getTime() - REQUEUE_HOURS * 3_600_000 &&
+          (await queue(state, r)).queued
+        )
+          run.requeued++;
+    const command = {
+      type: "RecordRentReminder" as const,
+      lease_id,
+      call_id: call.call_id,
+      today: run.today,
+      now: at,
+      levels: settings.levels,
+    };
+    const would = collectionDecider.decide(command, state);
+    if (would.length === 0) continue;
+    if (facts.lessees.length === 0) {
+      run.skipped.push({ ...line, reason: "The lease has no lessee with an email to send the reminder to" });
+      continue;
+    }
+    if (rc.dry_run) {
+      run.sent.push({ ...line, ...pickLine(would[0].data as RentReminderSentData) });
+      continue;
+    }
+    const result = await runCommand(context, stream, collectionDecider, command);
+    state = result.state;
+    for (const event of result.events) {
+      if (event.type !== "RentReminderSent") continue;
+      await queue(state, event.data);
+      run.sent.push({ ...line, ...pickLine(event.data) });
+    }
+  }
+}
+
 /**
  * One run. `tenant_id`: only that tenant's leases (a worker key's run), null: every tenant's (the
- * schedule). `now` is the run's instant (tests give it).
+ * schedule). `now` is the run's instant (tests give it). A lease that fails (a tenant template that
+ * cannot render) is reported in `failed`; the others go on.
  */
 export async function sendRentReminders(
   deps: { sql: Sql; store: EventStore },
@@ -130,75 +201,33 @@ export async function sendRentReminders(
 ): Promise<ReminderRun> {
   const now = options.now ?? new Date();
   const today = legalToday(now);
-  const at = now.toISOString();
-  const run: ReminderRun = { dry_run: options.dry_run, today, sent: [], skipped: [], requeued: 0 };
-  const correlation_id = `rent-reminders-${randomUUID()}`;
+  const run: ReminderRun = {
+    dry_run: options.dry_run,
+    today,
+    sent: [],
+    skipped: [],
+    failed: [],
+    requeued: 0,
+  };
+  const rc: RunContext = {
+    deps,
+    run,
+    now,
+    correlation_id: `rent-reminders-${randomUUID()}`,
+    dry_run: options.dry_run,
+  };
   const settingsOf = new Map<string, TenantSettings>();
   for (const { tenant_id, lease_id } of await leasesToRemind(deps.sql, today, options.tenant_id)) {
-    if (!settingsOf.has(tenant_id)) {
+    let settings = settingsOf.get(tenant_id);
+    if (!settings) {
       const c = await readConfiguration(deps.sql, tenant_id);
-      settingsOf.set(tenant_id, {
-        levels: c.reminder_levels,
-        sender: { name: c.sender.name, email: c.sender.email },
-      });
+      settings = { levels: c.reminder_levels, sender: { name: c.sender.name, email: c.sender.email } };
+      settingsOf.set(tenant_id, settings);
     }
-    const settings = settingsOf.get(tenant_id) as TenantSettings;
-    const facts = await readLetterFacts(deps.sql, tenant_id, lease_id);
-    if (!facts || settings.levels.length === 0) continue;
-    const context: CommandContext = {
-      store: deps.store,
-      tenant_id,
-      metadata: { tenant_id, actor_key_id: null, correlation_id, causation_id: null, occurred_at: at },
-    };
-    const stream = leaseAccountStream(lease_id);
-    let { state } = await loadStream(deps.store, stream, tenant_id, collectionDecider);
-    for (const call of state.account.calls) {
-      if (call.paid_cents >= call.total_cents || call.due_date >= today) continue;
-      const line = { tenant_id, lease_id, call_id: call.call_id };
-      // Reminders recorded lately whose message a cut-off run may not have queued.
-      if (!options.dry_run)
-        for (const r of remindersOf(state, call.call_id))
-          if (Date.parse(r.sent_at) >= now.getTime() - REQUEUE_HOURS * 3_600_000) {
-            const { queued } = await queueReminder(
-              deps,
-              tenant_id,
-              facts,
-              settings,
-              state,
-              r,
-              correlation_id,
-            );
-            if (queued) run.requeued++;
-          }
-      const command = {
-        type: "RecordRentReminder" as const,
-        lease_id,
-        call_id: call.call_id,
-        today,
-        now: at,
-        levels: settings.levels,
-      };
-      const would = collectionDecider.decide(command, state);
-      if (would.length === 0) continue;
-      if (facts.lessees.length === 0) {
-        run.skipped.push({
-          ...line,
-          reason: "The lease has no lessee with an email to send the reminder to",
-        });
-        continue;
-      }
-      if (options.dry_run) {
-        const r = would[0].data as RentReminderSentData;
-        run.sent.push({ ...line, ...pickLine(r) });
-        continue;
-      }
-      const result = await runCommand(context, stream, collectionDecider, command);
-      state = result.state;
-      for (const event of result.events) {
-        if (event.type !== "RentReminderSent") continue;
-        await queueReminder(deps, tenant_id, facts, settings, state, event.data, correlation_id);
-        run.sent.push({ ...line, ...pickLine(event.data) });
-      }
+    try {
+      await remindLease(rc, tenant_id, lease_id, settings);
+    } catch (error) {
+      run.failed.push({ tenant_id, lease_id, error: error instanceof Error ? error.message : String(error) });
     }
   }
   return run;
