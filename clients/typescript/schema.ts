@@ -3453,6 +3453,9 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             message_id: string;
+            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
+            delivery_status: string | null;
+            delivered_at: string | null;
         };
         /** @description What is still owed on one rent call */
         ArrearsPeriod: {

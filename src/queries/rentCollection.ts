@@ -58,6 +58,11 @@ export const rentReminderBody = z
       .describe("The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p)"),
     sent_at: z.string(),
     message_id: uuid(),
+    delivery_status: z
+      .string()
+      .nullable()
+      .describe("The outbox message's status (GET /api/messages/{id}); null until the outbox shows it"),
+    delivered_at: z.string().nullable(),
   })
   .meta({ id: "RentReminder", description: "A reminder sent for an unpaid rent call" });
 
@@ -72,26 +77,21 @@ const toReminder = (r: Row) => ({
   amount_claimed: Number(r.amount_claimed),
   sent_at: iso(r.sent_at) ?? "",
   message_id: String(r.message_id),
+  delivery_status: (r.delivery_status as string | null) ?? null,
+  delivered_at: iso(r.delivered_at),
 });
 
 export async function readReminders(sql: Sql, tenantId: string, leaseId: string) {
   const rows = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      "SELECT * FROM rent_reminders WHERE tenant_id = $1 AND lease_id = $2 ORDER BY sent_at, level, id",
+      `SELECT r.*, m.status AS delivery_status, m.delivered_at FROM rent_reminders r
+       LEFT JOIN messages m ON m.tenant_id = r.tenant_id AND m.id = r.message_id
+       WHERE r.tenant_id = $1 AND r.lease_id = $2 ORDER BY r.sent_at, r.level, r.id`,
       [tenantId, leaseId],
       { prepare: true },
     ),
   );
   return rows.map(toReminder);
-}
-
-/** Reminders recorded since `since` (every tenant): the job queues their messages again, idempotently. */
-export async function recentReminders(sql: Sql, since: string, tenantId: string | null) {
-  const rows = await sql.query<Row>(
-    `SELECT * FROM rent_reminders WHERE sent_at >= $1 AND ($2::uuid IS NULL OR tenant_id = $2) ORDER BY sent_at, id`,
-    [since, tenantId],
-  );
-  return rows.map((r) => ({ ...toReminder(r), tenant_id: String(r.tenant_id) }));
 }
 
 // ---------------------------------------------------------------- arrears
