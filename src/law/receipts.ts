@@ -15,7 +15,6 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  */
 
 export const ART_21 = `${LOI_89}, art. 21`;
-export const ART_4_P = `${LOI_89}, art. 4 p`;
 
 export type ReceiptKind = "QUITTANCE" | "RECU";
 

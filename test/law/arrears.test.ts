@@ -31,6 +31,15 @@ describe("what is owed", () => {
     expect(total_owed).toBe(1440.9);
   });
 
+  it("two calls due the same day: by period", () => {
+    const later = call(2, 0, { due_date: "2026-01-05", period_start: "2026-02-01" });
+    const earlier = call(1, 0, { due_date: "2026-01-05", period_start: "2026-01-01" });
+    expect(arrearsOf([later, earlier], "2026-03-01").periods.map((p) => p.period_start)).toEqual([
+      "2026-01-01",
+      "2026-02-01",
+    ]);
+  });
+
   it("the day before the due date the call is not owed yet; nothing owed is an empty statement", () => {
     expect(arrearsOf([call(3, 0)], "2026-03-04")).toEqual({ periods: [], total_owed: 0 });
   });
@@ -54,7 +63,11 @@ describe("the commandement de payer (art. 24 I)", () => {
 
   it("a lease concluded on 29 July 2023 or later: six weeks (loi n° 2023-668)", () => {
     const v = commandementVerdict(facts("2023-07-29"));
+    expect(v.rule).toBe("COMMANDEMENT_DE_PAYER");
     expect(v.status).toBe("PASS");
+    expect(v.message).toBe(
+      "The clause résolutoire takes effect six weeks after a commandement de payer left unanswered (loi n° 89-462 du 6 juillet 1989, art. 24 I, loi n° 2023-668 du 27 juillet 2023, art. 10)",
+    );
     expect(v.legal_reference).toBe(
       "loi n° 89-462 du 6 juillet 1989, art. 24 I; loi n° 2023-668 du 27 juillet 2023, art. 10",
     );
@@ -70,14 +83,25 @@ describe("the commandement de payer (art. 24 I)", () => {
 
   it("concluded the day before: its clause's two months (Cass. avis 13 juin 2024)", () => {
     const v = commandementVerdict(facts("2023-07-28"));
+    expect(v.status).toBe("PASS");
+    expect(v.message).toBe(
+      "A lease concluded before 2023-07-29 keeps its clause's delay, two months after a commandement de payer left unanswered (loi n° 89-462 du 6 juillet 1989, art. 24 I; Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002)",
+    );
     expect(v.details).toMatchObject({ payment_delay: "TWO_MONTHS", clause_effective_from: "2026-05-10" });
     expect(v.legal_reference).toContain("n° 24-70.002");
   });
 
   it("nothing owed: not applicable; conclusion unknown: UNKNOWN, not a guess", () => {
-    expect(commandementVerdict(facts("2024-01-01", 0)).status).toBe("NOT_APPLICABLE");
+    expect(commandementVerdict(facts("2024-01-01", 0))).toMatchObject({
+      rule: "COMMANDEMENT_DE_PAYER",
+      status: "NOT_APPLICABLE",
+      message: "Nothing is owed: no commandement de payer",
+    });
     const unknown = commandementVerdict(facts(null));
     expect(unknown.status).toBe("UNKNOWN");
+    expect(unknown.message).toBe(
+      "The lease's conclusion date is unknown: six weeks if concluded from 2023-07-29 (loi n° 2023-668 du 27 juillet 2023, art. 10), else the lease's clause, two months (Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002)",
+    );
     expect(unknown.details).not.toHaveProperty("payment_delay");
   });
 });

@@ -30,6 +30,7 @@ describe("days late", () => {
     expect(daysLate("2026-03-05", "2026-03-04")).toBe(-1);
     expect(daysLate("2024-02-28", "2024-03-01")).toBe(2);
     expect(daysLate("2026-03-28", "2026-03-30")).toBe(2); // across the switch to summer time
+    expect(daysLate("2025-12-31", "2026-01-01")).toBe(1);
   });
 });
 
@@ -85,6 +86,37 @@ describe("which reminder goes out", () => {
     expect(levelOf({ today: "2026-03-22", now: "2026-03-22T07:00:00.000Z", sent })).toBe(2);
   });
 
+  it("on the day a sent level was due, again: every level due so far is sent", () => {
+    const sent = [{ level: 1, sent_at: "2026-03-09T07:00:00.000Z" }];
+    expect(reminderVerdict(facts({ today: "2026-03-10", now: "2026-03-10T08:00:00Z", sent })).message).toBe(
+      "Every reminder level due so far has been sent",
+    );
+  });
+
+  it("the 24 hours count from the latest reminder, not the first", () => {
+    const sent = [
+      { level: 1, sent_at: "2026-03-10T07:00:00.000Z" },
+      { level: 2, sent_at: "2026-04-03T07:00:00.000Z" },
+    ];
+    expect(
+      reminderVerdict(facts({ today: "2026-04-04", now: "2026-04-04T06:00:00.000Z", sent })).details,
+    ).toMatchObject({ next_possible_at: "2026-04-04T07:00:00.000Z" });
+  });
+
+  it("levels in any order: the earliest day first, then the lowest level on the same day", () => {
+    const shuffled = [
+      { level: 3, days_after_due: 30, kind: "FORMAL_NOTICE" as const },
+      { level: 2, days_after_due: 15, kind: "SECOND_REMINDER" as const },
+      { level: 1, days_after_due: 5, kind: "REMINDER" as const },
+    ];
+    expect(levelOf({ today: "2026-04-20", levels: shuffled })).toBe(1);
+    const sameDay = [
+      { level: 2, days_after_due: 5, kind: "SECOND_REMINDER" as const },
+      { level: 1, days_after_due: 5, kind: "REMINDER" as const },
+    ];
+    expect(levelOf({ levels: sameDay })).toBe(1);
+  });
+
   it("the tenant's own levels: no levels, no reminder; a J+1 level on day 1", () => {
     expect(levelOf({ levels: [] })).toBeNull();
     expect(
@@ -100,7 +132,13 @@ describe("which reminder goes out", () => {
 
 describe("no fee or penalty (art. 4 i and p)", () => {
   it("claiming what is owed passes; a cent more fails, naming the excess", () => {
-    expect(claimVerdict(970.5, 970.5).status).toBe("PASS");
+    expect(claimVerdict(970.5, 970.5)).toEqual({
+      rule: "NO_FEE_OR_PENALTY",
+      status: "PASS",
+      message: "The amount claimed is what is owed",
+      legal_reference: NO_FEE,
+      details: { claimed_amount: 970.5, owed_amount: 970.5 },
+    });
     expect(claimVerdict(970.51, 970.5)).toEqual({
       rule: "NO_FEE_OR_PENALTY",
       status: "FAIL",
