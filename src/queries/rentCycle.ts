@@ -217,38 +217,31 @@ export async function readRentCall(sql: Sql, tenantId: string, leaseId: string, 
   return row ? toCall(row, today) : null;
 }
 
-/** The account: balance, credit and every entry in recording order (survives the end of the lease). */
+/**
+ * The account: balance, credit and every entry in recording order (survives the end of the lease).
+ * One statement whose entries PostgreSQL builds as JSON: one round trip, no per-row work here.
+ */
 export async function readAccount(sql: Sql, tenantId: string, leaseId: string) {
-  return sql.asTenant(tenantId, async (tx) => {
-    const [account] = await tx.query<Row>(
-      `SELECT balance, credit FROM lease_accounts WHERE tenant_id = $1 AND id = $2`,
+  const [account] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ balance: string; credit: string; entries: unknown[] }>(
+      `SELECT a.balance, a.credit, (
+         SELECT coalesce(json_agg(json_build_object(
+           'id', e.id, 'kind', e.kind, 'date', to_char(e.entry_date, 'YYYY-MM-DD'),
+           'call_id', e.call_id, 'payment_id', e.payment_id, 'amount', e.amount, 'balance', e.balance,
+           'recorded_at', to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+           ORDER BY e.revision), '[]'::json)
+         FROM lease_account_entries e WHERE e.tenant_id = $1 AND e.lease_id = $2) AS entries
+       FROM lease_accounts a WHERE a.tenant_id = $1 AND a.id = $2`,
       [tenantId, leaseId],
       { prepare: true },
-    );
-    const entries = account
-      ? await tx.query<Row>(
-          `SELECT id, kind, to_char(entry_date, 'YYYY-MM-DD') AS date, call_id, payment_id, amount, balance,
-             recorded_at FROM lease_account_entries WHERE tenant_id = $1 AND lease_id = $2 ORDER BY revision`,
-          [tenantId, leaseId],
-          { prepare: true },
-        )
-      : [];
-    return {
-      lease_id: leaseId,
-      balance: account ? numberOf(account.balance) : 0,
-      credit: account ? numberOf(account.credit) : 0,
-      entries: entries.map((e) => ({
-        id: String(e.id),
-        kind: e.kind as "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED",
-        date: String(e.date),
-        call_id: (e.call_id as string | null) ?? null,
-        payment_id: (e.payment_id as string | null) ?? null,
-        amount: numberOf(e.amount),
-        balance: numberOf(e.balance),
-        recorded_at: new Date(e.recorded_at as string).toISOString(),
-      })),
-    };
-  });
+    ),
+  );
+  return {
+    lease_id: leaseId,
+    balance: account ? Number(account.balance) : 0,
+    credit: account ? Number(account.credit) : 0,
+    entries: (account?.entries ?? []) as z.output<typeof entryBody>[],
+  };
 }
 
 const leaseParams = z.strictObject({ lease_id: uuid() });
