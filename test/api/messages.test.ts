@@ -100,7 +100,11 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
 
     // The reaction again from the start (a rebuild, a crash before its stamp): nothing new.
     await t.sql.query("UPDATE amendment_notices SET handled_at = NULL, handled = NULL");
-    await queueAmendmentNotices({ sql: t.sql, store: t.service.platform.store });
+    await queueAmendmentNotices({
+      sql: t.sql,
+      store: t.service.platform.store,
+      sender: { email: "gestion@dupont-immo.fr", name: null },
+    });
     expect(await messagesOf(related)).toHaveLength(4);
     expect(
       Number((await t.sql.query("SELECT count(*)::int AS n FROM events WHERE type = 'MessageQueued'"))[0].n),
