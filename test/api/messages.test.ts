@@ -106,6 +106,18 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
       sender: { email: "gestion@dupont-immo.fr", name: null },
     });
     expect(await messagesOf(related)).toHaveLength(4);
+    // Seen for the first time more than 72 hours after the event (a first deployment): not announced,
+    // whether the running worker or this call gets to it first.
+    await t.sql.query(
+      "UPDATE amendment_notices SET handled_at = NULL, handled = NULL, occurred_at = now() - interval '73 hours'",
+    );
+    await queueAmendmentNotices({
+      sql: t.sql,
+      store: t.service.platform.store,
+      sender: { email: "gestion@dupont-immo.fr", name: null },
+    });
+    const handled = await t.sql.query("SELECT DISTINCT handled FROM amendment_notices");
+    expect(handled.map((r) => r.handled)).toEqual(["STALE"]);
     expect(
       Number((await t.sql.query("SELECT count(*)::int AS n FROM events WHERE type = 'MessageQueued'"))[0].n),
     ).toBe(smtp.accepted.length);
