@@ -28,6 +28,8 @@ export interface NoticeRecipient {
 export interface NoticeFacts {
   amendment: { title: string; effective_date: string } | null;
   estate: { address: string | null } | null;
+  /** The estate's owner, when it has one: the lessor. */
+  landlord: { name: string | null; address: string | null } | null;
   recipients: NoticeRecipient[];
 }
 
@@ -60,7 +62,10 @@ export async function amendmentNoticeFacts(sql: Sql, notice: PendingNotice): Pro
     [notice.tenant_id, notice.amendment_id],
   );
   const [estate] = await sql.query<Row>(
-    `SELECT e.address FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+    `SELECT e.address, o.first_name, o.last_name, o.legal_name, o.id AS owner_id,
+            concat_ws(', ', o.address_street, concat_ws(' ', o.address_postal_code, o.address_city)) AS owner_address
+       FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+       LEFT JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
       WHERE l.tenant_id = $1 AND l.id = $2`,
     [notice.tenant_id, notice.lease_id],
   );
@@ -78,6 +83,14 @@ export async function amendmentNoticeFacts(sql: Sql, notice: PendingNotice): Pro
       ? { title: String(amendment.title), effective_date: isoDay(amendment.effective_date) ?? "" }
       : null,
     estate: estate ? { address: (estate.address as string | null) ?? null } : null,
+    landlord: estate?.owner_id
+      ? {
+          name:
+            (estate.legal_name as string | null) ??
+            ([estate.first_name, estate.last_name].filter(Boolean).join(" ") || null),
+          address: (estate.owner_address as string | null) || null,
+        }
+      : null,
     recipients: recipients.map((r) => ({
       lessee_id: String(r.lessee_id),
       email: String(r.email),

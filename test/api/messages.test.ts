@@ -100,7 +100,27 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
 
     // The reaction again from the start (a rebuild, a crash before its stamp): nothing new.
     await t.sql.query("UPDATE amendment_notices SET handled_at = NULL, handled = NULL");
-    await queueAmendmentNotices({ sql: t.sql, store: t.service.platform.store });
+    await queueAmendmentNotices({
+      sql: t.sql,
+      store: t.service.platform.store,
+      sender: { email: "gestion@dupont-immo.fr", name: null },
+    });
+    expect(await messagesOf(related)).toHaveLength(4);
+    // Seen for the first time more than 72 hours after its event (a first deployment, a late
+    // rebuild): not announced, whether the running worker or this call gets to it first.
+    const late = randomUUID();
+    await t.sql.query(
+      `INSERT INTO amendment_notices (tenant_id, id, lease_id, amendment_id, status, reason, occurred_at)
+       VALUES ($1, $2, $3, $4, 'VALIDATED', NULL, now() - interval '73 hours')`,
+      [t.tenant.id, late, id, drafted.json().id],
+    );
+    await queueAmendmentNotices({
+      sql: t.sql,
+      store: t.service.platform.store,
+      sender: { email: "gestion@dupont-immo.fr", name: null },
+    });
+    const [stale] = await t.sql.query("SELECT handled FROM amendment_notices WHERE id = $1", [late]);
+    expect(stale.handled).toBe("STALE");
     expect(await messagesOf(related)).toHaveLength(4);
     expect(
       Number((await t.sql.query("SELECT count(*)::int AS n FROM events WHERE type = 'MessageQueued'"))[0].n),

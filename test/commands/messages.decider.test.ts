@@ -166,6 +166,7 @@ describe("configuration and template", () => {
 
   it("renders the built-in amendment notice for each status", () => {
     const context = {
+      landlord: { name: "SCI Les Tilleuls", address: "12 rue des Lilas, 75011 Paris" },
       lessee: { first_name: "Camille", last_name: "Martin", legal_name: null, email: "c@example.fr" },
       lessees: [],
       lease: { id: "L1", reference: "L1" },
@@ -176,7 +177,7 @@ describe("configuration and template", () => {
         effective_date: "2026-01-01",
         reason: null,
       },
-      sender: { name: "Gestion Dupont", email: null },
+      sender: { name: "Gestion Dupont", email: "gestion@dupont-immo.fr" },
     };
     const validated = renderAmendmentNotice(context);
     expect(validated.subject).toBe("Avenant à votre bail validé : Avenant n°1");
@@ -191,5 +192,13 @@ describe("configuration and template", () => {
     });
     expect(rejected.text).toContain("est refusé ; le bail reste inchangé.");
     expect(rejected.text).toContain("Motif : Date contestée");
+    // A tenant's own source sees the variables every template of the settings area sees.
+    const own = renderAmendmentNotice(
+      { ...context, lessees: [context.lessee] },
+      "{{landlord.name}} / {{#each lessees}}{{email}}{{/each}} / {{estate.address}} / {{lease.reference}} / {{amendment.status}} / {{sender.email}}",
+    );
+    expect(own.text).toBe(
+      "SCI Les Tilleuls / c@example.fr / 12 rue des Lilas, Lyon / L1 / VALIDATED / gestion@dupont-immo.fr",
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { senderOf } from "../../platform/config.ts";
 import type { Sql } from "../../platform/db.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 import { type OutboxDeps, queueMessage } from "../../platform/outbox/queueMessage.ts";
@@ -22,6 +23,8 @@ const BATCH = 100;
 
 export interface NoticeDeps extends OutboxDeps {
   sql: Sql;
+  /** The service's sender (SMTP_FROM), named in the text until the tenant's own is read. */
+  sender: { email: string; name: string | null };
   now?: () => Date;
 }
 
@@ -30,12 +33,16 @@ export const amendmentNoticeId = (noticeId: string, lesseeId: string) =>
   deterministicUuid("amendment-notice", noticeId, lesseeId);
 
 /**
- * The tenant's `amendment-notice` template. Seam: once src/queries/settings.ts (the settings
- * area) is merged, this becomes `(await readTemplate(sql, tenantId, "amendment-notice")) ??
- * AMENDMENT_NOTICE_TEMPLATE`.
+ * The tenant's `amendment-notice` template and sender. Seam: once src/queries/settings.ts (the
+ * settings area) is merged, the source becomes `(await readTemplate(sql, tenantId,
+ * "amendment-notice")) ?? AMENDMENT_NOTICE_TEMPLATE` and the sender `(await
+ * readConfiguration(sql, tenantId)).sender` (also passed as the message's `from`).
  */
-async function noticeTemplateSource(_sql: Sql, _tenantId: string): Promise<string> {
-  return AMENDMENT_NOTICE_TEMPLATE;
+async function tenantSettings(
+  deps: NoticeDeps,
+  _tenantId: string,
+): Promise<{ source: string; sender: { email: string; name: string | null } }> {
+  return { source: AMENDMENT_NOTICE_TEMPLATE, sender: deps.sender };
 }
 
 /** Queues the messages of every pending notice; how many notices it handled. */
@@ -57,16 +64,18 @@ export async function queueAmendmentNotices(deps: NoticeDeps): Promise<number> {
 async function queueNotice(deps: NoticeDeps, notice: PendingNotice): Promise<boolean> {
   const facts = await amendmentNoticeFacts(deps.sql, notice);
   if (!facts.amendment) return false;
-  const source = await noticeTemplateSource(deps.sql, notice.tenant_id);
+  const { source, sender } = await tenantSettings(deps, notice.tenant_id);
   for (const lessee of facts.recipients) {
     const { subject, text } = renderAmendmentNotice(
       {
+        landlord: facts.landlord ?? { name: null, address: null },
         lessee,
         lessees: facts.recipients,
+        // A lease has no reference of its own yet: its id stands for it.
         lease: { id: notice.lease_id, reference: notice.lease_id },
         estate: { address: facts.estate?.address ?? null },
         amendment: { ...facts.amendment, status: notice.status, reason: notice.reason },
-        sender: { name: null, email: null },
+        sender,
       },
       source,
     );
@@ -91,5 +100,8 @@ const mark = (sql: Sql, id: string, handled: "QUEUED" | "STALE") =>
 
 export const amendmentNoticeLoop: WorkerLoop = {
   name: "amendment-notices",
-  open: ({ sql, store }) => ({ run: () => queueAmendmentNotices({ sql, store }) }),
+  open: ({ sql, store, config }) => {
+    const sender = senderOf(config.SMTP_FROM);
+    return { run: () => queueAmendmentNotices({ sql, store, sender }) };
+  },
 };

@@ -23,7 +23,12 @@ const SUBJECTS = {
   REJECTED: "Avenant à votre bail refusé",
 } as const;
 
+/**
+ * The template's variables: those every template of the settings area sees (landlord, lessees,
+ * estate, lease, sender) and the amendment, plus `lessee`, the tenant this copy is for.
+ */
 export interface NoticeContext {
+  landlord: { name: string | null; address: string | null };
   lessee: { first_name: string | null; last_name: string | null; legal_name: string | null; email: string };
   lessees: { first_name: string | null; last_name: string | null; email: string }[];
   lease: { id: string; reference: string };
@@ -34,7 +39,7 @@ export interface NoticeContext {
     effective_date: string;
     reason: string | null;
   };
-  sender: { name: string | null; email: string | null };
+  sender: { name: string | null; email: string };
 }
 
 // Text mail: no HTML escaping. Helpers as the PDF templates name them (src/platform/pdf).
