@@ -125,9 +125,19 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         expect(await pdfText(again.rawPayload)).toContain(`n° Q-${YEAR}-000001`);
       });
 
+      // The tenant's own template (settings) replaces the built-in one.
+      const saved = await t.request("PUT", "/api/templates/quittance", {
+        as: tenant,
+        body: {
+          source:
+            "# Quittance {{receipt.number}}\n\n{{landlord.name}} a reçu {{money call.paid_amount}} : loyer {{money call.rent_amount}}, charges {{money call.charges_amount}}.",
+        },
+      });
+      expect(saved.statusCode, saved.body).toBe(200);
       await pay(id, 850, tenant);
       const second = await pdfText((await receipt(id, feb.id, tenant)).rawPayload);
-      expect(second).toContain(`Quittance de loyer n° Q-${YEAR}-000002`);
+      expect(second).toContain(`Quittance Q-${YEAR}-000002`);
+      expect(second).toMatch(/a reçu 850,00 € : loyer 800,00 €, charges 50,00 €/);
     });
 
     it("concurrent issues never hand the same number twice; the tenant's prefix; its own series", async () => {
