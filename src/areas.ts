@@ -15,6 +15,7 @@ import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
+import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
@@ -32,6 +33,7 @@ import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
+import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -46,6 +48,7 @@ import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
+import { settingsQueries } from "./queries/settings.ts";
 import { typeQueries } from "./queries/types.ts";
 
 /**
@@ -135,4 +138,6 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
 ];

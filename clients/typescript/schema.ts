@@ -2008,6 +2008,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's configuration: saved, else the defaults (customised false)
+         * @description Needs a tenant API key with the SettingsRead permission.
+         */
+        get: operations["getConfigurations"];
+        /**
+         * Replace the configuration (every field; read-only ones sent back are ignored)
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putConfigurations"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template: the tenant's source, or null when the built-in default applies
+         * @description Needs a tenant API key with the SettingsRead permission.
+         */
+        get: operations["getTemplatesByCode"];
+        /**
+         * Save a template: checked against its sample view first (422 lists the problems, nothing saved)
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putTemplatesByCode"];
+        post?: never;
+        /**
+         * Back to the built-in default (a new version; the history keeps the old sources)
+         * @description Needs a tenant API key with the SettingsWrite permission.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteTemplatesByCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configurations/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration's versions, oldest first (audit; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getConfigurationsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every template code with its version and whether the tenant customised it
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template's versions, oldest first (each source saved, each reset; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplatesByCodeHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2271,6 +2395,43 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             estate_id?: string;
+        };
+        ReminderLevelInput: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumberingInput: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentityInput: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
+        SaveConfigurationInput: {
+            reminder_levels: components["schemas"]["ReminderLevelInput"][];
+            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
+            sender: components["schemas"]["SenderIdentityInput"];
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
+        SaveTemplateInput: {
+            source: string;
+            /**
+             * @description Read-only: kept by the service; ignored in a request
+             * @enum {string}
+             */
+            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
         };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
@@ -2831,6 +2992,53 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        ReminderLevel: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumbering: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentity: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
+        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
+        Configuration: {
+            reminder_levels: components["schemas"]["ReminderLevel"][];
+            receipt_numbering: components["schemas"]["ReceiptNumbering"];
+            sender: components["schemas"]["SenderIdentity"];
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        TemplateSummary: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        Template: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description The tenant's handlebars source; null: the built-in default applies */
+            source: string | null;
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
     };
     responses: {
         /** @description The body, query or path fails its schema or a field rule (details name each field) */
@@ -3284,7 +3492,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "SettingsRead" | "SettingsWrite")[];
+                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "FinanceRead" | "FinanceWrite" | "FinanceDelete" | "SettingsRead" | "SettingsWrite")[];
                 };
             };
         };
@@ -3577,7 +3785,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates */
                     projection: string;
                 };
             };
@@ -9158,6 +9366,303 @@ export interface operations {
             header?: never;
             path: {
                 contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putConfigurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurationsHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCodeHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
             };
             cookie?: never;
         };

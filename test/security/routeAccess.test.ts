@@ -4,6 +4,7 @@ import { tenantOf } from "../../src/platform/http/auth.ts";
 import { buildApp } from "../../src/platform/http/buildApp.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
+import { misdeclaredRoutes } from "./areaPermissions.ts";
 
 describe.each(databaseKinds)("authorization by the matched route on %s", (kind) => {
   let t: TestApp;
@@ -27,6 +28,24 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
   it("every route of the service declares its access", () => {
     expect(t.app.routeTable.length).toBeGreaterThan(50);
     for (const route of t.app.routeTable) expect(route.access, `${route.method} ${route.url}`).toBeTruthy();
+  });
+
+  it("the rent cycle needs Finance, also under /api/leases; configurations and templates Settings", () => {
+    expect(misdeclaredRoutes(t.app.routeTable)).toEqual([]);
+    // The check itself: a payment route left on a Leases permission, a template delete on none.
+    expect(
+      misdeclaredRoutes([
+        { method: "POST", url: "/api/leases/:lease_id/payments", access: "LeasesWrite" },
+        { method: "GET", url: "/api/rent-calls", access: "FinanceRead" },
+        { method: "GET", url: "/api/leases/:lease_id/account", access: "FinanceWrite" },
+        { method: "DELETE", url: "/api/templates/:code", access: "SettingsWrite" },
+        { method: "PUT", url: "/api/configurations", access: "public" },
+      ]),
+    ).toEqual([
+      "POST /api/leases/:lease_id/payments: LeasesWrite (needs FinanceWrite)",
+      "GET /api/leases/:lease_id/account: FinanceWrite (needs FinanceRead)",
+      "PUT /api/configurations: public (needs SettingsWrite)",
+    ]);
   });
 
   it("shows each operation's permission in the OpenAPI document", async () => {

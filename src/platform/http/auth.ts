@@ -14,6 +14,9 @@ export const PERMISSIONS = [
   "PropertiesRead",
   "PropertiesWrite",
   "PropertiesDelete",
+  "FinanceRead",
+  "FinanceWrite",
+  "FinanceDelete",
   // DESIGN.md §7.0: configurations, templates, outbound webhooks, contacts (no Delete: Write deletes).
   "SettingsRead",
   "SettingsWrite",

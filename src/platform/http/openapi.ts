@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import { z } from "zod";
 import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
 import type { RouteAccess } from "../platform.ts";
+import { PERMISSIONS } from "./auth.ts";
 
 /**
  * OpenAPI 3.1 generated from the routes' zod schemas; browsable at /api/docs. What every route
@@ -407,7 +408,11 @@ export const openapi = fp(async (app: FastifyInstance) => {
       servers: [{ url: "/", description: "The service serving this document" }],
       components: {
         securitySchemes: {
-          apiKey: { type: "http", scheme: "bearer", description: "pms_… tenant API key" },
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            description: `pms_… tenant API key holding some of: ${PERMISSIONS.join(", ")} (docs/security.md)`,
+          },
           adminKey: { type: "http", scheme: "bearer", description: "PMS_ADMIN_API_KEY" },
           workerKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "worker key" },
         },
