@@ -40,6 +40,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
+import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -135,4 +136,6 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
 ];
