@@ -50,7 +50,7 @@ const providerInput = z
       .optional()
       .describe("Claim holding the scopes (space-separated string or array); default `scope`"),
   })
-  .meta({ id: "IdentityProviderInput", description: "A tenant's OpenID Connect provider" });
+  .meta({ id: "IdentityProviderRegistration", description: "A tenant's OpenID Connect provider" });
 
 const providerBody = z
   .strictObject({
