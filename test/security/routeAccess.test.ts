@@ -40,7 +40,9 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
     // A lessee scope: a lessee's user token only.
     expect(op("/api/lessee/leases", "get")["x-permission"]).toBe("lessee:leases:read");
     expect(op("/api/lessee/leases", "get").security).toEqual([{ userToken: ["lessee:leases:read"] }]);
-    expect(op("/api/admin/tenants/{tenant_id}/identity-provider", "put").security).toEqual([{ adminKey: [] }]);
+    expect(op("/api/admin/tenants/{tenant_id}/identity-provider", "put").security).toEqual([
+      { adminKey: [] },
+    ]);
     expect(op("/api/admin/tenants", "post")["x-permission"]).toBe("admin");
     expect(op("/api/admin/tenants", "post").security).toEqual([{ adminKey: [] }]);
     expect(op("/api/health", "get")["x-permission"]).toBe("public");
