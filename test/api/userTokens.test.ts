@@ -339,6 +339,9 @@ describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) 
     // Keys are cached: a second request fetches nothing.
     expect((await t.request("GET", "/api/leases", { as: as(after) })).statusCode).toBe(200);
     expect(idp.fetches()).toBe(fetched + 1);
+    // The old key is gone from the JWKS: its tokens are refused once their verification, cached
+    // for a second at most, runs again.
+    await sleep(1100);
     const old = await t.request("GET", "/api/leases", { as: as(before) });
     expect(old.statusCode).toBe(401);
   });

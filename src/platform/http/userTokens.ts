@@ -47,8 +47,11 @@ export const TOKEN_ALGORITHMS = [
 
 /** Clock skew allowed on exp and nbf, in seconds. */
 const CLOCK_TOLERANCE_S = 5;
-/** A provider removed or changed takes effect within this long (as revoked API keys do). */
-const PROVIDER_CACHE_MS = 1000;
+/**
+ * A provider removed or changed, or a key withdrawn from its JWKS, takes effect within this long
+ * (as a revoked API key does): providers and verified tokens are cached this long at most.
+ */
+const CACHE_MS = 1000;
 
 /** Three base64url parts: a JWS compact serialisation (an API key is `pms_…`, never dotted). */
 export const isUserToken = (credential: string) =>
@@ -90,16 +93,20 @@ export interface TokenAuth {
 }
 
 export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
-  const providers = new Map<string, { provider: IdentityProvider | null; expires: number }>();
+  type Cached<T> = { value: T; expires: number };
+  const providers = new Map<string, Cached<IdentityProvider | null>>();
   const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  // The same token on the next requests skips the signature check, until its exp or for
+  // CACHE_MS at most: an exact string match, so nothing but the verified token hits it.
+  const verified = new Map<string, Cached<UserIdentity & { tenant_id: string }>>();
 
-  const providerOf = async (issuer: string) => {
+  const providerOf = async (issuer: string): Promise<Cached<IdentityProvider | null>> => {
     const hit = providers.get(issuer);
-    if (hit && hit.expires > Date.now()) return hit.provider;
-    const provider = await providerOfIssuer(sql, issuer);
+    if (hit && hit.expires > Date.now()) return hit;
+    const entry = { value: await providerOfIssuer(sql, issuer), expires: Date.now() + CACHE_MS };
     if (providers.size > 10_000) providers.clear();
-    providers.set(issuer, { provider, expires: Date.now() + PROVIDER_CACHE_MS });
-    return provider;
+    providers.set(issuer, entry);
+    return entry;
   };
 
   // One key set per JWKS URI, kept across requests: keys are fetched once and on an unknown kid.
@@ -114,6 +121,8 @@ export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
   };
 
   const verify = async (token: string) => {
+    const hit = verified.get(token);
+    if (hit && hit.expires > Date.now()) return hit.value;
     let claimed: JWTPayload;
     try {
       claimed = decodeJwt(token);
@@ -121,7 +130,7 @@ export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
       throw new ApiError("Unauthorized", "Malformed token");
     }
     if (typeof claimed.iss !== "string") throw new ApiError("Unauthorized", "The token names no issuer");
-    const provider = await providerOf(claimed.iss);
+    const { value: provider, expires } = await providerOf(claimed.iss);
     if (!provider)
       throw new ApiError("Unauthorized", "No identity provider is registered for this token's issuer");
     let payload: JWTPayload;
@@ -138,13 +147,17 @@ export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
     }
     if (typeof payload.sub !== "string" || payload.sub === "")
       throw new ApiError("Unauthorized", "The token's sub claim is not valid here");
-    return {
+    const identity = {
       tenant_id: provider.tenant_id,
       issuer: provider.issuer,
-      subject: payload.sub as string,
+      subject: payload.sub,
       roles: rolesOf(claimAt(payload, provider.roles_claim)),
       scopes: scopesOf(claimAt(payload, provider.scope_claim)),
     };
+    // Never past the provider entry it was checked against, nor past the token's exp.
+    if (verified.size > 10_000) verified.clear();
+    verified.set(token, { value: identity, expires: Math.min(expires, (payload.exp as number) * 1000) });
+    return identity;
   };
 
   return {
