@@ -235,18 +235,18 @@ export interface paths {
          * The tenant's OpenID Connect provider
          * @description Needs the administrator key (PMS_ADMIN_API_KEY).
          */
-        get: operations["getIdentityProvider"];
+        get: operations["getAdminTenantsByTenantIdIdentityProvider"];
         /**
          * Register or replace the tenant's OpenID Connect provider
          * @description Needs the administrator key (PMS_ADMIN_API_KEY).
          */
-        put: operations["putIdentityProvider"];
+        put: operations["putAdminTenantsByTenantIdIdentityProvider"];
         post?: never;
         /**
          * Remove the tenant's provider: its tokens are refused within 1 s
          * @description Needs the administrator key (PMS_ADMIN_API_KEY).
          */
-        delete: operations["deleteIdentityProvider"];
+        delete: operations["deleteAdminTenantsByTenantIdIdentityProvider"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2049,7 +2049,7 @@ export interface paths {
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
-        get: operations["listOwnLeases"];
+        get: operations["getLesseeLeases"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2069,7 +2069,7 @@ export interface paths {
          * One of the signed-in lessee's leases (another lessee's answers 404)
          * @description Needs a lessee's user token with the lessee:leases:read scope.
          */
-        get: operations["getOwnLease"];
+        get: operations["getLesseeLeasesByLeaseId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3636,7 +3636,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getIdentityProvider: {
+    getAdminTenantsByTenantIdIdentityProvider: {
         parameters: {
             query?: never;
             header?: never;
@@ -3665,7 +3665,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    putIdentityProvider: {
+    putAdminTenantsByTenantIdIdentityProvider: {
         parameters: {
             query?: never;
             header?: never;
@@ -3700,7 +3700,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    deleteIdentityProvider: {
+    deleteAdminTenantsByTenantIdIdentityProvider: {
         parameters: {
             query?: never;
             header?: never;
@@ -9378,7 +9378,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    listOwnLeases: {
+    getLesseeLeases: {
         parameters: {
             query?: {
                 page?: number;
@@ -9410,7 +9410,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getOwnLease: {
+    getLesseeLeasesByLeaseId: {
         parameters: {
             query?: never;
             header?: never;

@@ -92,7 +92,6 @@ export async function lesseeSpaceQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "listOwnLeases",
         summary: "The signed-in lessee's leases",
         querystring: z.strictObject(pageQuery),
         response: answers(z.array(leaseBody)),
@@ -115,7 +114,6 @@ export async function lesseeSpaceQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "getOwnLease",
         summary: "One of the signed-in lessee's leases (another lessee's answers 404)",
         params: leaseParams,
         response: answers(leaseBody),

@@ -83,7 +83,6 @@ export async function identityProviderRoutes(app: FastifyInstance) {
     {
       schema: {
         tags,
-        operationId: "putIdentityProvider",
         summary: "Register or replace the tenant's OpenID Connect provider",
         params,
         body: providerInput,
@@ -103,7 +102,6 @@ export async function identityProviderRoutes(app: FastifyInstance) {
     {
       schema: {
         tags,
-        operationId: "getIdentityProvider",
         summary: "The tenant's OpenID Connect provider",
         params,
         response: answers(providerBody),
@@ -124,7 +122,6 @@ export async function identityProviderRoutes(app: FastifyInstance) {
     {
       schema: {
         tags,
-        operationId: "deleteIdentityProvider",
         summary: "Remove the tenant's provider: its tokens are refused within 1 s",
         params,
         response: { 204: noContent, ...errorResponses },
