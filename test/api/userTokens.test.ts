@@ -297,6 +297,12 @@ describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) 
       );
       await expectUnauthorized("eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln", "not JSON");
       await expectUnauthorized("a.b.c", "not a JWT");
+      // Tokens go in Authorization only: in X-API-Key a token is a malformed key.
+      const inApiKeyHeader = await t.request("GET", "/api/leases", {
+        as: null,
+        headers: { "x-api-key": await idp.sign({ roles: ["owner"] }) },
+      });
+      expect(inApiKeyHeader.statusCode).toBe(401);
     });
 
     it("a removed provider's tokens are refused within a second", async () => {

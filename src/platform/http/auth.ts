@@ -124,8 +124,9 @@ export const auth = fp(async (app: FastifyInstance) => {
     }
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
-    // A user token (a JWT from the tenant's OpenID Connect provider, src/platform/http/userTokens.ts).
-    if (isUserToken(key)) {
+    // A user token (a JWT from the tenant's OpenID Connect provider, src/platform/http/userTokens.ts),
+    // in Authorization only: in X-API-Key it is a malformed key.
+    if (isUserToken(key) && key === bearerOrNull(request)) {
       request.auth = await tokens.authorize(key, access);
       return;
     }
