@@ -42,6 +42,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
+import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -140,4 +141,6 @@ export const areas: Area[] = [
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
   // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
   { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
+  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
 ];

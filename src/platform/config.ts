@@ -25,6 +25,8 @@ const schema = z.object({
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   PMS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60_000),
   PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Least time between two fetches of an identity provider's JWKS (docs/security.md, "User tokens"). */
+  PMS_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -38,13 +38,14 @@ export interface TestApp {
 let counter = 0;
 
 /** The whole service (API, projectors, jobs) on a fresh database of the given kind. */
-export async function createTestApp(kind: DatabaseKind): Promise<TestApp> {
+export async function createTestApp(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase(kind);
   const config = loadConfig({
     LOG_LEVEL: "silent",
     PMS_ADMIN_API_KEY: TEST_ADMIN_KEY,
     PMS_RATE_LIMIT_PER_MINUTE: "0",
     ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...env,
   });
   const service = await startService(config, { sql: db.sql });
   const app = service.app!;
