@@ -13,6 +13,7 @@ import { outboxStep } from "./steps/outbox.ts";
 import { pdfStep } from "./steps/pdf.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
 import { storeStep } from "./steps/store.ts";
+import { tokensStep } from "./steps/tokens.ts";
 
 /**
  * `npm run bench`: the service under load against a plain baseline, the event store, projection
@@ -20,7 +21,7 @@ import { storeStep } from "./steps/store.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,outbox)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,outbox)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -38,6 +39,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   embedded: embeddedStep,
   leases: leasesStep,
   pdf: pdfStep,
+  tokens: tokensStep,
   outbox: outboxStep,
 };
 

@@ -17,6 +17,7 @@ import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
+import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
@@ -38,6 +39,7 @@ import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
+import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -46,6 +48,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
+import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
@@ -53,6 +56,7 @@ import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
+import { settingsQueries } from "./queries/settings.ts";
 import { typeQueries } from "./queries/types.ts";
 
 /**
@@ -144,6 +148,10 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
+  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {
     name: "amendmentNotices",

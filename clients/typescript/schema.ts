@@ -224,6 +224,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/tenants/{tenant_id}/identity-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's OpenID Connect provider
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        get: operations["getAdminTenantsByTenantIdIdentityProvider"];
+        /**
+         * Register or replace the tenant's OpenID Connect provider
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        put: operations["putAdminTenantsByTenantIdIdentityProvider"];
+        post?: never;
+        /**
+         * Remove the tenant's provider: its tokens are refused within 1 s
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        delete: operations["deleteAdminTenantsByTenantIdIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workers/jobs": {
         parameters: {
             query?: never;
@@ -361,7 +389,7 @@ export interface paths {
         };
         /**
          * List lessees
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -369,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lessee
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -389,12 +417,12 @@ export interface paths {
         };
         /**
          * Get a lessee
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLesseesById"];
         /**
          * Update a lessee: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -402,7 +430,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a lessee (refused while on active leases)
-         * @description Needs a tenant API key with the LesseeDelete permission.
+         * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -423,14 +451,14 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 lessees, all or nothing
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
         post: operations["postLesseesBulk"];
         /**
          * Delete up to 1000 lessees, all or nothing
-         * @description Needs a tenant API key with the LesseeDelete permission.
+         * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -449,7 +477,7 @@ export interface paths {
         };
         /**
          * List lessees of one category (individual, company/other, guarantor)
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -471,7 +499,7 @@ export interface paths {
         };
         /**
          * The lessee's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -493,7 +521,7 @@ export interface paths {
         };
         /**
          * List places
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -501,7 +529,7 @@ export interface paths {
         put?: never;
         /**
          * Create a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -521,12 +549,12 @@ export interface paths {
         };
         /**
          * Get a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceId"];
         /**
          * Update a place: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -534,7 +562,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a place (refused while it holds estates)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -553,7 +581,7 @@ export interface paths {
         };
         /**
          * List estate types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -561,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Create a estate type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -581,7 +609,7 @@ export interface paths {
         };
         /**
          * List room types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -589,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Create a room type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -609,7 +637,7 @@ export interface paths {
         };
         /**
          * List equipment types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -617,7 +645,7 @@ export interface paths {
         put?: never;
         /**
          * Create a equipment type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -637,7 +665,7 @@ export interface paths {
         };
         /**
          * Get a estate type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesEstatesByTypeId"];
         put?: never;
@@ -657,7 +685,7 @@ export interface paths {
         };
         /**
          * Get a room type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesRoomsByTypeId"];
         put?: never;
@@ -677,7 +705,7 @@ export interface paths {
         };
         /**
          * Get a equipment type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesEquipmentByTypeId"];
         put?: never;
@@ -697,7 +725,7 @@ export interface paths {
         };
         /**
          * List owners
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -705,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Create an owner
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -725,12 +753,12 @@ export interface paths {
         };
         /**
          * Get an owner
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getOwnersByOwnerId"];
         /**
          * Update an owner: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -738,7 +766,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an owner (refused while owning estates)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -757,7 +785,7 @@ export interface paths {
         };
         /**
          * List the estates of a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -765,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Create an estate in a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -785,12 +813,12 @@ export interface paths {
         };
         /**
          * Get an estate of a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateId"];
         /**
          * Update an estate of a place: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -798,7 +826,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an estate (refused while it has rooms or leases not terminated)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -817,12 +845,12 @@ export interface paths {
         };
         /**
          * Get an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesById"];
         /**
          * Update an estate; place_id moves it to another place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -830,7 +858,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an estate (refused while it has rooms or leases not terminated)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -849,7 +877,7 @@ export interface paths {
         };
         /**
          * List estates of every place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -871,7 +899,7 @@ export interface paths {
         };
         /**
          * The estate's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -893,7 +921,7 @@ export interface paths {
         };
         /**
          * Ownership transfers of the estate, oldest first
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesByIdOwnershipHistory"];
         put?: never;
@@ -913,7 +941,7 @@ export interface paths {
         };
         /**
          * List the rooms of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -921,7 +949,7 @@ export interface paths {
         put?: never;
         /**
          * Add a room to an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -941,12 +969,12 @@ export interface paths {
         };
         /**
          * Get a room
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomId"];
         /**
          * Update a room: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -954,7 +982,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a room
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -975,7 +1003,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -995,7 +1023,7 @@ export interface paths {
         };
         /**
          * Read media/{id}
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getMediaById"];
         put?: never;
@@ -1015,7 +1043,7 @@ export interface paths {
         };
         /**
          * Read media/{id}/file
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getMediaByIdFile"];
         put?: never;
@@ -1035,7 +1063,7 @@ export interface paths {
         };
         /**
          * List energy diagnoses
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1043,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Record an energy diagnosis (DPE) of a place or an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1063,12 +1091,12 @@ export interface paths {
         };
         /**
          * Get an energy diagnosis
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEnergyDiagnosesById"];
         /**
          * Update an energy diagnosis (omitted fields kept, null removes)
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1076,7 +1104,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an energy diagnosis
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1095,7 +1123,7 @@ export interface paths {
         };
         /**
          * List a place's building-level energy diagnoses (and its estates' with include_estates)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1117,7 +1145,7 @@ export interface paths {
         };
         /**
          * List an estate's energy diagnoses
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1139,7 +1167,7 @@ export interface paths {
         };
         /**
          * List the diagnostics of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1147,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Record a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1167,14 +1195,14 @@ export interface paths {
         };
         /**
          * Get a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesByEstateIdDiagnosticsById"];
         put?: never;
         post?: never;
         /**
          * Delete a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1193,7 +1221,7 @@ export interface paths {
         };
         /**
          * The IRL value of a quarter
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getRentRegulationIrlByQuarter"];
         /**
@@ -1219,12 +1247,12 @@ export interface paths {
         };
         /**
          * A place's rent regulation
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdRentRegulation"];
         /**
          * Set the rent regulation (encadrement des loyers) of a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1245,12 +1273,12 @@ export interface paths {
         };
         /**
          * An estate's rent regulation, its own or its place's
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateIdRentRegulation"];
         /**
          * Set the rent regulation of an estate (its own reference rents)
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1258,7 +1286,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an estate's own rent regulation (its place's applies)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1277,7 +1305,7 @@ export interface paths {
         };
         /**
          * List IRL values, newest quarter first
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1299,7 +1327,7 @@ export interface paths {
         };
         /**
          * List the lease types with the regime French law gives each
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeaseTypes"];
         put?: never;
@@ -1319,7 +1347,7 @@ export interface paths {
         };
         /**
          * Read one lease type's regime (law, duration, deposit, notice, index, annexes)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeaseTypesByCode"];
         put?: never;
@@ -1339,7 +1367,7 @@ export interface paths {
         };
         /**
          * List leases
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1347,7 +1375,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lease in DRAFT with its Primary tenant
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1367,12 +1395,12 @@ export interface paths {
         };
         /**
          * A lease; with as_of, the lease as it stood then, replayed from its events
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseId"];
         /**
          * Update a lease (contract terms only before activation)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1380,7 +1408,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a DRAFT lease
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1400,7 +1428,7 @@ export interface paths {
         get?: never;
         /**
          * Change the status of a lease
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1422,7 +1450,7 @@ export interface paths {
         get?: never;
         /**
          * Change the rent (kept in the rent history)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1443,13 +1471,13 @@ export interface paths {
         };
         /**
          * Tenants of a lease (every term)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLessees"];
         put?: never;
         /**
          * Add a tenant or guarantor to a lease
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1469,12 +1497,12 @@ export interface paths {
         };
         /**
          * One tenant of a lease
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLesseesByLesseeId"];
         /**
          * Change a tenant's role or term dates
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1482,7 +1510,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a tenant from a DRAFT lease
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1502,7 +1530,7 @@ export interface paths {
         get?: never;
         /**
          * End a tenant's term
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1523,13 +1551,13 @@ export interface paths {
         };
         /**
          * Amendments of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendments"];
         put?: never;
         /**
          * Draft an amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1549,12 +1577,12 @@ export interface paths {
         };
         /**
          * One amendment of a lease
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendmentsByAmendmentId"];
         /**
          * Update a DRAFT amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1562,7 +1590,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a DRAFT amendment
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1582,7 +1610,7 @@ export interface paths {
         get?: never;
         /**
          * Submit, validate (applies the changes), reject or cancel an amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1603,13 +1631,13 @@ export interface paths {
         };
         /**
          * Documents of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocuments"];
         put?: never;
         /**
          * Upload a lease document (multipart: document_type, description, file; 20 MiB)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1629,12 +1657,12 @@ export interface paths {
         };
         /**
          * One document's metadata
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocumentsByDocumentId"];
         /**
          * Update a lease document's metadata
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1642,7 +1670,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a lease document (its events stay in the lease's history)
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1661,7 +1689,7 @@ export interface paths {
         };
         /**
          * Leases of an estate
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1683,7 +1711,7 @@ export interface paths {
         };
         /**
          * The lease's events in order (audit)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1705,7 +1733,7 @@ export interface paths {
         };
         /**
          * Tenants of a lease whose term has not ended
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLesseesActive"];
         put?: never;
@@ -1725,7 +1753,7 @@ export interface paths {
         };
         /**
          * The document's bytes
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocumentsByDocumentIdFile"];
         put?: never;
@@ -1745,7 +1773,7 @@ export interface paths {
         };
         /**
          * Rent changes of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdRentHistory"];
         put?: never;
@@ -1765,7 +1793,7 @@ export interface paths {
         };
         /**
          * A lease's compliance with the rent rules
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdCompliance"];
         put?: never;
@@ -1787,7 +1815,7 @@ export interface paths {
         put?: never;
         /**
          * Check a lease's compliance again and record the result
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1807,7 +1835,7 @@ export interface paths {
         };
         /**
          * The rent revision a lease allows (IRL)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdRentRevision"];
         put?: never;
@@ -1829,7 +1857,7 @@ export interface paths {
         put?: never;
         /**
          * Generate the lease contract PDF (décret n° 2015-587 structure); an unchanged contract answers its existing PDF
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1849,14 +1877,14 @@ export interface paths {
         };
         /**
          * A generated lease PDF's bytes (application/pdf, attachment with a readable name)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesPdfByPdfId"];
         put?: never;
         post?: never;
         /**
          * Delete a generated lease PDF
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1877,7 +1905,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the caller's PDF render cache (generated PDFs keep their bytes)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         post: operations["postLeasesCacheClear"];
         delete?: never;
@@ -1895,7 +1923,7 @@ export interface paths {
         };
         /**
          * The lease's generated contract PDFs, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdPdfs"];
         put?: never;
@@ -1915,7 +1943,7 @@ export interface paths {
         };
         /**
          * The caller's PDF render cache: entries, bytes, hits and misses
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesCacheStats"];
         put?: never;
@@ -1935,7 +1963,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1943,7 +1971,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contact
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1963,12 +1991,12 @@ export interface paths {
         };
         /**
          * Get a contact
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getContactsByContactId"];
         /**
          * Update a contact: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1976,7 +2004,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a contact
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1995,11 +2023,177 @@ export interface paths {
         };
         /**
          * The contact's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
         get: operations["getContactsByContactIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's configuration: saved, else the defaults (customised false)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getConfigurations"];
+        /**
+         * Replace the configuration (every field; read-only ones sent back are ignored)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putConfigurations"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template: the tenant's source, or null when the built-in default applies
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getTemplatesByCode"];
+        /**
+         * Save a template: checked against its sample view first (422 lists the problems, nothing saved)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putTemplatesByCode"];
+        post?: never;
+        /**
+         * Back to the built-in default (a new version; the history keeps the old sources)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteTemplatesByCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configurations/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration's versions, oldest first (audit; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getConfigurationsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every template code with its version and whether the tenant customised it
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template's versions, oldest first (each source saved, each reset; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplatesByCodeHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in lessee's leases
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLesseeLeases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the signed-in lessee's leases (another lessee's answers 404)
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         */
+        get: operations["getLesseeLeasesByLeaseId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2019,7 +2213,7 @@ export interface paths {
         put?: never;
         /**
          * Settle an UNCERTAIN message: it was delivered, or send it again
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2039,7 +2233,7 @@ export interface paths {
         };
         /**
          * Outbound messages and their delivery status, oldest first
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -2061,7 +2255,7 @@ export interface paths {
         };
         /**
          * One outbound message and its delivery status
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getMessagesByMessageId"];
         put?: never;
@@ -2076,6 +2270,43 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ReminderLevelInput: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumberingInput: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentityInput: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
+        SaveConfigurationInput: {
+            reminder_levels: components["schemas"]["ReminderLevelInput"][];
+            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
+            sender: components["schemas"]["SenderIdentityInput"];
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
+        SaveTemplateInput: {
+            source: string;
+            /**
+             * @description Read-only: kept by the service; ignored in a request
+             * @enum {string}
+             */
+            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
         NewContactInput: {
             /** @enum {string} */
             category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
@@ -2343,6 +2574,41 @@ export interface components {
              */
             estate_id?: string;
         };
+        /** @description A tenant's OpenID Connect provider */
+        IdentityProviderRegistrationInput: {
+            /**
+             * Format: uri
+             * @description The `iss` of the provider's tokens, exactly as they carry it; one tenant per issuer
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description Where the provider publishes its signing keys (JWKS)
+             */
+            jwks_uri: string;
+            /** @description The `aud` the tokens must carry */
+            audience: string;
+            /** @description Claim holding the roles (array of owner, manager, lessee); default `roles`; a dotted path reaches a nested claim */
+            roles_claim?: string;
+            /** @description Claim holding the scopes (space-separated string or array); default `scope` */
+            scope_claim?: string;
+        };
+        ReminderLevel: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumbering: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentity: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
          * @example {
@@ -2387,6 +2653,37 @@ export interface components {
             actor_key_id: string | null;
             correlation_id: string | null;
             data: unknown;
+        };
+        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
+        Configuration: {
+            reminder_levels: components["schemas"]["ReminderLevel"][];
+            receipt_numbering: components["schemas"]["ReceiptNumbering"];
+            sender: components["schemas"]["SenderIdentity"];
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        TemplateSummary: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        Template: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description The tenant's handlebars source; null: the built-in default applies */
+            source: string | null;
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
         };
         Contact: {
             /**
@@ -2939,6 +3236,20 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A tenant's OpenID Connect provider, as registered */
+        IdentityProvider: {
+            /** Format: uuid */
+            tenant_id: string;
+            issuer: string;
+            jwks_uri: string;
+            audience: string;
+            roles_claim: string;
+            scope_claim: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
     };
     responses: {
         /** @description The body, query or path fails its schema or a field rule (details name each field) */
@@ -3392,7 +3703,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "SettingsRead" | "SettingsWrite")[];
+                    permissions: ("LesseeRead" | "LesseeWrite" | "LesseeDelete" | "LeasesRead" | "LeasesWrite" | "LeasesDelete" | "PropertiesRead" | "PropertiesWrite" | "PropertiesDelete" | "FinanceRead" | "FinanceWrite" | "FinanceDelete" | "SettingsRead" | "SettingsWrite")[];
                 };
             };
         };
@@ -3641,6 +3952,97 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    getAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderRegistrationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getWorkersJobs: {
         parameters: {
             query?: never;
@@ -3685,7 +4087,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, amendment_notices, messages */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -9280,6 +9682,366 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putConfigurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurationsHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCodeHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeases: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
                 };
             };
             400: components["responses"]["BadRequest"];

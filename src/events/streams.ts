@@ -5,6 +5,7 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "configuration",
   "contact",
   "energy_diagnosis",
   "estate",
@@ -22,5 +23,6 @@ export const STREAM_CATEGORIES = [
   "place",
   "place_rent_regulation",
   "room",
+  "template",
   "type",
 ] as const;

@@ -16,8 +16,10 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ""
   const details: ErrorDetail[] = [];
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
+      // A schema may say why a key is refused (settings: no reminder fee); else zod's default.
+      const message = issue.message.startsWith("Unrecognized key") ? "Unknown field" : issue.message;
       for (const key of issue.keys) {
-        details.push({ field: joinPath(prefix, [...issue.path, key]), message: "Unknown field" });
+        details.push({ field: joinPath(prefix, [...issue.path, key]), message });
       }
       continue;
     }

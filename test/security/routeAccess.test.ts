@@ -4,6 +4,7 @@ import { tenantOf } from "../../src/platform/http/auth.ts";
 import { buildApp } from "../../src/platform/http/buildApp.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
+import { misdeclaredRoutes } from "./areaPermissions.ts";
 
 describe.each(databaseKinds)("authorization by the matched route on %s", (kind) => {
   let t: TestApp;
@@ -29,13 +30,38 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
     for (const route of t.app.routeTable) expect(route.access, `${route.method} ${route.url}`).toBeTruthy();
   });
 
+  it("the rent cycle needs Finance, also under /api/leases; configurations and templates Settings", () => {
+    expect(misdeclaredRoutes(t.app.routeTable)).toEqual([]);
+    // The check itself: a payment route left on a Leases permission, a template delete on none.
+    expect(
+      misdeclaredRoutes([
+        { method: "POST", url: "/api/leases/:lease_id/payments", access: "LeasesWrite" },
+        { method: "GET", url: "/api/rent-calls", access: "FinanceRead" },
+        { method: "GET", url: "/api/leases/:lease_id/account", access: "FinanceWrite" },
+        { method: "DELETE", url: "/api/templates/:code", access: "SettingsWrite" },
+        { method: "PUT", url: "/api/configurations", access: "public" },
+      ]),
+    ).toEqual([
+      "POST /api/leases/:lease_id/payments: LeasesWrite (needs FinanceWrite)",
+      "GET /api/leases/:lease_id/account: FinanceWrite (needs FinanceRead)",
+      "PUT /api/configurations: public (needs SettingsWrite)",
+    ]);
+  });
+
   it("shows each operation's permission in the OpenAPI document", async () => {
     const doc = (await t.request("GET", "/api/openapi.json", { as: null })).json();
     const op = (path: string, method: string) => doc.paths[path][method];
     expect(op("/api/lessees", "get")["x-permission"]).toBe("LesseeRead");
     expect(op("/api/lessees/{id}", "delete")["x-permission"]).toBe("LesseeDelete");
     expect(op("/api/places", "post")["x-permission"]).toBe("PropertiesWrite");
-    expect(op("/api/places", "post").security).toEqual([{ apiKey: [] }]);
+    // A tenant permission: an API key, or a staff user token whose role grants it.
+    expect(op("/api/places", "post").security).toEqual([{ apiKey: [] }, { userToken: [] }]);
+    // A lessee scope: a lessee's user token only.
+    expect(op("/api/lessee/leases", "get")["x-permission"]).toBe("lessee:leases:read");
+    expect(op("/api/lessee/leases", "get").security).toEqual([{ userToken: ["lessee:leases:read"] }]);
+    expect(op("/api/admin/tenants/{tenant_id}/identity-provider", "put").security).toEqual([
+      { adminKey: [] },
+    ]);
     expect(op("/api/admin/tenants", "post")["x-permission"]).toBe("admin");
     expect(op("/api/admin/tenants", "post").security).toEqual([{ adminKey: [] }]);
     expect(op("/api/health", "get")["x-permission"]).toBe("public");

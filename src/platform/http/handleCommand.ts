@@ -114,11 +114,15 @@ export async function replyAfterProjection<T>(
   return reply.status(options.status).send(body);
 }
 
-/** An audit view of a stream: the events in order, for GET .../history. */
+/**
+ * An audit view of a stream: the events in order, for GET .../history. An empty or foreign
+ * stream throws `notFound`, or reads as no events without it (a tenant's settings, which exist
+ * as defaults before any event).
+ */
 export async function readHistory(
   request: FastifyRequest,
   stream: string,
-  notFound: () => ApiError,
+  notFound: (() => ApiError) | null,
 ): Promise<
   {
     type: string;
@@ -130,7 +134,10 @@ export async function readHistory(
   }[]
 > {
   const events = await request.server.platform.store.readStream(stream);
-  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) throw notFound();
+  if (events.length === 0 || events[0].metadata.tenant_id !== tenantOf(request)) {
+    if (notFound) throw notFound();
+    return [];
+  }
   return events.map((e) => ({
     type: e.type,
     revision: Number(e.stream_revision),

@@ -1,0 +1,37 @@
+import type { RouteEntry } from "../../src/platform/http/auth.ts";
+
+/**
+ * Which permission family a path belongs to where it is not the path's own area (DESIGN.md §7.0,
+ * §7.1): the rent cycle is Finance wherever it sits, also under /api/leases (the one exception to
+ * §5's per-area rule); configurations, templates and outbound messages are Settings. The route table must agree:
+ * a Finance route declared with a Leases permission would open it to every leases key.
+ */
+const FAMILIES: [RegExp, "Finance" | "Settings"][] = [
+  [/^\/api\/rent-calls(\/|$)/, "Finance"],
+  [/^\/api\/leases\/:[^/]+\/(rent-calls|payments|account|reminders|arrears|receipts)(\/|$)/, "Finance"],
+  [/^\/api\/(configurations|templates|messages)(\/|$)/, "Settings"],
+];
+const KIND_OF_METHOD: Record<string, "Read" | "Write" | "Delete"> = {
+  GET: "Read",
+  HEAD: "Read",
+  POST: "Write",
+  PUT: "Write",
+  PATCH: "Write",
+  DELETE: "Delete",
+};
+
+/** The permission a route must declare when its path is in one of the families above, else null. */
+export function requiredPermission(method: string, url: string): string | null {
+  const family = FAMILIES.find(([pattern]) => pattern.test(url))?.[1];
+  if (!family) return null;
+  const kind = KIND_OF_METHOD[method] ?? "Write";
+  // Settings has no Delete permission: Write deletes (docs/decisions.md, "Contacts").
+  return family === "Settings" && kind === "Delete" ? "SettingsWrite" : `${family}${kind}`;
+}
+
+/** Routes declaring another access than their family demands: `METHOD url: declared (needs X)`. */
+export const misdeclaredRoutes = (table: readonly RouteEntry[]): string[] =>
+  table.flatMap(({ method, url, access }) => {
+    const needed = requiredPermission(method, url);
+    return needed && access !== needed ? [`${method} ${url}: ${access} (needs ${needed})`] : [];
+  });
