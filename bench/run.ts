@@ -15,6 +15,7 @@ import { readYourWritesStep } from "./steps/readYourWrites.ts";
 import { receiptsStep } from "./steps/receipts.ts";
 import { rentCycleStep } from "./steps/rentCycle.ts";
 import { storeStep } from "./steps/store.ts";
+import { tokensStep } from "./steps/tokens.ts";
 
 /**
  * `npm run bench`: the service under load against a plain baseline, the event store, projection
@@ -22,7 +23,7 @@ import { storeStep } from "./steps/store.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,rent,outbox,receipts)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,rent,tokens,outbox,receipts)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -42,6 +43,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   leases: leasesStep,
   pdf: pdfStep,
   rent: rentCycleStep,
+  tokens: tokensStep,
   outbox: outboxStep,
   receipts: receiptsStep,
 };

@@ -58,6 +58,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
+import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
@@ -230,6 +231,10 @@ export const areas: Area[] = [
     projections: [rentRemindersProjection],
     jobs: [rentRemindersJob],
   },
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
+  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {
     name: "amendmentNotices",
@@ -244,6 +249,4 @@ export const areas: Area[] = [
     projections: [messagesProjection],
     loops: [outboxLoop],
   },
-  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
-  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
 ];

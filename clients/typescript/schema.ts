@@ -224,6 +224,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/tenants/{tenant_id}/identity-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's OpenID Connect provider
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        get: operations["getAdminTenantsByTenantIdIdentityProvider"];
+        /**
+         * Register or replace the tenant's OpenID Connect provider
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        put: operations["putAdminTenantsByTenantIdIdentityProvider"];
+        post?: never;
+        /**
+         * Remove the tenant's provider: its tokens are refused within 1 s
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         */
+        delete: operations["deleteAdminTenantsByTenantIdIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workers/jobs": {
         parameters: {
             query?: never;
@@ -332,72 +360,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/workers/jobs/rent-calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Issues the rent call of every period that has started (by the date, default today, Europe/Paris) and has none, for every ACTIVE or NOTICE lease
-         * @description Needs a worker key (X-API-Key).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postWorkersJobsRentCalls"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/workers/jobs/rent-calls-first": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Issues the first rent calls of leases activated since the last run (ACTIVE or NOTICE, no call yet)
-         * @description Needs a worker key (X-API-Key).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postWorkersJobsRentCallsFirst"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/workers/jobs/rent-reminders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sends the next reminder level due for each unpaid rent call (at most once per call and level, 24 h apart, never once paid, no fee: loi n° 89-462 art. 4 i, p); dry_run lists them and writes nothing
-         * @description Needs a worker key (X-API-Key).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postWorkersJobsRentReminders"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/workers/jobs/{queue}/{job_id}": {
         parameters: {
             query?: never;
@@ -427,7 +389,7 @@ export interface paths {
         };
         /**
          * List lessees
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -435,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lessee
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -455,12 +417,12 @@ export interface paths {
         };
         /**
          * Get a lessee
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLesseesById"];
         /**
          * Update a lessee: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -468,7 +430,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a lessee (refused while on active leases)
-         * @description Needs a tenant API key with the LesseeDelete permission.
+         * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -489,14 +451,14 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 lessees, all or nothing
-         * @description Needs a tenant API key with the LesseeWrite permission.
+         * @description Needs a tenant API key with the LesseeWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
         post: operations["postLesseesBulk"];
         /**
          * Delete up to 1000 lessees, all or nothing
-         * @description Needs a tenant API key with the LesseeDelete permission.
+         * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -515,7 +477,7 @@ export interface paths {
         };
         /**
          * List lessees of one category (individual, company/other, guarantor)
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -537,7 +499,7 @@ export interface paths {
         };
         /**
          * The lessee's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the LesseeRead permission.
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -559,7 +521,7 @@ export interface paths {
         };
         /**
          * List places
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -567,7 +529,7 @@ export interface paths {
         put?: never;
         /**
          * Create a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -587,12 +549,12 @@ export interface paths {
         };
         /**
          * Get a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceId"];
         /**
          * Update a place: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -600,7 +562,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a place (refused while it holds estates)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -619,7 +581,7 @@ export interface paths {
         };
         /**
          * List estate types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -627,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Create a estate type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -647,7 +609,7 @@ export interface paths {
         };
         /**
          * List room types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -655,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Create a room type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -675,7 +637,7 @@ export interface paths {
         };
         /**
          * List equipment types (global catalog, then the tenant's)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -683,7 +645,7 @@ export interface paths {
         put?: never;
         /**
          * Create a equipment type of the tenant
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -703,7 +665,7 @@ export interface paths {
         };
         /**
          * Get a estate type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesEstatesByTypeId"];
         put?: never;
@@ -723,7 +685,7 @@ export interface paths {
         };
         /**
          * Get a room type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesRoomsByTypeId"];
         put?: never;
@@ -743,7 +705,7 @@ export interface paths {
         };
         /**
          * Get a equipment type
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTypesEquipmentByTypeId"];
         put?: never;
@@ -763,7 +725,7 @@ export interface paths {
         };
         /**
          * List owners
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -771,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Create an owner
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -791,12 +753,12 @@ export interface paths {
         };
         /**
          * Get an owner
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getOwnersByOwnerId"];
         /**
          * Update an owner: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -804,7 +766,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an owner (refused while owning estates)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -823,7 +785,7 @@ export interface paths {
         };
         /**
          * List the estates of a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -831,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Create an estate in a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -851,12 +813,12 @@ export interface paths {
         };
         /**
          * Get an estate of a place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateId"];
         /**
          * Update an estate of a place: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -864,7 +826,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an estate (refused while it has rooms or leases not terminated)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -883,12 +845,12 @@ export interface paths {
         };
         /**
          * Get an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesById"];
         /**
          * Update an estate; place_id moves it to another place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -896,7 +858,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an estate (refused while it has rooms or leases not terminated)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -915,7 +877,7 @@ export interface paths {
         };
         /**
          * List estates of every place
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -937,7 +899,7 @@ export interface paths {
         };
         /**
          * The estate's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -959,7 +921,7 @@ export interface paths {
         };
         /**
          * Ownership transfers of the estate, oldest first
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesByIdOwnershipHistory"];
         put?: never;
@@ -979,7 +941,7 @@ export interface paths {
         };
         /**
          * List the rooms of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -987,7 +949,7 @@ export interface paths {
         put?: never;
         /**
          * Add a room to an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1007,12 +969,12 @@ export interface paths {
         };
         /**
          * Get a room
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomId"];
         /**
          * Update a room: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1020,7 +982,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a room
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1041,7 +1003,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1061,7 +1023,7 @@ export interface paths {
         };
         /**
          * Read media/{id}
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getMediaById"];
         put?: never;
@@ -1081,7 +1043,7 @@ export interface paths {
         };
         /**
          * Read media/{id}/file
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getMediaByIdFile"];
         put?: never;
@@ -1101,7 +1063,7 @@ export interface paths {
         };
         /**
          * List energy diagnoses
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1109,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Record an energy diagnosis (DPE) of a place or an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1129,12 +1091,12 @@ export interface paths {
         };
         /**
          * Get an energy diagnosis
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEnergyDiagnosesById"];
         /**
          * Update an energy diagnosis (omitted fields kept, null removes)
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1142,7 +1104,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an energy diagnosis
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1161,7 +1123,7 @@ export interface paths {
         };
         /**
          * List a place's building-level energy diagnoses (and its estates' with include_estates)
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1183,7 +1145,7 @@ export interface paths {
         };
         /**
          * List an estate's energy diagnoses
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1205,7 +1167,7 @@ export interface paths {
         };
         /**
          * List the diagnostics of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1213,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Record a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1233,14 +1195,14 @@ export interface paths {
         };
         /**
          * Get a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getEstatesByEstateIdDiagnosticsById"];
         put?: never;
         post?: never;
         /**
          * Delete a diagnostic of an estate
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1259,7 +1221,7 @@ export interface paths {
         };
         /**
          * The IRL value of a quarter
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getRentRegulationIrlByQuarter"];
         /**
@@ -1285,12 +1247,12 @@ export interface paths {
         };
         /**
          * A place's rent regulation
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdRentRegulation"];
         /**
          * Set the rent regulation (encadrement des loyers) of a place
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1311,12 +1273,12 @@ export interface paths {
         };
         /**
          * An estate's rent regulation, its own or its place's
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getPlacesByPlaceIdEstatesByEstateIdRentRegulation"];
         /**
          * Set the rent regulation of an estate (its own reference rents)
-         * @description Needs a tenant API key with the PropertiesWrite permission.
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1324,7 +1286,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an estate's own rent regulation (its place's applies)
-         * @description Needs a tenant API key with the PropertiesDelete permission.
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1343,7 +1305,7 @@ export interface paths {
         };
         /**
          * List IRL values, newest quarter first
-         * @description Needs a tenant API key with the PropertiesRead permission.
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1365,7 +1327,7 @@ export interface paths {
         };
         /**
          * List the lease types with the regime French law gives each
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeaseTypes"];
         put?: never;
@@ -1385,7 +1347,7 @@ export interface paths {
         };
         /**
          * Read one lease type's regime (law, duration, deposit, notice, index, annexes)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeaseTypesByCode"];
         put?: never;
@@ -1405,7 +1367,7 @@ export interface paths {
         };
         /**
          * List leases
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1413,7 +1375,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lease in DRAFT with its Primary tenant
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1433,12 +1395,12 @@ export interface paths {
         };
         /**
          * A lease; with as_of, the lease as it stood then, replayed from its events
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseId"];
         /**
          * Update a lease (contract terms only before activation)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1446,7 +1408,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a DRAFT lease
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1466,7 +1428,7 @@ export interface paths {
         get?: never;
         /**
          * Change the status of a lease
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1488,7 +1450,7 @@ export interface paths {
         get?: never;
         /**
          * Change the rent (kept in the rent history)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1509,13 +1471,13 @@ export interface paths {
         };
         /**
          * Tenants of a lease (every term)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLessees"];
         put?: never;
         /**
          * Add a tenant or guarantor to a lease
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1535,12 +1497,12 @@ export interface paths {
         };
         /**
          * One tenant of a lease
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLesseesByLesseeId"];
         /**
          * Change a tenant's role or term dates
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1548,7 +1510,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a tenant from a DRAFT lease
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1568,7 +1530,7 @@ export interface paths {
         get?: never;
         /**
          * End a tenant's term
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1589,13 +1551,13 @@ export interface paths {
         };
         /**
          * Amendments of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendments"];
         put?: never;
         /**
          * Draft an amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1615,12 +1577,12 @@ export interface paths {
         };
         /**
          * One amendment of a lease
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendmentsByAmendmentId"];
         /**
          * Update a DRAFT amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1628,7 +1590,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a DRAFT amendment
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1648,7 +1610,7 @@ export interface paths {
         get?: never;
         /**
          * Submit, validate (applies the changes), reject or cancel an amendment
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1669,13 +1631,13 @@ export interface paths {
         };
         /**
          * Documents of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocuments"];
         put?: never;
         /**
          * Upload a lease document (multipart: document_type, description, file; 20 MiB)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1695,12 +1657,12 @@ export interface paths {
         };
         /**
          * One document's metadata
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocumentsByDocumentId"];
         /**
          * Update a lease document's metadata
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1708,7 +1670,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a lease document (its events stay in the lease's history)
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1727,7 +1689,7 @@ export interface paths {
         };
         /**
          * Leases of an estate
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1749,7 +1711,7 @@ export interface paths {
         };
         /**
          * The lease's events in order (audit)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -1771,7 +1733,7 @@ export interface paths {
         };
         /**
          * Tenants of a lease whose term has not ended
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdLesseesActive"];
         put?: never;
@@ -1791,7 +1753,7 @@ export interface paths {
         };
         /**
          * The document's bytes
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocumentsByDocumentIdFile"];
         put?: never;
@@ -1811,7 +1773,7 @@ export interface paths {
         };
         /**
          * Rent changes of a lease, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdRentHistory"];
         put?: never;
@@ -1831,7 +1793,7 @@ export interface paths {
         };
         /**
          * A lease's compliance with the rent rules
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdCompliance"];
         put?: never;
@@ -1853,7 +1815,7 @@ export interface paths {
         put?: never;
         /**
          * Check a lease's compliance again and record the result
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1873,7 +1835,7 @@ export interface paths {
         };
         /**
          * The rent revision a lease allows (IRL)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdRentRevision"];
         put?: never;
@@ -1895,7 +1857,7 @@ export interface paths {
         put?: never;
         /**
          * Generate the lease contract PDF (décret n° 2015-587 structure); an unchanged contract answers its existing PDF
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1915,14 +1877,14 @@ export interface paths {
         };
         /**
          * A generated lease PDF's bytes (application/pdf, attachment with a readable name)
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesPdfByPdfId"];
         put?: never;
         post?: never;
         /**
          * Delete a generated lease PDF
-         * @description Needs a tenant API key with the LeasesDelete permission.
+         * @description Needs a tenant API key with the LeasesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -1943,7 +1905,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the caller's PDF render cache (generated PDFs keep their bytes)
-         * @description Needs a tenant API key with the LeasesWrite permission.
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         post: operations["postLeasesCacheClear"];
         delete?: never;
@@ -1961,7 +1923,7 @@ export interface paths {
         };
         /**
          * The lease's generated contract PDFs, oldest first
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdPdfs"];
         put?: never;
@@ -1981,7 +1943,7 @@ export interface paths {
         };
         /**
          * The caller's PDF render cache: entries, bytes, hits and misses
-         * @description Needs a tenant API key with the LeasesRead permission.
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesCacheStats"];
         put?: never;
@@ -2001,7 +1963,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -2009,7 +1971,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contact
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2029,12 +1991,12 @@ export interface paths {
         };
         /**
          * Get a contact
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getContactsByContactId"];
         /**
          * Update a contact: omitted fields keep their value, null removes it
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2042,7 +2004,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a contact
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2061,293 +2023,11 @@ export interface paths {
         };
         /**
          * The contact's events, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
         get: operations["getContactsByContactIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/payments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Payments of a lease in recording order, cancelled ones included
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getLeasesByLeaseIdPayments"];
-        put?: never;
-        /**
-         * Record a payment: allocated to the oldest open call first, the rest kept as credit
-         * @description Needs a tenant API key with the FinanceWrite permission.
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postLeasesByLeaseIdPayments"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/payments/{payment_id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a payment: a reversing entry (the payment stays, its allocations are undone)
-         * @description Needs a tenant API key with the FinanceWrite permission.
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postLeasesByLeaseIdPaymentsByPaymentIdCancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/rent-calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Rent calls of the portfolio, by due date; status OVERDUE: unpaid after the due date
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getRentCalls"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/rent-calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Rent calls of a lease, by due date
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getLeasesByLeaseIdRentCalls"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/rent-calls/{call_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A rent call of a lease
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdRentCallsByCallId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/payments/{payment_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A payment of a lease
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdPaymentsByPaymentId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The lease's account: balance (calls minus payments) and entries
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/rent-calls/{call_id}/receipt": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The receipt of a rent call, free (loi n° 89-462 art. 21): a numbered quittance when paid in full, a reçu when paid in part, 409 when unpaid
-         * @description Needs a tenant API key with the FinanceRead permission.
-         */
-        get: operations["getLeasesByLeaseIdRentCallsByCallIdReceipt"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/reminders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The reminders sent for the lease's unpaid rent calls, oldest first (never with a fee)
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getLeasesByLeaseIdReminders"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leases/{lease_id}/arrears": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What the lease owes per period and in total, with the facts a commandement de payer needs (art. 24 I); `Accept: application/pdf` for the statement as PDF
-         * @description Needs a tenant API key with the FinanceRead permission.
-         *
-         *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
-         */
-        get: operations["getLeasesByLeaseIdArrears"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/messages/{message_id}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Settle an UNCERTAIN message: it was delivered, or send it again
-         * @description Needs a tenant API key with the SettingsWrite permission.
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        post: operations["postMessagesByMessageIdResolve"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/messages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Outbound messages and their delivery status, oldest first
-         * @description Needs a tenant API key with the SettingsRead permission.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getMessages"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/messages/{message_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One outbound message and its delivery status
-         * @description Needs a tenant API key with the SettingsRead permission.
-         */
-        get: operations["getMessagesByMessageId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2365,12 +2045,12 @@ export interface paths {
         };
         /**
          * The tenant's configuration: saved, else the defaults (customised false)
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getConfigurations"];
         /**
          * Replace the configuration (every field; read-only ones sent back are ignored)
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2391,12 +2071,12 @@ export interface paths {
         };
         /**
          * A template: the tenant's source, or null when the built-in default applies
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getTemplatesByCode"];
         /**
          * Save a template: checked against its sample view first (422 lists the problems, nothing saved)
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2404,7 +2084,7 @@ export interface paths {
         post?: never;
         /**
          * Back to the built-in default (a new version; the history keeps the old sources)
-         * @description Needs a tenant API key with the SettingsWrite permission.
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
          */
@@ -2423,7 +2103,7 @@ export interface paths {
         };
         /**
          * The configuration's versions, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -2445,7 +2125,7 @@ export interface paths {
         };
         /**
          * Every template code with its version and whether the tenant customised it
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -2467,7 +2147,7 @@ export interface paths {
         };
         /**
          * A template's versions, oldest first (each source saved, each reset; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission.
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
@@ -2480,10 +2160,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in lessee's leases
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLesseeLeases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the signed-in lessee's leases (another lessee's answers 404)
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         */
+        get: operations["getLesseeLeasesByLeaseId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/{message_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an UNCERTAIN message: it was delivered, or send it again
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postMessagesByMessageIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Outbound messages and their delivery status, oldest first
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One outbound message and its delivery status
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getMessagesByMessageId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ReminderLevelInput: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumberingInput: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentityInput: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
+        SaveConfigurationInput: {
+            reminder_levels: components["schemas"]["ReminderLevelInput"][];
+            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
+            sender: components["schemas"]["SenderIdentityInput"];
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
+        SaveTemplateInput: {
+            source: string;
+            /**
+             * @description Read-only: kept by the service; ignored in a request
+             * @enum {string}
+             */
+            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
         NewContactInput: {
             /** @enum {string} */
             category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
@@ -2719,55 +2542,6 @@ export interface components {
              */
             resolution: "DELIVERED" | "RESEND";
         };
-        ReminderLevelInput: {
-            level: number;
-            days_after_due: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-        };
-        ReceiptNumberingInput: {
-            prefix: string;
-            /** @enum {string} */
-            reset: "YEARLY";
-        };
-        SenderIdentityInput: {
-            name: string;
-            email: string;
-            address?: string | null;
-        };
-        SaveConfigurationInput: {
-            reminder_levels: components["schemas"]["ReminderLevelInput"][];
-            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
-            sender: components["schemas"]["SenderIdentityInput"];
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly customised?: boolean;
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly version?: number;
-        };
-        SaveTemplateInput: {
-            source: string;
-            /**
-             * @description Read-only: kept by the service; ignored in a request
-             * @enum {string}
-             */
-            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly customised?: boolean;
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly version?: number;
-        };
-        NewPaymentInput: {
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference?: string | null;
-            payer_lessee_id?: string | null;
-        };
-        PaymentCancellationInput: {
-            reason: string;
-        };
         NewRoomInput: {
             name: string;
             /**
@@ -2799,6 +2573,41 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             estate_id?: string;
+        };
+        /** @description A tenant's OpenID Connect provider */
+        IdentityProviderRegistrationInput: {
+            /**
+             * Format: uri
+             * @description The `iss` of the provider's tokens, exactly as they carry it; one tenant per issuer
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description Where the provider publishes its signing keys (JWKS)
+             */
+            jwks_uri: string;
+            /** @description The `aud` the tokens must carry */
+            audience: string;
+            /** @description Claim holding the roles (array of owner, manager, lessee); default `roles`; a dotted path reaches a nested claim */
+            roles_claim?: string;
+            /** @description Claim holding the scopes (space-separated string or array); default `scope` */
+            scope_claim?: string;
+        };
+        ReminderLevel: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumbering: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentity: {
+            name: string;
+            email: string;
+            address?: string | null;
         };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
@@ -2844,6 +2653,37 @@ export interface components {
             actor_key_id: string | null;
             correlation_id: string | null;
             data: unknown;
+        };
+        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
+        Configuration: {
+            reminder_levels: components["schemas"]["ReminderLevel"][];
+            receipt_numbering: components["schemas"]["ReceiptNumbering"];
+            sender: components["schemas"]["SenderIdentity"];
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        TemplateSummary: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        Template: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description The tenant's handlebars source; null: the built-in default applies */
+            source: string | null;
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
         };
         Contact: {
             /**
@@ -3371,253 +3211,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        ReminderLevel: {
-            level: number;
-            days_after_due: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-        };
-        ReceiptNumbering: {
-            prefix: string;
-            /** @enum {string} */
-            reset: "YEARLY";
-        };
-        SenderIdentity: {
-            name: string;
-            email: string;
-            address?: string | null;
-        };
-        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
-        Configuration: {
-            reminder_levels: components["schemas"]["ReminderLevel"][];
-            receipt_numbering: components["schemas"]["ReceiptNumbering"];
-            sender: components["schemas"]["SenderIdentity"];
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
-        };
-        TemplateSummary: {
-            /** @enum {string} */
-            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
-        };
-        Template: {
-            /** @enum {string} */
-            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description The tenant's handlebars source; null: the built-in default applies */
-            source: string | null;
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
-        };
-        /** @description A reminder sent for an unpaid rent call */
-        RentReminder: {
-            /**
-             * Format: uuid
-             * @description The reminder's id, also its outbox message id: one per (call, level)
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            level: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            days_late: number;
-            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
-            amount_claimed: number;
-            sent_at: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            message_id: string;
-            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
-            delivery_status: string | null;
-            delivered_at: string | null;
-        };
-        /** @description What is still owed on one rent call */
-        ArrearsPeriod: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_start: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_end: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            remaining_amount: number;
-            /** @description Days since the due date (0 on the due date) */
-            days_late: number;
-        };
-        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
-        CommandementFacts: {
-            rule: string;
-            /** @enum {string} */
-            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-            message: string;
-            legal_reference: string;
-            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
-            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
-            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
-            clause_effective_from: string | null;
-            concluded_on: string | null;
-            monthly_rent: number;
-            monthly_charges: number;
-            required_mentions: string[];
-        };
-        /** @description The arrears statement of a lease: the input of a commandement de payer */
-        Arrears: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: date
-             * @description Today in Paris: the day the figures are for
-             * @example 2025-01-31
-             */
-            as_of: string;
-            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
-            total_owed: number;
-            periods: components["schemas"]["ArrearsPeriod"][];
-            commandement_de_payer: components["schemas"]["CommandementFacts"];
-        };
-        /** @description A rent call (avis d'échéance) of one period of a lease */
-        RentCall: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** Format: date */
-            period_start: string;
-            /** Format: date */
-            period_end: string;
-            /** Format: date */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            /** @enum {string} */
-            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-            /** @description Days called out of the full period's days (first and last period), null for a full period */
-            prorated: {
-                days: number;
-                of_days: number;
-            } | null;
-        };
-        PaymentAllocation: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            amount: number;
-        };
-        /** @description A payment on a lease's account */
-        Payment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference: string | null;
-            payer_lessee_id: string | null;
-            /** @description The calls it pays, oldest first (credit consumed later included) */
-            allocations: components["schemas"]["PaymentAllocation"][];
-            /** @description What it leaves unallocated, held as credit on the account */
-            credit: number;
-            /** @enum {string} */
-            status: "RECORDED" | "CANCELLED";
-            cancel_reason: string | null;
-        };
-        AccountEntry: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
-            date: string;
-            call_id: string | null;
-            payment_id: string | null;
-            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
-            amount: number;
-            /** @description The balance after this entry */
-            balance: number;
-            /** Format: date-time */
-            recorded_at: string;
-        };
-        /** @description A lease's account: every call and payment in recording order */
-        LeaseAccount: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description Calls minus payments: positive the tenant owes, negative a credit */
-            balance: number;
-            /** @description Payments not yet allocated to a call */
-            credit: number;
-            entries: components["schemas"]["AccountEntry"][];
-        };
         Room: {
             /**
              * Format: uuid
@@ -3638,6 +3231,20 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A tenant's OpenID Connect provider, as registered */
+        IdentityProvider: {
+            /** Format: uuid */
+            tenant_id: string;
+            issuer: string;
+            jwks_uri: string;
+            audience: string;
+            roles_claim: string;
+            scope_claim: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4345,6 +3952,97 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    getAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderRegistrationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteAdminTenantsByTenantIdIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getWorkersJobs: {
         parameters: {
             query?: never;
@@ -4389,7 +4087,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, rent_cycle, rent_reminders, amendment_notices, messages, configurations, templates */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -4516,129 +4214,6 @@ export interface operations {
             content: {
                 "application/json": {
                     lease_ids: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        job_id: string;
-                        queue: string;
-                        /** @enum {string} */
-                        state: "created";
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postWorkersJobsRentCalls: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date
-                     * @example 2025-01-31
-                     */
-                    date?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        job_id: string;
-                        queue: string;
-                        /** @enum {string} */
-                        state: "created";
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postWorkersJobsRentCallsFirst: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": Record<string, never>;
-            };
-        };
-        responses: {
-            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        job_id: string;
-                        queue: string;
-                        /** @enum {string} */
-                        state: "created";
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postWorkersJobsRentReminders: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description List what would be sent; send and write nothing */
-                    dry_run?: boolean;
                 };
             };
         };
@@ -10119,538 +9694,6 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getLeasesByLeaseIdPayments: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postLeasesByLeaseIdPayments: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NewPaymentInput"];
-            };
-        };
-        responses: {
-            /** @description Created (the Location header names it) */
-            201: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postLeasesByLeaseIdPaymentsByPaymentIdCancel: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                lease_id: string;
-                payment_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PaymentCancellationInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getRentCalls: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-                /** @description Calls due strictly before this date */
-                due_before?: string;
-                lease_id?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RentCall"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdRentCalls: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-                /** @description Calls due strictly before this date */
-                due_before?: string;
-            };
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RentCall"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdRentCallsByCallId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-                call_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RentCall"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdPaymentsByPaymentId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-                payment_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Payment"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeaseAccount"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdRentCallsByCallIdReceipt: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-                call_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The document as PDF */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": string;
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            /** @description OK */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdReminders: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RentReminder"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLeasesByLeaseIdArrears: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Arrears"];
-                    "application/pdf": string;
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    postMessagesByMessageIdResolve: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                message_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MessageResolutionInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getMessages: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                status?: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
-                topic?: string;
-                related_kind?: string;
-                related_id?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getMessagesByMessageId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                message_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
     getConfigurations: {
         parameters: {
             query?: never;
@@ -10936,6 +9979,187 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeases: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMessagesByMessageIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageResolutionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+                topic?: string;
+                related_kind?: string;
+                related_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessagesByMessageId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];

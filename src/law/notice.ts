@@ -11,7 +11,13 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  *   - lessor, unfurnished: at least 6 months before the term, ending the lease at the term: art. 15 I;
  *     furnished: 3 months before the term: art. 25-8 I; bail mobilité: no notice, it ends at its
  *     term (art. 25-14);
- *   - commercial, professional, parking leases are outside loi n° 89-462: the client's date.
+ *   - lessor, student lease: no notice, the 9-month lease ends at its term without tacit renewal
+ *     (art. 25-7 al. 3);
+ *   - professional lease (loi n° 86-1290 art. 57 A): the lessee 6 months, at any time; the lessor
+ *     6 months before the term, for the term;
+ *   - commercial lease (code de commerce art. L. 145-4 al. 2): the lessee at least 6 months before
+ *     the end of a three-year period, for that end; the lessor's side is not confirmed: the
+ *     client's date, as for a parking space.
  * Months count as code de procédure civile art. 641 counts them (./calendar.ts). A term ends the day
  * before its anniversary; a lessor's notice is in time when its period runs out by that anniversary.
  */
@@ -39,9 +45,19 @@ export const DEFAULT_NOTICE: NoticeFacts = {
 interface Period {
   months: number;
   law: string;
+  /** The notice ends at a term of this many months from the start (commercial: three years). */
+  termMonths?: number;
 }
 
 const RULE = "NOTICE_PERIOD";
+const ART_57_A = "loi n° 86-1290 du 23 décembre 1986, art. 57 A";
+const L_145_4 = "code de commerce, art. L. 145-4 al. 2";
+
+/** A notice the law does not allow: only the other party may give one. */
+const noLessorNotice = (label: string, law: string, lesseeArticle: string) =>
+  verdict(RULE, "FAIL", `The lessor cannot give notice on ${label}: it ends at its term (${law})`, law, {
+    errors: [{ field: "given_by", message: `Only the lessee gives notice on ${label} (${lesseeArticle})` }],
+  });
 
 /** The statutory period; a verdict when there is none to count (outside the law, or refused). */
 function periodOf(terms: LeaseTermFacts, facts: NoticeFacts): Period | Verdict | null {
@@ -52,24 +68,21 @@ function periodOf(terms: LeaseTermFacts, facts: NoticeFacts): Period | Verdict |
         ? { months: 1, law: `${LOI_89}, art. 15 I (reduced notice)` }
         : { months: 3, law: `${LOI_89}, art. 15 I` };
     case "FURNISHED":
-    case "STUDENT":
       return facts.given_by === "LESSOR"
         ? { months: 3, law: `${LOI_89}, art. 25-8 I` }
         : { months: 1, law: `${LOI_89}, art. 25-8 I` };
+    case "STUDENT":
+      return facts.given_by === "LESSOR"
+        ? noLessorNotice("a student lease", `${LOI_89}, art. 25-7`, "art. 25-8 I")
+        : { months: 1, law: `${LOI_89}, art. 25-8 I` };
     case "MOBILITY":
-      if (facts.given_by === "LESSOR")
-        return verdict(
-          RULE,
-          "FAIL",
-          `The lessor cannot give notice on a bail mobilité: it ends at its term (${LOI_89}, art. 25-14)`,
-          `${LOI_89}, art. 25-14`,
-          {
-            errors: [
-              { field: "given_by", message: "Only the lessee gives notice on a bail mobilité (art. 25-15)" },
-            ],
-          },
-        );
-      return { months: 1, law: `${LOI_89}, art. 25-15` };
+      return facts.given_by === "LESSOR"
+        ? noLessorNotice("a bail mobilité", `${LOI_89}, art. 25-14`, "art. 25-15")
+        : { months: 1, law: `${LOI_89}, art. 25-15` };
+    case "PROFESSIONAL":
+      return { months: 6, law: ART_57_A };
+    case "COMMERCIAL":
+      return facts.given_by === "LESSEE" ? { months: 6, law: L_145_4, termMonths: 36 } : null;
     default:
       return null;
   }
@@ -84,6 +97,7 @@ const fail = (period: Period, message: string, field: string, detail: string) =>
  * reaches in time. In time: the period from receipt ends on the term's anniversary at the latest.
  */
 function termFor(terms: LeaseTermFacts, earliest: string, period: Period): string | Verdict {
+  if (period.termMonths !== undefined) return firstTermReached(terms.start_date, period.termMonths, earliest);
   if (terms.end_date !== null) {
     if (addDays(terms.end_date, 1) < earliest)
       return fail(
@@ -101,9 +115,14 @@ function termFor(terms: LeaseTermFacts, earliest: string, period: Period): strin
       "given_by",
       "The lease's term is unknown",
     );
+  return firstTermReached(terms.start_date, terms.duration_months, earliest);
+}
+
+/** The last day of the first term of `months` (from `start`, repeated) whose anniversary is not before `earliest`. */
+function firstTermReached(start: string, months: number, earliest: string): string {
   let n = 1;
-  while (addMonths(terms.start_date, n * terms.duration_months) < earliest) n++;
-  return termEnd(terms.start_date, n * terms.duration_months);
+  while (addMonths(start, n * months) < earliest) n++;
+  return termEnd(start, n * months);
 }
 
 /**
@@ -125,7 +144,8 @@ export function noticeVerdict(terms: LeaseTermFacts, notifiedOn: string, facts: 
     return ok(facts.requested_end, `A ${terms.lease_type} lease is outside ${LOI_89}`);
   }
   const earliest = addMonths(notifiedOn, period.months);
-  const legal = facts.given_by === "LESSOR" ? termFor(terms, earliest, period) : earliest;
+  const atTerm = facts.given_by === "LESSOR" || period.termMonths !== undefined;
+  const legal = atTerm ? termFor(terms, earliest, period) : earliest;
   if (typeof legal !== "string") return legal;
   if (facts.requested_end === null) return ok(legal, period.law);
   if (facts.requested_end < legal)

@@ -25,6 +25,8 @@ const schema = z.object({
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   PMS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60_000),
   PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Least time between two fetches of an identity provider's JWKS (docs/security.md, "User tokens"). */
+  PMS_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * Where the outbox sends email (docs/messages.md): `smtp://user:pass@host:587` or `smtps://…`.
    * Unset: messages are queued and stay QUEUED, visible, until it is set.
@@ -37,7 +39,7 @@ const schema = z.object({
   SMTP_FROM: z
     .string()
     .regex(/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, "must be an address or Name <address>")
-    .default("Property management <no-reply@localhost>"),
+    .default("no-reply@pms.invalid"),
   /** How long a deliverer's claim on a message holds (its send must end within it). */
   PMS_OUTBOX_CLAIM_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** How often the worker looks for due messages (and other reactions) when nothing wakes it. */

@@ -2,10 +2,11 @@ import type { Config } from "./config.ts";
 import type { Sql } from "./db.ts";
 import type { EventStore } from "./eventstore/eventStore.ts";
 import type { Permission } from "./http/auth.ts";
+import type { LesseeScope, UserIdentity } from "./http/userTokens.ts";
 import type { Jobs } from "./jobs.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
 
-export type RouteAccess = "public" | "admin" | "worker" | Permission;
+export type RouteAccess = "public" | "admin" | "worker" | Permission | LesseeScope;
 
 /** What routes and jobs get to work with; decorated on the fastify instance as `app.platform`. */
 export interface Platform {
@@ -21,7 +22,8 @@ declare module "fastify" {
     platform: Platform;
   }
   interface FastifyRequest {
-    auth: { tenant_id: string; key_id: string; permissions: string[] } | null;
+    /** `user` when the caller sent a user token (src/platform/http/userTokens.ts). */
+    auth: { tenant_id: string; key_id: string; permissions: string[]; user?: UserIdentity } | null;
   }
   interface FastifyContextConfig {
     /** Message of a 400 when the body fails its schema (details still list each field). */
@@ -29,7 +31,8 @@ declare module "fastify" {
     /**
      * What the route needs, read by the auth hook from the matched route only (docs/security.md):
      * "public" (no key), "admin" (PMS_ADMIN_API_KEY), "worker" (a worker key in X-API-Key),
-     * or the tenant permission a tenant key must hold. A route that declares nothing is refused
+     * the tenant permission a tenant key (or a staff user token's role) must hold, or the lessee
+     * scope a lessee's user token must carry. A route that declares nothing is refused
      * at start-up.
      */
     access?: RouteAccess;

@@ -17,14 +17,15 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
   let smtp: TestSmtpServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await createTestApp(kind, {
-      env: {
+    t = await createTestApp(
+      kind,
+      {
         SMTP_URL: smtp.url,
         SMTP_FROM: "Gestion Dupont <gestion@dupont-immo.fr>",
         PMS_OUTBOX_POLL_MS: "50",
       },
-      loops: true,
-    });
+      { loops: true },
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -127,7 +128,16 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
     ).toBe(smtp.accepted.length);
   });
 
-  it("a rejected amendment is announced as rejected", async () => {
+  it("a rejected amendment is announced as rejected, with the tenant's own template and sender", async () => {
+    const configuration = (await t.request("GET", "/api/configurations")).json();
+    const sender = { name: "Agence Lyon Gestion", email: "agence@lyon-gestion.fr", address: null };
+    expect(
+      (await t.request("PUT", "/api/configurations", { body: { ...configuration, sender } })).statusCode,
+    ).toBe(200);
+    const source =
+      "{{landlord.name}} vous informe : « {{amendment.title}} » est {{amendment.status}}. {{sender.name}}";
+    const saved = await t.request("PUT", "/api/templates/amendment-notice", { body: { source } });
+    expect(saved.statusCode, saved.body).toBe(200);
     const { id } = await newLease();
     expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
     const drafted = await t.request("POST", `/api/leases/${id}/amendments`, {
@@ -146,8 +156,11 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
     });
     const rejected = list.find((m) => m.subject.startsWith("Avenant à votre bail refusé"));
     expect(rejected).toBeDefined();
-    const raw = smtp.accepted.find((m) => m.messageId?.startsWith(`<${rejected?.id}@`))?.raw ?? "";
-    expect(decodedText(raw)).toContain("Motif : Désaccord sur la date");
+    const mail = smtp.accepted.find((m) => m.messageId === `<${rejected?.id}@lyon-gestion.fr>`);
+    expect(mail?.from).toBe("agence@lyon-gestion.fr");
+    expect(decodedText(mail?.raw ?? "")).toContain("« Fin anticipée » est REJECTED. Agence Lyon Gestion");
+    // Back to the built-in template for the other cases.
+    expect((await t.request("DELETE", "/api/templates/amendment-notice")).statusCode).toBe(204);
   });
 
   it("shows a message's status to its tenant only, with paging, filters and SettingsRead", async () => {

@@ -368,8 +368,8 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
       .thenRefuses(422, /ends 2025-06-01 at the earliest/, "notice_end_date");
   });
 
-  it("outside loi n° 89-462 (commercial, professional, parking): the client's date, not before the notice", () => {
-    const lease = activeLease({ lease_type: "COMMERCIAL", deposit_amount: 5000 });
+  it("outside loi n° 89-462 without a confirmed period (parking): the client's date, not before the notice", () => {
+    const lease = activeLease({ lease_type: "PARKING", deposit_amount: 5000 });
     expect(endsOn(lease, notice("2025-03-01"))).toBeNull();
     expect(endsOn(lease, notice("2025-03-01", { requested_end: "2025-03-01" }))).toBe("2025-03-01");
     given(lease)

@@ -10,6 +10,7 @@ import {
 } from "../../src/events/messages.ts";
 import { loadConfig, senderOf } from "../../src/platform/config.ts";
 import { outboxLoop } from "../../src/platform/outbox/outboxLoop.ts";
+import { missingVariables } from "../../src/queries/settings.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 
 /** The message stream's fold and the operator's resolution, without a database. */
@@ -179,6 +180,7 @@ describe("configuration and template", () => {
       },
       sender: { name: "Gestion Dupont", email: "gestion@dupont-immo.fr" },
     };
+    expect(missingVariables("amendment-notice", { ...context, lessees: [context.lessee] })).toEqual([]);
     const validated = renderAmendmentNotice(context);
     expect(validated.subject).toBe("Avenant à votre bail validé : Avenant n°1");
     expect(validated.text).toContain("Bonjour Camille Martin,");

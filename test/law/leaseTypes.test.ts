@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, addMonths } from "../../src/law/calendar.ts";
+import { addDays, addMonths, termEnd } from "../../src/law/calendar.ts";
 import { depositVerdict } from "../../src/law/deposit.ts";
 import {
   chargeSettlementOf,
@@ -548,25 +548,24 @@ describe("the catalogue agrees with the rules it summarises, type by type", () =
         expect(depositStatus(type, 1)).toBe("NOT_APPLICABLE");
       }
 
-      // Notices of loi 89-462: the months the notice rule counts. Outside it the rule counts no period
-      // (the client's date), whatever months the catalogue states for information.
+      // Notices: the months the notice rule counts. Commercial leases end at a three-year period
+      // (L. 145-4); where the catalogue has no confirmed period the rule counts none (the client's date).
       const lessee = periods.lessee.months;
       const lesseeEnd = notice(type, "LESSEE", "2025-01-15").details.notice_end_date;
-      if (underLoi89(type)) expect(lesseeEnd).toBe(addMonths("2025-01-15", lessee as number));
+      if (type === "COMMERCIAL") expect(lesseeEnd).toBe(termEnd("2024-12-31", 36));
+      else if (typeof lessee === "number") expect(lesseeEnd).toBe(addMonths("2025-01-15", lessee));
       else expect(lesseeEnd).toBeNull();
 
       const lessor = periods.lessor.months;
-      if (typeof lessor === "number" && underLoi89(type)) {
+      if (typeof lessor === "number") {
         // In time when received `lessor` months before the anniversary, late a day after.
         const last = addMonths("2027-12-30", -lessor);
         expect(notice(type, "LESSOR", last).status).toBe("PASS");
         expect(notice(type, "LESSOR", addDays(last, 1)).status).toBe("FAIL");
-      } else if (lessor === null && type !== "STUDENT") {
-        // No lessor's notice: the rule refuses one. STUDENT is left out: the notice rule gives its
-        // lessor 3 months (art. 25-8 I) where the catalogue says none (art. 25-7), a disagreement
-        // reported rather than settled here.
+      } else if (lessor === null) {
+        // No lessor's notice: the rule refuses one.
         expect(notice(type, "LESSOR", "2025-01-15").status).toBe("FAIL");
-      } else if (!underLoi89(type)) {
+      } else {
         expect(notice(type, "LESSOR", "2025-01-15").details.notice_end_date).toBeNull();
       }
 

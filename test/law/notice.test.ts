@@ -62,6 +62,20 @@ describe("a lessee's notice", () => {
 describe("a lessor's notice", () => {
   const lessor = facts({ given_by: "LESSOR" });
 
+  it("never on a student lease: it ends at its term (art. 25-7)", () => {
+    expect(noticeVerdict(terms("STUDENT"), "2025-03-10", lessor)).toEqual({
+      rule: "NOTICE_PERIOD",
+      status: "FAIL",
+      message: `The lessor cannot give notice on a student lease: it ends at its term (${LAW}, art. 25-7)`,
+      legal_reference: `${LAW}, art. 25-7`,
+      details: {
+        errors: [
+          { field: "given_by", message: "Only the lessee gives notice on a student lease (art. 25-8 I)" },
+        ],
+      },
+    });
+  });
+
   it("never on a bail mobilité (art. 25-14)", () => {
     expect(noticeVerdict(terms("MOBILITY"), "2025-03-10", lessor)).toEqual({
       rule: "NOTICE_PERIOD",
@@ -111,19 +125,47 @@ describe("a lessor's notice", () => {
   });
 });
 
-describe("notices outside loi n° 89-462 (commercial, professional, parking)", () => {
-  it("end on the client's date, which may be the day the notice is given but not before", () => {
-    const commercial = terms("COMMERCIAL");
-    const outside = `A COMMERCIAL lease is outside ${LAW}`;
-    expect(noticeVerdict(commercial, "2025-03-10", facts({}))).toEqual(ends(null, outside));
-    expect(noticeVerdict(commercial, "2025-03-10", facts({ requested_end: "2025-03-10" }))).toEqual(
+describe("notices outside loi n° 89-462", () => {
+  it("parking, and a commercial lessor's: the client's date, which may be the day the notice is given but not before", () => {
+    const parking = terms("PARKING");
+    const outside = `A PARKING lease is outside ${LAW}`;
+    expect(noticeVerdict(parking, "2025-03-10", facts({}))).toEqual(ends(null, outside));
+    expect(noticeVerdict(parking, "2025-03-10", facts({ requested_end: "2025-03-10" }))).toEqual(
       ends("2025-03-10", outside),
     );
-    expect(noticeVerdict(commercial, "2025-03-10", facts({ requested_end: "2025-03-09" }))).toMatchObject({
+    expect(noticeVerdict(parking, "2025-03-10", facts({ requested_end: "2025-03-09" }))).toMatchObject({
       status: "FAIL",
       message: "The notice cannot end before it is given",
       legal_reference: "UNKNOWN",
       details: { errors: [{ field: "notice_end_date", message: "2025-03-09 is before 2025-03-10" }] },
     });
+    expect(noticeVerdict(terms("COMMERCIAL"), "2025-03-10", facts({ given_by: "LESSOR" }))).toEqual(
+      ends(null, `A COMMERCIAL lease is outside ${LAW}`),
+    );
+  });
+
+  it("professional: 6 months for the lessee at any time, for the lessor before the term (loi n° 86-1290 art. 57 A)", () => {
+    const law = "loi n° 86-1290 du 23 décembre 1986, art. 57 A";
+    // Start 2025-01-15, 72-month terms: the first ends 2031-01-14 (anniversary 2031-01-15).
+    const professional = terms("PROFESSIONAL", { duration_months: 72 });
+    expect(noticeVerdict(professional, "2025-03-10", facts({}))).toEqual(ends("2025-09-10", law));
+    expect(
+      noticeVerdict(professional, "2025-03-10", facts({ requested_end: "2025-09-09" })).details.errors,
+    ).toEqual([{ field: "notice_end_date", message: "2025-09-09 is before 2025-09-10" }]);
+    const lessor = facts({ given_by: "LESSOR" });
+    expect(noticeVerdict(professional, "2030-07-15", lessor)).toEqual(ends("2031-01-14", law));
+    expect(noticeVerdict(professional, "2030-07-16", lessor).details.notice_end_date).toBe("2037-01-14");
+  });
+
+  it("commercial: the lessee's notice ends a three-year period reached 6 months ahead (code de commerce art. L. 145-4)", () => {
+    const law = "code de commerce, art. L. 145-4 al. 2";
+    // Start 2025-01-15: three-year periods end 2028-01-14, 2031-01-14.
+    const commercial = terms("COMMERCIAL", { duration_months: 108 });
+    expect(noticeVerdict(commercial, "2027-07-15", facts({}))).toEqual(ends("2028-01-14", law));
+    expect(noticeVerdict(commercial, "2027-07-16", facts({}))).toEqual(ends("2031-01-14", law));
+    expect(noticeVerdict(commercial, "2025-03-10", facts({})).details.notice_end_date).toBe("2028-01-14");
+    expect(
+      noticeVerdict(commercial, "2027-07-16", facts({ requested_end: "2028-01-14" })).details.errors,
+    ).toEqual([{ field: "notice_end_date", message: "2028-01-14 is before 2031-01-14" }]);
   });
 });

@@ -84,6 +84,9 @@ describe.each(databaseKinds)("row-level security on %s", (kind) => {
     await expect(sql.asTenant(a, (tx) => tx.query("SELECT * FROM api_keys"))).rejects.toThrow(
       /permission denied/,
     );
+    await expect(sql.asTenant(a, (tx) => tx.query("SELECT * FROM identity_providers"))).rejects.toThrow(
+      /permission denied/,
+    );
     expect((await sql.query("SELECT count(*)::int AS n FROM rls_counter"))[0].n).toBe(5);
   });
 

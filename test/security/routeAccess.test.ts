@@ -54,7 +54,14 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
     expect(op("/api/lessees", "get")["x-permission"]).toBe("LesseeRead");
     expect(op("/api/lessees/{id}", "delete")["x-permission"]).toBe("LesseeDelete");
     expect(op("/api/places", "post")["x-permission"]).toBe("PropertiesWrite");
-    expect(op("/api/places", "post").security).toEqual([{ apiKey: [] }]);
+    // A tenant permission: an API key, or a staff user token whose role grants it.
+    expect(op("/api/places", "post").security).toEqual([{ apiKey: [] }, { userToken: [] }]);
+    // A lessee scope: a lessee's user token only.
+    expect(op("/api/lessee/leases", "get")["x-permission"]).toBe("lessee:leases:read");
+    expect(op("/api/lessee/leases", "get").security).toEqual([{ userToken: ["lessee:leases:read"] }]);
+    expect(op("/api/admin/tenants/{tenant_id}/identity-provider", "put").security).toEqual([
+      { adminKey: [] },
+    ]);
     expect(op("/api/admin/tenants", "post")["x-permission"]).toBe("admin");
     expect(op("/api/admin/tenants", "post").security).toEqual([{ adminKey: [] }]);
     expect(op("/api/health", "get")["x-permission"]).toBe("public");

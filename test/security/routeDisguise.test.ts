@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
 import { ALL_PERMISSIONS, createWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 import { expectErrorShape } from "./errorShape.ts";
@@ -14,13 +15,23 @@ import { expectErrorShape } from "./errorShape.ts";
  */
 const RUNS = Number(process.env.SECURITY_PROPERTY_RUNS ?? 12);
 
-type Credential = "none" | "tenant without the permission" | "tenant with it" | "admin" | "worker";
+type Credential =
+  | "none"
+  | "tenant without the permission"
+  | "tenant with it"
+  | "admin"
+  | "worker"
+  | "owner token"
+  | "lessee token";
 const CREDENTIALS: Credential[] = [
   "none",
   "tenant without the permission",
   "tenant with it",
   "admin",
   "worker",
+  // User tokens of the tenant's provider (docs/security.md, "User tokens"); the lessee's has every scope.
+  "owner token",
+  "lessee token",
 ];
 
 /**
@@ -112,9 +123,24 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
   let t: TestApp;
   const lacking = new Map<string, string>();
   let workerKey: string;
+  let idp: TestProvider;
+  const tokens = { owner: "", lessee: "" };
   beforeAll(async () => {
     t = await createTestApp(kind);
     workerKey = (await createWorkerKey(t.sql, t.tenant.id, "disguise")).key;
+    idp = await startTestProvider();
+    const registered = await t.app.inject({
+      method: "PUT",
+      url: `/api/admin/tenants/${t.tenant.id}/identity-provider`,
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
+      payload: JSON.stringify({ issuer: idp.issuer, jwks_uri: idp.jwks_uri, audience: idp.audience }),
+    });
+    expect(registered.statusCode, registered.body).toBe(200);
+    tokens.owner = await idp.sign({ roles: ["owner"] }, { expiresIn: "2h" });
+    tokens.lessee = await idp.sign(
+      { roles: ["lessee"], scope: "lessee:leases:read lessee:leases:sign lessee:leases:download" },
+      { expiresIn: "2h" },
+    );
     for (const permission of ALL_PERMISSIONS) {
       const key = await t.newTenant(
         undefined,
@@ -125,6 +151,7 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
   });
   afterAll(async () => {
     await t?.close();
+    await idp?.close();
     console.log(
       `route x credential x disguise on ${kind}: ${totals.routes} routes, ${CREDENTIALS.length} credentials, ${totals.plain} plain and ${totals.disguised} disguised requests`,
     );
@@ -142,6 +169,10 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
         return { authorization: `Bearer ${TEST_ADMIN_KEY}` };
       case "worker":
         return { "x-api-key": workerKey };
+      case "owner token":
+        return { authorization: `Bearer ${tokens.owner}` };
+      case "lessee token":
+        return { authorization: `Bearer ${tokens.lessee}` };
     }
   };
 

@@ -40,11 +40,12 @@ let counter = 0;
 /** The whole service (API, projectors, jobs) on a fresh database of the given kind. */
 export async function createTestApp(
   kind: DatabaseKind,
+  env: Record<string, string> = {},
   /**
    * `loops`: run the worker loops (the outbox's deliverer, amendment notices). Off by default: they
    * append messages on their own, which suites counting events around a command must not see.
    */
-  options: { env?: Record<string, string>; loops?: boolean } = {},
+  options: { loops?: boolean } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(kind);
   const config = loadConfig({
@@ -52,7 +53,7 @@ export async function createTestApp(
     PMS_ADMIN_API_KEY: TEST_ADMIN_KEY,
     PMS_RATE_LIMIT_PER_MINUTE: "0",
     ...(db.url ? { DATABASE_URL: db.url } : {}),
-    ...options.env,
+    ...env,
   });
   const service = await startService(config, { sql: db.sql, loops: options.loops ?? false });
   const app = service.app!;

@@ -8,6 +8,7 @@ import {
   type PendingNotice,
   pendingAmendmentNotices,
 } from "../../queries/amendmentNotices.ts";
+import { findConfiguration, readTemplate } from "../../queries/settings.ts";
 import { AMENDMENT_NOTICE_TEMPLATE, renderAmendmentNotice } from "./template.ts";
 
 /**
@@ -33,16 +34,14 @@ export const amendmentNoticeId = (noticeId: string, lesseeId: string) =>
   deterministicUuid("amendment-notice", noticeId, lesseeId);
 
 /**
- * The tenant's `amendment-notice` template and sender. Seam: once src/queries/settings.ts (the
- * settings area) is merged, the source becomes `(await readTemplate(sql, tenantId,
- * "amendment-notice")) ?? AMENDMENT_NOTICE_TEMPLATE` and the sender `(await
- * readConfiguration(sql, tenantId)).sender` (also passed as the message's `from`).
+ * The tenant's `amendment-notice` template (else the built-in one) and sender: the one its saved
+ * configuration names, which the message is then sent from; else the service's (SMTP_FROM).
  */
-async function tenantSettings(
-  deps: NoticeDeps,
-  _tenantId: string,
-): Promise<{ source: string; sender: { email: string; name: string | null } }> {
-  return { source: AMENDMENT_NOTICE_TEMPLATE, sender: deps.sender };
+async function tenantSettings(deps: NoticeDeps, tenantId: string) {
+  const source = (await readTemplate(deps.sql, tenantId, "amendment-notice")) ?? AMENDMENT_NOTICE_TEMPLATE;
+  const saved = (await findConfiguration(deps.sql, tenantId))?.configuration.sender;
+  const sender = saved ? { name: saved.name, email: saved.email } : deps.sender;
+  return { source, sender, from: saved ? sender : null };
 }
 
 /** Queues the messages of every pending notice; how many notices it handled. */
@@ -64,7 +63,7 @@ export async function queueAmendmentNotices(deps: NoticeDeps): Promise<number> {
 async function queueNotice(deps: NoticeDeps, notice: PendingNotice): Promise<boolean> {
   const facts = await amendmentNoticeFacts(deps.sql, notice);
   if (!facts.amendment) return false;
-  const { source, sender } = await tenantSettings(deps, notice.tenant_id);
+  const { source, sender, from } = await tenantSettings(deps, notice.tenant_id);
   for (const lessee of facts.recipients) {
     const { subject, text } = renderAmendmentNotice(
       {
@@ -84,6 +83,7 @@ async function queueNotice(deps: NoticeDeps, notice: PendingNotice): Promise<boo
       tenant_id: notice.tenant_id,
       message_id: amendmentNoticeId(notice.id, lessee.lessee_id),
       to: [{ email: lessee.email, name }],
+      from,
       subject,
       text,
       topic: "amendment-notice",

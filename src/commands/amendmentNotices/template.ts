@@ -1,4 +1,4 @@
-import Handlebars from "handlebars";
+import { compileTemplate } from "../../platform/pdf/renderTemplate.ts";
 
 /**
  * The built-in `amendment-notice` template (plain text, handlebars). A tenant's own source, once
@@ -42,20 +42,16 @@ export interface NoticeContext {
   sender: { name: string | null; email: string };
 }
 
-// Text mail: no HTML escaping. Helpers as the PDF templates name them (src/platform/pdf).
-const hb = Handlebars.create();
-hb.registerHelper("eq", (a: unknown, b: unknown) => a === b);
-hb.registerHelper("date", (value: unknown) => {
-  const m = typeof value === "string" ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
-  return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
-});
-
-/** Subject and text of one tenant's notice; `source` is the tenant's template or the built-in one. */
+/**
+ * Subject and text of one tenant's notice; `source` is the tenant's template or the built-in one.
+ * Rendered as every letter is (compileTemplate: strict, values flattened to one line, the document
+ * helpers), so a template the settings area accepted renders here as it did against its sample.
+ */
 export function renderAmendmentNotice(
   context: NoticeContext,
   source = AMENDMENT_NOTICE_TEMPLATE,
 ): { subject: string; text: string } {
-  const text = hb.compile(source, { noEscape: true })(context);
+  const text = compileTemplate<NoticeContext>(source)(context);
   return {
     subject: `${SUBJECTS[context.amendment.status]} : ${context.amendment.title}`,
     text: text.replace(/\n{3,}/g, "\n\n").trim(),

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError } from "../errors.ts";
 import type { RouteAccess } from "../platform.ts";
+import { isUserToken, LESSEE_SCOPES, userTokens } from "./userTokens.ts";
 
 export const PERMISSIONS = [
   "LesseeRead",
@@ -47,7 +48,7 @@ interface CachedKey {
 /** Revocation takes effect within this long: the cache of key lookups. */
 const KEY_CACHE_MS = 1000;
 
-const ACCESS_KINDS: readonly string[] = ["public", "admin", "worker", ...PERMISSIONS];
+const ACCESS_KINDS: readonly string[] = ["public", "admin", "worker", ...PERMISSIONS, ...LESSEE_SCOPES];
 
 /**
  * Records every route with what it declares and refuses to start when one declares nothing
@@ -77,6 +78,7 @@ export const routeAccess = fp(async (app: FastifyInstance) => {
 /** Authorization from the matched route's declared access only, never from the raw URL. */
 export const auth = fp(async (app: FastifyInstance) => {
   const cache = new Map<string, CachedKey>();
+  const tokens = userTokens(app.platform.sql, { jwksCooldownMs: app.platform.config.PMS_JWKS_COOLDOWN_MS });
   app.decorateRequest("auth", null);
 
   /** A live key's owner: tenant keys in api_keys, worker keys in worker_keys (never each other). */
@@ -125,6 +127,12 @@ export const auth = fp(async (app: FastifyInstance) => {
     }
     const key = bearer(request) ?? (request.headers["x-api-key"] as string | undefined);
     if (!key) throw new ApiError("Unauthorized", "Missing API key: send Authorization: Bearer <key>");
+    // A user token (a JWT from the tenant's OpenID Connect provider, src/platform/http/userTokens.ts),
+    // in Authorization only: in X-API-Key it is a malformed key.
+    if (isUserToken(key) && key === bearerOrNull(request)) {
+      request.auth = await tokens.authorize(key, access);
+      return;
+    }
     if (WORKER_KEY.test(key) && (await lookup("worker_keys", hashKey(key)))) {
       throw new ApiError("Forbidden", "A worker key opens only the Workers routes (/api/workers/*)");
     }

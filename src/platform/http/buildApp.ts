@@ -8,6 +8,7 @@ import { auth, hashKey, routeAccess } from "./auth.ts";
 import { clientErrorHandler, errorHandler, frameworkErrors } from "./errorHandler.ts";
 import { healthRoutes } from "./health.ts";
 import { idempotency } from "./idempotency.ts";
+import { identityProviderRoutes } from "./identityProviderRoutes.ts";
 import { openapi } from "./openapi.ts";
 import { safeText } from "./safeText.ts";
 import { serializerCompiler } from "./serializeResponse.ts";
@@ -83,6 +84,7 @@ export async function buildApp(
   await app.register(idempotency);
   await app.register(healthRoutes);
   await app.register(adminRoutes);
+  await app.register(identityProviderRoutes);
   await app.register(workerRoutes);
   for (const routes of areaRoutes) await app.register(routes);
   return app;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { MEDIA_CONTENT_TYPES } from "../blobs/uploads.ts";
 import type { RouteAccess } from "../platform.ts";
 import { PERMISSIONS } from "./auth.ts";
+import { isLesseeScope } from "./userTokens.ts";
 
 /**
  * OpenAPI 3.1 generated from the routes' zod schemas; browsable at /api/docs. What every route
@@ -32,7 +33,8 @@ function securityOf(access: RouteAccess | undefined) {
     case "worker":
       return [{ workerKey: [] }];
     default:
-      return [{ apiKey: [] }];
+      // A lessee scope: a lessee's user token only; a permission: a key, or a staff user token.
+      return isLesseeScope(access) ? [{ userToken: [access] }] : [{ apiKey: [] }, { userToken: [] }];
   }
 }
 
@@ -276,7 +278,7 @@ function describeOperation(
   path: string,
   resolve: (schema: Json | undefined) => Json | undefined,
 ) {
-  const tenant = op.security?.some((s: Json) => "apiKey" in s);
+  const tenant = op.security?.some((s: Json) => "apiKey" in s || "userToken" in s);
   const secured = op.security?.length > 0;
   const permission = op["x-permission"];
   const needs =
@@ -286,7 +288,9 @@ function describeOperation(
         ? "Needs the administrator key (PMS_ADMIN_API_KEY)."
         : permission === "worker"
           ? "Needs a worker key (X-API-Key)."
-          : `Needs a tenant API key with the ${permission} permission.`;
+          : isLesseeScope(permission)
+            ? `Needs a lessee's user token with the ${permission} scope.`
+            : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
   const notes = [op.description, needs].filter(Boolean);
   const responses: Json = op.responses ?? {};
   if (op["x-pdf-alternative"]) {
@@ -423,6 +427,13 @@ export const openapi = fp(async (app: FastifyInstance) => {
           },
           adminKey: { type: "http", scheme: "bearer", description: "PMS_ADMIN_API_KEY" },
           workerKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "worker key" },
+          userToken: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "JWT",
+            description:
+              "A user token from the tenant's OpenID Connect provider: roles owner, manager, lessee; lessee scopes lessee:leases:read|sign|download (docs/security.md)",
+          },
         },
       },
       security: [{ apiKey: [] }],
