@@ -360,6 +360,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workers/jobs/rent-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues the rent call of every period that has started (by the date, default today, Europe/Paris) and has none, for every ACTIVE or NOTICE lease
+         * @description Needs a worker key (X-API-Key).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postWorkersJobsRentCalls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/jobs/rent-calls-first": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues the first rent calls of leases activated since the last run (ACTIVE or NOTICE, no call yet)
+         * @description Needs a worker key (X-API-Key).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postWorkersJobsRentCallsFirst"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/jobs/rent-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends the next reminder level due for each unpaid rent call (at most once per call and level, 24 h apart, never once paid, no fee: loi n° 89-462 art. 4 i, p); dry_run lists them and writes nothing
+         * @description Needs a worker key (X-API-Key).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postWorkersJobsRentReminders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workers/jobs/{queue}/{job_id}": {
         parameters: {
             query?: never;
@@ -2036,6 +2102,224 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payments of a lease in recording order, cancelled ones included
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdPayments"];
+        put?: never;
+        /**
+         * Record a payment: allocated to the oldest open call first, the rest kept as credit
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/payments/{payment_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment: a reversing entry (the payment stays, its allocations are undone)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdPaymentsByPaymentIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rent-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rent calls of the portfolio, by due date; status OVERDUE: unpaid after the due date
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getRentCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/rent-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rent calls of a lease, by due date
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdRentCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/rent-calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A rent call of a lease
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdRentCallsByCallId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/payments/{payment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment of a lease
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdPaymentsByPaymentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lease's account: balance (calls minus payments) and entries
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/rent-calls/{call_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of a rent call, free (loi n° 89-462 art. 21): a numbered quittance when paid in full, a reçu when paid in part, 409 when unpaid
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdRentCallsByCallIdReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reminders sent for the lease's unpaid rent calls, oldest first (never with a fee)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdReminders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/arrears": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the lease owes per period and in total, with the facts a commandement de payer needs (art. 24 I); `Accept: application/pdf` for the statement as PDF
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
+         */
+        get: operations["getLeasesByLeaseIdArrears"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/configurations": {
         parameters: {
             query?: never;
@@ -2541,6 +2825,18 @@ export interface components {
              * @enum {string}
              */
             resolution: "DELIVERED" | "RESEND";
+        };
+        NewPaymentInput: {
+            amount: number;
+            /** Format: date */
+            paid_on: string;
+            /** @enum {string} */
+            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
+            reference?: string | null;
+            payer_lessee_id?: string | null;
+        };
+        PaymentCancellationInput: {
+            reason: string;
         };
         NewRoomInput: {
             name: string;
@@ -3210,6 +3506,206 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A reminder sent for an unpaid rent call */
+        RentReminder: {
+            /**
+             * Format: uuid
+             * @description The reminder's id, also its outbox message id: one per (call, level)
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            level: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            days_late: number;
+            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
+            amount_claimed: number;
+            sent_at: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            message_id: string;
+            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
+            delivery_status: string | null;
+            delivered_at: string | null;
+        };
+        /** @description What is still owed on one rent call */
+        ArrearsPeriod: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            remaining_amount: number;
+            /** @description Days since the due date (0 on the due date) */
+            days_late: number;
+        };
+        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
+        CommandementFacts: {
+            rule: string;
+            /** @enum {string} */
+            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+            message: string;
+            legal_reference: string;
+            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
+            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
+            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
+            clause_effective_from: string | null;
+            concluded_on: string | null;
+            monthly_rent: number;
+            monthly_charges: number;
+            required_mentions: string[];
+        };
+        /** @description The arrears statement of a lease: the input of a commandement de payer */
+        Arrears: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: date
+             * @description Today in Paris: the day the figures are for
+             * @example 2025-01-31
+             */
+            as_of: string;
+            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
+            total_owed: number;
+            periods: components["schemas"]["ArrearsPeriod"][];
+            commandement_de_payer: components["schemas"]["CommandementFacts"];
+        };
+        /** @description A rent call (avis d'échéance) of one period of a lease */
+        RentCall: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** Format: date */
+            period_start: string;
+            /** Format: date */
+            period_end: string;
+            /** Format: date */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            /** @enum {string} */
+            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+            /** @description Days called out of the full period's days (first and last period), null for a full period */
+            prorated: {
+                days: number;
+                of_days: number;
+            } | null;
+        };
+        PaymentAllocation: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            amount: number;
+        };
+        /** @description A payment on a lease's account */
+        Payment: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            amount: number;
+            /** Format: date */
+            paid_on: string;
+            /** @enum {string} */
+            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
+            reference: string | null;
+            payer_lessee_id: string | null;
+            /** @description The calls it pays, oldest first (credit consumed later included) */
+            allocations: components["schemas"]["PaymentAllocation"][];
+            /** @description What it leaves unallocated, held as credit on the account */
+            credit: number;
+            /** @enum {string} */
+            status: "RECORDED" | "CANCELLED";
+            cancel_reason: string | null;
+        };
+        AccountEntry: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
+            /** Format: date */
+            date: string;
+            call_id: string | null;
+            payment_id: string | null;
+            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
+            amount: number;
+            /** @description The balance after this entry */
+            balance: number;
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        /** @description A lease's account: every call and payment in recording order */
+        LeaseAccount: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description Calls minus payments: positive the tenant owes, negative a credit */
+            balance: number;
+            /** @description Payments not yet allocated to a call */
+            credit: number;
+            entries: components["schemas"]["AccountEntry"][];
         };
         Room: {
             /**
@@ -4087,7 +4583,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, amendment_notices, messages */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, rent_cycle, rent_reminders, configurations, templates, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -4214,6 +4710,129 @@ export interface operations {
             content: {
                 "application/json": {
                     lease_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        queue: string;
+                        /** @enum {string} */
+                        state: "created";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWorkersJobsRentCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
+                    date?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        queue: string;
+                        /** @enum {string} */
+                        state: "created";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWorkersJobsRentCallsFirst: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        queue: string;
+                        /** @enum {string} */
+                        state: "created";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWorkersJobsRentReminders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description List what would be sent; send and write nothing */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -9682,6 +10301,420 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdPayments: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdPayments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPaymentInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdPaymentsByPaymentIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCancellationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getRentCalls: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+                /** @description Calls due strictly before this date */
+                due_before?: string;
+                lease_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentCall"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdRentCalls: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+                /** @description Calls due strictly before this date */
+                due_before?: string;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentCall"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdRentCallsByCallId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentCall"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdPaymentsByPaymentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdRentCallsByCallIdReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description OK */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdReminders: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentReminder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdArrears: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Arrears"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BadRequest"];
