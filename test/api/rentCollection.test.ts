@@ -316,13 +316,43 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
     });
 
     it("on demand through the Workers routes, for the worker key's tenant; a dry run lists and sends nothing", async () => {
-      const workerKey = (await createWorkerKey(t.sql, t.tenant.id, "reminders")).key;
+      const tenant = await t.newTenant();
+      const today = legalToday();
+      const { id, calls } = await leaseWithCalls(`${addDays(today, -70).slice(0, 7)}-01`, today, tenant);
+      const workerKey = (await createWorkerKey(t.sql, tenant.id, "reminders")).key;
+      const accountEvents = async () =>
+        Number(
+          (
+            await t.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE stream_name = $1", [
+              `lease_account-${id}`,
+            ])
+          )[0].n,
+        );
+      const before = await accountEvents();
       const res = await t.request("POST", "/api/workers/jobs/rent-reminders", {
         as: null,
         body: { dry_run: true },
         headers: { "x-api-key": workerKey },
       });
       expect(res.statusCode, res.body).toBe(202);
+      const job = await eventually(
+        async () =>
+          (
+            await t.request("GET", `/api/workers/jobs/rent-reminders/${res.json().job_id}`, {
+              as: null,
+              headers: { "x-api-key": workerKey },
+            })
+          ).json(),
+        (j) => ["completed", "failed", "cancelled"].includes(j.state),
+      );
+      expect(job.state, JSON.stringify(job)).toBe("completed");
+      const overdue = calls.filter((c) => addDays(c.due_date, 5) <= today);
+      expect(overdue.length).toBeGreaterThanOrEqual(2);
+      expect(job.output).toMatchObject({ dry_run: true, today, failed: [] });
+      expect(job.output.sent.map((s: { call_id: string; level: number }) => [s.call_id, s.level])).toEqual(
+        overdue.map((c) => [c.id, 1]),
+      );
+      expect(await accountEvents()).toBe(before);
       const bad = await t.request("POST", "/api/workers/jobs/rent-reminders", {
         as: null,
         body: { dry_run: "yes", fee: 10 },
