@@ -315,6 +315,44 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       expect(reopened.sent.map((s) => [s.level, s.kind])).toEqual([[2, "SECOND_REMINDER"]]);
     });
 
+    it("a run cut off between the reminder and its email: the next run queues it, once, and records nothing again", async () => {
+      const tenant = await t.newTenant();
+      const { id, calls } = await leaseWithCalls("2027-01-01", "2027-01-10", tenant);
+      const call = calls[0];
+      const real = t.service.platform.store;
+      const cut = {
+        ...real,
+        readStream: real.readStream.bind(real),
+        appendToStreams: real.appendToStreams?.bind(real),
+        appendToStream: async (...args: Parameters<typeof real.appendToStream>) => {
+          if (args[0].startsWith("message-")) throw new Error("killed before the email was queued");
+          return real.appendToStream(...args);
+        },
+      };
+      const day5 = at(addDays(call.due_date, 5));
+      const first = await sendRentReminders(
+        { sql: t.sql, store: cut },
+        { dry_run: false, tenant_id: tenant.id, now: day5 },
+      );
+      expect(first.failed).toEqual([
+        expect.objectContaining({ error: "killed before the email was queued" }),
+      ]);
+      const messageId = reminderMessageId(call.id, 1);
+      expect(await messageEvents(messageId)).toEqual([]);
+      // An hour later: the recorded reminder's email is queued; no level is recorded twice.
+      const later = new Date(day5.getTime() + 3_600_000);
+      const second = await sendRentReminders(deps(), { dry_run: false, tenant_id: tenant.id, now: later });
+      expect(second).toMatchObject({ sent: [], failed: [], requeued: 1 });
+      expect((await messageEvents(messageId)).map((e) => e.type)).toEqual(["MessageQueued"]);
+      const third = await sendRentReminders(deps(), { dry_run: false, tenant_id: tenant.id, now: later });
+      expect(third).toMatchObject({ sent: [], requeued: 0 });
+      const recorded = await t.sql.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM events WHERE stream_name = $1 AND type = 'RentReminderSent'",
+        [`lease_account-${id}`],
+      );
+      expect(recorded[0].n).toBe(1);
+    });
+
     it("on demand through the Workers routes, for the worker key's tenant; a dry run lists and sends nothing", async () => {
       const tenant = await t.newTenant();
       const today = legalToday();
