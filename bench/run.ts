@@ -11,6 +11,7 @@ import { leasesStep } from "./steps/leases.ts";
 import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
 import { pdfStep } from "./steps/pdf.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
+import { rentCycleStep } from "./steps/rentCycle.ts";
 import { storeStep } from "./steps/store.ts";
 import { tokensStep } from "./steps/tokens.ts";
 
@@ -20,10 +21,11 @@ import { tokensStep } from "./steps/tokens.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
+ *   BENCH_RENT_LEASES   leases of the rent step's daily job (default 100000)
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service process (e.g. --cpu-prof)
  */
 const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
@@ -39,6 +41,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   leases: leasesStep,
   pdf: pdfStep,
   tokens: tokensStep,
+  rent: rentCycleStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

@@ -13,6 +13,12 @@ import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
+import {
+  FIRST_RENT_CALLS_QUEUE,
+  issueRentCalls,
+  RENT_CALLS_QUEUE,
+} from "./commands/rentCycle/issueRentCalls.ts";
+import { rentCycleCommandRoutes } from "./commands/rentCycle/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
@@ -31,6 +37,7 @@ import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
@@ -47,6 +54,7 @@ import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
@@ -102,6 +110,37 @@ const leasePdfBatchJob = areaJob({
   },
 });
 
+/**
+ * Rent calls (docs/rent-cycle.md): daily, every period of every ACTIVE or NOTICE lease that has
+ * started and has no call; a second run the same day writes nothing. On demand a worker key's run
+ * covers its own tenant's leases only (docs/decisions.md, "Workers area").
+ */
+const rentCallsJob = areaJob({
+  queue: RENT_CALLS_QUEUE,
+  description:
+    "Issues the rent call of every period that has started (by the date, default today, Europe/Paris) and has none, for every ACTIVE or NOTICE lease",
+  cron: "20 0 * * *",
+  input: z.strictObject({
+    date: isoDate.refine((date) => date <= legalToday(), "must not be after today (Europe/Paris)").optional(),
+  }),
+  timeoutSeconds: 3600,
+  run: (deps, { date }, { tenant_id }) => issueRentCalls(deps, { today: date, tenantId: tenant_id }),
+});
+
+/**
+ * The first call of a newly activated lease (DESIGN.md §7.1 "on activation"): every minute, the
+ * leases ACTIVE or NOTICE with no call yet (an anti-join on the read models, empty most minutes),
+ * so activation needs no change to the lease commands and a crash only delays it to the next minute.
+ */
+const firstRentCallsJob = areaJob({
+  queue: FIRST_RENT_CALLS_QUEUE,
+  description:
+    "Issues the first rent calls of leases activated since the last run (ACTIVE or NOTICE, no call yet)",
+  cron: "* * * * *",
+  input: z.strictObject({}),
+  run: (deps, _input, { tenant_id }) => issueRentCalls(deps, { uncalledOnly: true, tenantId: tenant_id }),
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -143,4 +182,10 @@ export const areas: Area[] = [
   { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
   // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
   { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
+  {
+    name: "rentCycle",
+    routes: [rentCycleCommandRoutes, rentCycleQueryRoutes],
+    projections: [rentCycleProjection],
+    jobs: [rentCallsJob, firstRentCallsJob],
+  },
 ];

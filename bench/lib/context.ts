@@ -119,6 +119,8 @@ export async function tenantsOf(
         "PropertiesWrite",
         "LeasesRead",
         "LeasesWrite",
+        "FinanceRead",
+        "FinanceWrite",
       ],
     });
     return { id: tenant.id, key: key.key };

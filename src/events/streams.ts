@@ -13,6 +13,7 @@ export const STREAM_CATEGORIES = [
   "estate_rent_regulation",
   "irl",
   "lease",
+  "lease_account",
   "lease_occupancy",
   "lease_pdf",
   "lessee",

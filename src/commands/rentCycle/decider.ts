@@ -1,0 +1,114 @@
+import {
+  type AccountEvent,
+  allocate,
+  emptyAccount,
+  evolveAccount,
+  type LeaseAccount,
+  type PaymentMethod,
+  rentCallId,
+} from "../../events/rentCycle.ts";
+import { cents, toEuros } from "../../law/money.ts";
+import type { RentPeriod } from "../../law/rentPeriods.ts";
+import type { Decider } from "../../platform/decider.ts";
+import { conflict, notFound, validationError } from "../../platform/errors.ts";
+
+/**
+ * The account of a lease (stream `lease_account-<lease>`, src/events/rentCycle.ts): rent calls
+ * issued, payments recorded and cancelled (docs/rent-cycle.md).
+ */
+export type AccountCommand =
+  /** Calls for periods that have started; a period already called is never called again. */
+  | { type: "IssueRentCalls"; lease_id: string; periods: readonly RentPeriod[] }
+  | {
+      type: "RecordPayment";
+      lease_id: string;
+      payment_id: string;
+      amount: number;
+      paid_on: string;
+      method: PaymentMethod;
+      reference: string | null;
+      payer_lessee_id: string | null;
+      /** The legal day (Paris): a payment cannot be dated after it. */
+      today: string;
+    }
+  | { type: "CancelPayment"; lease_id: string; payment_id: string; reason: string };
+
+function issueRentCalls(command: Extract<AccountCommand, { type: "IssueRentCalls" }>, account: LeaseAccount) {
+  const called = new Set(account.calls.map((c) => c.call_id));
+  const events: AccountEvent[] = [];
+  for (const period of command.periods) {
+    const call_id = rentCallId(command.lease_id, period.period_start);
+    // One call per (lease, period): a retried, crashed or concurrent run finds it and writes nothing.
+    if (called.has(call_id)) continue;
+    called.add(call_id);
+    events.push({ type: "RentCallIssued", data: { call_id, lease_id: command.lease_id, ...period } });
+  }
+  return events;
+}
+
+function recordPayment(command: Extract<AccountCommand, { type: "RecordPayment" }>, account: LeaseAccount) {
+  if (command.paid_on > command.today)
+    throw validationError("Invalid payment data", [
+      { field: "paid_on", message: `Must not be after today (${command.today}, Europe/Paris)` },
+    ]);
+  const amount = cents(command.amount);
+  if (amount <= 0)
+    throw validationError("Invalid payment data", [{ field: "amount", message: "Must be > 0" }]);
+  if (account.payments.some((p) => p.payment_id === command.payment_id))
+    throw conflict(`Payment ${command.payment_id} already exists`);
+  // Oldest open call first, whatever the payment's date (docs/decisions.md, "Rent cycle").
+  const parts = allocate(account.calls, amount);
+  const allocated = parts.reduce((s, p) => s + p.amount_cents, 0);
+  return [
+    {
+      type: "PaymentRecorded" as const,
+      data: {
+        payment_id: command.payment_id,
+        lease_id: command.lease_id,
+        amount: toEuros(amount),
+        paid_on: command.paid_on,
+        method: command.method,
+        reference: command.reference,
+        payer_lessee_id: command.payer_lessee_id,
+        allocations: parts.map((p) => ({ call_id: p.call_id, amount: toEuros(p.amount_cents) })),
+        credit: toEuros(amount - allocated),
+      },
+    },
+  ];
+}
+
+function cancelPayment(command: Extract<AccountCommand, { type: "CancelPayment" }>, account: LeaseAccount) {
+  const payment = account.payments.find((p) => p.payment_id === command.payment_id);
+  if (!payment) throw notFound("Payment", command.payment_id);
+  if (payment.cancelled) throw conflict(`Payment ${command.payment_id} is already cancelled`);
+  return [
+    {
+      type: "PaymentCancelled" as const,
+      data: {
+        payment_id: command.payment_id,
+        lease_id: command.lease_id,
+        reason: command.reason,
+        reversed_allocations: payment.allocations.map((a) => ({
+          call_id: a.call_id,
+          amount: toEuros(a.amount_cents),
+        })),
+        reversed_credit: toEuros(payment.credit_cents),
+      },
+    },
+  ];
+}
+
+export const accountDecider: Decider<LeaseAccount, AccountCommand, AccountEvent> = {
+  initialState: emptyAccount,
+  evolve: evolveAccount,
+  decide(command, account) {
+    switch (command.type) {
+      case "IssueRentCalls":
+        return issueRentCalls(command, account);
+      case "RecordPayment":
+        return recordPayment(command, account);
+      case "CancelPayment":
+        return cancelPayment(command, account);
+    }
+  },
+};

@@ -1,0 +1,297 @@
+import { cents } from "../law/money.ts";
+import { deterministicUuid } from "../platform/ids.ts";
+import { PAYMENT_METHODS } from "./leases.ts";
+
+/**
+ * The rent cycle's account of a lease (DESIGN.md §7.1, docs/rent-cycle.md): stream
+ * `lease_account-<lease uuid>`, one per lease, holding its rent calls and payments. The fold
+ * `evolveAccount` is the one account every reader shares (rent calls, receipts, reminders, arrears).
+ *
+ * Amounts in events are euros with two decimals (JSON numbers, as every other event); the fold counts
+ * in whole cents (src/law/money.ts) so replaying gives the same balances to the cent.
+ *
+ * Decisions (docs/decisions.md, "Rent cycle"):
+ * - A payment's allocations are decided when it is recorded (oldest open call first, by period) and
+ *   stored in the event: a backdated payment (`paid_on` in the past) is allocated to the calls open
+ *   at recording time, oldest first; it never reshuffles the allocations of payments recorded before.
+ * - What a payment leaves unallocated is credit. A new call eats the credit when it is issued: the
+ *   fold applies credit (oldest payment first) to open calls after every event, so the allocation
+ *   is derived, identical on every replay, and kept per payment (a cancellation reverses it).
+ * - A cancellation is a reversing entry: the payment stays with `cancelled`, its allocations are
+ *   removed from the calls they paid (`reversed_allocations`), then remaining credit settles again.
+ * - OVERDUE is never stored: a call is overdue on a day when part of it is unpaid after its due date
+ *   (`callStatusOn`).
+ *
+ * Room in the union: `ReceiptIssued` and `RentReminderSent` (the receipts and reminders work) join
+ * `AccountEvent` on this same stream; `evolveAccount`'s switch then gains their cases.
+ */
+
+export const leaseAccountStream = (leaseId: string) => `lease_account-${leaseId.toLowerCase()}`;
+
+export { PAYMENT_METHODS };
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const STORED_CALL_STATUSES = ["OPEN", "PARTIALLY_PAID", "PAID"] as const;
+export const CALL_STATUSES = [...STORED_CALL_STATUSES, "OVERDUE"] as const;
+export type StoredCallStatus = (typeof STORED_CALL_STATUSES)[number];
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** The one id of the call of a lease's period: a retried or concurrent issue names the same call. */
+export const rentCallId = (leaseId: string, periodStart: string): string =>
+  deterministicUuid("rent_call", leaseId.toLowerCase(), periodStart);
+
+export interface Allocation {
+  call_id: string;
+  amount: number;
+}
+
+/** Days of the period the call covers, out of the full period's days (first and last period). */
+export interface Proration {
+  days: number;
+  of_days: number;
+}
+
+export interface RentCallIssuedData {
+  call_id: string;
+  lease_id: string;
+  period_start: string;
+  period_end: string;
+  due_date: string;
+  rent_amount: number;
+  charges_amount: number;
+  total_amount: number;
+  prorated: Proration | null;
+}
+
+export interface PaymentRecordedData {
+  payment_id: string;
+  lease_id: string;
+  amount: number;
+  paid_on: string;
+  method: PaymentMethod;
+  reference: string | null;
+  payer_lessee_id: string | null;
+  /** Oldest open call first, as decided when recorded. */
+  allocations: Allocation[];
+  /** What the payment left unallocated (amount minus allocations). */
+  credit: number;
+}
+
+export interface PaymentCancelledData {
+  payment_id: string;
+  lease_id: string;
+  reason: string;
+  /** Every allocation of the payment at cancellation, its credit consumption by later calls included. */
+  reversed_allocations: Allocation[];
+  /** The payment's unconsumed credit at cancellation, withdrawn from the account. */
+  reversed_credit: number;
+}
+
+export type AccountEvent =
+  | { type: "RentCallIssued"; data: RentCallIssuedData }
+  | { type: "PaymentRecorded"; data: PaymentRecordedData }
+  | { type: "PaymentCancelled"; data: PaymentCancelledData };
+// Later on this stream: | { type: "ReceiptIssued"; ... } | { type: "RentReminderSent"; ... }
+
+export const accountEventTypes = [
+  "RentCallIssued",
+  "PaymentRecorded",
+  "PaymentCancelled",
+] as const satisfies readonly AccountEvent["type"][];
+
+/** A call as the account folds it, in cents. */
+export interface AccountCall {
+  call_id: string;
+  period_start: string;
+  period_end: string;
+  due_date: string;
+  rent_cents: number;
+  charges_cents: number;
+  total_cents: number;
+  paid_cents: number;
+  prorated: Proration | null;
+}
+
+export interface AccountPayment {
+  payment_id: string;
+  amount_cents: number;
+  paid_on: string;
+  method: PaymentMethod;
+  reference: string | null;
+  payer_lessee_id: string | null;
+  /** Current allocations in cents (recorded ones plus credit consumed by later calls). */
+  allocations: { call_id: string; amount_cents: number }[];
+  /** Unallocated part still held as credit (0 once cancelled). */
+  credit_cents: number;
+  cancelled: { reason: string } | null;
+}
+
+export interface LeaseAccount {
+  /** Calls by period start (the oldest first). */
+  calls: AccountCall[];
+  /** Payments in recording order. */
+  payments: AccountPayment[];
+  credit_cents: number;
+  /** Calls minus payments not cancelled: positive the tenant owes, negative a credit. */
+  balance_cents: number;
+}
+
+export const emptyAccount = (): LeaseAccount => ({
+  calls: [],
+  payments: [],
+  credit_cents: 0,
+  balance_cents: 0,
+});
+
+/** The stored status of a call (OPEN, PARTIALLY_PAID, PAID). */
+export const storedCallStatus = (call: Pick<AccountCall, "paid_cents" | "total_cents">): StoredCallStatus =>
+  call.paid_cents >= call.total_cents ? "PAID" : call.paid_cents > 0 ? "PARTIALLY_PAID" : "OPEN";
+
+/** The status on `today`: OVERDUE when part of it is unpaid after its due date (derived, never stored). */
+export function callStatusOn(
+  call: Pick<AccountCall, "paid_cents" | "total_cents" | "due_date">,
+  today: string,
+): CallStatus {
+  const stored = storedCallStatus(call);
+  return stored !== "PAID" && call.due_date < today ? "OVERDUE" : stored;
+}
+
+/** Open parts of the calls, oldest period first: what a payment of `amountCents` would pay. */
+export function allocate(
+  calls: readonly AccountCall[],
+  amountCents: number,
+): { call_id: string; amount_cents: number }[] {
+  const out: { call_id: string; amount_cents: number }[] = [];
+  let left = amountCents;
+  for (const call of calls) {
+    if (left <= 0) break;
+    const open = call.total_cents - call.paid_cents;
+    if (open <= 0) continue;
+    const part = Math.min(open, left);
+    out.push({ call_id: call.call_id, amount_cents: part });
+    left -= part;
+  }
+  return out;
+}
+
+const byPeriod = (a: AccountCall, b: AccountCall) =>
+  a.period_start < b.period_start ? -1 : a.period_start > b.period_start ? 1 : 0;
+
+function addToCalls(
+  calls: AccountCall[],
+  parts: readonly { call_id: string; amount_cents: number }[],
+  sign: 1 | -1,
+) {
+  const byId = new Map(parts.map((p) => [p.call_id, p.amount_cents]));
+  return calls.map((c) =>
+    byId.has(c.call_id) ? { ...c, paid_cents: c.paid_cents + sign * (byId.get(c.call_id) ?? 0) } : c,
+  );
+}
+
+function mergeAllocations(
+  current: readonly { call_id: string; amount_cents: number }[],
+  added: readonly { call_id: string; amount_cents: number }[],
+) {
+  const out = current.map((a) => ({ ...a }));
+  for (const a of added) {
+    const same = out.find((o) => o.call_id === a.call_id);
+    if (same) same.amount_cents += a.amount_cents;
+    else out.push({ ...a });
+  }
+  return out;
+}
+
+/** Credit (oldest payment first) goes to open calls (oldest first) until one of them runs out. */
+function settleCredit(account: LeaseAccount): LeaseAccount {
+  if (account.credit_cents <= 0) return account;
+  let calls = account.calls;
+  const payments = account.payments.map((p) => {
+    if (p.credit_cents <= 0) return p;
+    const parts = allocate(calls, p.credit_cents);
+    if (parts.length === 0) return p;
+    calls = addToCalls(calls, parts, 1);
+    const used = parts.reduce((s, x) => s + x.amount_cents, 0);
+    return { ...p, credit_cents: p.credit_cents - used, allocations: mergeAllocations(p.allocations, parts) };
+  });
+  const credit_cents = payments.reduce((s, p) => s + p.credit_cents, 0);
+  return { ...account, calls, payments, credit_cents };
+}
+
+const toCents = (parts: readonly Allocation[]) =>
+  parts.map((a) => ({ call_id: a.call_id, amount_cents: cents(a.amount) }));
+
+function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
+  switch (event.type) {
+    case "RentCallIssued": {
+      const d = event.data;
+      if (account.calls.some((c) => c.call_id === d.call_id)) return account;
+      const total = cents(d.total_amount);
+      const call: AccountCall = {
+        call_id: d.call_id,
+        period_start: d.period_start,
+        period_end: d.period_end,
+        due_date: d.due_date,
+        rent_cents: cents(d.rent_amount),
+        charges_cents: cents(d.charges_amount),
+        total_cents: total,
+        paid_cents: 0,
+        prorated: d.prorated,
+      };
+      const calls = [...account.calls, call].sort(byPeriod);
+      return { ...account, calls, balance_cents: account.balance_cents + total };
+    }
+    case "PaymentRecorded": {
+      const d = event.data;
+      const allocations = toCents(d.allocations);
+      const amount = cents(d.amount);
+      const credit = cents(d.credit);
+      const payment: AccountPayment = {
+        payment_id: d.payment_id,
+        amount_cents: amount,
+        paid_on: d.paid_on,
+        method: d.method,
+        reference: d.reference,
+        payer_lessee_id: d.payer_lessee_id,
+        allocations,
+        credit_cents: credit,
+        cancelled: null,
+      };
+      return {
+        calls: addToCalls(account.calls, allocations, 1),
+        payments: [...account.payments, payment],
+        credit_cents: account.credit_cents + credit,
+        balance_cents: account.balance_cents - amount,
+      };
+    }
+    case "PaymentCancelled": {
+      const d = event.data;
+      const payment = account.payments.find((p) => p.payment_id === d.payment_id);
+      if (!payment || payment.cancelled) return account;
+      // The payment's own current allocations are reversed (the event lists them for readers).
+      const calls = addToCalls(account.calls, payment.allocations, -1);
+      const payments = account.payments.map((p) =>
+        p.payment_id === d.payment_id ? { ...p, credit_cents: 0, cancelled: { reason: d.reason } } : p,
+      );
+      return {
+        calls,
+        payments,
+        credit_cents: account.credit_cents - payment.credit_cents,
+        balance_cents: account.balance_cents + payment.amount_cents,
+      };
+    }
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/** The account after `event`: the event applied, then any credit settled on open calls. */
+export const evolveAccount = (account: LeaseAccount, event: AccountEvent): LeaseAccount =>
+  settleCredit(applyEvent(account, event));
+
+export const foldAccount = (events: readonly AccountEvent[]): LeaseAccount =>
+  events.reduce(evolveAccount, emptyAccount());
+
+/** What is still owed on a call, in cents. */
+export const remainingCents = (call: Pick<AccountCall, "paid_cents" | "total_cents">): number =>
+  Math.max(0, call.total_cents - call.paid_cents);
