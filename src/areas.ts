@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
@@ -11,6 +12,7 @@ import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
+import { messageCommandRoutes } from "./commands/messages/resolve.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import {
@@ -26,7 +28,11 @@ import { typeRoutes } from "./commands/types/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
+import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
+import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
 import type { Projection } from "./platform/projections/projection.ts";
+import type { WorkerLoop } from "./platform/workerLoops.ts";
+import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
@@ -52,6 +58,7 @@ import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
+import { messageQueryRoutes } from "./queries/messages.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
@@ -70,6 +77,8 @@ export interface Area {
   projections: Projection[];
   /** Background jobs (pg-boss): run by the worker role, on their cron and through the Workers routes. */
   jobs?: AreaJob[];
+  /** Steps every worker process runs continuously (the outbox's deliverer, reactions). */
+  loops?: WorkerLoop[];
 }
 
 /**
@@ -187,5 +196,19 @@ export const areas: Area[] = [
     routes: [rentCycleCommandRoutes, rentCycleQueryRoutes],
     projections: [rentCycleProjection],
     jobs: [rentCallsJob, firstRentCallsJob],
+  },
+  // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
+  {
+    name: "amendmentNotices",
+    routes: [],
+    projections: [amendmentNoticesProjection],
+    loops: [amendmentNoticeLoop],
+  },
+  // The outbox (docs/messages.md): status routes, the read model, the deliverer.
+  {
+    name: "messages",
+    routes: [messageCommandRoutes, messageQueryRoutes],
+    projections: [messagesProjection],
+    loops: [outboxLoop],
   },
 ];

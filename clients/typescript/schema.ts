@@ -2400,10 +2400,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/{message_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an UNCERTAIN message: it was delivered, or send it again
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postMessagesByMessageIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Outbound messages and their delivery status, oldest first
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One outbound message and its delivery status
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getMessagesByMessageId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ReminderLevelInput: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumberingInput: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentityInput: {
+            name: string;
+            email: string;
+            address?: string | null;
+        };
+        SaveConfigurationInput: {
+            reminder_levels: components["schemas"]["ReminderLevelInput"][];
+            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
+            sender: components["schemas"]["SenderIdentityInput"];
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
+        SaveTemplateInput: {
+            source: string;
+            /**
+             * @description Read-only: kept by the service; ignored in a request
+             * @enum {string}
+             */
+            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly customised?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly version?: number;
+        };
         NewContactInput: {
             /** @enum {string} */
             category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
@@ -2632,6 +2733,13 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        MessageResolutionInput: {
+            /**
+             * @description DELIVERED: it arrived (checked with the recipient or the provider); RESEND: send it again
+             * @enum {string}
+             */
+            resolution: "DELIVERED" | "RESEND";
+        };
         NewPaymentInput: {
             amount: number;
             /** Format: date */
@@ -2676,43 +2784,6 @@ export interface components {
              */
             estate_id?: string;
         };
-        ReminderLevelInput: {
-            level: number;
-            days_after_due: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-        };
-        ReceiptNumberingInput: {
-            prefix: string;
-            /** @enum {string} */
-            reset: "YEARLY";
-        };
-        SenderIdentityInput: {
-            name: string;
-            email: string;
-            address?: string | null;
-        };
-        SaveConfigurationInput: {
-            reminder_levels: components["schemas"]["ReminderLevelInput"][];
-            receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
-            sender: components["schemas"]["SenderIdentityInput"];
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly customised?: boolean;
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly version?: number;
-        };
-        SaveTemplateInput: {
-            source: string;
-            /**
-             * @description Read-only: kept by the service; ignored in a request
-             * @enum {string}
-             */
-            readonly code?: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly customised?: boolean;
-            /** @description Read-only: kept by the service; ignored in a request */
-            readonly version?: number;
-        };
         /** @description A tenant's OpenID Connect provider */
         IdentityProviderRegistrationInput: {
             /**
@@ -2731,6 +2802,22 @@ export interface components {
             roles_claim?: string;
             /** @description Claim holding the scopes (space-separated string or array); default `scope` */
             scope_claim?: string;
+        };
+        ReminderLevel: {
+            level: number;
+            days_after_due: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+        };
+        ReceiptNumbering: {
+            prefix: string;
+            /** @enum {string} */
+            reset: "YEARLY";
+        };
+        SenderIdentity: {
+            name: string;
+            email: string;
+            address?: string | null;
         };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
@@ -2776,6 +2863,37 @@ export interface components {
             actor_key_id: string | null;
             correlation_id: string | null;
             data: unknown;
+        };
+        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
+        Configuration: {
+            reminder_levels: components["schemas"]["ReminderLevel"][];
+            receipt_numbering: components["schemas"]["ReceiptNumbering"];
+            sender: components["schemas"]["SenderIdentity"];
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        TemplateSummary: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
+        };
+        Template: {
+            /** @enum {string} */
+            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            /** @description The tenant's handlebars source; null: the built-in default applies */
+            source: string | null;
+            /** @description false: nothing saved (or reset), the built-in default applies */
+            customised: boolean;
+            /** @description How many times it was saved or reset (0: never) */
+            version: number;
+            updated_at: string | null;
         };
         Contact: {
             /**
@@ -3266,6 +3384,43 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        MessageRecipient: {
+            email: string;
+            name: string | null;
+        };
+        /** @description An outbound message and its delivery status (docs/messages.md) */
+        Message: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description What kind of message: rent-reminder, amendment-notice, ... */
+            topic: string;
+            /** @enum {string} */
+            channel: "email";
+            to: components["schemas"]["MessageRecipient"][];
+            subject: string;
+            /** @description What the message is about (e.g. kind lease_amendment and its id) */
+            related: {
+                kind: string;
+                id: string;
+            } | null;
+            /**
+             * @description QUEUED, SENDING, DELIVERED, RETRY_SCHEDULED (a transient failure, tried again at next_attempt_at), FAILED (refused for good or out of attempts), UNCERTAIN (its sender stopped after the end of the data: it may have arrived; never resent on its own)
+             * @enum {string}
+             */
+            status: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+            attempts: number;
+            last_error: string | null;
+            next_attempt_at: string | null;
+            provider_message_id: string | null;
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
             /**
@@ -3387,53 +3542,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        ReminderLevel: {
-            level: number;
-            days_after_due: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-        };
-        ReceiptNumbering: {
-            prefix: string;
-            /** @enum {string} */
-            reset: "YEARLY";
-        };
-        SenderIdentity: {
-            name: string;
-            email: string;
-            address?: string | null;
-        };
-        /** @description The tenant's reminder levels (kinds REMINDER, SECOND_REMINDER, FORMAL_NOTICE; never a fee: loi 89-462 art. 4 i and p), receipt numbering and sender identity */
-        Configuration: {
-            reminder_levels: components["schemas"]["ReminderLevel"][];
-            receipt_numbering: components["schemas"]["ReceiptNumbering"];
-            sender: components["schemas"]["SenderIdentity"];
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
-        };
-        TemplateSummary: {
-            /** @enum {string} */
-            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
-        };
-        Template: {
-            /** @enum {string} */
-            code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            /** @description The tenant's handlebars source; null: the built-in default applies */
-            source: string | null;
-            /** @description false: nothing saved (or reset), the built-in default applies */
-            customised: boolean;
-            /** @description How many times it was saved or reset (0: never) */
-            version: number;
-            updated_at: string | null;
         };
         /** @description A tenant's OpenID Connect provider, as registered */
         IdentityProvider: {
@@ -4286,7 +4394,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -10630,6 +10738,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeaseAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMessagesByMessageIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageResolutionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+                topic?: string;
+                related_kind?: string;
+                related_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMessagesByMessageId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -19,6 +19,7 @@ export const STREAM_CATEGORIES = [
   "lessee",
   "lessee_email",
   "media",
+  "message",
   "owner",
   "place",
   "place_rent_regulation",

@@ -27,7 +27,30 @@ const schema = z.object({
   PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** Least time between two fetches of an identity provider's JWKS (docs/security.md, "User tokens"). */
   PMS_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Where the outbox sends email (docs/messages.md): `smtp://user:pass@host:587` or `smtps://…`.
+   * Unset: messages are queued and stay QUEUED, visible, until it is set.
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The sender of messages whose tenant names none: `address` or `Name <address>`. */
+  SMTP_FROM: z
+    .string()
+    .regex(/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, "must be an address or Name <address>")
+    .default("no-reply@pms.invalid"),
+  /** How long a deliverer's claim on a message holds (its send must end within it). */
+  PMS_OUTBOX_CLAIM_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** How often the worker looks for due messages (and other reactions) when nothing wakes it. */
+  PMS_OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
 });
+
+/** SMTP_FROM as an address and an optional display name. */
+export function senderOf(from: string): { email: string; name: string | null } {
+  const named = /^\s*([^<>]*?)\s*<([^<>]+)>\s*$/.exec(from);
+  return named ? { email: named[2], name: named[1] || null } : { email: from.trim(), name: null };
+}
 
 export type Config = z.infer<typeof schema>;
 

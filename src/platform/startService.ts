@@ -17,6 +17,7 @@ import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
 import { startEmbeddedPostgres } from "./startEmbeddedPostgres.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant, listTenants } from "./tenants/tenants.ts";
+import { startWorkerLoops } from "./workerLoops.ts";
 
 export type Role = "api" | "projector" | "worker";
 
@@ -84,7 +85,13 @@ const PROJECTOR_CONNECTIONS = 3;
 /** Opens storage, migrates, and starts the roles asked for in this process. */
 export async function startService(
   config: Config,
-  options: { roles?: Role[]; sql?: Sql; store?: EventStore } = {},
+  options: {
+    roles?: Role[];
+    sql?: Sql;
+    store?: EventStore;
+    /** false: the worker role runs its jobs but not its loops (test apps that count events). */
+    loops?: boolean;
+  } = {},
 ): Promise<Service> {
   const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
   const sql = options.sql ?? (await openDatabase(config));
@@ -101,7 +108,7 @@ async function startOn(
   sql: Sql,
   config: Config,
   roles: Set<Role>,
-  options: { sql?: Sql; store?: EventStore },
+  options: { sql?: Sql; store?: EventStore; loops?: boolean },
 ): Promise<Service> {
   const log = createLogger(config);
   const projections = areas.flatMap((a) => a.projections);
@@ -147,6 +154,14 @@ async function startOn(
     firstRunKey = (await createApiKey(sql, tenant.id, "first-run key", ALL_PERMISSIONS)).key;
   }
 
+  // The worker's loops (docs/architecture.md, "Worker loops"): the outbox's deliverer, reactions.
+  const loops =
+    roles.has("worker") && options.loops !== false
+      ? await startWorkerLoops(
+          areas.flatMap((a) => a.loops ?? []),
+          { sql, store, config, log: logger },
+        )
+      : null;
   const app = roles.has("api")
     ? await buildApp(
         platform,
@@ -162,6 +177,7 @@ async function startOn(
       if (closed) return;
       closed = true;
       await app?.close();
+      await loops?.stop();
       await jobs.stop();
       await runtime.stop();
       if (projectorSql !== sql) await projectorSql.close();

@@ -38,7 +38,15 @@ export interface TestApp {
 let counter = 0;
 
 /** The whole service (API, projectors, jobs) on a fresh database of the given kind. */
-export async function createTestApp(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  /**
+   * `loops`: run the worker loops (the outbox's deliverer, amendment notices). Off by default: they
+   * append messages on their own, which suites counting events around a command must not see.
+   */
+  options: { loops?: boolean } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase(kind);
   const config = loadConfig({
     LOG_LEVEL: "silent",
@@ -47,7 +55,7 @@ export async function createTestApp(kind: DatabaseKind, env: Record<string, stri
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });
-  const service = await startService(config, { sql: db.sql });
+  const service = await startService(config, { sql: db.sql, loops: options.loops ?? false });
   const app = service.app!;
   await app.ready();
   const checkResponse = await responseCheckerOf(app);
