@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../lib/children.ts";
+import { cpuMeter } from "../lib/cpu.ts";
 import { atMost, type Context, type Tenant } from "../lib/context.ts";
 import { load } from "../lib/load.ts";
 import { sleep } from "../lib/stats.ts";
@@ -123,6 +124,9 @@ export async function dpeStep(ctx: Context): Promise<void> {
       `  seeded ${2 * PER_TENANT} diagnosis events in ${seeded} ms; projected in ${caughtUp} ms; ${d} with label D (${pages} pages)`,
     );
 
+    // CPU per request of the service's node process and of PostgreSQL (every backend of the
+    // machine: other work on a shared machine counts too), over the 32-connection run.
+    const meter = cpuMeter(service.child.pid);
     const r = await load({
       url: service.child.url,
       path: "/api/energy-diagnoses?energy_label=D&page=1&limit=100",
@@ -133,6 +137,9 @@ export async function dpeStep(ctx: Context): Promise<void> {
         path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
       }),
     });
+    const used = meter.stop();
+    const served = Math.max(1, r.rps * r.seconds);
+    const cpu = { node: used.node / served, postgres: used.postgres / served };
     // Closed-loop load: latency = connections / throughput (Little's law). One connection shows
     // what a request costs without queueing behind 31 others.
     const single = await load({
@@ -159,6 +166,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
       labelD: d,
       seededMs: seeded,
       projectedMs: caughtUp,
+      cpuMsPerRequest: cpu,
       plans,
     };
     ctx.figures.push(
@@ -169,7 +177,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
         unit: "req/s",
         target: "",
         pass: null,
-        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s`,
+        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s; CPU per request: service node ${cpu.node.toFixed(2)} ms + PostgreSQL ${cpu.postgres.toFixed(2)} ms`,
       },
       {
         step: "7 DPE list",

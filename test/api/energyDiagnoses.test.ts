@@ -523,6 +523,47 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       }
     });
 
+    it("writes each item exactly as GET one does (the page's JSON is PostgreSQL's)", async () => {
+      // Decimals, quotes, a backslash, accents and an emoji in notes, nulls: the list's JSON,
+      // written by PostgreSQL, is byte for byte the items the response schema's serialiser writes.
+      const odd = await create(
+        dpe({
+          place_id: place,
+          energy_consumption: 0.1,
+          ges_emission: 12.3456,
+          heated_area: 19.99,
+          notes: 'Chaudière "gaz" \\ 3/4 été 🔥 <b>',
+        }),
+        tenant,
+      );
+      try {
+        const res = await t.request("GET", `/api/energy-diagnoses?place_id=${place}&limit=1000`, {
+          as: tenant,
+        });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+        const ones = [];
+        for (const item of res.json() as { id: string }[]) {
+          const one = await t.request("GET", `/api/energy-diagnoses/${item.id}`, { as: tenant });
+          ones.push(one.body);
+        }
+        expect(ones.length).toBe(8);
+        expect(res.body).toBe(`[${ones.join(",")}]`);
+        expect(JSON.parse(ones[7])).toMatchObject({
+          id: odd.id,
+          energy_consumption: 0.1,
+          heated_area: 19.99,
+        });
+        const empty = await t.request("GET", "/api/energy-diagnoses?page=50", { as: tenant });
+        expect(empty.body).toBe("[]");
+        expect(empty.headers["x-total-count"]).toBe("10");
+      } finally {
+        expect(
+          (await t.request("DELETE", `/api/energy-diagnoses/${odd.id}`, { as: tenant })).statusCode,
+        ).toBe(204);
+      }
+    });
+
     it("filters by label, place and estate", async () => {
       const idsOf = async (q: string) => {
         const res = await t.request("GET", `/api/energy-diagnoses?${q}`, { as: tenant });

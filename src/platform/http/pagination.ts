@@ -16,6 +16,29 @@ export function sendPage<T>(
   reply: FastifyReply,
   page: { items: T[]; total: number; page: number; limit: number },
 ) {
+  setPageHeaders(request, reply, page);
+  return reply.send(page.items);
+}
+
+/**
+ * sendPage for a page whose JSON array PostgreSQL wrote (`json`, docs/performance.md, "DPE list
+ * at scale"): sent as it is, not parsed into rows and serialised again. The SQL that writes it
+ * must give what the route's response schema would (the route's tests compare).
+ */
+export function sendJsonPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { json: string; total: number; page: number; limit: number },
+) {
+  setPageHeaders(request, reply, page);
+  return reply.header("content-type", "application/json; charset=utf-8").send(page.json);
+}
+
+function setPageHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { total: number; page: number; limit: number },
+) {
   const lastPage = Math.max(1, Math.ceil(page.total / page.limit));
   const base = new URL(request.url, "http://x");
   const link = (p: number, rel: string) => {
@@ -29,7 +52,6 @@ export function sendPage<T>(
   links.push(link(lastPage, "last"));
   reply.header("x-total-count", String(page.total));
   reply.header("link", links.join(", "));
-  return reply.send(page.items);
 }
 
 /** One page of a list already in memory (e.g. a stream's history), with the same headers. */
