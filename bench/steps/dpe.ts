@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../lib/children.ts";
-import { cpuMeter } from "../lib/cpu.ts";
 import { atMost, type Context, type Tenant } from "../lib/context.ts";
+import { cpuMeter } from "../lib/cpu.ts";
 import { load } from "../lib/load.ts";
 import { sleep } from "../lib/stats.ts";
 
@@ -152,6 +152,35 @@ export async function dpeStep(ctx: Context): Promise<void> {
         path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
       }),
     });
+    // The same pages by keyset cursor (`after`, the Link header's rel="next"): the cursor of
+    // every 100th row, precomputed, one at random per request ("" is the first page).
+    const cursors = [
+      "",
+      ...(
+        await client.query(
+          `SELECT c FROM (SELECT (extract(epoch FROM created_at) * 1000000)::bigint || '_' || id AS c,
+                  row_number() OVER (ORDER BY created_at, id) AS n
+             FROM energy_diagnoses WHERE tenant_id = $1 AND energy_label = 'D') r
+           WHERE n % 100 = 0 ORDER BY n`,
+          [mine.id],
+        )
+      ).rows.map((row: { c: string }) => row.c),
+    ];
+    const byCursor = () => ({
+      path: `/api/energy-diagnoses?energy_label=D&limit=100&after=${cursors[Math.floor(Math.random() * cursors.length)]}`,
+    });
+    const keysetMeter = cpuMeter(service.child.pid);
+    const keyset = await load({
+      url: service.child.url,
+      path: "/api/energy-diagnoses?energy_label=D&limit=100&after=",
+      apiKey: mine.key,
+      connections: ctx.connections,
+      seconds: ctx.seconds,
+      next: byCursor,
+    });
+    const keysetUsed = keysetMeter.stop();
+    const keysetServed = Math.max(1, keyset.rps * keyset.seconds);
+    const keysetCpu = { node: keysetUsed.node / keysetServed, postgres: keysetUsed.postgres / keysetServed };
     // The middle page: the deepest an offset goes (later pages are read from the end).
     const plans = await explain(client, mine.id, Math.ceil(pages / 2));
     console.log(
@@ -167,6 +196,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
       seededMs: seeded,
       projectedMs: caughtUp,
       cpuMsPerRequest: cpu,
+      keyset: { load: keyset, cpuMsPerRequest: keysetCpu },
       plans,
     };
     ctx.figures.push(
@@ -187,6 +217,24 @@ export async function dpeStep(ctx: Context): Promise<void> {
         target: "≤ 20 ms",
         pass: atMost(r.p99, 20) && r.non2xx === 0,
         note: `p50 ${r.p50} ms${r.non2xx ? `; non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ""}`,
+      },
+      {
+        step: "7 DPE list",
+        metric: "keyset req/s",
+        value: keyset.rps,
+        unit: "req/s",
+        target: "",
+        pass: null,
+        note: `the same pages by cursor (after=), at random; CPU per request: service node ${keysetCpu.node.toFixed(2)} ms + PostgreSQL ${keysetCpu.postgres.toFixed(2)} ms`,
+      },
+      {
+        step: "7 DPE list",
+        metric: "keyset p99",
+        value: keyset.p99,
+        unit: "ms",
+        target: "≤ 20 ms",
+        pass: atMost(keyset.p99, 20) && keyset.non2xx === 0,
+        note: `p50 ${keyset.p50} ms${keyset.non2xx ? `; non-2xx ${keyset.non2xx} ${JSON.stringify(keyset.statusCodes)}` : ""}`,
       },
       {
         step: "7 DPE list",

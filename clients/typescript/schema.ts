@@ -6073,6 +6073,8 @@ export interface operations {
                 estate_id?: string;
                 energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
                 ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;

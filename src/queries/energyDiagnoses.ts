@@ -6,7 +6,7 @@ import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, sendJsonPage } from "../platform/http/pagination.ts";
+import { offsetOf, sendJsonCursorPage, sendJsonPage } from "../platform/http/pagination.ts";
 import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -129,6 +129,45 @@ CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS}) item`,
   };
 }
 
+/** A row's keyset cursor: its created_at in microseconds since 1970 and its id. */
+const CURSOR = "(extract(epoch FROM d.created_at) * 1000000)::bigint || '_' || d.id";
+
+/**
+ * Keyset paging (`after`): the `limit` rows following the cursor in the list order, read from
+ * the filter's index from there (a deep page costs what the first does), plus one more to tell
+ * whether a next page exists; `next` is the cursor of the page's last row then, else null.
+ * An empty `after` starts at the beginning.
+ */
+export function energyDiagnosisCursorSql(
+  where: string,
+  params: unknown[],
+  countText: string,
+  paging: { after: string; limit: number },
+): Statement {
+  const n = params.length;
+  const limit = `$${n + 1}::int`;
+  const [micros, id] = paging.after === "" ? [null, null] : paging.after.split("_");
+  const from =
+    micros === null
+      ? ""
+      : `AND (created_at, id) > (timestamptz 'epoch' + $${n + 2}::bigint * interval '1 microsecond', $${n + 3}::uuid)`;
+  return {
+    text: `WITH total AS MATERIALIZED (${countText}),
+ids AS (
+  SELECT id, created_at, row_number() OVER (ORDER BY created_at, id) AS n FROM (
+    SELECT id, created_at FROM energy_diagnoses WHERE ${where} ${from}
+    ORDER BY created_at, id LIMIT ${limit} + 1) page
+)
+SELECT (SELECT total FROM total) AS total,
+  coalesce('[' || string_agg(row_to_json(item)::text, ',' ORDER BY p.created_at, p.id)
+    FILTER (WHERE p.n <= ${limit}) || ']', '[]') AS items,
+  CASE WHEN count(*) > ${limit} THEN max(${CURSOR}) FILTER (WHERE p.n = ${limit}) END AS next
+FROM ids p JOIN energy_diagnoses d ON d.id = p.id AND d.tenant_id = $1
+CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS}) item`,
+    params: micros === null ? [...params, paging.limit] : [...params, paging.limit, micros, id],
+  };
+}
+
 /** The number of rows matching `where` (walks the filter's index). */
 const countSql = (where: string) => `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`;
 
@@ -155,13 +194,18 @@ export function listEnergyDiagnosesSql(
     query.place_id === undefined && query.estate_id === undefined
       ? `SELECT coalesce(sum(n), 0)::int AS total FROM energy_diagnosis_counts WHERE ${filter}`
       : countSql(filter);
-  return { count: { text: count, params }, page: energyDiagnosisPageSql(filter, params, count, query) };
+  const page =
+    query.after === undefined
+      ? energyDiagnosisPageSql(filter, params, count, query)
+      : energyDiagnosisCursorSql(filter, params, count, { after: query.after, limit: query.limit });
+  return { count: { text: count, params }, page };
 }
 
-/** A page as sendJsonPage takes it: the JSON array of the items, and the total. */
+/** A page as sendJsonPage takes it: the JSON array of the items, the total, a keyset page's next cursor. */
 export interface JsonPage {
   json: string;
   total: number;
+  next: string | null;
 }
 
 /**
@@ -170,8 +214,14 @@ export interface JsonPage {
  */
 function runPage(sql: Sql, tenantId: string, page: Statement): Promise<JsonPage> {
   return sql.asTenant(tenantId, async (tx) => {
-    const [row] = await tx.query<{ total: number; items: string }>(page.text, page.params, { prepare: true });
-    return { json: row.items, total: Number(row.total) };
+    const [row] = await tx.query<{ total: number; items: string; next?: string | null }>(
+      page.text,
+      page.params,
+      {
+        prepare: true,
+      },
+    );
+    return { json: row.items, total: Number(row.total), next: row.next ?? null };
   });
 }
 
@@ -309,7 +359,9 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
-      const { json, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      const { json, total, next } = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      if (query.after !== undefined)
+        return sendJsonCursorPage(request, reply, { json, total, next, limit: query.limit });
       return sendJsonPage(request, reply, { json, total, page: query.page, limit: query.limit });
     },
   );

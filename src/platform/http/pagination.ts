@@ -34,6 +34,30 @@ export function sendJsonPage(
   return reply.header("content-type", "application/json; charset=utf-8").send(page.json);
 }
 
+/**
+ * A keyset page (`after` cursors): X-Total-Count (all matching rows), and a Link header with
+ * `first` (page 1) and, when more rows follow, `next` (this query with `after=<next>`).
+ */
+export function sendJsonCursorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { json: string; total: number; limit: number; next: string | null },
+) {
+  const base = new URL(request.url, "http://x");
+  base.searchParams.delete("page");
+  base.searchParams.set("limit", String(page.limit));
+  const link = (after: string | null, rel: string) => {
+    if (after === null) base.searchParams.delete("after");
+    else base.searchParams.set("after", after);
+    return `<${base.pathname}${base.search}>; rel="${rel}"`;
+  };
+  const links = [link(null, "first")];
+  if (page.next !== null) links.push(link(page.next, "next"));
+  reply.header("x-total-count", String(page.total));
+  reply.header("link", links.join(", "));
+  return reply.header("content-type", "application/json; charset=utf-8").send(page.json);
+}
+
 function setPageHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
