@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../lib/children.ts";
 import { atMost, type Context, type Tenant } from "../lib/context.ts";
-import { cpuMeter } from "../lib/cpu.ts";
+import { cpuMeter, databaseCpuMeter } from "../lib/cpu.ts";
 import { load } from "../lib/load.ts";
 import { sleep } from "../lib/stats.ts";
 
@@ -54,9 +54,11 @@ async function explain(
   client: pg.Client,
   tenant: string,
   pageNo: number,
-): Promise<{ list: string; count: string }> {
+  after: string,
+): Promise<{ list: string; count: string; keyset: string }> {
   const { listEnergyDiagnosesSql } = await import("../../src/queries/energyDiagnoses.ts");
   const statements = listEnergyDiagnosesSql(tenant, { energy_label: "D", page: pageNo, limit: 100 });
+  const keyset = listEnergyDiagnosesSql(tenant, { energy_label: "D", page: 1, limit: 100, after });
   await client.query("SET ROLE pms_reader");
   await client.query("SELECT set_config('pms.tenant_id', $1, false)", [tenant]);
   const plan = async (statement: { text: string; params: unknown[] }) =>
@@ -66,7 +68,11 @@ async function explain(
   try {
     // Once unmeasured: the first statement on a connection also loads the catalog caches.
     await plan(statements.page);
-    return { list: await plan(statements.page), count: await plan(statements.count) };
+    return {
+      list: await plan(statements.page),
+      count: await plan(statements.count),
+      keyset: await plan(keyset.page),
+    };
   } finally {
     await client.query("RESET ROLE");
   }
@@ -127,6 +133,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
     // CPU per request of the service's node process and of PostgreSQL (every backend of the
     // machine: other work on a shared machine counts too), over the 32-connection run.
     const meter = cpuMeter(service.child.pid);
+    const dbMeter = await databaseCpuMeter(client);
     const r = await load({
       url: service.child.url,
       path: "/api/energy-diagnoses?energy_label=D&page=1&limit=100",
@@ -139,7 +146,11 @@ export async function dpeStep(ctx: Context): Promise<void> {
     });
     const used = meter.stop();
     const served = Math.max(1, r.rps * r.seconds);
-    const cpu = { node: used.node / served, postgres: used.postgres / served };
+    const cpu = {
+      node: used.node / served,
+      postgres: used.postgres / served,
+      database: (await dbMeter.stop()) / served,
+    };
     // Closed-loop load: latency = connections / throughput (Little's law). One connection shows
     // what a request costs without queueing behind 31 others.
     const single = await load({
@@ -170,6 +181,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
       path: `/api/energy-diagnoses?energy_label=D&limit=100&after=${cursors[Math.floor(Math.random() * cursors.length)]}`,
     });
     const keysetMeter = cpuMeter(service.child.pid);
+    const keysetDbMeter = await databaseCpuMeter(client);
     const keyset = await load({
       url: service.child.url,
       path: "/api/energy-diagnoses?energy_label=D&limit=100&after=",
@@ -180,15 +192,21 @@ export async function dpeStep(ctx: Context): Promise<void> {
     });
     const keysetUsed = keysetMeter.stop();
     const keysetServed = Math.max(1, keyset.rps * keyset.seconds);
-    const keysetCpu = { node: keysetUsed.node / keysetServed, postgres: keysetUsed.postgres / keysetServed };
+    const keysetCpu = {
+      node: keysetUsed.node / keysetServed,
+      postgres: keysetUsed.postgres / keysetServed,
+      database: (await keysetDbMeter.stop()) / keysetServed,
+    };
     // The middle page: the deepest an offset goes (later pages are read from the end).
-    const plans = await explain(client, mine.id, Math.ceil(pages / 2));
+    const middle = Math.ceil(pages / 2);
+    const plans = await explain(client, mine.id, middle, cursors[middle - 1]);
     console.log(
       `\n  EXPLAIN (ANALYZE, BUFFERS) list, page ${Math.ceil(pages / 2)} of ${pages}:\n${indent(plans.list)}`,
     );
     console.log(
-      `\n  EXPLAIN (ANALYZE, BUFFERS) count (the route runs it only when a page comes back empty):\n${indent(plans.count)}\n`,
+      `\n  EXPLAIN (ANALYZE, BUFFERS) count (run inside the list's statement):\n${indent(plans.count)}\n`,
     );
+    console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) the same page by cursor:\n${indent(plans.keyset)}\n`);
     ctx.raw.dpe = {
       load: r,
       rowsPerTenant: PER_TENANT,
@@ -207,7 +225,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
         unit: "req/s",
         target: "",
         pass: null,
-        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s; CPU per request: service node ${cpu.node.toFixed(2)} ms + PostgreSQL ${cpu.postgres.toFixed(2)} ms`,
+        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s; CPU per request: service node ${cpu.node.toFixed(2)} ms + the database's backends ${cpu.database.toFixed(2)} ms (all PostgreSQL ${cpu.postgres.toFixed(2)} ms)`,
       },
       {
         step: "7 DPE list",
@@ -225,7 +243,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
         unit: "req/s",
         target: "",
         pass: null,
-        note: `the same pages by cursor (after=), at random; CPU per request: service node ${keysetCpu.node.toFixed(2)} ms + PostgreSQL ${keysetCpu.postgres.toFixed(2)} ms`,
+        note: `the same pages by cursor (after=), at random; CPU per request: service node ${keysetCpu.node.toFixed(2)} ms + the database's backends ${keysetCpu.database.toFixed(2)} ms (all PostgreSQL ${keysetCpu.postgres.toFixed(2)} ms)`,
       },
       {
         step: "7 DPE list",
