@@ -67,7 +67,7 @@ export function cpuMeter(pid: number = process.pid): { stop(): CpuSample } {
  * CPU (ms) of the PostgreSQL backends serving one database, from the start of `start()`: on a
  * machine shared with other work, `cpuMeter`'s PostgreSQL figure counts every backend of the
  * server. Backends are those pg_stat_activity lists for the database at the start and at the
- * end (a pool's connections stay); one that exits in between is not counted.
+ * end (a pool's connections stay); one that exits before the end is not counted.
  */
 export async function databaseCpuMeter(client: {
   query(text: string): Promise<{ rows: { pid: number }[] }>;
@@ -83,7 +83,8 @@ export async function databaseCpuMeter(client: {
     async stop() {
       let total = 0;
       for (const pid of new Set([...before.keys(), ...(await backends())])) {
-        total += cpuMsOf(pid) - (before.get(pid) ?? 0);
+        const now = statOf(pid);
+        if (now) total += now.self - (before.get(pid) ?? 0);
       }
       return total;
     },

@@ -4379,6 +4379,8 @@ export interface operations {
                 q?: string;
                 /** @description Exact city, case-insensitive */
                 city?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -5035,6 +5037,8 @@ export interface operations {
                 category?: "individual" | "company";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -5704,6 +5708,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 room_type_id?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path: {
@@ -8949,6 +8955,8 @@ export interface operations {
                 category?: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;

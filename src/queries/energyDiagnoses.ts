@@ -6,7 +6,16 @@ import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, sendJsonCursorPage, sendJsonPage } from "../platform/http/pagination.ts";
+import {
+  itemColumns,
+  type JsonPage,
+  type ListSource,
+  offsetPageSql,
+  pageSql,
+  runJsonPage,
+  type Statement,
+} from "../platform/http/jsonPage.ts";
+import { sendJsonCursorPage, sendJsonPage } from "../platform/http/pagination.ts";
 import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -59,122 +68,19 @@ export async function readEnergyDiagnosis(
   return row ? { body: toEnergyDiagnosisResponse(row), revision: Number(row.revision) } : null;
 }
 
-/** A statement and its parameters, as `tx.query` takes them. */
-export interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-/** `to_char` pattern rendering a UTC timestamp exactly as `Date.prototype.toISOString` does. */
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
-/** Columns the read model keeps as numeric: written as JSON numbers, as pg's parser gives them. */
-const NUMERIC_COLUMNS = new Set(["energy_consumption", "ges_emission", "heated_area"]);
-
-/**
- * One answer item, as PostgreSQL writes it: the response's columns in order, timestamps as
- * `toISOString` writes them, numerics as float8 (as `parseFloat` reads them), dates YYYY-MM-DD.
- * `row_to_json` of this row is the item fast-json-stringify wrote from the parsed row.
- */
-const ITEM_COLUMNS = RESPONSE_COLUMNS.map((c) =>
-  c === "created_at" || c === "updated_at"
-    ? `to_char(d.${c} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${c}`
-    : NUMERIC_COLUMNS.has(c)
-      ? `d.${c}::float8 AS ${c}`
-      : `d.${c}`,
-).join(", ");
-
-/**
- * The statement of one page of the rows matching `where` (whose parameters are $1..$n, $1 the
- * tenant), in the list order: one row, `total` and `items` (the page as a JSON array, written by
- * PostgreSQL: no row parsed and serialised again in node, docs/performance.md). `countText` is a
- * statement over the same parameters answering the number of matching rows as `total`.
- *
- * Ids first: the offset is skipped inside the filter's index (an index-only scan of
- * `(tenant_id, <filter>, created_at, id)`, no sort), then only the page's rows are read from the
- * table by primary key. Skipping costs one index entry per row skipped, so a page in the second
- * half of the list is taken from the end instead (the same index scanned backward): at most half
- * of the matching entries are walked. The total that picks the direction is computed in the same
- * statement, so the page and the total agree: one snapshot.
- */
-export function energyDiagnosisPageSql(
-  where: string,
-  params: unknown[],
-  countText: string,
-  paging: { page: number; limit: number },
-): Statement {
-  const n = params.length;
-  const limit = `$${n + 1}::int`;
-  const offset = `$${n + 2}::int`;
-  const total = "(SELECT total FROM total)";
-  return {
-    text: `WITH total AS MATERIALIZED (${countText}),
-ids AS (
-  (SELECT id, created_at FROM energy_diagnoses
-   WHERE ${where} AND 2 * ${offset} + ${limit} <= ${total}
-   ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset})
-  UNION ALL
-  -- The outer LIMIT tells the planner the page's size (it cannot estimate a computed one).
-  (SELECT * FROM (SELECT id, created_at FROM energy_diagnoses
-     WHERE ${where} AND 2 * ${offset} + ${limit} > ${total}
-     ORDER BY created_at DESC, id DESC
-     LIMIT greatest(least(${offset} + ${limit}, ${total}) - ${offset}, 0)
-     OFFSET greatest(${total} - ${offset} - ${limit}, 0)) backward LIMIT ${limit})
-)
-SELECT ${total} AS total,
-  coalesce('[' || string_agg(row_to_json(item)::text, ',' ORDER BY p.created_at, p.id) || ']', '[]') AS items
-FROM ids p JOIN energy_diagnoses d ON d.id = p.id AND d.tenant_id = $1
-CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS}) item`,
-    params: [...params, paging.limit, offsetOf(paging)],
-  };
-}
-
-/** A row's keyset cursor: its created_at in microseconds since 1970 and its id. */
-const CURSOR = "(extract(epoch FROM d.created_at) * 1000000)::bigint || '_' || d.id";
-
-/**
- * Keyset paging (`after`): the `limit` rows following the cursor in the list order, read from
- * the filter's index from there (a deep page costs what the first does), plus one more to tell
- * whether a next page exists; `next` is the cursor of the page's last row then, else null.
- * An empty `after` starts at the beginning.
- */
-export function energyDiagnosisCursorSql(
-  where: string,
-  params: unknown[],
-  countText: string,
-  paging: { after: string; limit: number },
-): Statement {
-  const n = params.length;
-  const limit = `$${n + 1}::int`;
-  const [micros, id] = paging.after === "" ? [null, null] : paging.after.split("_");
-  const from =
-    micros === null
-      ? ""
-      : `AND (created_at, id) > (timestamptz 'epoch' + $${n + 2}::bigint * interval '1 microsecond', $${n + 3}::uuid)`;
-  return {
-    text: `WITH total AS MATERIALIZED (${countText}),
-ids AS (
-  SELECT id, created_at, row_number() OVER (ORDER BY created_at, id) AS n FROM (
-    SELECT id, created_at FROM energy_diagnoses WHERE ${where} ${from}
-    ORDER BY created_at, id LIMIT ${limit} + 1) page
-)
-SELECT (SELECT total FROM total) AS total,
-  coalesce('[' || string_agg(row_to_json(item)::text, ',' ORDER BY p.created_at, p.id)
-    FILTER (WHERE p.n <= ${limit}) || ']', '[]') AS items,
-  CASE WHEN count(*) > ${limit} THEN max(${CURSOR}) FILTER (WHERE p.n = ${limit}) END AS next
-FROM ids p JOIN energy_diagnoses d ON d.id = p.id AND d.tenant_id = $1
-CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS}) item`,
-    params: micros === null ? [...params, paging.limit] : [...params, paging.limit, micros, id],
-  };
-}
+/** The list's table and items (docs/performance.md, "Lists at scale"). */
+const SOURCE: ListSource = {
+  table: "energy_diagnoses",
+  item: itemColumns(RESPONSE_COLUMNS, { numeric: ["energy_consumption", "ges_emission", "heated_area"] }),
+};
 
 /** The number of rows matching `where` (walks the filter's index). */
 const countSql = (where: string) => `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`;
 
 /**
- * The two statements of GET /api/energy-diagnoses: `page` (the page and the total) and `count`
- * (the total alone, which `page` runs inside). Exported for the bench, which EXPLAINs exactly
- * what the route runs.
+ * The two statements of GET /api/energy-diagnoses: `page` (the page and the total, jsonPage.ts)
+ * and `count` (the total alone, which `page` runs inside). Exported for the bench, which
+ * EXPLAINs exactly what the route runs.
  */
 export function listEnergyDiagnosesSql(
   tenantId: string,
@@ -194,35 +100,7 @@ export function listEnergyDiagnosesSql(
     query.place_id === undefined && query.estate_id === undefined
       ? `SELECT coalesce(sum(n), 0)::int AS total FROM energy_diagnosis_counts WHERE ${filter}`
       : countSql(filter);
-  const page =
-    query.after === undefined
-      ? energyDiagnosisPageSql(filter, params, count, query)
-      : energyDiagnosisCursorSql(filter, params, count, { after: query.after, limit: query.limit });
-  return { count: { text: count, params }, page };
-}
-
-/** A page as sendJsonPage takes it: the JSON array of the items, the total, a keyset page's next cursor. */
-export interface JsonPage {
-  json: string;
-  total: number;
-  next: string | null;
-}
-
-/**
- * Runs a list's page statement on one reader connection, prepared: its texts are few (one per
- * filter combination), and planning was a fifth of its PostgreSQL time.
- */
-function runPage(sql: Sql, tenantId: string, page: Statement): Promise<JsonPage> {
-  return sql.asTenant(tenantId, async (tx) => {
-    const [row] = await tx.query<{ total: number; items: string; next?: string | null }>(
-      page.text,
-      page.params,
-      {
-        prepare: true,
-      },
-    );
-    return { json: row.items, total: Number(row.total), next: row.next ?? null };
-  });
+  return { count: { text: count, params }, page: pageSql(SOURCE, filter, params, count, query) };
 }
 
 /** One page of the rows matching `where` (params start with the tenant as $1) and their total. */
@@ -233,11 +111,11 @@ function page(
   params: unknown[],
   paging: { page: number; limit: number },
 ): Promise<JsonPage> {
-  return runPage(sql, tenantId, energyDiagnosisPageSql(where, params, countSql(where), paging));
+  return runJsonPage(sql, tenantId, offsetPageSql(SOURCE, where, params, countSql(where), paging));
 }
 
 export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnergyDiagnosesQuery) {
-  return runPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query).page);
+  return runJsonPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query).page);
 }
 
 /** The place of the caller's tenant, or null (the places read model). */

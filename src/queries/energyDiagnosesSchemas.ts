@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
 import { parisDate } from "../platform/formatDates.ts";
+import { afterQuery } from "../platform/http/jsonPage.ts";
 import { pageQuery } from "../platform/http/pagination.ts";
 import { id, isoDate, isStorable, storable, typeError } from "../platform/http/schemas.ts";
 
@@ -87,15 +88,7 @@ export const listEnergyDiagnosesQuery = z.strictObject({
   estate_id: id.optional().describe("Unit-level diagnoses of this estate"),
   energy_label: label.optional(),
   ges_label: label.optional(),
-  after: z
-    .string()
-    .regex(/^$|^-?\d{1,16}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
-      error: 'must be empty or the cursor of a rel="next" link',
-    })
-    .optional()
-    .describe(
-      'Keyset paging: the page after this cursor (empty: the first page); the Link header\'s rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first.',
-    ),
+  after: afterQuery,
 });
 export type ListEnergyDiagnosesQuery = z.output<typeof listEnergyDiagnosesQuery>;
 

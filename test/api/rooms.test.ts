@@ -67,6 +67,49 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
     expect((await t.request("GET", `/api/places/${placeA}/estates/${otherEstate}/rooms`)).json()).toEqual([]);
   });
 
+  it("lists (the kit's list path): items byte for byte as GET one, offset and keyset pages agree", async () => {
+    // Its own estate, so the list holds only these rooms.
+    const own = (
+      await t.request("POST", `/api/places/${placeA}/estates`, {
+        body: { name: "L", estate_type_id: globalTypeIds.estate.apartment, area: 40, fiscal_identifier: "L" },
+      })
+    ).json().id;
+    const path = `/api/places/${placeA}/estates/${own}/rooms`;
+    const made: string[] = [];
+    for (const [i, area] of [0.1, 19.99, null, 1234.5678, 7].entries()) {
+      const body = {
+        name: `Pièce "${i}" \\ é 🔥`,
+        room_type_id: i % 2 ? kitchen : bedroom,
+        area,
+        floor: i - 1,
+      };
+      const res = await t.request("POST", path, { body });
+      expect(res.statusCode, res.body).toBe(201);
+      made.push(res.json().id);
+    }
+    const list = await t.request("GET", path);
+    expect(list.headers["x-total-count"]).toBe("5");
+    const ones = [];
+    for (const id of made) ones.push((await t.request("GET", `${path}/${id}`)).body);
+    expect(list.body).toBe(`[${ones.join(",")}]`);
+    // Offset pages, one from each end (the second half is read backward), and keyset pages.
+    const ids = async (q: string) =>
+      (await t.request("GET", `${path}?${q}`)).json().map((r: { id: string }) => r.id);
+    expect(await ids("page=2&limit=2")).toEqual(made.slice(2, 4));
+    expect(await ids("page=3&limit=2")).toEqual(made.slice(4));
+    const walked: string[] = [];
+    let next: string | null = `${path}?after=&limit=2`;
+    while (next) {
+      const res = await t.request("GET", next);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers["x-total-count"]).toBe("5");
+      walked.push(...res.json().map((r: { id: string }) => r.id));
+      next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link))?.[1] ?? null;
+    }
+    expect(walked).toEqual(made);
+    expect((await t.request("GET", `${path}?after=nope`)).statusCode).toBe(400);
+  });
+
   it("validates (400) and writes nothing on bad input", async () => {
     const before = await eventCount();
     const cases: [object, string][] = [

@@ -106,6 +106,8 @@ export interface Resource<
   columns: string[];
   /** The columns a response shows, in order. */
   responseColumns: string[];
+  /** Response columns the read model keeps as numeric (a list writes them as float8, jsonPage.ts). */
+  numericColumns: string[];
   ddl: string;
   /** Derived from the table and the events: a change rebuilds the read model. */
   version: number;
@@ -196,9 +198,10 @@ export function defineResource<
   const keys = parentKey ? [parentKey] : [];
   const columns = ["tenant_id", "id", ...keys, ...fieldNames, "revision", "created_at", "updated_at"];
   const sqlTypes = declaration.sqlTypes as Record<string, string> | undefined;
+  const sqlTypeOfField = (f: keyof S & string) => sqlTypes?.[f] ?? sqlTypeOf(fields[f] as z.ZodType);
   const columnDdl = fieldNames.map((f) => {
     const schema = fields[f] as z.ZodType;
-    return `  ${f} ${sqlTypes?.[f] ?? sqlTypeOf(schema)}${unwrap(schema).optional ? "" : " NOT NULL"},`;
+    return `  ${f} ${sqlTypeOfField(f)}${unwrap(schema).optional ? "" : " NOT NULL"},`;
   });
   const index = parentKey
     ? `CREATE INDEX ${table}_${parent} ON ${table} (tenant_id, ${parentKey}, created_at, id);`
@@ -239,6 +242,7 @@ ${tenantPolicy(table)}`;
     body,
     columns,
     responseColumns: ["id", ...keys, ...fieldNames, "created_at", "updated_at"],
+    numericColumns: fieldNames.filter((f) => sqlTypeOfField(f).startsWith("numeric")),
     ddl,
     version: Number.parseInt(hash.slice(0, 7), 16),
   };

@@ -5,13 +5,13 @@ import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
 import { setEtag } from "../http/etag.ts";
 import { handleCommand, newResourceId, readHistory } from "../http/handleCommand.ts";
-import { pageQuery, readPage, sendPage, sendSlice } from "../http/pagination.ts";
+import { afterQuery, itemColumns, type ListSource, pageSql, runJsonPage } from "../http/jsonPage.ts";
+import { pageQuery, sendJsonCursorPage, sendJsonPage, sendSlice } from "../http/pagination.ts";
 import { replyWithResource } from "../http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
-import type { Row } from "../projections/projection.ts";
 import { type Facts, notUnderParent, type ResourceCommand, type ResourceState } from "./decider.ts";
-import { pick, readResource, selectOf } from "./read.ts";
+import { readResource } from "./read.ts";
 import type { CreateInput, Resource, ResourceEvent, UpdateInput } from "./resource.ts";
 
 /**
@@ -147,7 +147,13 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
   const listQuery = z.strictObject({
     ...pageQuery,
     ...Object.fromEntries(filters.map(([name, f]) => [name, f.schema])),
+    after: afterQuery,
   });
+  const source: ListSource = {
+    table: resource.table,
+    // In the response schema's order: its serialiser's, which GET one answers with.
+    item: itemColumns(Object.keys(resource.body.shape), { numeric: resource.numericColumns }),
+  };
   const config = { access: access.read };
 
   return async (app: FastifyInstance) => {
@@ -169,7 +175,11 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
         const tenantId = tenantOf(request);
         const params = request.params as Params;
         await options.within?.(request, params);
-        const query = request.query as Record<string, string> & { page: number; limit: number };
+        const query = request.query as Record<string, string> & {
+          page: number;
+          limit: number;
+          after?: string;
+        };
         const where = ["tenant_id = $1"];
         const values: unknown[] = [tenantId];
         const add = (value: unknown, condition: (p: string) => string) => {
@@ -181,17 +191,18 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
           const value = query[name];
           if (value) add(filter.value ? filter.value(value) : value, filter.where);
         }
+        // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale").
+        const filter = where.join(" AND ");
+        const count = `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
+        const { json, total, next } = await runJsonPage(
+          sql,
+          tenantId,
+          pageSql(source, filter, values, count, query),
+        );
         const { page, limit } = query;
-        const { rows, total } = await readPage<Row>(sql, tenantId, {
-          table: resource.table,
-          select: selectOf(resource),
-          where: where.join(" AND "),
-          params: values,
-          page,
-          limit,
-        });
-        const items = rows.map((r) => pick(r, resource.responseColumns));
-        return sendPage(request, reply, { items, total, page, limit });
+        if (query.after !== undefined)
+          return sendJsonCursorPage(request, reply, { json, total, next, limit });
+        return sendJsonPage(request, reply, { json, total, page, limit });
       },
     );
 
