@@ -132,31 +132,3 @@ export async function readPage<R = Record<string, unknown>>(
     return { rows, total };
   });
 }
-
-/**
- * The list filters of people and companies (lessees, owners): exact category, exact email
- * (case-insensitive), and `q` contained in the names, the legal name or the email. strpos, not
- * LIKE: the client's text is matched literally (no % or _ wildcards). Tenant first, as $1.
- */
-export function contactFilter(
-  tenantId: string,
-  query: { category?: string; email?: string; q?: string },
-): { where: string; params: unknown[] } {
-  const where = ["tenant_id = $1"];
-  const params: unknown[] = [tenantId];
-  if (query.category) {
-    params.push(query.category);
-    where.push(`category = $${params.length}`);
-  }
-  if (query.email) {
-    params.push(query.email.toLowerCase());
-    where.push(`lower(email) = $${params.length}`);
-  }
-  if (query.q) {
-    params.push(query.q.toLowerCase());
-    const p = `$${params.length}`;
-    where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
-      OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
-  }
-  return { where: where.join(" AND "), params };
-}

@@ -248,6 +248,24 @@ ${tenantPolicy(table)}`;
   };
 }
 
+/**
+ * The SQL conditions of the filters `query` sets (a value that is not empty), appended to
+ * `where`, their values to `params` (each condition's `$n` the next parameter).
+ */
+export function applyFilters(
+  filters: Record<string, Filter>,
+  query: Record<string, unknown>,
+  where: string[],
+  params: unknown[],
+): void {
+  for (const [name, filter] of Object.entries(filters)) {
+    const value = query[name];
+    if (!value) continue;
+    params.push(filter.value ? filter.value(value as string) : value);
+    where.push(filter.where(`$${params.length}`));
+  }
+}
+
 /** `q`: the text contained (case-insensitive, literally: no wildcards) in any of the SQL expressions. */
 export const contains = (expressions: string[], description: string): Filter => ({
   schema: text(255).optional().describe(description),
@@ -268,7 +286,7 @@ export const equalsIgnoringCase = (column: string, max: number, description: str
   value: (v) => v.toLowerCase(),
 });
 
-/** Searchable like lessees (contactFilter): `q` in the names, legal name or email; exact email. */
+/** People and companies (owners, contacts, lessees): `q` in the names, legal name or email; exact category; exact email. */
 export const contactSearch = (categories: z.ZodType): Record<string, Filter> => ({
   q: contains(
     ["concat_ws(' ', first_name, last_name)", "legal_name", "email"],

@@ -12,7 +12,13 @@ import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } 
 import { uuid } from "../http/schemas.ts";
 import { type Facts, notUnderParent, type ResourceCommand, type ResourceState } from "./decider.ts";
 import { readResource } from "./read.ts";
-import type { CreateInput, Resource, ResourceEvent, UpdateInput } from "./resource.ts";
+import {
+  applyFilters,
+  type CreateInput,
+  type Resource,
+  type ResourceEvent,
+  type UpdateInput,
+} from "./resource.ts";
 
 /**
  * The standard routes of a resource (docs/architecture.md, "How to add an area"): POST, PUT
@@ -182,15 +188,11 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
         };
         const where = ["tenant_id = $1"];
         const values: unknown[] = [tenantId];
-        const add = (value: unknown, condition: (p: string) => string) => {
-          values.push(value);
-          where.push(condition(`$${values.length}`));
-        };
-        if (parentKey) add(params[parentKey], (p) => `${parentKey} = ${p}`);
-        for (const [name, filter] of filters) {
-          const value = query[name];
-          if (value) add(filter.value ? filter.value(value) : value, filter.where);
+        if (parentKey) {
+          values.push(params[parentKey]);
+          where.push(`${parentKey} = $${values.length}`);
         }
+        applyFilters(resource.filters ?? {}, query, where, values);
         // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale").
         const filter = where.join(" AND ");
         const count = `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
