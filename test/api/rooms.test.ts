@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { roomsProjection } from "../../src/projections/rooms.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -108,6 +110,22 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
     }
     expect(walked).toEqual(made);
     expect((await t.request("GET", `${path}?after=nope`)).statusCode).toBe(400);
+    // The total of an unfiltered list is the maintained count (rooms_counts): it follows deletes,
+    // equals the rows per estate, and a rebuild gives the same counts.
+    expect((await t.request("DELETE", `${path}/${made[1]}`)).statusCode).toBe(204);
+    const after = await t.request("GET", path);
+    expect(after.headers["x-total-count"]).toBe("4");
+    expect(after.json().length).toBe(4);
+    const counts = () =>
+      t.sql.query(
+        `SELECT c.parent_id, c.n::int AS n, (SELECT count(*)::int FROM rooms r WHERE r.estate_id = c.parent_id) AS rows
+         FROM rooms_counts c ORDER BY c.parent_id`,
+      );
+    const before = await counts();
+    expect(before.find((c) => c.parent_id === own)?.n).toBe(4);
+    for (const c of before) expect(c.n).toBe(c.rows);
+    await rebuildProjection(t.sql, t.service.platform.store, roomsProjection);
+    expect(await counts()).toEqual(before);
   });
 
   it("validates (400) and writes nothing on bad input", async () => {

@@ -216,7 +216,15 @@ ${keys.map((k) => `  ${k} uuid NOT NULL,\n`).join("")}${columnDdl.join("\n")}
   updated_at timestamptz NOT NULL
 );
 ${index}
-${tenantPolicy(table)}`;
+${tenantPolicy(table)}
+CREATE TABLE ${table}_counts (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  parent_id uuid,
+  n bigint NOT NULL
+);
+CREATE INDEX ${table}_counts_parent ON ${table}_counts (tenant_id, parent_id);
+${tenantPolicy(`${table}_counts`)}`;
   const eventTypes = [declaration.events.created, declaration.events.updated, declaration.events.deleted];
   const hash = createHash("sha256")
     .update(`kit 1\n${ddl}\n${eventTypes.join(",")}`)

@@ -192,10 +192,16 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
           values.push(params[parentKey]);
           where.push(`${parentKey} = $${values.length}`);
         }
+        const keys = where.length;
         applyFilters(resource.filters ?? {}, query, where, values);
-        // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale").
+        // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale");
+        // without a filter the total is the maintained count of the tenant's (parent's) rows.
         const filter = where.join(" AND ");
-        const count = `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
+        const count =
+          where.length === keys
+            ? `SELECT coalesce(sum(n), 0)::int AS total FROM ${resource.table}_counts
+               WHERE tenant_id = $1 AND ${parentKey ? "parent_id = $2" : "parent_id IS NULL"}`
+            : `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
         const { json, total, next } = await runJsonPage(
           sql,
           tenantId,
