@@ -5278,6 +5278,8 @@ export interface operations {
                 q?: string;
                 /** @description Exact city, case-insensitive */
                 city?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -5934,6 +5936,8 @@ export interface operations {
                 category?: "individual" | "company";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -6603,6 +6607,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 room_type_id?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path: {
@@ -6972,6 +6978,8 @@ export interface operations {
                 estate_id?: string;
                 energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
                 ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -9846,6 +9854,8 @@ export interface operations {
                 category?: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
