@@ -2,10 +2,18 @@ import {
   AMENDMENT_STATUS_OF_EVENT,
   LEASE_TERM_FIELDS,
   type LeaseEvent,
+  type LeaseTerms,
   leaseEventTypes,
   STATUS_OF_EVENT,
   statusesAfter,
 } from "../events/leases.ts";
+import {
+  ABSENT_LEASE,
+  evolveLease,
+  isLiveLease,
+  type LeaseView,
+  leaseColumnsOf,
+} from "../events/leaseView.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
@@ -148,70 +156,39 @@ CREATE TABLE lease_documents (
 CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, created_at, id);
 ${tenantPolicy("lease_documents")}`;
 
-/** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
+/** The view a `leases` row holds: its columns; the tenants, amendments and documents are child tables. */
+function viewOfRow(row: Row): LeaseView {
+  const terms = Object.fromEntries(LEASE_TERM_FIELDS.map((f) => [f, row[f]])) as unknown as LeaseTerms;
+  return {
+    ...(row as Pick<LeaseView, "status" | "rent_regulation_compliance_status">),
+    terms,
+    signed_at: row.signed_at as string | null,
+    notice_date: row.notice_date as string | null,
+    notice_end_date: row.notice_end_date as string | null,
+    terminated_at: row.terminated_at as string | null,
+    lessees: {},
+    amendments: {},
+    documents: {},
+  };
+}
+
+/**
+ * The lease row after one event; null deletes it: the lease's one fold (src/events/leaseView.ts)
+ * on the row's columns, stamped with the event's revision (the ETag) and instant.
+ */
 export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEvent>): Row | null {
-  const event = recorded;
-  const stamp = { revision: Number(recorded.stream_revision), updated_at: recorded.metadata.occurred_at };
-  if (event.type === "LeaseCreated") {
-    const { lease_id: _, ...terms } = event.data;
-    return {
-      ...terms,
-      status: "DRAFT",
-      rent_regulation_compliance_status: "UNKNOWN",
-      signed_at: null,
-      notice_date: null,
-      notice_end_date: null,
-      terminated_at: null,
-      created_at: recorded.metadata.occurred_at,
-      ...stamp,
-    };
-  }
-  if (!row) return row;
-  switch (event.type) {
-    case "LeaseUpdated":
-    case "LeaseAmended":
-      return { ...row, ...event.data.changes, ...stamp };
-    case "LeaseDeleted":
-      return null;
-    case "LeaseRenewed":
-      return { ...row, end_date: event.data.end_date, ...stamp };
-    case "LeaseActivated":
-      return { ...row, status: "ACTIVE", signed_at: row.signed_at ?? event.data.effective_date, ...stamp };
-    case "LeaseNoticeGiven":
-      return {
-        ...row,
-        status: "NOTICE",
-        notice_date: event.data.effective_date,
-        notice_end_date: event.data.notice_end_date ?? null,
-        ...stamp,
-      };
-    case "LeaseNoticeWithdrawn":
-      return { ...row, status: "ACTIVE", notice_date: null, notice_end_date: null, ...stamp };
-    case "LeaseTerminated":
-    case "LeaseExpired":
-      return {
-        ...row,
-        status: STATUS_OF_EVENT[event.type],
-        terminated_at: event.data.effective_date,
-        ...stamp,
-      };
-    case "LeaseSentForSignature":
-    case "LeaseReturnedToDraft":
-    case "LeaseFinalisationStarted":
-      return { ...row, status: STATUS_OF_EVENT[event.type], ...stamp };
-    case "LeaseRentChanged":
-      return {
-        ...row,
-        rent_amount: event.data.rent_amount,
-        charges_amount: event.data.charges_amount,
-        ...stamp,
-      };
-    case "LeaseComplianceChecked":
-      return { ...row, rent_regulation_compliance_status: event.data.status, ...stamp };
-    default:
-      // Tenant changes move the lease's revision (its ETag) and updated_at.
-      return { ...row, ...stamp };
-  }
+  const creates = recorded.type === "LeaseCreated";
+  const before = creates || !row ? ABSENT_LEASE : viewOfRow(row);
+  const after = evolveLease(before, recorded);
+  if (!isLiveLease(after)) return null;
+  const at = recorded.metadata.occurred_at;
+  return {
+    ...(creates ? {} : row),
+    ...leaseColumnsOf(after),
+    created_at: creates ? at : row?.created_at,
+    revision: Number(recorded.stream_revision),
+    updated_at: at,
+  };
 }
 
 async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
@@ -370,8 +347,25 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         );
         break;
       }
-      default:
+      // The row's own columns (evolveLeaseRow); no child table changes.
+      case "LeaseCreated":
+      case "LeaseUpdated":
+      case "LeaseSentForSignature":
+      case "LeaseReturnedToDraft":
+      case "LeaseActivated":
+      case "LeaseNoticeGiven":
+      case "LeaseNoticeWithdrawn":
+      case "LeaseFinalisationStarted":
+      case "LeaseTerminated":
+      case "LeaseExpired":
+      case "LeaseRenewed":
+      case "LeaseAmended":
+      case "LeaseComplianceChecked":
         break;
+      default: {
+        const unwritten: never = event;
+        return unwritten;
+      }
     }
   }
 }

@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
-  AMENDMENT_STATUS_OF_EVENT,
   AMENDMENT_STATUSES,
   LEASE_ROLES,
   LEASE_STATUSES,
@@ -12,6 +11,14 @@ import {
   leaseStream,
   RENT_CHANGE_REASONS,
 } from "../events/leases.ts";
+import {
+  ABSENT_LEASE,
+  evolveLease,
+  isLiveLease,
+  type LeaseView,
+  type LeaseViewState,
+  leaseColumnsOf,
+} from "../events/leaseView.ts";
 import { blobKey, blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound, validationError } from "../platform/errors.ts";
@@ -29,7 +36,7 @@ import {
 } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { eventsOf, type Row } from "../platform/projections/projection.ts";
-import { evolveLeaseRow, LEASE_COLUMNS, leasesProjection } from "../projections/leases.ts";
+import { LEASE_COLUMNS } from "../projections/leases.ts";
 import { readEstate } from "./estates.ts";
 import { amendmentChanges, createLeaseSchema, date, documentFields, rentSchema } from "./leasesSchemas.ts";
 import { type Found, pick } from "./places.ts";
@@ -179,12 +186,15 @@ export async function readLease(sql: Sql, tenantId: string, id: string): Promise
 
 /**
  * The lease as its read model holds it once the projector has applied `events` (the whole lease
- * stream, in order): the projection's own fold, so a command answers
- * without reading the row back (docs/performance.md, "Lease status changes").
+ * stream, in order): the same fold, so a command answers without reading the row back
+ * (docs/performance.md, "Lease status changes").
  */
 export function leaseFromEvents(events: readonly RecordedEvent[]): Found | null {
-  const row = leasesProjection.fold(events);
-  return row ? { body: toLease(row), revision: Number(row.revision) } : null;
+  const replay = emptyReplay();
+  for (const e of eventsOf<LeaseEvent>(events, leaseEventTypes)) replayLeaseEvent(replay, e);
+  const first = events[0]?.data as { lease_id?: string } | undefined;
+  const found = first?.lease_id ? replayedLease(replay, first.lease_id) : null;
+  return found && { body: found.body, revision: found.revision };
 }
 
 /** One row of a lease's child table (tenants, amendments), with the lease's revision as its ETag. */
@@ -294,13 +304,14 @@ async function listLeases(sql: Sql, tenantId: string, q: ListQuery) {
 }
 
 /**
- * A lease replayed from its events for `as_of`: the read-model row, its tenants and amendments
- * then. JSON-safe (object keys keep insertion order), so it is also what a snapshot stores.
+ * A lease replayed from its events (`as_of`, snapshots, command answers): the lease's one fold
+ * (src/events/leaseView.ts) and the stamps its row carries. JSON-safe (object keys keep
+ * insertion order), so it is also what a snapshot stores.
  */
 export interface LeaseReplay {
-  row: Row | null;
-  lessees: Record<string, Row>;
-  amendments: Record<string, Row>;
+  lease: LeaseViewState;
+  created_at: string | null;
+  updated_at: string | null;
   /** The last revision folded in; -1 for none. */
   revision: number;
   /** The latest occurred_at folded in (concurrent commands may commit slightly out of time order). */
@@ -308,45 +319,31 @@ export interface LeaseReplay {
 }
 
 export const emptyReplay = (): LeaseReplay => ({
-  row: null,
-  lessees: {},
-  amendments: {},
+  lease: ABSENT_LEASE,
+  created_at: null,
+  updated_at: null,
   revision: -1,
   max_occurred_at: null,
 });
 
 /** Folds one event into `replay` (in place). */
 export function replayLeaseEvent(replay: LeaseReplay, e: RecordedEvent<LeaseEvent>): LeaseReplay {
-  replay.row = evolveLeaseRow(replay.row, e);
-  replay.revision = Number(e.stream_revision);
+  replay.lease = evolveLease(replay.lease, e);
   const at = e.metadata.occurred_at;
+  if (e.type === "LeaseCreated") replay.created_at = at;
+  replay.updated_at = at;
+  replay.revision = Number(e.stream_revision);
   if (replay.max_occurred_at === null || Date.parse(at) > Date.parse(replay.max_occurred_at))
     replay.max_occurred_at = at;
-  const d = e.data as Row;
-  const { lessees, amendments } = replay;
-  if (e.type === "LeaseLesseeAdded")
-    lessees[String(d.lessee_id)] = {
-      id: d.association_id,
-      lessee_id: d.lessee_id,
-      role: d.role,
-      start_date: d.start_date,
-      end_date: d.end_date,
-      ended: false,
-    };
-  else if (e.type === "LeaseLesseeUpdated")
-    Object.assign(lessees[String(d.lessee_id)] ?? {}, d.changes as Row);
-  else if (e.type === "LeaseLesseeEnded")
-    Object.assign(lessees[String(d.lessee_id)] ?? {}, { end_date: d.end_date, ended: true });
-  else if (e.type === "LeaseLesseeRemoved") delete lessees[String(d.lessee_id)];
-  else if (e.type === "LeaseAmendmentDrafted") {
-    const { lease_id: _, amendment_id, ...fields } = d;
-    amendments[String(amendment_id)] = { id: amendment_id, ...fields, status: "DRAFT" };
-  } else if (e.type === "LeaseAmendmentRevised")
-    Object.assign(amendments[String(d.amendment_id)] ?? {}, d.changes as Row);
-  else if (e.type === "LeaseAmendmentDeleted") delete amendments[String(d.amendment_id)];
-  else if (e.type in AMENDMENT_STATUS_OF_EVENT)
-    Object.assign(amendments[String(d.amendment_id)] ?? {}, { status: AMENDMENT_STATUS_OF_EVENT[e.type] });
   return replay;
+}
+
+/** The lease `replay` holds, as the API shows it (and the read model holds it); null when none. */
+function replayedLease(replay: LeaseReplay, id: string): (Found & { lease: LeaseView }) | null {
+  const { lease } = replay;
+  if (!isLiveLease(lease)) return null;
+  const row = { ...leaseColumnsOf(lease), id, created_at: replay.created_at, updated_at: replay.updated_at };
+  return { body: toLease(row), revision: replay.revision, lease };
 }
 
 /**
@@ -356,7 +353,7 @@ export function replayLeaseEvent(replay: LeaseReplay, e: RecordedEvent<LeaseEven
  * replay changes: older snapshots are then ignored.
  */
 export const LEASE_SNAPSHOT_EVERY = 100;
-export const LEASE_SNAPSHOT_VERSION = 2;
+export const LEASE_SNAPSHOT_VERSION = 3;
 
 /** The latest snapshot of the lease whose events all occurred at or before `at` (any, when null). */
 export async function readLeaseSnapshot(
@@ -396,15 +393,16 @@ async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string,
     if (Date.parse(e.metadata.occurred_at) > at) break;
     replayLeaseEvent(replay, e);
   }
-  const { row } = replay;
-  if (replay.revision < 0 || !row) throw notFound("Lease", `${id} as of ${asOf}`);
+  const found = replayedLease(replay, id);
+  if (!found) throw notFound("Lease", `${id} as of ${asOf}`);
+  const { lessees, amendments } = found.lease;
   return {
     body: {
-      ...toLease({ ...row, id }),
-      lessees: Object.values(replay.lessees),
-      amendments: Object.values(replay.amendments),
+      ...found.body,
+      lessees: Object.values(lessees).map(({ association_id, ...a }) => ({ id: association_id, ...a })),
+      amendments: Object.entries(amendments).map(([amendment_id, a]) => ({ id: amendment_id, ...a })),
     },
-    revision: Number(row.revision),
+    revision: found.revision,
   };
 }
 

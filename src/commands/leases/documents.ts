@@ -27,7 +27,8 @@ import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
 import { documentFields } from "../../queries/leasesSchemas.ts";
-import { handleLease } from "./routes.ts";
+import { documentChangesOf } from "./bodies.ts";
+import { handleLease } from "./handleLease.ts";
 import { updateDocumentSchema } from "./schemas.ts";
 
 /** Lease documents (DESIGN.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
@@ -166,7 +167,7 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
         type: "UpdateLeaseDocument",
         lease_id,
         document_id,
-        input: request.body,
+        changes: documentChangesOf(request.body),
       }));
       return replyWithResource(request, reply, 200, {
         id: document_id,
