@@ -1522,7 +1522,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Amendments of a lease, oldest first
+         * Amendments of a lease, oldest first, each with its documents
          * @description Needs a tenant API key with the LeasesRead permission.
          */
         get: operations["getLeasesByLeaseIdAmendments"];
@@ -1548,7 +1548,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One amendment of a lease
+         * One amendment of a lease, with its documents
          * @description Needs a tenant API key with the LeasesRead permission.
          */
         get: operations["getLeasesByLeaseIdAmendmentsByAmendmentId"];
@@ -1602,7 +1602,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Documents of a lease, oldest first
+         * Documents of a lease, oldest first; with amendment_id, those of that amendment
          * @description Needs a tenant API key with the LeasesRead permission.
          */
         get: operations["getLeasesByLeaseIdDocuments"];
@@ -2625,6 +2625,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A lease document's metadata; the bytes are at .../file */
+        LeaseDocument: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description The amendment the document belongs to; null: the lease's own */
+            amendment_id: string | null;
+            document_type: string;
+            description: string | null;
+            filename: string;
+            content_type: string;
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         LeaseAmendment: {
             /**
              * Format: uuid
@@ -2650,29 +2675,8 @@ export interface components {
             /** @enum {string} */
             status: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
             status_reason: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A lease document's metadata; the bytes are at .../file */
-        LeaseDocument: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            document_type: string;
-            description: string | null;
-            filename: string;
-            content_type: string;
-            size: number;
-            sha256: string;
+            /** @description The documents attached to the amendment, oldest first */
+            documents: components["schemas"]["LeaseDocument"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8211,7 +8215,9 @@ export interface operations {
     };
     getLeasesByLeaseIdDocuments: {
         parameters: {
-            query?: never;
+            query?: {
+                amendment_id?: string;
+            };
             header?: never;
             path: {
                 lease_id: string;
@@ -8256,6 +8262,11 @@ export interface operations {
                 "multipart/form-data": {
                     document_type: string;
                     description?: string | null;
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    amendment_id?: string;
                     /** Format: binary */
                     file: string;
                 };
@@ -8352,6 +8363,8 @@ export interface operations {
                      * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
                      */
                     readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly amendment_id?: string | null;
                     /** @description Read-only: kept by the service; ignored in a request */
                     readonly filename?: string;
                     /** @description Read-only: kept by the service; ignored in a request */

@@ -143,6 +143,7 @@ CREATE TABLE lease_documents (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
   lease_id uuid NOT NULL,
+  amendment_id uuid,
   document_type text NOT NULL,
   description text,
   filename text NOT NULL,
@@ -154,6 +155,7 @@ CREATE TABLE lease_documents (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, created_at, id);
+CREATE INDEX lease_documents_amendment ON lease_documents (tenant_id, lease_id, amendment_id) WHERE amendment_id IS NOT NULL;
 ${tenantPolicy("lease_documents")}`;
 
 /** The view a `leases` row holds: its columns; the tenants, amendments and documents are child tables. */
@@ -282,8 +284,8 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
         const { lease_id, document_id, ...d } = event.data;
         await write(
           `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
-             size, sha256, blob_key, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
+             size, sha256, blob_key, created_at, updated_at, amendment_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) ON CONFLICT (id) DO NOTHING`,
           [
             tenant,
             document_id,
@@ -296,6 +298,8 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
             d.sha256,
             d.blob_key,
             at,
+            // Documents recorded before amendments had any carry none: the lease's own.
+            d.amendment_id ?? null,
           ],
         );
         break;
@@ -372,7 +376,8 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
 
 export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
   name: "leases",
-  version: 1,
+  // 2: lease_documents.amendment_id (issue 24).
+  version: 2,
   table: "leases",
   extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"],
   columns: LEASE_COLUMNS,

@@ -651,6 +651,33 @@ describe("documents", () => {
     spec.given([]).when({ type: "AddLeaseDocument", lease_id, document: doc }).thenRefuses(404, /Lease/);
   });
 
+  it("attaches a document to one of the lease's amendments only; one recorded before amendments had documents is the lease's own", () => {
+    const drafted: LeaseEvent = {
+      type: "LeaseAmendmentDrafted",
+      data: { lease_id, amendment_id, title: "A", effective_date: "2025-06-01", changes: {}, reason: null },
+    };
+    const attached = { ...doc, amendment_id };
+    spec
+      .given([...active, drafted])
+      .when({ type: "AddLeaseDocument", lease_id, document: attached })
+      .then([{ type: "LeaseDocumentAdded", data: attached }]);
+    spec
+      .given(active)
+      .when({ type: "AddLeaseDocument", lease_id, document: attached })
+      .thenRefuses(400, /Invalid lease document/, ["amendment_id"]);
+    const state = live(
+      spec.given([...active, drafted, addedDoc, { type: "LeaseDocumentAdded", data: attached }]).state,
+    );
+    expect(state.documents[document_id].amendment_id).toBe(amendment_id);
+    expect(live(spec.given([...active, addedDoc]).state).documents[document_id]).not.toHaveProperty(
+      "amendment_id",
+    );
+    spec
+      .given([...active, drafted, { type: "LeaseDocumentAdded", data: attached }])
+      .when({ type: "DeleteAmendment", lease_id, amendment_id })
+      .thenRefuses(409, /has documents/);
+  });
+
   it("updates only what differs, from the folded document", () => {
     const renamed: LeaseEvent = {
       type: "LeaseDocumentUpdated",

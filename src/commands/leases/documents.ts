@@ -25,6 +25,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { uuid } from "../../platform/http/schemas.ts";
 import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
 import { documentFields } from "../../queries/leasesSchemas.ts";
 import { documentChangesOf } from "./bodies.ts";
@@ -34,7 +35,9 @@ import { updateDocumentSchema } from "./schemas.ts";
 /** Lease documents (DESIGN.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
 
 const tags = ["Leases"];
-const fieldsSchema = z.strictObject(documentFields);
+/** The upload's fields; `amendment_id` attaches the document to one of the lease's amendments (issue 24). */
+const fieldsSchema = z.strictObject({ ...documentFields, amendment_id: uuid().optional() });
+const FIELD_NAMES = new Set(Object.keys(fieldsSchema.shape));
 
 interface Upload {
   fields: Record<string, string>;
@@ -71,7 +74,7 @@ async function readUpload(request: FastifyRequest, blobs: BlobStore, key: string
         if (!decision.ok) throw unsupportedMediaType(decision.message);
         const stored = await blobs.putBlobStream(key, chunks, { content_type: decision.content_type });
         file = { stored, filename: part.filename };
-      } else if (part.fieldname === "document_type" || part.fieldname === "description") {
+      } else if (FIELD_NAMES.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value);
       } else details.push({ field: part.fieldname, message: "Unknown field" });
     }
@@ -133,6 +136,8 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
           size: stored.size,
           sha256: stored.sha256,
           blob_key: key,
+          // Absent, not null, when none: the event keeps the shape documents had before amendments.
+          ...(upload.fields.amendment_id ? { amendment_id: upload.fields.amendment_id.toLowerCase() } : {}),
         },
       })).catch(async (error: unknown) => {
         // Only bytes no event can reference go: a write whose outcome is unknown may have committed.
