@@ -198,6 +198,16 @@ export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseView
   }
 }
 
+/** The status columns the view gives besides the terms, in the read model's and the answers' order. */
+export const LEASE_STATUS_COLUMNS = [
+  "status",
+  "rent_regulation_compliance_status",
+  "signed_at",
+  "notice_date",
+  "notice_end_date",
+  "terminated_at",
+] as const satisfies readonly (keyof LeaseView)[];
+
 /** The columns of the `leases` read model the view gives (src/projections/leases.ts adds its stamps). */
 export function leaseColumnsOf(lease: LeaseView) {
   return {

@@ -1,15 +1,27 @@
 import { z } from "zod";
-import { AMENDMENT_STATUSES, LEASE_ROLES, LEASE_STATUSES, RENT_CHANGE_REASONS } from "../events/leases.ts";
+import {
+  AMENDMENT_STATUSES,
+  LEASE_ROLES,
+  LEASE_STATUSES,
+  LEASE_TERM_FIELDS,
+  RENT_CHANGE_REASONS,
+} from "../events/leases.ts";
+import { LEASE_STATUS_COLUMNS } from "../events/leaseView.ts";
 import { timestamp as instant, rowShape } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
-import { LEASE_COLUMNS } from "../projections/leases.ts";
 import { amendmentChanges, createLeaseSchema, date, documentFields, rentSchema } from "./leasesSchemas.ts";
 import { pick } from "./places.ts";
 
 /** What the Leases area's answers show: the columns picked from the read models and their schemas. */
 
-const LEASE_RESPONSE = LEASE_COLUMNS.filter((c) => c !== "tenant_id" && c !== "revision");
+const LEASE_RESPONSE = [
+  "id",
+  ...LEASE_TERM_FIELDS,
+  ...LEASE_STATUS_COLUMNS,
+  "created_at",
+  "updated_at",
+] as const;
 export const ASSOCIATION_RESPONSE = [
   "id",
   "lease_id",
