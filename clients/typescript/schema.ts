@@ -1608,7 +1608,7 @@ export interface paths {
         get: operations["getLeasesByLeaseIdDocuments"];
         put?: never;
         /**
-         * Upload a lease document (multipart: document_type, description, file; 20 MiB)
+         * Upload a lease document (multipart: document_type, description, amendment_id, file; 20 MiB)
          * @description Needs a tenant API key with the LeasesWrite permission.
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.

@@ -60,8 +60,8 @@ function checkAsOf(asOf: string | undefined) {
     throw validationError("Invalid query", [{ field: "as_of", message: "Must be an ISO 8601 timestamp" }]);
 }
 
-/** The lease lists, one lease (now or `as_of`), its history. */
-function leaseRoutes(app: FastifyInstance) {
+/** The lease lists: the tenant's (with filters), an estate's. */
+function listRoutes(app: FastifyInstance) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
   api.get(
@@ -92,6 +92,12 @@ function leaseRoutes(app: FastifyInstance) {
       return sendPage(request, reply, await listLeases(sql, tenantId, { ...request.query, estate_id }));
     },
   );
+}
+
+/** One lease, now or `as_of`, and its history. */
+function leaseRoutes(app: FastifyInstance) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
   api.get(
     "/api/leases/:lease_id",
     {
@@ -297,6 +303,7 @@ function rentHistoryRoute(app: FastifyInstance) {
 }
 
 export async function leaseQueryRoutes(app: FastifyInstance): Promise<void> {
+  listRoutes(app);
   leaseRoutes(app);
   tenantRoutes(app);
   amendmentRoutes(app);

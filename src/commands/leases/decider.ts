@@ -1,6 +1,7 @@
 import type { LeaseEvent } from "../../events/leases.ts";
 import { ABSENT_LEASE, evolveLease } from "../../events/leaseView.ts";
 import type { Decider } from "../../platform/decider.ts";
+import { type AmendmentStatusCommand, decideAmendmentStatus } from "./decide/amendmentStatus.ts";
 import { type AmendmentsCommand, decideAmendments } from "./decide/amendments.ts";
 import { type DocumentsCommand, decideDocuments } from "./decide/documents.ts";
 import { decideRent, type RentCommand } from "./decide/rent.ts";
@@ -24,6 +25,7 @@ export type LeaseCommand =
   | StatusCommand
   | TenantsCommand
   | AmendmentsCommand
+  | AmendmentStatusCommand
   | RentCommand
   | DocumentsCommand;
 
@@ -47,8 +49,9 @@ export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
       case "DraftAmendment":
       case "ReviseAmendment":
       case "DeleteAmendment":
-      case "ChangeAmendmentStatus":
         return decideAmendments(command, state);
+      case "ChangeAmendmentStatus":
+        return decideAmendmentStatus(command, state);
       case "ChangeRent":
         return decideRent(command, state);
       case "AddLeaseDocument":

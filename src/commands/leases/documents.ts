@@ -95,16 +95,32 @@ async function readUpload(request: FastifyRequest, blobs: BlobStore, key: string
   }
 }
 
-export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { sql } = app.platform;
+/** The upload as the document the decider adds (its fields trimmed, its name cleaned). */
+function uploadedDocument(upload: Upload, ids: { lease_id: string; document_id: string }, key: string) {
+  const { stored, fields } = upload;
+  return {
+    ...ids,
+    document_type: fields.document_type.trim(),
+    description: fields.description?.trim() || null,
+    filename: cleanFilename(upload.filename, stored.content_type as MediaContentType),
+    content_type: stored.content_type,
+    size: stored.size,
+    sha256: stored.sha256,
+    blob_key: key,
+    // Absent, not null, when none: the event keeps the shape documents had before amendments.
+    ...(fields.amendment_id ? { amendment_id: fields.amendment_id.toLowerCase() } : {}),
+  };
+}
 
-  api.post(
+function uploadRoute(app: FastifyInstance) {
+  const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().post(
     "/api/leases/:lease_id/documents",
     {
       schema: {
         tags,
-        summary: "Upload a lease document (multipart: document_type, description, file; 20 MiB)",
+        summary:
+          "Upload a lease document (multipart: document_type, description, amendment_id, file; 20 MiB)",
         ...uploadBody(fieldsSchema),
         params: leaseParams,
         response: createdAnswers(documentBody),
@@ -122,23 +138,11 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       if (!first || first.metadata.tenant_id !== tenantId) throw notFound("Lease", lease_id);
       // Bytes first, then the event: a refused or failed append removes the unreferenced bytes.
       const upload = await readUpload(request, blobs, key);
-      const { stored } = upload;
+      const document = uploadedDocument(upload, { lease_id, document_id }, key);
       const result = await handleLease(request, lease_id, () => ({
         type: "AddLeaseDocument",
         lease_id,
-        document: {
-          lease_id,
-          document_id,
-          document_type: upload.fields.document_type.trim(),
-          description: upload.fields.description?.trim() || null,
-          filename: cleanFilename(upload.filename, stored.content_type as MediaContentType),
-          content_type: stored.content_type,
-          size: stored.size,
-          sha256: stored.sha256,
-          blob_key: key,
-          // Absent, not null, when none: the event keeps the shape documents had before amendments.
-          ...(upload.fields.amendment_id ? { amendment_id: upload.fields.amendment_id.toLowerCase() } : {}),
-        },
+        document,
       })).catch(async (error: unknown) => {
         // Only bytes no event can reference go: a write whose outcome is unknown may have committed.
         if (error instanceof ApiError || certainlyUnwritten(error))
@@ -153,8 +157,10 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       });
     },
   );
+}
 
-  api.put(
+function updateRoute(app: FastifyInstance) {
+  app.withTypeProvider<ZodTypeProvider>().put(
     "/api/leases/:lease_id/documents/:document_id",
     {
       schema: {
@@ -177,12 +183,14 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 200, {
         id: document_id,
         ...result,
-        read: () => readDocument(sql, tenantOf(request), lease_id, document_id),
+        read: () => readDocument(app.platform.sql, tenantOf(request), lease_id, document_id),
       });
     },
   );
+}
 
-  api.delete(
+function deleteRoute(app: FastifyInstance) {
+  app.withTypeProvider<ZodTypeProvider>().delete(
     "/api/leases/:lease_id/documents/:document_id",
     {
       schema: {
@@ -203,4 +211,10 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 204, { id: document_id, position: result.position });
     },
   );
+}
+
+export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
+  uploadRoute(app);
+  updateRoute(app);
+  deleteRoute(app);
 }
