@@ -2,6 +2,7 @@ import {
   AMENDMENT_STATUS_OF_EVENT,
   type AmendmentFields,
   type AmendmentStatus,
+  LEASE_TERM_FIELDS,
   type LeaseEvent,
   type LeaseRole,
   type LeaseStatus,
@@ -69,8 +70,15 @@ function without<T>(record: Record<string, T>, id: string): Record<string, T> {
   return rest;
 }
 
+/** The terms an event carries, field by field: only the terms, whatever else its data holds. */
+function termsOf(data: LeaseTerms): LeaseTerms {
+  const terms: Record<string, unknown> = {};
+  for (const f of LEASE_TERM_FIELDS) terms[f] = data[f];
+  return terms as unknown as LeaseTerms;
+}
+
 function created(event: Extract<LeaseEvent, { type: "LeaseCreated" }>): LeaseView {
-  const { lease_id: _, ...terms } = event.data;
+  const terms = termsOf(event.data);
   return {
     status: "DRAFT",
     terms,
