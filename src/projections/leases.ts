@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
 import {
   AMENDMENT_STATUS_OF_EVENT,
   LEASE_TERM_FIELDS,
@@ -25,6 +27,7 @@ import {
   statementStamp,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
+import { createLeaseSchema } from "../queries/leasesSchemas.ts";
 
 /**
  * The leases read models:
@@ -46,31 +49,46 @@ export const LEASE_COLUMNS = [
   "updated_at",
 ] as const;
 
+/** Unwraps optional, nullable: the type of the value and whether it may be absent. */
+function unwrapped(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
+  let inner = schema;
+  let optional = false;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) {
+    optional = true;
+    inner = inner.unwrap() as z.ZodType;
+  }
+  return { inner, optional };
+}
+
+/** A term's column from the schema a create takes it with: uuid, date, text, integer, numeric or jsonb. */
+function termColumn(field: (typeof LEASE_TERM_FIELDS)[number]): string {
+  const { inner, optional } = unwrapped(createLeaseSchema.shape[field]);
+  const format = (inner as { format?: string | null }).format;
+  const type =
+    inner.def.type === "number"
+      ? format === "safeint"
+        ? "integer"
+        : "numeric"
+      : inner.def.type === "record"
+        ? "jsonb"
+        : format === "guid"
+          ? "uuid"
+          : format === "date"
+            ? "date"
+            : "text";
+  return `  ${field} ${type}${optional ? "" : " NOT NULL"},`;
+}
+
+/** The terms' columns follow LEASE_TERM_FIELDS and the create schema: a new term needs no DDL here. */
+const termColumns = LEASE_TERM_FIELDS.map(termColumn).join("\n");
+
 const schema = `
 CREATE TABLE leases (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
-  estate_id uuid NOT NULL,
-  lease_type text NOT NULL,
-  usage_type text,
-  start_date date NOT NULL,
-  end_date date,
-  duration_months integer,
-  rent_amount numeric NOT NULL,
-  charges_amount numeric,
-  charge_settlement_mode text,
-  deposit_amount numeric,
-  rent_frequency text,
-  payment_terms text,
-  payment_method text,
-  payment_day integer,
-  revision_index_type text,
-  revision_reference_quarter text,
-  revision_reference_value numeric,
+${termColumns}
   status text NOT NULL,
   rent_regulation_compliance_status text NOT NULL,
-  special_conditions text,
-  custom_fields jsonb,
   signed_at date,
   notice_date date,
   notice_end_date date,
@@ -443,8 +461,14 @@ async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
 
 export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
   name: "leases",
-  // 2: lease_documents.amendment_id (issue 24).
-  version: 2,
+  // The table's text is in it: a new term (or column) is a new version, rebuilt from the log.
+  version: Number.parseInt(
+    createHash("sha256")
+      .update(`leases 2 (2: lease_documents.amendment_id)\n${schema}`)
+      .digest("hex")
+      .slice(0, 7),
+    16,
+  ),
   table: "leases",
   extraTables: CHILD_TABLES,
   columns: LEASE_COLUMNS,

@@ -1,4 +1,5 @@
-import { type LeaseEvent, leaseEventTypes, leaseStream } from "../events/leases.ts";
+import { createHash } from "node:crypto";
+import { LEASE_TERM_FIELDS, type LeaseEvent, leaseEventTypes, leaseStream } from "../events/leases.ts";
 import {
   ABSENT_LEASE,
   evolveLease,
@@ -81,7 +82,14 @@ function replayedLease(replay: LeaseReplay, id: string): (Found & { lease: Lease
  * replay changes: older snapshots are then ignored.
  */
 export const LEASE_SNAPSHOT_EVERY = 100;
-export const LEASE_SNAPSHOT_VERSION = 3;
+/** The replay's revision (3: the one fold) and its terms: a new term makes older snapshots ignored. */
+export const LEASE_SNAPSHOT_VERSION = Number.parseInt(
+  createHash("sha256")
+    .update(`3\n${LEASE_TERM_FIELDS.join(",")}`)
+    .digest("hex")
+    .slice(0, 7),
+  16,
+);
 
 /** The latest snapshot of the lease whose events all occurred at or before `at` (any, when null). */
 export async function readLeaseSnapshot(
