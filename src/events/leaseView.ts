@@ -99,17 +99,20 @@ function addedDocument(event: Extract<LeaseEvent, { type: "LeaseDocumentAdded" }
   return amendment_id ? { document_type, description, amendment_id } : { document_type, description };
 }
 
-/** The lease after one event: exhaustive, so a new event type must be folded here first. */
-export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseViewState {
-  if (event.type === "LeaseCreated") return created(event);
-  if (!isLiveLease(state)) return state;
-  const lease = state;
+type Of<T extends LeaseEvent["type"]> = Extract<LeaseEvent, { type: T }>;
+type StatusEvent =
+  | "LeaseSentForSignature"
+  | "LeaseReturnedToDraft"
+  | "LeaseActivated"
+  | "LeaseNoticeGiven"
+  | "LeaseNoticeWithdrawn"
+  | "LeaseFinalisationStarted"
+  | "LeaseTerminated"
+  | "LeaseExpired";
+
+/** A status event: the status and the dates the read model shows with it. */
+function withStatus(lease: LeaseView, event: Of<StatusEvent>): LeaseView {
   switch (event.type) {
-    case "LeaseUpdated":
-    case "LeaseAmended":
-      return { ...lease, terms: { ...lease.terms, ...event.data.changes } };
-    case "LeaseDeleted":
-      return { status: "deleted" };
     case "LeaseActivated":
       return { ...lease, status: "ACTIVE", signed_at: lease.signed_at ?? event.data.effective_date };
     case "LeaseNoticeGiven":
@@ -128,77 +131,127 @@ export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseView
     case "LeaseReturnedToDraft":
     case "LeaseFinalisationStarted":
       return { ...lease, status: STATUS_OF_EVENT[event.type] };
-    case "LeaseRenewed":
-      return { ...lease, terms: { ...lease.terms, end_date: event.data.end_date } };
-    case "LeaseRentChanged": {
-      const { rent_amount, charges_amount, reason, effective_date } = event.data;
-      return {
-        ...lease,
-        ...(reason === "INDEX_REVISION" ? { last_index_revision_on: effective_date } : {}),
-        terms: { ...lease.terms, rent_amount, charges_amount },
-      };
-    }
-    case "LeaseComplianceChecked":
-      return { ...lease, rent_regulation_compliance_status: event.data.status };
+  }
+}
+
+type TenantEvent = "LeaseLesseeAdded" | "LeaseLesseeUpdated" | "LeaseLesseeEnded" | "LeaseLesseeRemoved";
+
+function tenantsAfter(lessees: LeaseView["lessees"], event: Of<TenantEvent>): LeaseView["lessees"] {
+  switch (event.type) {
     case "LeaseLesseeAdded": {
       const { lease_id: _, ...a } = event.data;
-      return { ...lease, lessees: { ...lease.lessees, [a.lessee_id]: { ...a, ended: false } } };
+      return { ...lessees, [a.lessee_id]: { ...a, ended: false } };
     }
     case "LeaseLesseeUpdated":
-      return {
-        ...lease,
-        lessees: withMember(lease.lessees, event.data.lessee_id, (a) => ({ ...a, ...event.data.changes })),
-      };
+      return withMember(lessees, event.data.lessee_id, (a) => ({ ...a, ...event.data.changes }));
     case "LeaseLesseeEnded":
-      return {
-        ...lease,
-        lessees: withMember(lease.lessees, event.data.lessee_id, (a) => ({
-          ...a,
-          end_date: event.data.end_date,
-          ended: true,
-        })),
-      };
+      return withMember(lessees, event.data.lessee_id, (a) => ({
+        ...a,
+        end_date: event.data.end_date,
+        ended: true,
+      }));
     case "LeaseLesseeRemoved":
-      return { ...lease, lessees: without(lease.lessees, event.data.lessee_id) };
+      return without(lessees, event.data.lessee_id);
+  }
+}
+
+type AmendmentEvent =
+  | "LeaseAmendmentDrafted"
+  | "LeaseAmendmentRevised"
+  | "LeaseAmendmentDeleted"
+  | "LeaseAmendmentSubmitted"
+  | "LeaseAmendmentValidated"
+  | "LeaseAmendmentRejected"
+  | "LeaseAmendmentCancelled";
+
+function amendmentsAfter(
+  amendments: LeaseView["amendments"],
+  event: Of<AmendmentEvent>,
+): LeaseView["amendments"] {
+  switch (event.type) {
     case "LeaseAmendmentDrafted": {
       const { lease_id: _, amendment_id, ...fields } = event.data;
-      return {
-        ...lease,
-        amendments: { ...lease.amendments, [amendment_id]: { ...fields, status: "DRAFT" } },
-      };
+      return { ...amendments, [amendment_id]: { ...fields, status: "DRAFT" } };
     }
     case "LeaseAmendmentRevised":
-      return {
-        ...lease,
-        amendments: withMember(lease.amendments, event.data.amendment_id, (a) => ({
-          ...a,
-          ...event.data.changes,
-        })),
-      };
+      return withMember(amendments, event.data.amendment_id, (a) => ({ ...a, ...event.data.changes }));
     case "LeaseAmendmentDeleted":
-      return { ...lease, amendments: without(lease.amendments, event.data.amendment_id) };
+      return without(amendments, event.data.amendment_id);
     case "LeaseAmendmentSubmitted":
     case "LeaseAmendmentValidated":
     case "LeaseAmendmentRejected":
     case "LeaseAmendmentCancelled": {
       const status = AMENDMENT_STATUS_OF_EVENT[event.type];
-      return {
-        ...lease,
-        amendments: withMember(lease.amendments, event.data.amendment_id, (a) => ({ ...a, status })),
-      };
+      return withMember(amendments, event.data.amendment_id, (a) => ({ ...a, status }));
     }
+  }
+}
+
+type DocumentEvent = "LeaseDocumentAdded" | "LeaseDocumentUpdated" | "LeaseDocumentDeleted";
+
+function documentsAfter(documents: LeaseView["documents"], event: Of<DocumentEvent>): LeaseView["documents"] {
+  switch (event.type) {
     case "LeaseDocumentAdded":
-      return { ...lease, documents: { ...lease.documents, [event.data.document_id]: addedDocument(event) } };
+      return { ...documents, [event.data.document_id]: addedDocument(event) };
     case "LeaseDocumentUpdated":
-      return {
-        ...lease,
-        documents: withMember(lease.documents, event.data.document_id, (d) => ({
-          ...d,
-          ...event.data.changes,
-        })),
-      };
+      return withMember(documents, event.data.document_id, (d) => ({ ...d, ...event.data.changes }));
     case "LeaseDocumentDeleted":
-      return { ...lease, documents: without(lease.documents, event.data.document_id) };
+      return without(documents, event.data.document_id);
+  }
+}
+
+function withRent(lease: LeaseView, event: Of<"LeaseRentChanged">): LeaseView {
+  const { rent_amount, charges_amount, reason, effective_date } = event.data;
+  return {
+    ...lease,
+    ...(reason === "INDEX_REVISION" ? { last_index_revision_on: effective_date } : {}),
+    terms: { ...lease.terms, rent_amount, charges_amount },
+  };
+}
+
+/** The lease after one event: exhaustive, so a new event type must be folded here first. */
+export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseViewState {
+  if (event.type === "LeaseCreated") return created(event);
+  if (!isLiveLease(state)) return state;
+  const lease = state;
+  switch (event.type) {
+    case "LeaseUpdated":
+    case "LeaseAmended":
+      return { ...lease, terms: { ...lease.terms, ...event.data.changes } };
+    case "LeaseRenewed":
+      return { ...lease, terms: { ...lease.terms, end_date: event.data.end_date } };
+    case "LeaseDeleted":
+      return { status: "deleted" };
+    case "LeaseSentForSignature":
+    case "LeaseReturnedToDraft":
+    case "LeaseActivated":
+    case "LeaseNoticeGiven":
+    case "LeaseNoticeWithdrawn":
+    case "LeaseFinalisationStarted":
+    case "LeaseTerminated":
+    case "LeaseExpired":
+      return withStatus(lease, event);
+    case "LeaseRentChanged":
+      return withRent(lease, event);
+    case "LeaseComplianceChecked":
+      return { ...lease, rent_regulation_compliance_status: event.data.status };
+    case "LeaseLesseeAdded":
+    case "LeaseLesseeUpdated":
+    case "LeaseLesseeEnded":
+    case "LeaseLesseeRemoved":
+      return { ...lease, lessees: tenantsAfter(lease.lessees, event) };
+    case "LeaseAmendmentDrafted":
+    case "LeaseAmendmentRevised":
+    case "LeaseAmendmentDeleted":
+    case "LeaseAmendmentSubmitted":
+    case "LeaseAmendmentValidated":
+    case "LeaseAmendmentRejected":
+    case "LeaseAmendmentCancelled":
+      return { ...lease, amendments: amendmentsAfter(lease.amendments, event) };
+    case "LeaseDocumentAdded":
+    case "LeaseDocumentUpdated":
+    case "LeaseDocumentDeleted":
+      return { ...lease, documents: documentsAfter(lease.documents, event) };
     default: {
       const unfolded: never = event;
       return unfolded;
