@@ -1594,7 +1594,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Amendments of a lease, oldest first
+         * Amendments of a lease, oldest first, each with its documents
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendments"];
@@ -1620,7 +1620,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One amendment of a lease
+         * One amendment of a lease, with its documents
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendmentsByAmendmentId"];
@@ -1674,13 +1674,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Documents of a lease, oldest first
+         * Documents of a lease, oldest first; with amendment_id, those of that amendment
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocuments"];
         put?: never;
         /**
-         * Upload a lease document (multipart: document_type, description, file; 20 MiB)
+         * Upload a lease document (multipart: document_type, description, amendment_id, file; 20 MiB)
          * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -3203,6 +3203,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A lease document's metadata; the bytes are at .../file */
+        LeaseDocument: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description The amendment the document belongs to; null: the lease's own */
+            amendment_id: string | null;
+            document_type: string;
+            description: string | null;
+            filename: string;
+            content_type: string;
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         LeaseAmendment: {
             /**
              * Format: uuid
@@ -3228,29 +3253,8 @@ export interface components {
             /** @enum {string} */
             status: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
             status_reason: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A lease document's metadata; the bytes are at .../file */
-        LeaseDocument: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            document_type: string;
-            description: string | null;
-            filename: string;
-            content_type: string;
-            size: number;
-            sha256: string;
+            /** @description The documents attached to the amendment, oldest first */
+            documents: components["schemas"]["LeaseDocument"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -9118,7 +9122,9 @@ export interface operations {
     };
     getLeasesByLeaseIdDocuments: {
         parameters: {
-            query?: never;
+            query?: {
+                amendment_id?: string;
+            };
             header?: never;
             path: {
                 lease_id: string;
@@ -9163,6 +9169,11 @@ export interface operations {
                 "multipart/form-data": {
                     document_type: string;
                     description?: string | null;
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    amendment_id?: string;
                     /** Format: binary */
                     file: string;
                 };
@@ -9259,6 +9270,8 @@ export interface operations {
                      * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
                      */
                     readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly amendment_id?: string | null;
                     /** @description Read-only: kept by the service; ignored in a request */
                     readonly filename?: string;
                     /** @description Read-only: kept by the service; ignored in a request */
