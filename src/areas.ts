@@ -218,6 +218,10 @@ export const areas: Area[] = [
     projections: [leasePdfsProjection],
   },
   { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
+  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
   {
     name: "rentCycle",
     routes: [rentCycleCommandRoutes, rentCycleQueryRoutes],
@@ -231,10 +235,6 @@ export const areas: Area[] = [
     projections: [rentRemindersProjection],
     jobs: [rentRemindersJob],
   },
-  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
-  { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
-  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
-  { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {
     name: "amendmentNotices",

@@ -62,3 +62,31 @@ export function cpuMeter(pid: number = process.pid): { stop(): CpuSample } {
     stop: () => ({ node: cpuMsOf(pid) - node0, postgres: postgresCpuMs() - pg0 }),
   };
 }
+
+/**
+ * CPU (ms) of the PostgreSQL backends serving one database, from the start of `start()`: on a
+ * machine shared with other work, `cpuMeter`'s PostgreSQL figure counts every backend of the
+ * server. Backends are those pg_stat_activity lists for the database at the start and at the
+ * end (a pool's connections stay); one that exits before the end is not counted.
+ */
+export async function databaseCpuMeter(client: {
+  query(text: string): Promise<{ rows: { pid: number }[] }>;
+}): Promise<{ stop(): Promise<number> }> {
+  const backends = async () =>
+    (
+      await client.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      )
+    ).rows.map((r) => r.pid);
+  const before = new Map((await backends()).map((pid) => [pid, cpuMsOf(pid)]));
+  return {
+    async stop() {
+      let total = 0;
+      for (const pid of new Set([...before.keys(), ...(await backends())])) {
+        const now = statOf(pid);
+        if (now) total += now.self - (before.get(pid) ?? 0);
+      }
+      return total;
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../lib/children.ts";
 import { atMost, type Context, type Tenant } from "../lib/context.ts";
+import { cpuMeter, databaseCpuMeter } from "../lib/cpu.ts";
 import { load } from "../lib/load.ts";
 import { sleep } from "../lib/stats.ts";
 
@@ -53,9 +54,11 @@ async function explain(
   client: pg.Client,
   tenant: string,
   pageNo: number,
-): Promise<{ list: string; count: string }> {
+  after: string,
+): Promise<{ list: string; count: string; keyset: string }> {
   const { listEnergyDiagnosesSql } = await import("../../src/queries/energyDiagnoses.ts");
   const statements = listEnergyDiagnosesSql(tenant, { energy_label: "D", page: pageNo, limit: 100 });
+  const keyset = listEnergyDiagnosesSql(tenant, { energy_label: "D", page: 1, limit: 100, after });
   await client.query("SET ROLE pms_reader");
   await client.query("SELECT set_config('pms.tenant_id', $1, false)", [tenant]);
   const plan = async (statement: { text: string; params: unknown[] }) =>
@@ -65,7 +68,11 @@ async function explain(
   try {
     // Once unmeasured: the first statement on a connection also loads the catalog caches.
     await plan(statements.page);
-    return { list: await plan(statements.page), count: await plan(statements.count) };
+    return {
+      list: await plan(statements.page),
+      count: await plan(statements.count),
+      keyset: await plan(keyset.page),
+    };
   } finally {
     await client.query("RESET ROLE");
   }
@@ -123,6 +130,10 @@ export async function dpeStep(ctx: Context): Promise<void> {
       `  seeded ${2 * PER_TENANT} diagnosis events in ${seeded} ms; projected in ${caughtUp} ms; ${d} with label D (${pages} pages)`,
     );
 
+    // CPU per request of the service's node process and of PostgreSQL (every backend of the
+    // machine: other work on a shared machine counts too), over the 32-connection run.
+    const meter = cpuMeter(service.child.pid);
+    const dbMeter = await databaseCpuMeter(client);
     const r = await load({
       url: service.child.url,
       path: "/api/energy-diagnoses?energy_label=D&page=1&limit=100",
@@ -133,6 +144,13 @@ export async function dpeStep(ctx: Context): Promise<void> {
         path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
       }),
     });
+    const used = meter.stop();
+    const served = Math.max(1, r.rps * r.seconds);
+    const cpu = {
+      node: used.node / served,
+      postgres: used.postgres / served,
+      database: (await dbMeter.stop()) / served,
+    };
     // Closed-loop load: latency = connections / throughput (Little's law). One connection shows
     // what a request costs without queueing behind 31 others.
     const single = await load({
@@ -145,20 +163,58 @@ export async function dpeStep(ctx: Context): Promise<void> {
         path: `/api/energy-diagnoses?energy_label=D&page=${1 + Math.floor(Math.random() * pages)}&limit=100`,
       }),
     });
+    // The same pages by keyset cursor (`after`, the Link header's rel="next"): the cursor of
+    // every 100th row, precomputed, one at random per request ("" is the first page).
+    const cursors = [
+      "",
+      ...(
+        await client.query(
+          `SELECT c FROM (SELECT (extract(epoch FROM created_at) * 1000000)::bigint || '_' || id AS c,
+                  row_number() OVER (ORDER BY created_at, id) AS n
+             FROM energy_diagnoses WHERE tenant_id = $1 AND energy_label = 'D') r
+           WHERE n % 100 = 0 ORDER BY n`,
+          [mine.id],
+        )
+      ).rows.map((row: { c: string }) => row.c),
+    ];
+    const byCursor = () => ({
+      path: `/api/energy-diagnoses?energy_label=D&limit=100&after=${cursors[Math.floor(Math.random() * cursors.length)]}`,
+    });
+    const keysetMeter = cpuMeter(service.child.pid);
+    const keysetDbMeter = await databaseCpuMeter(client);
+    const keyset = await load({
+      url: service.child.url,
+      path: "/api/energy-diagnoses?energy_label=D&limit=100&after=",
+      apiKey: mine.key,
+      connections: ctx.connections,
+      seconds: ctx.seconds,
+      next: byCursor,
+    });
+    const keysetUsed = keysetMeter.stop();
+    const keysetServed = Math.max(1, keyset.rps * keyset.seconds);
+    const keysetCpu = {
+      node: keysetUsed.node / keysetServed,
+      postgres: keysetUsed.postgres / keysetServed,
+      database: (await keysetDbMeter.stop()) / keysetServed,
+    };
     // The middle page: the deepest an offset goes (later pages are read from the end).
-    const plans = await explain(client, mine.id, Math.ceil(pages / 2));
+    const middle = Math.ceil(pages / 2);
+    const plans = await explain(client, mine.id, middle, cursors[middle - 1]);
     console.log(
       `\n  EXPLAIN (ANALYZE, BUFFERS) list, page ${Math.ceil(pages / 2)} of ${pages}:\n${indent(plans.list)}`,
     );
     console.log(
-      `\n  EXPLAIN (ANALYZE, BUFFERS) count (the route runs it only when a page comes back empty):\n${indent(plans.count)}\n`,
+      `\n  EXPLAIN (ANALYZE, BUFFERS) count (run inside the list's statement):\n${indent(plans.count)}\n`,
     );
+    console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) the same page by cursor:\n${indent(plans.keyset)}\n`);
     ctx.raw.dpe = {
       load: r,
       rowsPerTenant: PER_TENANT,
       labelD: d,
       seededMs: seeded,
       projectedMs: caughtUp,
+      cpuMsPerRequest: cpu,
+      keyset: { load: keyset, cpuMsPerRequest: keysetCpu },
       plans,
     };
     ctx.figures.push(
@@ -169,7 +225,7 @@ export async function dpeStep(ctx: Context): Promise<void> {
         unit: "req/s",
         target: "",
         pass: null,
-        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s`,
+        note: `pages 1-${pages} at random; seeded as events, projected by the service in ${(caughtUp / 1000).toFixed(1)} s; CPU per request: service node ${cpu.node.toFixed(2)} ms + the database's backends ${cpu.database.toFixed(2)} ms (all PostgreSQL ${cpu.postgres.toFixed(2)} ms)`,
       },
       {
         step: "7 DPE list",
@@ -179,6 +235,24 @@ export async function dpeStep(ctx: Context): Promise<void> {
         target: "≤ 20 ms",
         pass: atMost(r.p99, 20) && r.non2xx === 0,
         note: `p50 ${r.p50} ms${r.non2xx ? `; non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ""}`,
+      },
+      {
+        step: "7 DPE list",
+        metric: "keyset req/s",
+        value: keyset.rps,
+        unit: "req/s",
+        target: "",
+        pass: null,
+        note: `the same pages by cursor (after=), at random; CPU per request: service node ${keysetCpu.node.toFixed(2)} ms + the database's backends ${keysetCpu.database.toFixed(2)} ms (all PostgreSQL ${keysetCpu.postgres.toFixed(2)} ms)`,
+      },
+      {
+        step: "7 DPE list",
+        metric: "keyset p99",
+        value: keyset.p99,
+        unit: "ms",
+        target: "≤ 20 ms",
+        pass: atMost(keyset.p99, 20) && keyset.non2xx === 0,
+        note: `p50 ${keyset.p50} ms${keyset.non2xx ? `; non-2xx ${keyset.non2xx} ${JSON.stringify(keyset.statusCodes)}` : ""}`,
       },
       {
         step: "7 DPE list",

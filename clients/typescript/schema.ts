@@ -1616,7 +1616,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Amendments of a lease, oldest first
+         * Amendments of a lease, oldest first, each with its documents
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendments"];
@@ -1642,7 +1642,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One amendment of a lease
+         * One amendment of a lease, with its documents
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdAmendmentsByAmendmentId"];
@@ -1696,13 +1696,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Documents of a lease, oldest first
+         * Documents of a lease, oldest first; with amendment_id, those of that amendment
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdDocuments"];
         put?: never;
         /**
-         * Upload a lease document (multipart: document_type, description, file; 20 MiB)
+         * Upload a lease document (multipart: document_type, description, amendment_id, file; 20 MiB)
          * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          *
          *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
@@ -2102,6 +2102,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's configuration: saved, else the defaults (customised false)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getConfigurations"];
+        /**
+         * Replace the configuration (every field; read-only ones sent back are ignored)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putConfigurations"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template: the tenant's source, or null when the built-in default applies
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getTemplatesByCode"];
+        /**
+         * Save a template: checked against its sample view first (422 lists the problems, nothing saved)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putTemplatesByCode"];
+        post?: never;
+        /**
+         * Back to the built-in default (a new version; the history keeps the old sources)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteTemplatesByCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configurations/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration's versions, oldest first (audit; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getConfigurationsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every template code with its version and whether the tenant customised it
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{code}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template's versions, oldest first (each source saved, each reset; paginated)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getTemplatesByCodeHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in lessee's leases
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLesseeLeases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the signed-in lessee's leases (another lessee's answers 404)
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         */
+        get: operations["getLesseeLeasesByLeaseId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/payments": {
         parameters: {
             query?: never;
@@ -2312,172 +2478,6 @@ export interface paths {
          *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
          */
         get: operations["getLeasesByLeaseIdArrears"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/configurations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The tenant's configuration: saved, else the defaults (customised false)
-         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         */
-        get: operations["getConfigurations"];
-        /**
-         * Replace the configuration (every field; read-only ones sent back are ignored)
-         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        put: operations["putConfigurations"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/templates/{code}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A template: the tenant's source, or null when the built-in default applies
-         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         */
-        get: operations["getTemplatesByCode"];
-        /**
-         * Save a template: checked against its sample view first (422 lists the problems, nothing saved)
-         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        put: operations["putTemplatesByCode"];
-        post?: never;
-        /**
-         * Back to the built-in default (a new version; the history keeps the old sources)
-         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
-         */
-        delete: operations["deleteTemplatesByCode"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/configurations/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The configuration's versions, oldest first (audit; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getConfigurationsHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every template code with its version and whether the tenant customised it
-         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getTemplates"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/templates/{code}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A template's versions, oldest first (each source saved, each reset; paginated)
-         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getTemplatesByCodeHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/lessee/leases": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The signed-in lessee's leases
-         * @description Needs a lessee's user token with the lessee:leases:read scope.
-         *
-         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
-         */
-        get: operations["getLesseeLeases"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/lessee/leases/{lease_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One of the signed-in lessee's leases (another lessee's answers 404)
-         * @description Needs a lessee's user token with the lessee:leases:read scope.
-         */
-        get: operations["getLesseeLeasesByLeaseId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3289,6 +3289,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A lease document's metadata; the bytes are at .../file */
+        LeaseDocument: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description The amendment the document belongs to; null: the lease's own */
+            amendment_id: string | null;
+            document_type: string;
+            description: string | null;
+            filename: string;
+            content_type: string;
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         LeaseAmendment: {
             /**
              * Format: uuid
@@ -3314,29 +3339,8 @@ export interface components {
             /** @enum {string} */
             status: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
             status_reason: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A lease document's metadata; the bytes are at .../file */
-        LeaseDocument: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            document_type: string;
-            description: string | null;
-            filename: string;
-            content_type: string;
-            size: number;
-            sha256: string;
+            /** @description The documents attached to the amendment, oldest first */
+            documents: components["schemas"]["LeaseDocument"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4583,7 +4587,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, rent_cycle, rent_reminders, configurations, templates, amendment_notices, messages */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -5508,6 +5512,8 @@ export interface operations {
                 q?: string;
                 /** @description Exact city, case-insensitive */
                 city?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -6164,6 +6170,8 @@ export interface operations {
                 category?: "individual" | "company";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -6833,6 +6841,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 room_type_id?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path: {
@@ -7202,6 +7212,8 @@ export interface operations {
                 estate_id?: string;
                 energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
                 ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -9340,7 +9352,9 @@ export interface operations {
     };
     getLeasesByLeaseIdDocuments: {
         parameters: {
-            query?: never;
+            query?: {
+                amendment_id?: string;
+            };
             header?: never;
             path: {
                 lease_id: string;
@@ -9385,6 +9399,11 @@ export interface operations {
                 "multipart/form-data": {
                     document_type: string;
                     description?: string | null;
+                    /**
+                     * Format: uuid
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    amendment_id?: string;
                     /** Format: binary */
                     file: string;
                 };
@@ -9481,6 +9500,8 @@ export interface operations {
                      * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
                      */
                     readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly amendment_id?: string | null;
                     /** @description Read-only: kept by the service; ignored in a request */
                     readonly filename?: string;
                     /** @description Read-only: kept by the service; ignored in a request */
@@ -10076,6 +10097,8 @@ export interface operations {
                 category?: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
                 /** @description Exact email, case-insensitive */
                 email?: string;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -10301,6 +10324,366 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putConfigurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteTemplatesByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getConfigurationsHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesByCodeHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeases: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10715,366 +11098,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Arrears"];
                     "application/pdf": string;
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getConfigurations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Configuration"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    putConfigurations: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag the change is based on: a 412 when the resource moved on since */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveConfigurationInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Configuration"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getTemplatesByCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Template"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    putTemplatesByCode: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag the change is based on: a 412 when the resource moved on since */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveTemplateInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Template"];
-                };
-            };
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    deleteTemplatesByCode: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag the change is based on: a 412 when the resource moved on since */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Accepted: written, not yet readable; GET the Location later */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            /** @description No content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            412: components["responses"]["PreconditionFailed"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getConfigurationsHistory: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HistoryEvent"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getTemplates: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateSummary"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getTemplatesByCodeHistory: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                code: "quittance" | "recu" | "reminder" | "second-reminder" | "formal-notice" | "arrears-statement" | "amendment-notice";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HistoryEvent"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLesseeLeases: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Total-Count": components["headers"]["XTotalCount"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Lease"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-        };
-    };
-    getLesseeLeasesByLeaseId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                lease_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Lease"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -136,7 +136,7 @@ export const AMENDMENT_STATUS_OF_EVENT: Record<string, AmendmentStatus> = {
   LeaseAmendmentValidated: "VALIDATED",
   LeaseAmendmentRejected: "REJECTED",
   LeaseAmendmentCancelled: "CANCELLED",
-};
+} satisfies Partial<Record<LeaseEvent["type"], AmendmentStatus>>;
 
 /** Data of every status event: when it takes effect and why. */
 export interface StatusChange {
@@ -229,6 +229,8 @@ export type LeaseEvent =
         size: number;
         sha256: string;
         blob_key: string;
+        /** The amendment the document belongs to (issue 24); absent in documents recorded before. */
+        amendment_id?: string;
       };
     }
   | {
@@ -280,7 +282,7 @@ export const STATUS_OF_EVENT: Record<string, LeaseStatus> = {
   LeaseFinalisationStarted: "FINALISATION",
   LeaseTerminated: "TERMINATED",
   LeaseExpired: "EXPIRED",
-};
+} satisfies Partial<Record<LeaseEvent["type"], LeaseStatus>>;
 
 /**
  * When every event is a status change: the status each lease is left in (the last one per lease,
@@ -296,27 +298,40 @@ export function statusesAfter(
   return last;
 }
 
-export const leaseEventTypes = [
-  "LeaseCreated",
-  "LeaseUpdated",
-  "LeaseDeleted",
-  ...Object.keys(STATUS_OF_EVENT),
-  "LeaseLesseeAdded",
-  "LeaseLesseeUpdated",
-  "LeaseLesseeEnded",
-  "LeaseLesseeRemoved",
-  "LeaseRentChanged",
-  "LeaseRenewed",
-  "LeaseAmendmentDrafted",
-  "LeaseAmendmentRevised",
-  "LeaseAmendmentDeleted",
-  ...Object.keys(AMENDMENT_STATUS_OF_EVENT),
-  "LeaseAmended",
-  "LeaseDocumentAdded",
-  "LeaseDocumentUpdated",
-  "LeaseDocumentDeleted",
-  "LeaseComplianceChecked",
-] as readonly LeaseEvent["type"][];
+/** Every lease event type, checked by the compiler: a type missing here, or unknown, fails `tsc`. */
+const LEASE_EVENT_TYPES = {
+  LeaseCreated: true,
+  LeaseUpdated: true,
+  LeaseDeleted: true,
+  LeaseSentForSignature: true,
+  LeaseReturnedToDraft: true,
+  LeaseActivated: true,
+  LeaseNoticeGiven: true,
+  LeaseNoticeWithdrawn: true,
+  LeaseFinalisationStarted: true,
+  LeaseTerminated: true,
+  LeaseExpired: true,
+  LeaseRenewed: true,
+  LeaseLesseeAdded: true,
+  LeaseLesseeUpdated: true,
+  LeaseLesseeEnded: true,
+  LeaseLesseeRemoved: true,
+  LeaseRentChanged: true,
+  LeaseAmendmentDrafted: true,
+  LeaseAmendmentRevised: true,
+  LeaseAmendmentDeleted: true,
+  LeaseAmendmentSubmitted: true,
+  LeaseAmendmentValidated: true,
+  LeaseAmendmentRejected: true,
+  LeaseAmendmentCancelled: true,
+  LeaseAmended: true,
+  LeaseDocumentAdded: true,
+  LeaseDocumentUpdated: true,
+  LeaseDocumentDeleted: true,
+  LeaseComplianceChecked: true,
+} as const satisfies Record<LeaseEvent["type"], true>;
+
+export const leaseEventTypes = Object.keys(LEASE_EVENT_TYPES) as readonly LeaseEvent["type"][];
 
 /**
  * The occupancy reservation of an estate. `lease_revision` is the revision the lease stream

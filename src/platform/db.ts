@@ -1,10 +1,8 @@
-import { createHash } from "node:crypto";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import pg from "pg";
-// @ts-expect-error pg ships no types for its utils; prepareValue is how it sends parameters.
-import { prepareValue } from "pg/lib/utils.js";
-import { from as copyFromStdin } from "pg-copy-streams";
+import { advisoryLocks, connectionSql } from "./dbConnection.ts";
+import { configOf, forgetStatement, isConnectionError, lastRows, queryOn, staleIn } from "./dbStatements.ts";
+
+export { HeldStatementsError, inlined } from "./dbStatements.ts";
 
 /**
  * The one small SQL interface every part of the service uses, over a PostgreSQL server through a
@@ -56,14 +54,6 @@ export interface TransactionOptions {
   batched?: boolean;
 }
 
-/** A group of held statements failed (`TransactionOptions.batched`); `cause` is PostgreSQL's error. */
-export class HeldStatementsError extends Error {
-  constructor(cause: unknown) {
-    super(`held statements failed: ${(cause as Error)?.message ?? cause}`, { cause });
-    this.name = "HeldStatementsError";
-  }
-}
-
 export interface QueryOptions {
   prepare?: boolean;
   /**
@@ -73,99 +63,6 @@ export interface QueryOptions {
   deferred?: boolean;
   /** Rows as arrays of values in select order: no object per row (the rebuild's log read). */
   arrays?: boolean;
-}
-
-/**
- * The name of a prepared statement: derived from its text, so a different text is a different
- * statement (pg refuses one name for two texts) and every connection agrees on it.
- */
-const statementNames = new Map<string, string>();
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `pms_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-/** The query config pg takes: named when the caller asked to prepare it. */
-const configOf = (text: string, params: unknown[] | undefined, options?: QueryOptions) => {
-  const config: { text: string; values?: unknown[]; name?: string; rowMode?: "array" } = {
-    text,
-    values: params,
-  };
-  if (options?.prepare) config.name = statementName(text);
-  if (options?.arrays) config.rowMode = "array";
-  return config;
-};
-
-/**
- * A named statement prepared before a table's columns changed type (a projection rebuilt by a
- * newer version, docs/performance.md) fails on every later call with "cached plan must not
- * change result type". The statement is dropped from the connection so the next call prepares
- * it afresh; outside a transaction the call is retried at once.
- */
-const isStalePlan = (error: unknown) =>
-  (error as { code?: string })?.code === "0A000" &&
-  /cached plan must not change result type/.test(String((error as Error).message));
-
-async function forgetStatement(client: pg.PoolClient, name: string): Promise<void> {
-  await client.query(`DEALLOCATE ${pg.escapeIdentifier(name)}`).catch(() => {});
-  const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } })
-    .connection;
-  if (connection?.parsedStatements) delete connection.parsedStatements[name];
-}
-
-async function queryOn(
-  client: pg.PoolClient,
-  text: string,
-  params: unknown[] | undefined,
-  options?: QueryOptions,
-): Promise<any[]> {
-  try {
-    return (await client.query(configOf(text, params, options))).rows;
-  } catch (error) {
-    if (!options?.prepare || !isStalePlan(error)) throw error;
-    if (client.getTransactionStatus() !== "I") {
-      // In a transaction: dropped after the rollback (transaction()), retried by the caller.
-      staleIn.set(client, [...(staleIn.get(client) ?? []), statementName(text)]);
-      throw error;
-    }
-    await forgetStatement(client, statementName(text));
-    return (await client.query(configOf(text, params, options))).rows;
-  }
-}
-const staleIn = new WeakMap<pg.PoolClient, string[]>();
-
-/** Parameters past this size (characters, about) go as parameters, not inlined into a script. */
-const INLINE_LIMIT = 256 * 1024;
-
-/** About the size of the literals (bytea, which cannot be inlined, counts as too large). */
-function tooLargeToInline(params: unknown[] | undefined): boolean {
-  const sizeOf = (p: unknown): number =>
-    typeof p === "string" ? p.length : Buffer.isBuffer(p) ? Number.POSITIVE_INFINITY : 16;
-  let size = 0;
-  for (const p of params ?? []) {
-    size += Array.isArray(p)
-      ? p.reduce((sum: number, item: unknown) => sum + sizeOf(item) + 4, 0)
-      : sizeOf(p);
-  }
-  return size > INLINE_LIMIT;
-}
-
-/**
- * A statement with its parameters as literals, as pg would send them (text format), for a
- * simple-protocol script (`TransactionOptions.batched`).
- */
-export function inlined(text: string, params: unknown[] = []): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = params[Number(n) - 1];
-    if (value === null || value === undefined) return "NULL";
-    const prepared = prepareValue(value);
-    if (Buffer.isBuffer(prepared)) throw new Error("bytea parameters cannot be inlined");
-    return pg.escapeLiteral(String(prepared));
-  });
 }
 
 // Amounts are numeric in SQL and plain numbers in JSON; dates stay YYYY-MM-DD strings.
@@ -188,48 +85,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   // pool listens only on idle ones: unheard, it would crash the process. Its query fails anyway.
   for (const p of [pool, readerPool]) p.on("connect", (client) => client.on("error", () => {}));
   const tenantOf = new WeakMap<pg.PoolClient, string>();
-
-  /** `held`: the statements a batched transaction holds (else null: every statement at once). */
-  const overClient = (client: pg.PoolClient, held: string[] | null = null): Sql => {
-    /** Sends the held statements, then `last` (already inlined), as one script. */
-    const sendHeld = async (last: string | null) => {
-      const deferredWrites = held!.some((s) => s !== "BEGIN");
-      const script = [...held!.splice(0), ...(last === null ? [] : [last])].join(";\n");
-      try {
-        return lastRows(await client.query(script));
-      } catch (error) {
-        throw deferredWrites ? new HeldStatementsError(error) : error;
-      }
-    };
-    const sql: Sql = {
-      query: async (text, params, options) => {
-        // Large parameters are not inlined: escaping and copying a megabyte of JSON (a live batch of
-        // a thousand events) costs more than the round trip it saves. Held ones go first.
-        const inline = held !== null && !options?.arrays && !tooLargeToInline(params);
-        if (held && options?.deferred && inline) {
-          held.push(inlined(text, params));
-          return [];
-        }
-        if (held && held.length > 0) {
-          // The statement goes with the held ones, inlined, unless it is not to be inlined.
-          if (inline) return sendHeld(inlined(text, params));
-          await sendHeld(null);
-        }
-        return queryOn(client, text, params, options);
-      },
-      exec: async (text) => (held && held.length > 0 ? sendHeld(text) : lastRows(await client.query(text))),
-      copyFrom: async (statement, chunks) => {
-        if (held && held.length > 0) await sendHeld(null);
-        await pipeline(Readable.from(chunks), client.query(copyFromStdin(statement)));
-      },
-      transaction: (fn) => fn(sql),
-      asTenant: (_tenant, fn) => fn(sql),
-      listen: () => Promise.reject(new Error("listen inside a transaction")),
-      tryLock: () => Promise.reject(new Error("lock inside a transaction")),
-      close: async () => {},
-    };
-    return sql;
-  };
+  const locks = advisoryLocks(connectionString);
 
   // A reader connection's view has no state of its own: one per connection, not one per read
   // (asTenant runs on every read request). Not for transactions, whose view is their identity.
@@ -237,47 +93,14 @@ export function createPostgresSql(connectionString: string, options: { max?: num
   const readerView = (client: pg.PoolClient): Sql => {
     let view = readerViews.get(client);
     if (!view) {
-      view = overClient(client);
+      view = connectionSql(client);
       readerViews.set(client, view);
     }
     return view;
   };
 
-  let lockClient: Promise<pg.Client> | null = null;
-  // One query at a time on the lock session (pg refuses to pipeline on one client).
-  let lockQueue: Promise<unknown> = Promise.resolve();
-  const onLockSession = <T>(run: () => Promise<T>): Promise<T> => {
-    const next = lockQueue.then(run, run);
-    lockQueue = next.catch(() => {});
-    return next;
-  };
-  const lockSession = () => {
-    if (!lockClient) {
-      const client = new pg.Client({ connectionString });
-      client.on("error", () => {
-        lockClient = null;
-      });
-      lockClient = client.connect().then(() => client);
-      lockClient.catch(() => {
-        lockClient = null;
-      });
-    }
-    return lockClient;
-  };
-
   return {
-    async tryLock(name) {
-      const client = await lockSession();
-      const [row] = (
-        await onLockSession(() => client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS ok", [name]))
-      ).rows;
-      if (!row.ok) return null;
-      return async () => {
-        await onLockSession(() => client.query("SELECT pg_advisory_unlock(hashtext($1))", [name])).catch(
-          () => {},
-        );
-      };
-    },
+    tryLock: locks.tryLock,
     async query(text, params, options) {
       if (!options?.prepare) return (await pool.query(configOf(text, params, options))).rows;
       const client = await pool.connect();
@@ -303,7 +126,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       try {
         if (!held) await client.query("BEGIN");
         // A fresh view per transaction: its identity is the transaction's (bulkLoad.ts keys on it).
-        const tx = overClient(client, held);
+        const tx = connectionSql(client, held);
         const result = await fn(tx);
         // Batched, COMMIT goes with the statements still held.
         await tx.exec("COMMIT");
@@ -346,13 +169,7 @@ export function createPostgresSql(connectionString: string, options: { max?: num
       };
     },
     async close() {
-      const locks = lockClient;
-      lockClient = null;
-      await Promise.allSettled([
-        pool.end(),
-        readerPool.end(),
-        locks?.then((c) => c.end()) ?? Promise.resolve(),
-      ]);
+      await Promise.allSettled([pool.end(), readerPool.end(), locks.close()]);
     },
   };
 }
@@ -401,16 +218,6 @@ export function notifier(sql: Sql, channel: string, payload = ""): () => void {
     if (inFlight) again = true;
     else schedule();
   };
-}
-
-/** A multi-statement query answers one result per statement; callers want the last. */
-function lastRows(result: pg.QueryResult | pg.QueryResult[]): any[] {
-  return Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows;
-}
-
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return typeof code !== "string" || code.startsWith("08") || code === "57P01";
 }
 
 /**

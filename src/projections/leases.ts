@@ -1,11 +1,21 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
 import {
   AMENDMENT_STATUS_OF_EVENT,
   LEASE_TERM_FIELDS,
   type LeaseEvent,
+  type LeaseTerms,
   leaseEventTypes,
   STATUS_OF_EVENT,
   statusesAfter,
 } from "../events/leases.ts";
+import {
+  ABSENT_LEASE,
+  evolveLease,
+  isLiveLease,
+  LEASE_STATUS_COLUMNS,
+  type LeaseView,
+} from "../events/leaseView.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
@@ -17,6 +27,7 @@ import {
   statementStamp,
   tenantPolicy,
 } from "../platform/projections/projection.ts";
+import { createLeaseSchema } from "../queries/leasesSchemas.ts";
 
 /**
  * The leases read models:
@@ -32,42 +43,52 @@ export const LEASE_COLUMNS = [
   "tenant_id",
   "id",
   ...LEASE_TERM_FIELDS,
-  "status",
-  "rent_regulation_compliance_status",
-  "signed_at",
-  "notice_date",
-  "notice_end_date",
-  "terminated_at",
+  ...LEASE_STATUS_COLUMNS,
   "revision",
   "created_at",
   "updated_at",
 ] as const;
 
+/** Unwraps optional, nullable: the type of the value and whether it may be absent. */
+function unwrapped(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
+  let inner = schema;
+  let optional = false;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) {
+    optional = true;
+    inner = inner.unwrap() as z.ZodType;
+  }
+  return { inner, optional };
+}
+
+/** A term's column from the schema a create takes it with: uuid, date, text, integer, numeric or jsonb. */
+function termColumn(field: (typeof LEASE_TERM_FIELDS)[number]): string {
+  const { inner, optional } = unwrapped(createLeaseSchema.shape[field]);
+  const format = (inner as { format?: string | null }).format;
+  const type =
+    inner.def.type === "number"
+      ? format === "safeint"
+        ? "integer"
+        : "numeric"
+      : inner.def.type === "record"
+        ? "jsonb"
+        : format === "guid"
+          ? "uuid"
+          : format === "date"
+            ? "date"
+            : "text";
+  return `  ${field} ${type}${optional ? "" : " NOT NULL"},`;
+}
+
+/** The terms' columns follow LEASE_TERM_FIELDS and the create schema: a new term needs no DDL here. */
+const termColumns = LEASE_TERM_FIELDS.map(termColumn).join("\n");
+
 const schema = `
 CREATE TABLE leases (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
-  estate_id uuid NOT NULL,
-  lease_type text NOT NULL,
-  usage_type text,
-  start_date date NOT NULL,
-  end_date date,
-  duration_months integer,
-  rent_amount numeric NOT NULL,
-  charges_amount numeric,
-  charge_settlement_mode text,
-  deposit_amount numeric,
-  rent_frequency text,
-  payment_terms text,
-  payment_method text,
-  payment_day integer,
-  revision_index_type text,
-  revision_reference_quarter text,
-  revision_reference_value numeric,
+${termColumns}
   status text NOT NULL,
   rent_regulation_compliance_status text NOT NULL,
-  special_conditions text,
-  custom_fields jsonb,
   signed_at date,
   notice_date date,
   notice_end_date date,
@@ -135,6 +156,7 @@ CREATE TABLE lease_documents (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
   lease_id uuid NOT NULL,
+  amendment_id uuid,
   document_type text NOT NULL,
   description text,
   filename text NOT NULL,
@@ -146,241 +168,309 @@ CREATE TABLE lease_documents (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX lease_documents_lease ON lease_documents (tenant_id, lease_id, created_at, id);
+CREATE INDEX lease_documents_amendment ON lease_documents (tenant_id, lease_id, amendment_id) WHERE amendment_id IS NOT NULL;
 ${tenantPolicy("lease_documents")}`;
 
-/** The lease row after one event; null deletes it. Also used by the `as_of` replay. */
+/** The view a `leases` row holds: its columns; the tenants, amendments and documents are child tables. */
+function viewOfRow(row: Row): LeaseView {
+  const terms: Record<string, unknown> = {};
+  for (const f of LEASE_TERM_FIELDS) terms[f] = row[f];
+  return {
+    status: row.status as LeaseView["status"],
+    terms: terms as unknown as LeaseTerms,
+    rent_regulation_compliance_status:
+      row.rent_regulation_compliance_status as LeaseView["rent_regulation_compliance_status"],
+    signed_at: row.signed_at as string | null,
+    notice_date: row.notice_date as string | null,
+    notice_end_date: row.notice_end_date as string | null,
+    terminated_at: row.terminated_at as string | null,
+    lessees: {},
+    amendments: {},
+    documents: {},
+  };
+}
+
+/**
+ * The view each row this fold made came from: the next event folds it without rebuilding it from
+ * the row's columns (rows are kept between live batches and never changed once made).
+ */
+const viewOfMadeRow = new WeakMap<Row, LeaseView>();
+
+/** Every column, null: a new row starts as a copy of it, so rows share one shape (fast to copy). */
+const EMPTY_ROW: Row = Object.fromEntries(LEASE_COLUMNS.map((c) => [c, null]));
+
+/**
+ * The lease row after one event; null deletes it: the lease's one fold (src/events/leaseView.ts)
+ * on the row's columns, stamped with the event's revision (the ETag) and instant. The row is a copy
+ * of the one before with the view's columns written over it: terms only when they changed.
+ */
 export function evolveLeaseRow(row: Row | null, recorded: RecordedEvent<LeaseEvent>): Row | null {
-  const event = recorded;
-  const stamp = { revision: Number(recorded.stream_revision), updated_at: recorded.metadata.occurred_at };
-  if (event.type === "LeaseCreated") {
-    const { lease_id: _, ...terms } = event.data;
-    return {
-      ...terms,
-      status: "DRAFT",
-      rent_regulation_compliance_status: "UNKNOWN",
-      signed_at: null,
-      notice_date: null,
-      notice_end_date: null,
-      terminated_at: null,
-      created_at: recorded.metadata.occurred_at,
-      ...stamp,
-    };
+  const creates = recorded.type === "LeaseCreated";
+  const before = creates || !row ? ABSENT_LEASE : (viewOfMadeRow.get(row) ?? viewOfRow(row));
+  const after = evolveLease(before, recorded);
+  if (!isLiveLease(after)) return null;
+  const at = recorded.metadata.occurred_at;
+  const made: Row = { ...(creates || !row ? EMPTY_ROW : row) };
+  if (creates) {
+    // Its keys as the projection keys it (tenant, the events' lease_id), so the row is kept as made.
+    made.tenant_id = recorded.metadata.tenant_id;
+    made.id = recorded.data.lease_id;
+    made.created_at = at;
   }
-  if (!row) return row;
-  switch (event.type) {
-    case "LeaseUpdated":
-    case "LeaseAmended":
-      return { ...row, ...event.data.changes, ...stamp };
+  if (!isLiveLease(before) || after.terms !== before.terms)
+    for (const f of LEASE_TERM_FIELDS) made[f] = after.terms[f];
+  for (const c of LEASE_STATUS_COLUMNS) made[c] = after[c];
+  made.revision = Number(recorded.stream_revision);
+  made.updated_at = at;
+  viewOfMadeRow.set(made, after);
+  return made;
+}
+
+/** One write to a child table. */
+type Statement = [text: string, params: unknown[]];
+type Recorded<T extends LeaseEvent["type"]> = RecordedEvent<Extract<LeaseEvent, { type: T }>>;
+
+type TenantEvent = "LeaseLesseeAdded" | "LeaseLesseeUpdated" | "LeaseLesseeEnded" | "LeaseLesseeRemoved";
+
+function tenantWrite(e: Recorded<TenantEvent>): Statement {
+  const at = e.metadata.occurred_at;
+  switch (e.type) {
+    case "LeaseLesseeAdded": {
+      const d = e.data;
+      return [
+        `INSERT INTO lease_lessees (tenant_id, id, lease_id, lessee_id, role, start_date, end_date, ended, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, $8) ON CONFLICT (id) DO NOTHING`,
+        [
+          e.metadata.tenant_id,
+          d.association_id,
+          d.lease_id,
+          d.lessee_id,
+          d.role,
+          d.start_date,
+          d.end_date,
+          at,
+        ],
+      ];
+    }
+    case "LeaseLesseeUpdated": {
+      const c = e.data.changes;
+      return [
+        `UPDATE lease_lessees SET role = coalesce($3, role), start_date = coalesce($4::date, start_date),
+           end_date = CASE WHEN $5 THEN $6::date ELSE end_date END, updated_at = $7
+         WHERE lease_id = $1 AND lessee_id = $2`,
+        [
+          e.data.lease_id,
+          e.data.lessee_id,
+          c.role ?? null,
+          c.start_date ?? null,
+          "end_date" in c,
+          c.end_date ?? null,
+          at,
+        ],
+      ];
+    }
+    case "LeaseLesseeEnded":
+      return [
+        "UPDATE lease_lessees SET ended = true, end_date = $3, updated_at = $4 WHERE lease_id = $1 AND lessee_id = $2",
+        [e.data.lease_id, e.data.lessee_id, e.data.end_date, at],
+      ];
+    case "LeaseLesseeRemoved":
+      return [
+        "DELETE FROM lease_lessees WHERE lease_id = $1 AND lessee_id = $2",
+        [e.data.lease_id, e.data.lessee_id],
+      ];
+  }
+}
+
+type AmendmentEvent =
+  | "LeaseAmendmentDrafted"
+  | "LeaseAmendmentRevised"
+  | "LeaseAmendmentDeleted"
+  | "LeaseAmendmentSubmitted"
+  | "LeaseAmendmentValidated"
+  | "LeaseAmendmentRejected"
+  | "LeaseAmendmentCancelled";
+
+function amendmentWrite(e: Recorded<AmendmentEvent>): Statement {
+  const at = e.metadata.occurred_at;
+  switch (e.type) {
+    case "LeaseAmendmentDrafted": {
+      const d = e.data;
+      return [
+        `INSERT INTO lease_amendments (tenant_id, id, lease_id, title, effective_date, changes, reason, status,
+           created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'DRAFT', $8, $8) ON CONFLICT (id) DO NOTHING`,
+        [
+          e.metadata.tenant_id,
+          d.amendment_id,
+          d.lease_id,
+          d.title,
+          d.effective_date,
+          JSON.stringify(d.changes),
+          d.reason,
+          at,
+        ],
+      ];
+    }
+    case "LeaseAmendmentRevised": {
+      const c = e.data.changes;
+      return [
+        `UPDATE lease_amendments SET title = coalesce($2, title), effective_date = coalesce($3::date, effective_date),
+           changes = coalesce($4::jsonb, changes), reason = CASE WHEN $5 THEN $6 ELSE reason END, updated_at = $7
+         WHERE id = $1`,
+        [
+          e.data.amendment_id,
+          c.title ?? null,
+          c.effective_date ?? null,
+          c.changes ? JSON.stringify(c.changes) : null,
+          "reason" in c,
+          c.reason ?? null,
+          at,
+        ],
+      ];
+    }
+    case "LeaseAmendmentDeleted":
+      return ["DELETE FROM lease_amendments WHERE id = $1", [e.data.amendment_id]];
+    case "LeaseAmendmentSubmitted":
+    case "LeaseAmendmentValidated":
+    case "LeaseAmendmentRejected":
+    case "LeaseAmendmentCancelled":
+      return [
+        "UPDATE lease_amendments SET status = $2, status_reason = $3, updated_at = $4 WHERE id = $1",
+        [e.data.amendment_id, AMENDMENT_STATUS_OF_EVENT[e.type], e.data.reason, at],
+      ];
+  }
+}
+
+type DocumentEvent = "LeaseDocumentAdded" | "LeaseDocumentUpdated" | "LeaseDocumentDeleted";
+
+function documentWrite(e: Recorded<DocumentEvent>): Statement {
+  const at = e.metadata.occurred_at;
+  switch (e.type) {
+    case "LeaseDocumentAdded": {
+      const { lease_id, document_id, ...d } = e.data;
+      return [
+        `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
+           size, sha256, blob_key, created_at, updated_at, amendment_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) ON CONFLICT (id) DO NOTHING`,
+        [
+          e.metadata.tenant_id,
+          document_id,
+          lease_id,
+          d.document_type,
+          d.description,
+          d.filename,
+          d.content_type,
+          d.size,
+          d.sha256,
+          d.blob_key,
+          at,
+          // Documents recorded before amendments had any carry none: the lease's own.
+          d.amendment_id ?? null,
+        ],
+      ];
+    }
+    case "LeaseDocumentUpdated": {
+      const c = e.data.changes;
+      return [
+        `UPDATE lease_documents SET document_type = coalesce($2, document_type),
+           description = CASE WHEN $3 THEN $4 ELSE description END, updated_at = $5 WHERE id = $1`,
+        [e.data.document_id, c.document_type ?? null, "description" in c, c.description ?? null, at],
+      ];
+    }
+    case "LeaseDocumentDeleted":
+      return ["DELETE FROM lease_documents WHERE id = $1", [e.data.document_id]];
+  }
+}
+
+function rentHistoryWrite(e: Recorded<"LeaseRentChanged">): Statement {
+  const d = e.data;
+  return [
+    `INSERT INTO lease_rent_history (tenant_id, id, lease_id, rent_amount, charges_amount, previous_rent_amount,
+       previous_charges_amount, effective_date, reason, index, revision, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+    [
+      e.metadata.tenant_id,
+      e.event_id,
+      d.lease_id,
+      d.rent_amount,
+      d.charges_amount,
+      d.previous_rent_amount,
+      d.previous_charges_amount,
+      d.effective_date,
+      d.reason,
+      d.index === null ? null : JSON.stringify(d.index),
+      Number(e.stream_revision),
+      e.metadata.occurred_at,
+    ],
+  ];
+}
+
+const CHILD_TABLES = ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"];
+
+/** What an event writes to the child tables: exhaustive, so a new event type is placed here too. */
+function childWrites(e: RecordedEvent<LeaseEvent>): Statement[] {
+  switch (e.type) {
+    case "LeaseLesseeAdded":
+    case "LeaseLesseeUpdated":
+    case "LeaseLesseeEnded":
+    case "LeaseLesseeRemoved":
+      return [tenantWrite(e)];
+    case "LeaseAmendmentDrafted":
+    case "LeaseAmendmentRevised":
+    case "LeaseAmendmentDeleted":
+    case "LeaseAmendmentSubmitted":
+    case "LeaseAmendmentValidated":
+    case "LeaseAmendmentRejected":
+    case "LeaseAmendmentCancelled":
+      return [amendmentWrite(e)];
+    case "LeaseDocumentAdded":
+    case "LeaseDocumentUpdated":
+    case "LeaseDocumentDeleted":
+      return [documentWrite(e)];
+    case "LeaseRentChanged":
+      return [rentHistoryWrite(e)];
     case "LeaseDeleted":
-      return null;
-    case "LeaseRenewed":
-      return { ...row, end_date: event.data.end_date, ...stamp };
-    case "LeaseActivated":
-      return { ...row, status: "ACTIVE", signed_at: row.signed_at ?? event.data.effective_date, ...stamp };
-    case "LeaseNoticeGiven":
-      return {
-        ...row,
-        status: "NOTICE",
-        notice_date: event.data.effective_date,
-        notice_end_date: event.data.notice_end_date ?? null,
-        ...stamp,
-      };
-    case "LeaseNoticeWithdrawn":
-      return { ...row, status: "ACTIVE", notice_date: null, notice_end_date: null, ...stamp };
-    case "LeaseTerminated":
-    case "LeaseExpired":
-      return {
-        ...row,
-        status: STATUS_OF_EVENT[event.type],
-        terminated_at: event.data.effective_date,
-        ...stamp,
-      };
+      return CHILD_TABLES.map((table) => [`DELETE FROM ${table} WHERE lease_id = $1`, [e.data.lease_id]]);
+    // The row's own columns (evolveLeaseRow); no child table changes.
+    case "LeaseCreated":
+    case "LeaseUpdated":
     case "LeaseSentForSignature":
     case "LeaseReturnedToDraft":
+    case "LeaseActivated":
+    case "LeaseNoticeGiven":
+    case "LeaseNoticeWithdrawn":
     case "LeaseFinalisationStarted":
-      return { ...row, status: STATUS_OF_EVENT[event.type], ...stamp };
-    case "LeaseRentChanged":
-      return {
-        ...row,
-        rent_amount: event.data.rent_amount,
-        charges_amount: event.data.charges_amount,
-        ...stamp,
-      };
+    case "LeaseTerminated":
+    case "LeaseExpired":
+    case "LeaseRenewed":
+    case "LeaseAmended":
     case "LeaseComplianceChecked":
-      return { ...row, rent_regulation_compliance_status: event.data.status, ...stamp };
-    default:
-      // Tenant changes move the lease's revision (its ETag) and updated_at.
-      return { ...row, ...stamp };
+      return [];
+    default: {
+      const unwritten: never = e;
+      return unwritten;
+    }
   }
 }
 
 async function afterLeases(tx: Sql, events: RecordedEvent[]): Promise<void> {
   // Writes only: held and sent together in a projector batch (db.ts `deferred`).
-  const write = (text: string, params: unknown[]) => tx.query(text, params, { deferred: true });
-  for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes)) {
-    const event = recorded;
-    const tenant = recorded.metadata.tenant_id;
-    const at = recorded.metadata.occurred_at;
-    switch (event.type) {
-      case "LeaseLesseeAdded": {
-        const d = event.data;
-        await write(
-          `INSERT INTO lease_lessees (tenant_id, id, lease_id, lessee_id, role, start_date, end_date, ended, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, $8) ON CONFLICT (id) DO NOTHING`,
-          [tenant, d.association_id, d.lease_id, d.lessee_id, d.role, d.start_date, d.end_date, at],
-        );
-        break;
-      }
-      case "LeaseLesseeUpdated": {
-        const c = event.data.changes;
-        await write(
-          `UPDATE lease_lessees SET role = coalesce($3, role), start_date = coalesce($4::date, start_date),
-             end_date = CASE WHEN $5 THEN $6::date ELSE end_date END, updated_at = $7
-           WHERE lease_id = $1 AND lessee_id = $2`,
-          [
-            event.data.lease_id,
-            event.data.lessee_id,
-            c.role ?? null,
-            c.start_date ?? null,
-            "end_date" in c,
-            c.end_date ?? null,
-            at,
-          ],
-        );
-        break;
-      }
-      case "LeaseLesseeEnded":
-        await write(
-          "UPDATE lease_lessees SET ended = true, end_date = $3, updated_at = $4 WHERE lease_id = $1 AND lessee_id = $2",
-          [event.data.lease_id, event.data.lessee_id, event.data.end_date, at],
-        );
-        break;
-      case "LeaseLesseeRemoved":
-        await write("DELETE FROM lease_lessees WHERE lease_id = $1 AND lessee_id = $2", [
-          event.data.lease_id,
-          event.data.lessee_id,
-        ]);
-        break;
-      case "LeaseDeleted":
-        for (const table of ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"])
-          await write(`DELETE FROM ${table} WHERE lease_id = $1`, [event.data.lease_id]);
-        break;
-      case "LeaseAmendmentDrafted": {
-        const d = event.data;
-        await write(
-          `INSERT INTO lease_amendments (tenant_id, id, lease_id, title, effective_date, changes, reason, status,
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'DRAFT', $8, $8) ON CONFLICT (id) DO NOTHING`,
-          [
-            tenant,
-            d.amendment_id,
-            d.lease_id,
-            d.title,
-            d.effective_date,
-            JSON.stringify(d.changes),
-            d.reason,
-            at,
-          ],
-        );
-        break;
-      }
-      case "LeaseAmendmentRevised": {
-        const c = event.data.changes;
-        await write(
-          `UPDATE lease_amendments SET title = coalesce($2, title), effective_date = coalesce($3::date, effective_date),
-             changes = coalesce($4::jsonb, changes), reason = CASE WHEN $5 THEN $6 ELSE reason END, updated_at = $7
-           WHERE id = $1`,
-          [
-            event.data.amendment_id,
-            c.title ?? null,
-            c.effective_date ?? null,
-            c.changes ? JSON.stringify(c.changes) : null,
-            "reason" in c,
-            c.reason ?? null,
-            at,
-          ],
-        );
-        break;
-      }
-      case "LeaseDocumentAdded": {
-        const { lease_id, document_id, ...d } = event.data;
-        await write(
-          `INSERT INTO lease_documents (tenant_id, id, lease_id, document_type, description, filename, content_type,
-             size, sha256, blob_key, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
-          [
-            tenant,
-            document_id,
-            lease_id,
-            d.document_type,
-            d.description,
-            d.filename,
-            d.content_type,
-            d.size,
-            d.sha256,
-            d.blob_key,
-            at,
-          ],
-        );
-        break;
-      }
-      case "LeaseDocumentUpdated": {
-        const c = event.data.changes;
-        await write(
-          `UPDATE lease_documents SET document_type = coalesce($2, document_type),
-             description = CASE WHEN $3 THEN $4 ELSE description END, updated_at = $5 WHERE id = $1`,
-          [event.data.document_id, c.document_type ?? null, "description" in c, c.description ?? null, at],
-        );
-        break;
-      }
-      case "LeaseDocumentDeleted":
-        await write("DELETE FROM lease_documents WHERE id = $1", [event.data.document_id]);
-        break;
-      case "LeaseAmendmentDeleted":
-        await write("DELETE FROM lease_amendments WHERE id = $1", [event.data.amendment_id]);
-        break;
-      case "LeaseAmendmentSubmitted":
-      case "LeaseAmendmentValidated":
-      case "LeaseAmendmentRejected":
-      case "LeaseAmendmentCancelled":
-        await write(
-          "UPDATE lease_amendments SET status = $2, status_reason = $3, updated_at = $4 WHERE id = $1",
-          [event.data.amendment_id, AMENDMENT_STATUS_OF_EVENT[event.type], event.data.reason, at],
-        );
-        break;
-      case "LeaseRentChanged": {
-        const d = event.data;
-        await write(
-          `INSERT INTO lease_rent_history (tenant_id, id, lease_id, rent_amount, charges_amount, previous_rent_amount,
-             previous_charges_amount, effective_date, reason, index, revision, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-          [
-            tenant,
-            recorded.event_id,
-            d.lease_id,
-            d.rent_amount,
-            d.charges_amount,
-            d.previous_rent_amount,
-            d.previous_charges_amount,
-            d.effective_date,
-            d.reason,
-            d.index === null ? null : JSON.stringify(d.index),
-            Number(recorded.stream_revision),
-            at,
-          ],
-        );
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  for (const recorded of eventsOf<LeaseEvent>(events, leaseEventTypes))
+    for (const [text, params] of childWrites(recorded)) await tx.query(text, params, { deferred: true });
 }
 
 export const leasesProjection: RowProjection = rowProjection<LeaseEvent>({
   name: "leases",
-  version: 1,
+  // The table's text is in it: a new term (or column) is a new version, rebuilt from the log.
+  version: Number.parseInt(
+    createHash("sha256")
+      .update(`leases 2 (2: lease_documents.amendment_id)\n${schema}`)
+      .digest("hex")
+      .slice(0, 7),
+    16,
+  ),
   table: "leases",
-  extraTables: ["lease_lessees", "lease_rent_history", "lease_amendments", "lease_documents"],
+  extraTables: CHILD_TABLES,
   columns: LEASE_COLUMNS,
   schema,
   handles: leaseEventTypes,
@@ -408,6 +498,142 @@ export const LESSEE_LINK_EVENT_TYPES = [
   ...Object.keys(STATUS_OF_EVENT),
 ];
 
+/** The links of one batch, keyed as PostgreSQL compares uuids (case-insensitively), and what changed. */
+function linkSet(loaded: LesseeLinkRow[]) {
+  const key = (id: string) => id.toLowerCase();
+  const rows = new Map<string, LesseeLinkRow>();
+  const byLease = new Map<string, Set<LesseeLinkRow>>();
+  const changed = new Set<LesseeLinkRow>();
+  const put = (r: LesseeLinkRow) => {
+    rows.set(key(r.id), r);
+    const lease = byLease.get(key(r.lease_id)) ?? new Set();
+    byLease.set(key(r.lease_id), lease.add(r));
+  };
+  for (const r of loaded) put(r);
+  return {
+    has: (id: string) => rows.has(key(id)),
+    changed,
+    add(r: LesseeLinkRow) {
+      put(r);
+      changed.add(r);
+    },
+    ofLease: (leaseId: string, lesseeId?: string) =>
+      [...(byLease.get(key(leaseId)) ?? [])].filter(
+        (r) => lesseeId === undefined || key(r.lessee_id) === key(lesseeId),
+      ),
+    update(targets: LesseeLinkRow[], change: Partial<LesseeLinkRow>) {
+      for (const r of targets) {
+        Object.assign(r, change);
+        changed.add(r);
+      }
+    },
+    remove(targets: LesseeLinkRow[]) {
+      for (const r of targets) {
+        rows.delete(key(r.id));
+        byLease.get(key(r.lease_id))?.delete(r);
+        changed.delete(r);
+      }
+    },
+  };
+}
+
+/** One lease event folded into the batch's links: exhaustive, so a new event type is placed here too. */
+function foldLink(links: ReturnType<typeof linkSet>, event: RecordedEvent<LeaseEvent>): void {
+  switch (event.type) {
+    case "LeaseLesseeAdded": {
+      const d = event.data;
+      if (links.has(d.association_id)) return;
+      // A tenant added later shares the lease's current status, which its other rows carry.
+      links.add({
+        tenant_id: event.metadata.tenant_id,
+        id: d.association_id,
+        lessee_id: d.lessee_id,
+        lease_id: d.lease_id,
+        role: d.role,
+        lease_status: links.ofLease(d.lease_id)[0]?.lease_status ?? "DRAFT",
+        ended: false,
+      });
+      return;
+    }
+    case "LeaseLesseeUpdated":
+      if (event.data.changes.role)
+        links.update(links.ofLease(event.data.lease_id, event.data.lessee_id), {
+          role: event.data.changes.role,
+        });
+      return;
+    case "LeaseLesseeEnded":
+      links.update(links.ofLease(event.data.lease_id, event.data.lessee_id), { ended: true });
+      return;
+    case "LeaseLesseeRemoved":
+      links.remove(links.ofLease(event.data.lease_id, event.data.lessee_id));
+      return;
+    case "LeaseDeleted":
+      links.remove(links.ofLease(event.data.lease_id));
+      return;
+    case "LeaseSentForSignature":
+    case "LeaseReturnedToDraft":
+    case "LeaseActivated":
+    case "LeaseNoticeGiven":
+    case "LeaseNoticeWithdrawn":
+    case "LeaseFinalisationStarted":
+    case "LeaseTerminated":
+    case "LeaseExpired":
+      links.update(links.ofLease(event.data.lease_id), { lease_status: STATUS_OF_EVENT[event.type] });
+      return;
+    // Not a link's concern (and not in LESSEE_LINK_EVENT_TYPES).
+    case "LeaseCreated":
+    case "LeaseUpdated":
+    case "LeaseRenewed":
+    case "LeaseRentChanged":
+    case "LeaseAmendmentDrafted":
+    case "LeaseAmendmentRevised":
+    case "LeaseAmendmentDeleted":
+    case "LeaseAmendmentSubmitted":
+    case "LeaseAmendmentValidated":
+    case "LeaseAmendmentRejected":
+    case "LeaseAmendmentCancelled":
+    case "LeaseAmended":
+    case "LeaseDocumentAdded":
+    case "LeaseDocumentUpdated":
+    case "LeaseDocumentDeleted":
+    case "LeaseComplianceChecked":
+      return;
+    default: {
+      const unfolded: never = event;
+      throw new Error(`Unfolded lease event ${JSON.stringify(unfolded)}`);
+    }
+  }
+}
+
+/** Only status changes (most live batches): set in SQL without reading the rows. */
+async function setLinkStatuses(tx: Sql, tenants: string[], last: Map<string, string>) {
+  await tx.query(
+    `UPDATE lessee_active_leases l SET lease_status = v.status
+     FROM unnest($2::uuid[], $3::text[]) AS v(lease_id, status)
+     WHERE l.tenant_id = ANY($1::uuid[]) AND l.lease_id = v.lease_id ${linksStamp}`,
+    [tenants, [...last.keys()], [...last.values()]],
+    { prepare: true, deferred: true },
+  );
+}
+
+/** One delete of the links gone, one upsert of those changed. */
+async function writeLinks(tx: Sql, loaded: LesseeLinkRow[], links: ReturnType<typeof linkSet>) {
+  const gone = loaded.filter((r) => !links.has(r.id)).map((r) => r.id);
+  if (gone.length > 0)
+    await tx.query("DELETE FROM lessee_active_leases WHERE id = ANY($1::uuid[])", [gone], { deferred: true });
+  const upserts = [...links.changed];
+  if (upserts.length === 0) return;
+  await tx.query(
+    `INSERT INTO lessee_active_leases (tenant_id, id, lessee_id, lease_id, role, lease_status, ended)
+     SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended
+     FROM jsonb_populate_recordset(NULL::lessee_active_leases, $1::jsonb)
+     ON CONFLICT (id) DO UPDATE SET role = excluded.role, lease_status = excluded.lease_status,
+       ended = excluded.ended ${linksStamp}`,
+    [JSON.stringify(upserts)],
+    { prepare: true, deferred: true },
+  );
+}
+
 /**
  * Keeps `lessee_active_leases` (owned by the lessees area) in step with lease events. Per batch:
  * one read of the rows of the leases it names, the events folded in memory in log order, one
@@ -419,16 +645,9 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
   );
   if (leaseEvents.length === 0) return;
   const tenants = [...new Set(leaseEvents.map((e) => e.metadata.tenant_id))];
-  // Only status changes (most live batches): set in SQL without reading the rows.
   const last = statusesAfter(leaseEvents);
   if (last) {
-    await tx.query(
-      `UPDATE lessee_active_leases l SET lease_status = v.status
-       FROM unnest($2::uuid[], $3::text[]) AS v(lease_id, status)
-       WHERE l.tenant_id = ANY($1::uuid[]) AND l.lease_id = v.lease_id ${linksStamp}`,
-      [tenants, [...last.keys()], [...last.values()]],
-      { prepare: true, deferred: true },
-    );
+    await setLinkStatuses(tx, tenants, last);
     return;
   }
   const leaseIds = [...new Set(leaseEvents.map((e) => e.data.lease_id))];
@@ -442,86 +661,9 @@ export async function feedLesseeActiveLeases(tx: Sql, events: RecordedEvent[]): 
     [leaseIds, associationIds, tenants],
     { prepare: true },
   );
-  // Ids compared as PostgreSQL compares uuids (case-insensitively).
-  const key = (id: string) => id.toLowerCase();
-  const rows = new Map<string, LesseeLinkRow>();
-  const byLease = new Map<string, Set<LesseeLinkRow>>();
-  const put = (r: LesseeLinkRow) => {
-    rows.set(key(r.id), r);
-    const lease = byLease.get(key(r.lease_id)) ?? new Set();
-    byLease.set(key(r.lease_id), lease.add(r));
-  };
-  for (const r of loaded) put(r);
-  const changed = new Set<LesseeLinkRow>();
-  const ofLease = (leaseId: string, lesseeId?: string) =>
-    [...(byLease.get(key(leaseId)) ?? [])].filter(
-      (r) => lesseeId === undefined || key(r.lessee_id) === key(lesseeId),
-    );
-  const update = (targets: LesseeLinkRow[], change: Partial<LesseeLinkRow>) => {
-    for (const r of targets) {
-      Object.assign(r, change);
-      changed.add(r);
-    }
-  };
-  const remove = (targets: LesseeLinkRow[]) => {
-    for (const r of targets) {
-      rows.delete(key(r.id));
-      byLease.get(key(r.lease_id))?.delete(r);
-      changed.delete(r);
-    }
-  };
-  for (const event of leaseEvents) {
-    switch (event.type) {
-      case "LeaseLesseeAdded": {
-        const d = event.data;
-        if (rows.has(key(d.association_id))) break;
-        // A tenant added later shares the lease's current status, which its other rows carry.
-        const row: LesseeLinkRow = {
-          tenant_id: event.metadata.tenant_id,
-          id: d.association_id,
-          lessee_id: d.lessee_id,
-          lease_id: d.lease_id,
-          role: d.role,
-          lease_status: ofLease(d.lease_id)[0]?.lease_status ?? "DRAFT",
-          ended: false,
-        };
-        put(row);
-        changed.add(row);
-        break;
-      }
-      case "LeaseLesseeUpdated":
-        if (event.data.changes.role)
-          update(ofLease(event.data.lease_id, event.data.lessee_id), { role: event.data.changes.role });
-        break;
-      case "LeaseLesseeEnded":
-        update(ofLease(event.data.lease_id, event.data.lessee_id), { ended: true });
-        break;
-      case "LeaseLesseeRemoved":
-        remove(ofLease(event.data.lease_id, event.data.lessee_id));
-        break;
-      case "LeaseDeleted":
-        remove(ofLease(event.data.lease_id));
-        break;
-      default:
-        if (event.type in STATUS_OF_EVENT)
-          update(ofLease(event.data.lease_id), { lease_status: STATUS_OF_EVENT[event.type] });
-    }
-  }
-  const gone = loaded.filter((r) => !rows.has(key(r.id))).map((r) => r.id);
-  if (gone.length > 0)
-    await tx.query("DELETE FROM lessee_active_leases WHERE id = ANY($1::uuid[])", [gone], { deferred: true });
-  const upserts = [...changed];
-  if (upserts.length > 0) {
-    await tx.query(
-      `INSERT INTO lessee_active_leases (tenant_id, id, lessee_id, lease_id, role, lease_status, ended)
-       SELECT tenant_id, id, lessee_id, lease_id, role, lease_status, ended
-       FROM jsonb_populate_recordset(NULL::lessee_active_leases, $1::jsonb)
-       ON CONFLICT (id) DO UPDATE SET role = excluded.role, lease_status = excluded.lease_status,
-         ended = excluded.ended ${linksStamp}`,
-      [JSON.stringify(upserts)],
-      { prepare: true, deferred: true },
-    );
-  }
+  const links = linkSet(loaded);
+  for (const event of leaseEvents) foldLink(links, event);
+  await writeLinks(tx, loaded, links);
 }
 
 interface LesseeLinkRow {

@@ -6,7 +6,16 @@ import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
-import { offsetOf, sendPage } from "../platform/http/pagination.ts";
+import {
+  itemColumns,
+  type JsonPage,
+  type ListSource,
+  offsetPageSql,
+  pageSql,
+  runJsonPage,
+  type Statement,
+} from "../platform/http/jsonPage.ts";
+import { sendJsonCursorPage, sendJsonPage } from "../platform/http/pagination.ts";
 import { answers, rowShape, timestamp } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -59,76 +68,19 @@ export async function readEnergyDiagnosis(
   return row ? { body: toEnergyDiagnosisResponse(row), revision: Number(row.revision) } : null;
 }
 
-/** A statement and its parameters, as `tx.query` takes them. */
-export interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-/** `to_char` pattern rendering a UTC timestamp exactly as `Date.prototype.toISOString` does. */
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
-/**
- * The page's columns: the total first, then the response's columns in order. Timestamps are
- * formatted by PostgreSQL (no Date parsing and re-formatting per row) and the revision, which the
- * list does not show, is not read.
- */
-const PAGE_COLUMNS = [
-  "(SELECT total FROM total) AS total",
-  ...["id", ...ENERGY_DIAGNOSIS_FIELDS].map((c) => `d.${c}`),
-  ...["created_at", "updated_at"].map((c) => `to_char(d.${c} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${c}`),
-].join(", ");
-
-/**
- * The statement of one page of the rows matching `where` (whose parameters are $1..$n, $1 the
- * tenant), in the list order, each row also carrying the total. `countText` is a statement over
- * the same parameters answering the number of matching rows as `total`.
- *
- * Ids first: the offset is skipped inside the filter's index (an index-only scan of
- * `(tenant_id, <filter>, created_at, id)`, no sort), then only the page's rows are read from the
- * table by primary key. Skipping costs one index entry per row skipped, so a page in the second
- * half of the list is taken from the end instead (the same index scanned backward): at most half
- * of the matching entries are walked. The total that picks the direction is computed in the same
- * statement (and returned with the rows), so the page and the total agree: one snapshot.
- */
-export function energyDiagnosisPageSql(
-  where: string,
-  params: unknown[],
-  countText: string,
-  paging: { page: number; limit: number },
-): Statement {
-  const n = params.length;
-  const limit = `$${n + 1}::int`;
-  const offset = `$${n + 2}::int`;
-  const total = "(SELECT total FROM total)";
-  return {
-    text: `WITH total AS MATERIALIZED (${countText}),
-ids AS (
-  (SELECT id, created_at FROM energy_diagnoses
-   WHERE ${where} AND 2 * ${offset} + ${limit} <= ${total}
-   ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset})
-  UNION ALL
-  -- The outer LIMIT tells the planner the page's size (it cannot estimate a computed one).
-  (SELECT * FROM (SELECT id, created_at FROM energy_diagnoses
-     WHERE ${where} AND 2 * ${offset} + ${limit} > ${total}
-     ORDER BY created_at DESC, id DESC
-     LIMIT greatest(least(${offset} + ${limit}, ${total}) - ${offset}, 0)
-     OFFSET greatest(${total} - ${offset} - ${limit}, 0)) backward LIMIT ${limit})
-)
-SELECT ${PAGE_COLUMNS}
-FROM ids p JOIN energy_diagnoses d ON d.id = p.id AND d.tenant_id = $1
-ORDER BY p.created_at, p.id`,
-    params: [...params, paging.limit, offsetOf(paging)],
-  };
-}
+/** The list's table and items (docs/performance.md, "Lists at scale"). */
+const SOURCE: ListSource = {
+  table: "energy_diagnoses",
+  item: itemColumns(RESPONSE_COLUMNS, { numeric: ["energy_consumption", "ges_emission", "heated_area"] }),
+};
 
 /** The number of rows matching `where` (walks the filter's index). */
 const countSql = (where: string) => `SELECT count(*)::int AS total FROM energy_diagnoses WHERE ${where}`;
 
 /**
- * The two statements of GET /api/energy-diagnoses: `page` (rows and total) and `count` (the total
- * alone, run only when the page is empty). Exported for the bench, which EXPLAINs exactly what
- * the route runs.
+ * The two statements of GET /api/energy-diagnoses: `page` (the page and the total, jsonPage.ts)
+ * and `count` (the total alone, which `page` runs inside). Exported for the bench, which
+ * EXPLAINs exactly what the route runs.
  */
 export function listEnergyDiagnosesSql(
   tenantId: string,
@@ -148,33 +100,7 @@ export function listEnergyDiagnosesSql(
     query.place_id === undefined && query.estate_id === undefined
       ? `SELECT coalesce(sum(n), 0)::int AS total FROM energy_diagnosis_counts WHERE ${filter}`
       : countSql(filter);
-  return { count: { text: count, params }, page: energyDiagnosisPageSql(filter, params, count, query) };
-}
-
-type PageItem = Record<string, unknown>;
-
-/** Runs a list's page statement (and its count when the page is empty) on one reader connection. */
-function runPage(
-  sql: Sql,
-  tenantId: string,
-  statements: { count: Statement; page: Statement },
-): Promise<{ items: PageItem[]; total: number }> {
-  return sql.asTenant(tenantId, async (tx) => {
-    const rows = await tx.query<PageItem>(statements.page.text, statements.page.params);
-    if (rows.length === 0) {
-      const [count] = await tx.query<{ total: number }>(statements.count.text, statements.count.params);
-      return { items: [], total: Number(count.total) };
-    }
-    // One pass: each row minus its `total` is the response item (keys in response order).
-    const items = new Array<PageItem>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      const item: PageItem = {};
-      for (const c of RESPONSE_COLUMNS) item[c] = row[c];
-      items[i] = item;
-    }
-    return { items, total: Number(rows[0].total) };
-  });
+  return { count: { text: count, params }, page: pageSql(SOURCE, filter, params, count, query) };
 }
 
 /** One page of the rows matching `where` (params start with the tenant as $1) and their total. */
@@ -184,16 +110,12 @@ function page(
   where: string,
   params: unknown[],
   paging: { page: number; limit: number },
-): Promise<{ items: PageItem[]; total: number }> {
-  const count = countSql(where);
-  return runPage(sql, tenantId, {
-    count: { text: count, params },
-    page: energyDiagnosisPageSql(where, params, count, paging),
-  });
+): Promise<JsonPage> {
+  return runJsonPage(sql, tenantId, offsetPageSql(SOURCE, where, params, countSql(where), paging));
 }
 
 export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnergyDiagnosesQuery) {
-  return runPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query));
+  return runJsonPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query).page);
 }
 
 /** The place of the caller's tenant, or null (the places read model). */
@@ -315,8 +237,10 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
-      const { items, total } = await listEnergyDiagnoses(sql, tenantOf(request), query);
-      return sendPage(request, reply, { items, total, page: query.page, limit: query.limit });
+      const { json, total, next } = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      if (query.after !== undefined)
+        return sendJsonCursorPage(request, reply, { json, total, next, limit: query.limit });
+      return sendJsonPage(request, reply, { json, total, page: query.page, limit: query.limit });
     },
   );
 
@@ -364,7 +288,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
                (SELECT e.id FROM estates e WHERE e.tenant_id = $1 AND e.place_id = $2))`
           : "tenant_id = $1 AND place_id = $2";
       const result = await page(sql, tenantId, where, [tenantId, placeId], query);
-      return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
+      return sendJsonPage(request, reply, { ...result, page: query.page, limit: query.limit });
     },
   );
 
@@ -404,7 +328,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
         [tenantId, estateId],
         query,
       );
-      return sendPage(request, reply, { ...result, page: query.page, limit: query.limit });
+      return sendJsonPage(request, reply, { ...result, page: query.page, limit: query.limit });
     },
   );
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
 import { parisDate } from "../platform/formatDates.ts";
+import { afterQuery } from "../platform/http/jsonPage.ts";
 import { pageQuery } from "../platform/http/pagination.ts";
 import { id, isoDate, isStorable, storable, typeError } from "../platform/http/schemas.ts";
 
@@ -87,6 +88,7 @@ export const listEnergyDiagnosesQuery = z.strictObject({
   estate_id: id.optional().describe("Unit-level diagnoses of this estate"),
   energy_label: label.optional(),
   ges_label: label.optional(),
+  after: afterQuery,
 });
 export type ListEnergyDiagnosesQuery = z.output<typeof listEnergyDiagnosesQuery>;
 

@@ -10,9 +10,10 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { wildcardParam } from "../platform/http/openapi.ts";
-import { contactFilter, pageQuery, readPage, sendPage, sendSlice } from "../platform/http/pagination.ts";
+import { pageQuery, readPage, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { applyFilters, contactSearch } from "../platform/resource/resource.ts";
 import { lesseesProjection } from "../projections/lessees.ts";
 import { createLesseeSchema, INVALID_CATEGORY, isLesseeCategory, uuidSchema } from "./lesseesSchemas.ts";
 
@@ -104,6 +105,8 @@ const listQuery = z.strictObject({
   email: z.string().trim().min(1).max(254).optional().describe("Exact email, case-insensitive"),
 });
 type ListQuery = z.output<typeof listQuery>;
+/** The SQL of the list's filters: the resource kit's, as owners and contacts have them. */
+const LESSEE_FILTERS = contactSearch(z.enum(LESSEE_CATEGORIES));
 
 const categoryError = (field: string) =>
   validationError(INVALID_CATEGORY, [{ field, message: `Must be one of ${LESSEE_CATEGORIES.join(", ")}` }]);
@@ -114,11 +117,13 @@ async function listLessees(
   query: ListQuery,
   category: LesseeCategory | undefined,
 ) {
-  const { where: filter, params } = contactFilter(tenantId, { ...query, category });
+  const where = ["tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  applyFilters(LESSEE_FILTERS, { ...query, category }, where, params);
   const { rows, total } = await readPage<LesseeBody>(sql, tenantId, {
     table: "lessees",
     select: SELECT_BODY,
-    where: filter,
+    where: where.join(" AND "),
     params,
     page: query.page,
     limit: query.limit,

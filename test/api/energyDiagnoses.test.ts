@@ -523,6 +523,101 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       }
     });
 
+    it("writes each item exactly as GET one does (the page's JSON is PostgreSQL's)", async () => {
+      // Decimals, quotes, a backslash, accents and an emoji in notes, nulls: the list's JSON,
+      // written by PostgreSQL, is byte for byte the items the response schema's serialiser writes.
+      const odd = await create(
+        dpe({
+          place_id: place,
+          energy_consumption: 0.1,
+          ges_emission: 12.3456,
+          heated_area: 19.99,
+          notes: 'Chaudière "gaz" \\ 3/4 été 🔥 <b>',
+        }),
+        tenant,
+      );
+      try {
+        const res = await t.request("GET", `/api/energy-diagnoses?place_id=${place}&limit=1000`, {
+          as: tenant,
+        });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+        const ones = [];
+        for (const item of res.json() as { id: string }[]) {
+          const one = await t.request("GET", `/api/energy-diagnoses/${item.id}`, { as: tenant });
+          ones.push(one.body);
+        }
+        expect(ones.length).toBe(8);
+        expect(res.body).toBe(`[${ones.join(",")}]`);
+        expect(JSON.parse(ones[7])).toMatchObject({
+          id: odd.id,
+          energy_consumption: 0.1,
+          heated_area: 19.99,
+        });
+        const empty = await t.request("GET", "/api/energy-diagnoses?page=50", { as: tenant });
+        expect(empty.body).toBe("[]");
+        expect(empty.headers["x-total-count"]).toBe("10");
+      } finally {
+        expect(
+          (await t.request("DELETE", `/api/energy-diagnoses/${odd.id}`, { as: tenant })).statusCode,
+        ).toBe(204);
+      }
+    });
+
+    it("pages by keyset cursor (after): the same rows as offset pages, X-Total-Count kept", async () => {
+      const all = (await t.request("GET", "/api/energy-diagnoses?limit=1000", { as: tenant })).json();
+      const walked: string[] = [];
+      let path: string | null = "/api/energy-diagnoses?after=&limit=2";
+      let pages = 0;
+      while (path) {
+        const res = await t.request("GET", path, { as: tenant });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.headers["x-total-count"]).toBe("9");
+        const items = res.json() as { id: string }[];
+        walked.push(...items.map((d) => d.id));
+        const link = String(res.headers.link);
+        expect(link).toContain('</api/energy-diagnoses?limit=2>; rel="first"');
+        path = /<([^>]+)>; rel="next"/.exec(link)?.[1] ?? null;
+        if (path) expect(items.length).toBe(2);
+        pages++;
+      }
+      expect(pages).toBe(5);
+      expect(walked).toEqual(all.map((d: { id: string }) => d.id));
+      // With a filter, the cursor walks the filtered rows only.
+      const g = await t.request("GET", "/api/energy-diagnoses?ges_label=G&after=&limit=4", { as: tenant });
+      expect(g.headers["x-total-count"]).toBe("7");
+      const next = /<([^>]+)>; rel="next"/.exec(String(g.headers.link))?.[1] ?? "";
+      expect(next).toContain("ges_label=G");
+      const rest = await t.request("GET", next, { as: tenant });
+      expect(rest.json().map((d: { id: string }) => d.id)).toEqual([4, 5, 6].map((i) => ids[`place${i}`]));
+      expect(String(rest.headers.link)).not.toContain('rel="next"');
+      // Cursors from the farthest the format allows: no time out of PostgreSQL's range (a 500).
+      for (const far of ["-9999999999999999", "9999999999999999"]) {
+        const res = await t.request("GET", `/api/energy-diagnoses?after=${far}_${UNKNOWN}&limit=2`, {
+          as: tenant,
+        });
+        expect(res.statusCode, far).toBe(200);
+        expect(res.json().length).toBe(far.startsWith("-") ? 2 : 0);
+      }
+      for (const bad of [
+        "x",
+        "1_2",
+        "12_not-a-uuid",
+        `1_${UNKNOWN}x`,
+        "%00",
+        `99999999999999999_${UNKNOWN}`,
+      ]) {
+        const res = await t.request("GET", `/api/energy-diagnoses?after=${bad}`, { as: tenant });
+        expect(res.statusCode, bad).toBe(400);
+      }
+      // A cursor past the end: an empty page, the total still right.
+      const end = await t.request("GET", `/api/energy-diagnoses?after=9999999999999999_${UNKNOWN}`, {
+        as: tenant,
+      });
+      expect(end.body).toBe("[]");
+      expect(end.headers["x-total-count"]).toBe("9");
+    });
+
     it("filters by label, place and estate", async () => {
       const idsOf = async (q: string) => {
         const res = await t.request("GET", `/api/energy-diagnoses?${q}`, { as: tenant });

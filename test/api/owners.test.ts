@@ -55,6 +55,16 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
     ]);
   });
 
+  it("lists items equal to GET one, custom_fields included (written by PostgreSQL)", async () => {
+    const custom = { b: [1, 2.5, "x"], a: { nested: true, n: null }, é: "🔥" };
+    const owner = await create({ ...individual, email: "json@example.fr", custom_fields: custom });
+    const list = await t.request("GET", "/api/owners?email=json@example.fr");
+    expect(list.headers["x-total-count"]).toBe("1");
+    const one = await t.request("GET", `/api/owners/${owner.id}`);
+    expect(list.json()).toEqual([one.json()]);
+    expect(list.json()[0].custom_fields).toEqual(custom);
+  });
+
   it("validates every field rule with details; nothing written", async () => {
     const before = await eventCount();
     const cases: [object, string, string?][] = [

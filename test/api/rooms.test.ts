@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { roomsProjection } from "../../src/projections/rooms.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -65,6 +67,65 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
     expect(list.json().map((r: { id: string }) => r.id)).toContain(room.id);
     expect(list.headers["x-total-count"]).toBeDefined();
     expect((await t.request("GET", `/api/places/${placeA}/estates/${otherEstate}/rooms`)).json()).toEqual([]);
+  });
+
+  it("lists (the kit's list path): items byte for byte as GET one, offset and keyset pages agree", async () => {
+    // Its own estate, so the list holds only these rooms.
+    const own = (
+      await t.request("POST", `/api/places/${placeA}/estates`, {
+        body: { name: "L", estate_type_id: globalTypeIds.estate.apartment, area: 40, fiscal_identifier: "L" },
+      })
+    ).json().id;
+    const path = `/api/places/${placeA}/estates/${own}/rooms`;
+    const made: string[] = [];
+    for (const [i, area] of [0.1, 19.99, null, 1234.5678, 7].entries()) {
+      const body = {
+        name: `Pièce "${i}" \\ é 🔥`,
+        room_type_id: i % 2 ? kitchen : bedroom,
+        area,
+        floor: i - 1,
+      };
+      const res = await t.request("POST", path, { body });
+      expect(res.statusCode, res.body).toBe(201);
+      made.push(res.json().id);
+    }
+    const list = await t.request("GET", path);
+    expect(list.headers["x-total-count"]).toBe("5");
+    const ones = [];
+    for (const id of made) ones.push((await t.request("GET", `${path}/${id}`)).body);
+    expect(list.body).toBe(`[${ones.join(",")}]`);
+    // Offset pages, one from each end (the second half is read backward), and keyset pages.
+    const ids = async (q: string) =>
+      (await t.request("GET", `${path}?${q}`)).json().map((r: { id: string }) => r.id);
+    expect(await ids("page=2&limit=2")).toEqual(made.slice(2, 4));
+    expect(await ids("page=3&limit=2")).toEqual(made.slice(4));
+    const walked: string[] = [];
+    let next: string | null = `${path}?after=&limit=2`;
+    while (next) {
+      const res = await t.request("GET", next);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers["x-total-count"]).toBe("5");
+      walked.push(...res.json().map((r: { id: string }) => r.id));
+      next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link))?.[1] ?? null;
+    }
+    expect(walked).toEqual(made);
+    expect((await t.request("GET", `${path}?after=nope`)).statusCode).toBe(400);
+    // The total of an unfiltered list is the maintained count (rooms_counts): it follows deletes,
+    // equals the rows per estate, and a rebuild gives the same counts.
+    expect((await t.request("DELETE", `${path}/${made[1]}`)).statusCode).toBe(204);
+    const after = await t.request("GET", path);
+    expect(after.headers["x-total-count"]).toBe("4");
+    expect(after.json().length).toBe(4);
+    const counts = () =>
+      t.sql.query(
+        `SELECT c.parent_id, c.n::int AS n, (SELECT count(*)::int FROM rooms r WHERE r.estate_id = c.parent_id) AS rows
+         FROM rooms_counts c ORDER BY c.parent_id`,
+      );
+    const before = await counts();
+    expect(before.find((c) => c.parent_id === own)?.n).toBe(4);
+    for (const c of before) expect(c.n).toBe(c.rows);
+    await rebuildProjection(t.sql, t.service.platform.store, roomsProjection);
+    expect(await counts()).toEqual(before);
   });
 
   it("validates (400) and writes nothing on bad input", async () => {

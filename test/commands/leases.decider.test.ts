@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { amendmentOf, leaseTermsOf } from "../../src/commands/leases/bodies.ts";
 import { type LeaseCommand, leaseDecider, TRANSITIONS } from "../../src/commands/leases/decider.ts";
 import {
   LEASE_STATUSES,
@@ -97,7 +98,8 @@ const create = (input: CreateLeaseInput, primary: { category: string } | null = 
     type: "CreateLease",
     lease_id: leaseId,
     association_id: assocId,
-    input,
+    terms: leaseTermsOf(input),
+    primary_lessee_id: input.primary_lessee_id,
     estate_exists: true,
     primary,
   }) as const;
@@ -120,7 +122,7 @@ const rent = (
   ({
     type: "ChangeRent",
     lease_id: leaseId,
-    input: { rent_amount, effective_date: "2025-07-01", reason: "AGREEMENT", ...extra },
+    rent: { rent_amount, effective_date: "2025-07-01", reason: "AGREEMENT", ...extra },
     dpe,
   }) as LeaseCommand;
 
@@ -204,25 +206,25 @@ describe("lease decider: create", () => {
 describe("lease decider: update and delete", () => {
   it("changes only what differs, before activation", () => {
     given(draft)
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { rent_amount: 800, charges_amount: 60 } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { rent_amount: 800, charges_amount: 60 } })
       .thenEmits([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { charges_amount: 60 } } }]);
   });
   it("refuses contract terms after activation naming the amendment and rent routes (409)", () => {
     given(active)
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { rent_amount: 900 } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { rent_amount: 900 } })
       .thenRefuses(409, /amendments.*\/rent/, "rent_amount");
     given(active)
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { payment_method: "CHEQUE" } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { payment_method: "CHEQUE" } })
       .thenEmits([
         { type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } },
       ]);
   });
   it("re-checks the deposit cap and dates on the merged terms", () => {
     given(draft)
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { rent_amount: 700 } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { rent_amount: 700 } })
       .thenRefuses(422, /800\.00.*700\.00/);
     given(draft)
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { end_date: "2024-01-01" } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { end_date: "2024-01-01" } })
       .thenRefuses(400, /before/, "end_date");
   });
   it("deletes only in DRAFT", () => {
@@ -384,7 +386,7 @@ describe("lease decider: tenants", () => {
       type: "AddLeaseLessee",
       lease_id: leaseId,
       association_id: assocId,
-      input: { lessee_id, role },
+      tenant: { lessee_id, role },
       lessee: { category },
       today: "2025-05-01",
     }) as LeaseCommand;
@@ -440,7 +442,7 @@ describe("lease decider: tenants", () => {
       type: "UpdateLeaseLessee",
       lease_id: leaseId,
       lessee_id: primaryId,
-      input: { role: "CoTenant" },
+      changes: { role: "CoTenant" },
     } as const;
     given(active)
       .when(demote)
@@ -558,23 +560,27 @@ describe("lease decider: amendments", () => {
 
   it("drafts an amendment, refusing an end before the start (400); a rent cut never fails the deposit cap (art. 22)", () => {
     given(active)
-      .when({ type: "DraftAmendment", ...ids, input: fields })
+      .when({ type: "DraftAmendment", ...ids, amendment: amendmentOf(fields) })
       .thenEmits([drafted]);
     given(active)
-      .when({ type: "DraftAmendment", ...ids, input: { ...fields, changes: { end_date: "2024-01-01" } } })
+      .when({
+        type: "DraftAmendment",
+        ...ids,
+        amendment: amendmentOf({ ...fields, changes: { end_date: "2024-01-01" } }),
+      })
       .thenRefuses(400, /before/, "changes.end_date");
     // The deposit is judged when it is set and never revised during the lease (loi 89-462 art. 22).
     const cut = { ...fields, changes: { rent_amount: 799.99 } };
     given(active)
-      .when({ type: "DraftAmendment", ...ids, input: cut })
+      .when({ type: "DraftAmendment", ...ids, amendment: amendmentOf(cut) })
       .thenEmits([{ ...drafted, data: { ...drafted.data, changes: cut.changes } }]);
   });
   it("updates and deletes only in DRAFT", () => {
     given([...active, drafted])
-      .when({ type: "ReviseAmendment", ...ids, input: { title: "Avenant 1 bis" } })
+      .when({ type: "ReviseAmendment", ...ids, changes: { title: "Avenant 1 bis" } })
       .thenEmits([{ type: "LeaseAmendmentRevised", data: { ...ids, changes: { title: "Avenant 1 bis" } } }]);
     given([...active, drafted, submitted])
-      .when({ type: "ReviseAmendment", ...ids, input: { title: "x" } })
+      .when({ type: "ReviseAmendment", ...ids, changes: { title: "x" } })
       .thenRefuses(409, /only a DRAFT/);
     given([...active, drafted, submitted])
       .when({ type: "DeleteAmendment", ...ids })

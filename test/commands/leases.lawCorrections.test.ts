@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { energyClassOf } from "../../src/commands/energyDiagnoses/decider.ts";
+import { amendmentOf, leaseTermsOf } from "../../src/commands/leases/bodies.ts";
 import {
   type ComplianceFacts,
   decencyCalendarCheck,
@@ -72,14 +73,15 @@ const create = (extra: Partial<LeaseTerms>): LeaseCommand => {
     type: "CreateLease",
     lease_id: leaseId,
     association_id: "7d0c0a3e-5555-4c3b-9d4e-000000000005",
-    input: { ...rest, estate_id, primary_lessee_id: primaryId } as never,
+    terms: leaseTermsOf({ ...rest, estate_id, primary_lessee_id: primaryId } as never),
+    primary_lessee_id: primaryId,
     estate_exists: true,
     primary: { category: "individual" },
   };
 };
 
 const rent = (input: Record<string, unknown>, dpe: { energy_label: string; valid_until: string } | null) =>
-  ({ type: "ChangeRent", lease_id: leaseId, input, dpe }) as LeaseCommand;
+  ({ type: "ChangeRent", lease_id: leaseId, rent: input as never, dpe }) as LeaseCommand;
 
 const irl = (effective_date: string, rent_amount = 1010, type = "IRL") => ({
   rent_amount,
@@ -103,7 +105,12 @@ describe("1. the deposit is never revised during the lease (loi 89-462 art. 22)"
   it("accepts and applies an amendment lowering the rent below the deposit", () => {
     spec
       .given(active())
-      .when({ type: "DraftAmendment", lease_id: leaseId, amendment_id: amendmentId, input: cut })
+      .when({
+        type: "DraftAmendment",
+        lease_id: leaseId,
+        amendment_id: amendmentId,
+        amendment: amendmentOf(cut),
+      })
       .then([drafted]);
     const submitted: LeaseEvent = {
       type: "LeaseAmendmentSubmitted",
@@ -138,7 +145,7 @@ describe("1. the deposit is never revised during the lease (loi 89-462 art. 22)"
     };
     spec
       .given([...active(), cut])
-      .when({ type: "UpdateLease", lease_id: leaseId, input: { payment_method: "CHEQUE" } })
+      .when({ type: "UpdateLease", lease_id: leaseId, changes: { payment_method: "CHEQUE" } })
       .then([{ type: "LeaseUpdated", data: { lease_id: leaseId, changes: { payment_method: "CHEQUE" } } }]);
   });
   it("judges DEPOSIT_CAP on the rent when the deposit was set, not the current rent", () => {

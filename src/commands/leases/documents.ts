@@ -25,15 +25,19 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { uuid } from "../../platform/http/schemas.ts";
 import { documentBody, documentParams, leaseParams, readDocument } from "../../queries/leases.ts";
 import { documentFields } from "../../queries/leasesSchemas.ts";
-import { handleLease } from "./routes.ts";
+import { documentChangesOf } from "./bodies.ts";
+import { handleLease } from "./handleLease.ts";
 import { updateDocumentSchema } from "./schemas.ts";
 
 /** Lease documents (DESIGN.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
 
 const tags = ["Leases"];
-const fieldsSchema = z.strictObject(documentFields);
+/** The upload's fields; `amendment_id` attaches the document to one of the lease's amendments (issue 24). */
+const fieldsSchema = z.strictObject({ ...documentFields, amendment_id: uuid().optional() });
+const FIELD_NAMES = new Set(Object.keys(fieldsSchema.shape));
 
 interface Upload {
   fields: Record<string, string>;
@@ -70,7 +74,7 @@ async function readUpload(request: FastifyRequest, blobs: BlobStore, key: string
         if (!decision.ok) throw unsupportedMediaType(decision.message);
         const stored = await blobs.putBlobStream(key, chunks, { content_type: decision.content_type });
         file = { stored, filename: part.filename };
-      } else if (part.fieldname === "document_type" || part.fieldname === "description") {
+      } else if (FIELD_NAMES.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value);
       } else details.push({ field: part.fieldname, message: "Unknown field" });
     }
@@ -91,16 +95,32 @@ async function readUpload(request: FastifyRequest, blobs: BlobStore, key: string
   }
 }
 
-export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { sql } = app.platform;
+/** The upload as the document the decider adds (its fields trimmed, its name cleaned). */
+function uploadedDocument(upload: Upload, ids: { lease_id: string; document_id: string }, key: string) {
+  const { stored, fields } = upload;
+  return {
+    ...ids,
+    document_type: fields.document_type.trim(),
+    description: fields.description?.trim() || null,
+    filename: cleanFilename(upload.filename, stored.content_type as MediaContentType),
+    content_type: stored.content_type,
+    size: stored.size,
+    sha256: stored.sha256,
+    blob_key: key,
+    // Absent, not null, when none: the event keeps the shape documents had before amendments.
+    ...(fields.amendment_id ? { amendment_id: fields.amendment_id.toLowerCase() } : {}),
+  };
+}
 
-  api.post(
+function uploadRoute(app: FastifyInstance) {
+  const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().post(
     "/api/leases/:lease_id/documents",
     {
       schema: {
         tags,
-        summary: "Upload a lease document (multipart: document_type, description, file; 20 MiB)",
+        summary:
+          "Upload a lease document (multipart: document_type, description, amendment_id, file; 20 MiB)",
         ...uploadBody(fieldsSchema),
         params: leaseParams,
         response: createdAnswers(documentBody),
@@ -118,21 +138,11 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       if (!first || first.metadata.tenant_id !== tenantId) throw notFound("Lease", lease_id);
       // Bytes first, then the event: a refused or failed append removes the unreferenced bytes.
       const upload = await readUpload(request, blobs, key);
-      const { stored } = upload;
+      const document = uploadedDocument(upload, { lease_id, document_id }, key);
       const result = await handleLease(request, lease_id, () => ({
         type: "AddLeaseDocument",
         lease_id,
-        document: {
-          lease_id,
-          document_id,
-          document_type: upload.fields.document_type.trim(),
-          description: upload.fields.description?.trim() || null,
-          filename: cleanFilename(upload.filename, stored.content_type as MediaContentType),
-          content_type: stored.content_type,
-          size: stored.size,
-          sha256: stored.sha256,
-          blob_key: key,
-        },
+        document,
       })).catch(async (error: unknown) => {
         // Only bytes no event can reference go: a write whose outcome is unknown may have committed.
         if (error instanceof ApiError || certainlyUnwritten(error))
@@ -147,8 +157,10 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       });
     },
   );
+}
 
-  api.put(
+function updateRoute(app: FastifyInstance) {
+  app.withTypeProvider<ZodTypeProvider>().put(
     "/api/leases/:lease_id/documents/:document_id",
     {
       schema: {
@@ -166,17 +178,19 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
         type: "UpdateLeaseDocument",
         lease_id,
         document_id,
-        input: request.body,
+        changes: documentChangesOf(request.body),
       }));
       return replyWithResource(request, reply, 200, {
         id: document_id,
         ...result,
-        read: () => readDocument(sql, tenantOf(request), lease_id, document_id),
+        read: () => readDocument(app.platform.sql, tenantOf(request), lease_id, document_id),
       });
     },
   );
+}
 
-  api.delete(
+function deleteRoute(app: FastifyInstance) {
+  app.withTypeProvider<ZodTypeProvider>().delete(
     "/api/leases/:lease_id/documents/:document_id",
     {
       schema: {
@@ -197,4 +211,10 @@ export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
       return replyWithResource(request, reply, 204, { id: document_id, position: result.position });
     },
   );
+}
+
+export async function leaseDocumentRoutes(app: FastifyInstance): Promise<void> {
+  uploadRoute(app);
+  updateRoute(app);
+  deleteRoute(app);
 }

@@ -94,6 +94,8 @@ export const updateDocumentSchema = z.strictObject({
   description: documentFields.description,
   // What a GET shows and a PUT may send back: ignored, the upload decided them.
   lease_id: ignored(uuid()),
+  // Attached at upload only (docs/leases.md, "Documents of an amendment").
+  amendment_id: ignored(uuid().nullable()),
   filename: ignored(z.string()),
   content_type: ignored(z.string()),
   size: ignored(z.number()),

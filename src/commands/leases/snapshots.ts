@@ -8,7 +8,7 @@ import {
   LEASE_SNAPSHOT_VERSION,
   readLeaseSnapshot,
   replayLeaseEvent,
-} from "../../queries/leases.ts";
+} from "../../queries/leaseReplay.ts";
 
 /** Whether an append of `appended` events that brought the lease to `revision` passed a snapshot revision. */
 export const passesSnapshot = (revision: number, appended: number) =>

@@ -61,11 +61,21 @@ const rebuildBody = z.strictObject({
 const idParam = z.object({ id: z.uuid() });
 const tenantParam = z.object({ tenant_id: z.uuid() });
 
-/** Platform administration, behind PMS_ADMIN_API_KEY (docs/architecture.md §5). */
-export async function adminRoutes(app: FastifyInstance) {
-  const { sql } = app.platform;
-  const tags = ["Admin"];
+const tags = ["Admin"];
 
+/**
+ * Platform administration, behind PMS_ADMIN_API_KEY (docs/architecture.md §5): tenants, their
+ * API and worker keys, projections. Registered in this order (the API description's order).
+ */
+export async function adminRoutes(app: FastifyInstance) {
+  tenantRoutes(app);
+  apiKeyRoutes(app);
+  workerKeyRoutes(app);
+  projectionRoutes(app);
+}
+
+function tenantRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
   app.post(
     "/api/admin/tenants",
     {
@@ -104,7 +114,10 @@ export async function adminRoutes(app: FastifyInstance) {
       return tenant;
     },
   );
+}
 
+function apiKeyRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
   app.post(
     "/api/admin/tenants/:tenant_id/api-keys",
     {
@@ -165,8 +178,11 @@ export async function adminRoutes(app: FastifyInstance) {
       return reply.status(204).send();
     },
   );
+}
 
-  // Worker keys (docs/security.md): for the Workers area's routes, sent in X-API-Key.
+/** Worker keys (docs/security.md): for the Workers area's routes, sent in X-API-Key. */
+function workerKeyRoutes(app: FastifyInstance) {
+  const { sql } = app.platform;
   app.post(
     "/api/admin/tenants/:tenant_id/worker-keys",
     {
@@ -218,27 +234,34 @@ export async function adminRoutes(app: FastifyInstance) {
       return reply.status(204).send();
     },
   );
+}
 
+/** Each projection's checkpoint row, with its lag behind the head of the log. */
+async function listProjections(app: FastifyInstance) {
+  const head = await app.platform.store.headPosition({ past_other_databases: true });
+  const rows = await app.platform.sql.query(
+    `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
+            status, last_error, updated_at FROM projection_checkpoints ORDER BY name`,
+  );
+  return Promise.all(
+    rows.map(async (r) => ({
+      name: r.name,
+      version: r.version,
+      checkpoint: positionToString({ commit: BigInt(r.c), prepare: BigInt(r.p) }),
+      events_applied: r.events_applied,
+      lag: await app.platform.projections.lagOf(r.name, head),
+      status: r.status,
+      last_error: r.last_error,
+      updated_at: r.updated_at,
+    })),
+  );
+}
+
+function projectionRoutes(app: FastifyInstance) {
   const projectionsSchema = { tags, response: answers(z.array(projectionBody)) };
-  app.get("/api/admin/projections", { schema: projectionsSchema, config: { access: "admin" } }, async () => {
-    const head = await app.platform.store.headPosition({ past_other_databases: true });
-    const rows = await sql.query(
-      `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
-              status, last_error, updated_at FROM projection_checkpoints ORDER BY name`,
-    );
-    return Promise.all(
-      rows.map(async (r) => ({
-        name: r.name,
-        version: r.version,
-        checkpoint: positionToString({ commit: BigInt(r.c), prepare: BigInt(r.p) }),
-        events_applied: r.events_applied,
-        lag: await app.platform.projections.lagOf(r.name, head),
-        status: r.status,
-        last_error: r.last_error,
-        updated_at: r.updated_at,
-      })),
-    );
-  });
+  app.get("/api/admin/projections", { schema: projectionsSchema, config: { access: "admin" } }, () =>
+    listProjections(app),
+  );
 
   app.post(
     "/api/admin/projections/:name/rebuild",

@@ -16,6 +16,53 @@ export function sendPage<T>(
   reply: FastifyReply,
   page: { items: T[]; total: number; page: number; limit: number },
 ) {
+  setPageHeaders(request, reply, page);
+  return reply.send(page.items);
+}
+
+/**
+ * sendPage for a page whose JSON array PostgreSQL wrote (`json`, docs/performance.md, "DPE list
+ * at scale"): sent as it is, not parsed into rows and serialised again. The SQL that writes it
+ * must give what the route's response schema would (the route's tests compare).
+ */
+export function sendJsonPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { json: string; total: number; page: number; limit: number },
+) {
+  setPageHeaders(request, reply, page);
+  return reply.header("content-type", "application/json; charset=utf-8").send(page.json);
+}
+
+/**
+ * A keyset page (`after` cursors): X-Total-Count (all matching rows), and a Link header with
+ * `first` (page 1) and, when more rows follow, `next` (this query with `after=<next>`).
+ */
+export function sendJsonCursorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { json: string; total: number; limit: number; next: string | null },
+) {
+  const base = new URL(request.url, "http://x");
+  base.searchParams.delete("page");
+  base.searchParams.set("limit", String(page.limit));
+  const link = (after: string | null, rel: string) => {
+    if (after === null) base.searchParams.delete("after");
+    else base.searchParams.set("after", after);
+    return `<${base.pathname}${base.search}>; rel="${rel}"`;
+  };
+  const links = [link(null, "first")];
+  if (page.next !== null) links.push(link(page.next, "next"));
+  reply.header("x-total-count", String(page.total));
+  reply.header("link", links.join(", "));
+  return reply.header("content-type", "application/json; charset=utf-8").send(page.json);
+}
+
+function setPageHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { total: number; page: number; limit: number },
+) {
   const lastPage = Math.max(1, Math.ceil(page.total / page.limit));
   const base = new URL(request.url, "http://x");
   const link = (p: number, rel: string) => {
@@ -29,7 +76,6 @@ export function sendPage<T>(
   links.push(link(lastPage, "last"));
   reply.header("x-total-count", String(page.total));
   reply.header("link", links.join(", "));
-  return reply.send(page.items);
 }
 
 /** One page of a list already in memory (e.g. a stream's history), with the same headers. */
@@ -85,32 +131,4 @@ export async function readPage<R = Record<string, unknown>>(
     );
     return { rows, total };
   });
-}
-
-/**
- * The list filters of people and companies (lessees, owners): exact category, exact email
- * (case-insensitive), and `q` contained in the names, the legal name or the email. strpos, not
- * LIKE: the client's text is matched literally (no % or _ wildcards). Tenant first, as $1.
- */
-export function contactFilter(
-  tenantId: string,
-  query: { category?: string; email?: string; q?: string },
-): { where: string; params: unknown[] } {
-  const where = ["tenant_id = $1"];
-  const params: unknown[] = [tenantId];
-  if (query.category) {
-    params.push(query.category);
-    where.push(`category = $${params.length}`);
-  }
-  if (query.email) {
-    params.push(query.email.toLowerCase());
-    where.push(`lower(email) = $${params.length}`);
-  }
-  if (query.q) {
-    params.push(query.q.toLowerCase());
-    const p = `$${params.length}`;
-    where.push(`(strpos(lower(concat_ws(' ', first_name, last_name)), ${p}) > 0
-      OR strpos(lower(coalesce(legal_name, '')), ${p}) > 0 OR strpos(lower(email), ${p}) > 0)`);
-  }
-  return { where: where.join(" AND "), params };
 }

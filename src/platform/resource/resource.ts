@@ -106,6 +106,8 @@ export interface Resource<
   columns: string[];
   /** The columns a response shows, in order. */
   responseColumns: string[];
+  /** Response columns the read model keeps as numeric (a list writes them as float8, jsonPage.ts). */
+  numericColumns: string[];
   ddl: string;
   /** Derived from the table and the events: a change rebuilds the read model. */
   version: number;
@@ -196,9 +198,10 @@ export function defineResource<
   const keys = parentKey ? [parentKey] : [];
   const columns = ["tenant_id", "id", ...keys, ...fieldNames, "revision", "created_at", "updated_at"];
   const sqlTypes = declaration.sqlTypes as Record<string, string> | undefined;
+  const sqlTypeOfField = (f: keyof S & string) => sqlTypes?.[f] ?? sqlTypeOf(fields[f] as z.ZodType);
   const columnDdl = fieldNames.map((f) => {
     const schema = fields[f] as z.ZodType;
-    return `  ${f} ${sqlTypes?.[f] ?? sqlTypeOf(schema)}${unwrap(schema).optional ? "" : " NOT NULL"},`;
+    return `  ${f} ${sqlTypeOfField(f)}${unwrap(schema).optional ? "" : " NOT NULL"},`;
   });
   const index = parentKey
     ? `CREATE INDEX ${table}_${parent} ON ${table} (tenant_id, ${parentKey}, created_at, id);`
@@ -213,7 +216,15 @@ ${keys.map((k) => `  ${k} uuid NOT NULL,\n`).join("")}${columnDdl.join("\n")}
   updated_at timestamptz NOT NULL
 );
 ${index}
-${tenantPolicy(table)}`;
+${tenantPolicy(table)}
+CREATE TABLE ${table}_counts (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  parent_id uuid,
+  n bigint NOT NULL
+);
+CREATE INDEX ${table}_counts_parent ON ${table}_counts (tenant_id, parent_id);
+${tenantPolicy(`${table}_counts`)}`;
   const eventTypes = [declaration.events.created, declaration.events.updated, declaration.events.deleted];
   const hash = createHash("sha256")
     .update(`kit 1\n${ddl}\n${eventTypes.join(",")}`)
@@ -239,9 +250,28 @@ ${tenantPolicy(table)}`;
     body,
     columns,
     responseColumns: ["id", ...keys, ...fieldNames, "created_at", "updated_at"],
+    numericColumns: fieldNames.filter((f) => sqlTypeOfField(f).startsWith("numeric")),
     ddl,
     version: Number.parseInt(hash.slice(0, 7), 16),
   };
+}
+
+/**
+ * The SQL conditions of the filters `query` sets (a value that is not empty), appended to
+ * `where`, their values to `params` (each condition's `$n` the next parameter).
+ */
+export function applyFilters(
+  filters: Record<string, Filter>,
+  query: Record<string, unknown>,
+  where: string[],
+  params: unknown[],
+): void {
+  for (const [name, filter] of Object.entries(filters)) {
+    const value = query[name];
+    if (!value) continue;
+    params.push(filter.value ? filter.value(value as string) : value);
+    where.push(filter.where(`$${params.length}`));
+  }
 }
 
 /** `q`: the text contained (case-insensitive, literally: no wildcards) in any of the SQL expressions. */
@@ -264,7 +294,7 @@ export const equalsIgnoringCase = (column: string, max: number, description: str
   value: (v) => v.toLowerCase(),
 });
 
-/** Searchable like lessees (contactFilter): `q` in the names, legal name or email; exact email. */
+/** People and companies (owners, contacts, lessees): `q` in the names, legal name or email; exact category; exact email. */
 export const contactSearch = (categories: z.ZodType): Record<string, Filter> => ({
   q: contains(
     ["concat_ws(' ', first_name, last_name)", "legal_name", "email"],

@@ -5,14 +5,20 @@ import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
 import { setEtag } from "../http/etag.ts";
 import { handleCommand, newResourceId, readHistory } from "../http/handleCommand.ts";
-import { pageQuery, readPage, sendPage, sendSlice } from "../http/pagination.ts";
+import { afterQuery, itemColumns, type ListSource, pageSql, runJsonPage } from "../http/jsonPage.ts";
+import { pageQuery, sendJsonCursorPage, sendJsonPage, sendSlice } from "../http/pagination.ts";
 import { replyWithResource } from "../http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
-import type { Row } from "../projections/projection.ts";
 import { type Facts, notUnderParent, type ResourceCommand, type ResourceState } from "./decider.ts";
-import { pick, readResource, selectOf } from "./read.ts";
-import type { CreateInput, Resource, ResourceEvent, UpdateInput } from "./resource.ts";
+import { readResource } from "./read.ts";
+import {
+  applyFilters,
+  type CreateInput,
+  type Resource,
+  type ResourceEvent,
+  type UpdateInput,
+} from "./resource.ts";
 
 /**
  * The standard routes of a resource (docs/architecture.md, "How to add an area"): POST, PUT
@@ -147,7 +153,13 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
   const listQuery = z.strictObject({
     ...pageQuery,
     ...Object.fromEntries(filters.map(([name, f]) => [name, f.schema])),
+    after: afterQuery,
   });
+  const source: ListSource = {
+    table: resource.table,
+    // In the response schema's order: its serialiser's, which GET one answers with.
+    item: itemColumns(Object.keys(resource.body.shape), { numeric: resource.numericColumns }),
+  };
   const config = { access: access.read };
 
   return async (app: FastifyInstance) => {
@@ -169,29 +181,36 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
         const tenantId = tenantOf(request);
         const params = request.params as Params;
         await options.within?.(request, params);
-        const query = request.query as Record<string, string> & { page: number; limit: number };
+        const query = request.query as Record<string, string> & {
+          page: number;
+          limit: number;
+          after?: string;
+        };
         const where = ["tenant_id = $1"];
         const values: unknown[] = [tenantId];
-        const add = (value: unknown, condition: (p: string) => string) => {
-          values.push(value);
-          where.push(condition(`$${values.length}`));
-        };
-        if (parentKey) add(params[parentKey], (p) => `${parentKey} = ${p}`);
-        for (const [name, filter] of filters) {
-          const value = query[name];
-          if (value) add(filter.value ? filter.value(value) : value, filter.where);
+        if (parentKey) {
+          values.push(params[parentKey]);
+          where.push(`${parentKey} = $${values.length}`);
         }
+        const keys = where.length;
+        applyFilters(resource.filters ?? {}, query, where, values);
+        // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale");
+        // without a filter the total is the maintained count of the tenant's (parent's) rows.
+        const filter = where.join(" AND ");
+        const count =
+          where.length === keys
+            ? `SELECT coalesce(sum(n), 0)::int AS total FROM ${resource.table}_counts
+               WHERE tenant_id = $1 AND ${parentKey ? "parent_id = $2" : "parent_id IS NULL"}`
+            : `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
+        const { json, total, next } = await runJsonPage(
+          sql,
+          tenantId,
+          pageSql(source, filter, values, count, query),
+        );
         const { page, limit } = query;
-        const { rows, total } = await readPage<Row>(sql, tenantId, {
-          table: resource.table,
-          select: selectOf(resource),
-          where: where.join(" AND "),
-          params: values,
-          page,
-          limit,
-        });
-        const items = rows.map((r) => pick(r, resource.responseColumns));
-        return sendPage(request, reply, { items, total, page, limit });
+        if (query.after !== undefined)
+          return sendJsonCursorPage(request, reply, { json, total, next, limit });
+        return sendJsonPage(request, reply, { json, total, page, limit });
       },
     );
 
