@@ -15,6 +15,8 @@ import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
+import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
+import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
@@ -43,6 +45,7 @@ import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentRemindersProjection } from "./projections/rentCollection.ts";
 import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
@@ -61,6 +64,7 @@ import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
@@ -150,6 +154,33 @@ const firstRentCallsJob = areaJob({
   run: (deps, _input, { tenant_id }) => issueRentCalls(deps, { uncalledOnly: true, tenantId: tenant_id }),
 });
 
+/**
+ * Rent reminders (docs/rent-cycle.md, "Reminders"): daily at 07:00 UTC for every tenant, and on
+ * demand for the worker key's tenant. `dry_run` lists what would be sent and writes nothing. A
+ * scheduled run spans tenants, so its output is counts only; a tenant's run lists its reminders.
+ */
+const rentRemindersJob = areaJob({
+  queue: RENT_REMINDERS_QUEUE,
+  description:
+    "Sends the next reminder level due for each unpaid rent call (at most once per call and level, 24 h apart, never once paid, no fee: loi n° 89-462 art. 4 i, p); dry_run lists them and writes nothing",
+  cron: "0 7 * * *",
+  input: z.strictObject({
+    dry_run: z.boolean().optional().describe("List what would be sent; send and write nothing"),
+  }),
+  run: async (deps, { dry_run }, { tenant_id }) => {
+    const run = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    if (tenant_id) return run;
+    return {
+      dry_run: run.dry_run,
+      today: run.today,
+      sent: run.sent.length,
+      skipped: run.skipped.length,
+      failed: run.failed.length,
+      requeued: run.requeued,
+    };
+  },
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -196,6 +227,13 @@ export const areas: Area[] = [
     routes: [rentCycleCommandRoutes, rentCycleQueryRoutes],
     projections: [rentCycleProjection],
     jobs: [rentCallsJob, firstRentCallsJob],
+  },
+  // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
+  {
+    name: "rentCollection",
+    routes: [receiptRoutes, rentCollectionQueries],
+    projections: [rentRemindersProjection],
+    jobs: [rentRemindersJob],
   },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {

@@ -404,6 +404,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workers/jobs/rent-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends the next reminder level due for each unpaid rent call (at most once per call and level, 24 h apart, never once paid, no fee: loi n° 89-462 art. 4 i, p); dry_run lists them and writes nothing
+         * @description Needs a worker key (X-API-Key).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postWorkersJobsRentReminders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workers/jobs/{queue}/{job_id}": {
         parameters: {
             query?: never;
@@ -2400,6 +2422,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/rent-calls/{call_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of a rent call, free (loi n° 89-462 art. 21): a numbered quittance when paid in full, a reçu when paid in part, 409 when unpaid
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdRentCallsByCallIdReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reminders sent for the lease's unpaid rent calls, oldest first (never with a fee)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdReminders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/arrears": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the lease owes per period and in total, with the facts a commandement de payer needs (art. 24 I); `Accept: application/pdf` for the statement as PDF
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
+         */
+        get: operations["getLeasesByLeaseIdArrears"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/{message_id}/resolve": {
         parameters: {
             query?: never;
@@ -3425,6 +3511,109 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A reminder sent for an unpaid rent call */
+        RentReminder: {
+            /**
+             * Format: uuid
+             * @description The reminder's id, also its outbox message id: one per (call, level)
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            level: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            days_late: number;
+            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
+            amount_claimed: number;
+            sent_at: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            message_id: string;
+            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
+            delivery_status: string | null;
+            delivered_at: string | null;
+        };
+        /** @description What is still owed on one rent call */
+        ArrearsPeriod: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            remaining_amount: number;
+            /** @description Days since the due date (0 on the due date) */
+            days_late: number;
+        };
+        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
+        CommandementFacts: {
+            rule: string;
+            /** @enum {string} */
+            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+            message: string;
+            legal_reference: string;
+            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
+            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
+            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
+            clause_effective_from: string | null;
+            concluded_on: string | null;
+            monthly_rent: number;
+            monthly_charges: number;
+            required_mentions: string[];
+        };
+        /** @description The arrears statement of a lease: the input of a commandement de payer */
+        Arrears: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: date
+             * @description Today in Paris: the day the figures are for
+             * @example 2025-01-31
+             */
+            as_of: string;
+            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
+            total_owed: number;
+            periods: components["schemas"]["ArrearsPeriod"][];
+            commandement_de_payer: components["schemas"]["CommandementFacts"];
+        };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
             /**
@@ -4398,7 +4587,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, amendment_notices, messages */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages */
                     projection: string;
                 };
             };
@@ -4608,6 +4797,47 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        queue: string;
+                        /** @enum {string} */
+                        state: "created";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWorkersJobsRentReminders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description List what would be sent; send and write nothing */
+                    dry_run?: boolean;
+                };
             };
         };
         responses: {
@@ -10761,6 +10991,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeaseAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdRentCallsByCallIdReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description OK */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdReminders: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentReminder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdArrears: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Arrears"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BadRequest"];

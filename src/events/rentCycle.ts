@@ -1,6 +1,7 @@
 import { cents } from "../law/money.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import { PAYMENT_METHODS } from "./leases.ts";
+import type { CollectionEvent } from "./rentCollection.ts";
 
 /**
  * The rent cycle's account of a lease (DESIGN.md §7.1, docs/rent-cycle.md): stream
@@ -89,8 +90,9 @@ export interface PaymentCancelledData {
 export type AccountEvent =
   | { type: "RentCallIssued"; data: RentCallIssuedData }
   | { type: "PaymentRecorded"; data: PaymentRecordedData }
-  | { type: "PaymentCancelled"; data: PaymentCancelledData };
-// Later on this stream: | { type: "ReceiptIssued"; ... } | { type: "RentReminderSent"; ... }
+  | { type: "PaymentCancelled"; data: PaymentCancelledData }
+  // Receipts and reminders (src/events/rentCollection.ts): on this stream, moving no money.
+  | CollectionEvent;
 
 export const accountEventTypes = [
   "RentCallIssued",
@@ -278,6 +280,9 @@ function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
         balance_cents: account.balance_cents + payment.amount_cents,
       };
     }
+    case "ReceiptIssued":
+    case "RentReminderSent":
+      return account;
     default: {
       const unknown: never = event;
       return unknown;

@@ -23,6 +23,7 @@ export const STREAM_CATEGORIES = [
   "owner",
   "place",
   "place_rent_regulation",
+  "receipt_counter",
   "room",
   "template",
   "type",

@@ -36,5 +36,7 @@ declare module "fastify" {
      * at start-up.
      */
     access?: RouteAccess;
+    /** The JSON answer is also given as PDF on `Accept: application/pdf` (the API description says so). */
+    pdfAlternative?: boolean;
   }
 }

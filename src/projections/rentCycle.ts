@@ -175,6 +175,10 @@ function entryOf(e: RecordedEvent<AccountEvent>, before: LeaseAccount, after: Le
         call_id: null,
         payment_id: e.data.payment_id,
       };
+    // Receipts and reminders (src/events/rentCollection.ts) move no money: not handled here.
+    case "ReceiptIssued":
+    case "RentReminderSent":
+      throw new Error(`${e.type} is not an account entry`);
     default: {
       const unknown: never = e;
       return unknown;

@@ -72,6 +72,9 @@ export async function responseCheckerOf(app: FastifyInstance): Promise<ResponseC
       return;
     }
     if (!schema) return; // a non-JSON answer (a file's bytes)
+    // An alternative the document declares beside JSON (an arrears statement as PDF).
+    const type = String(res.headers?.["content-type"] ?? "").split(";")[0];
+    if (type !== "application/json" && declared.content[type]) return;
     const at = pointer("paths", template.path, method.toLowerCase(), "responses", key);
     let validate = compiled.get(at);
     if (!validate) {

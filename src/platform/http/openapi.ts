@@ -105,6 +105,8 @@ function transformRoute(input: Parameters<typeof jsonSchemaTransform>[0]) {
     };
   }
   if (upload) extra["x-upload"] = z.toJSONSchema(upload, { target: "draft-2020-12", io: "input" });
+  // A JSON answer also given as PDF on `Accept: application/pdf` (e.g. an arrears statement).
+  if (input.route.config?.pdfAlternative) extra["x-pdf-alternative"] = true;
   return { ...out, url, schema: { ...out.schema, ...extra } };
 }
 
@@ -158,6 +160,12 @@ function describeOperation(
             : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
   const notes = [op.description, needs].filter(Boolean);
   const responses: Json = op.responses ?? {};
+  if (op["x-pdf-alternative"]) {
+    delete op["x-pdf-alternative"];
+    const ok = responses["200"];
+    if (ok?.content) ok.content["application/pdf"] = { schema: { type: "string", format: "binary" } };
+    notes.push("Answers the same as PDF when the request's `Accept` prefers `application/pdf`.");
+  }
   const success = (status: string) => responses[status]?.content?.["application/json"]?.schema;
 
   // Uploads: the multipart parts the route reads.

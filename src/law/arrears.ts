@@ -1,0 +1,121 @@
+import { addDays, addMonths } from "./calendar.ts";
+import { cents, toEuros } from "./money.ts";
+import { daysLate } from "./reminders.ts";
+import { LOI_89, type Verdict, verdict } from "./verdict.ts";
+
+/**
+ * Arrears and the commandement de payer (docs/rent-cycle.md, "Arrears"). Loi n° 89-462 art. 24 I,
+ * as loi n° 2023-668 du 27 juillet 2023 (art. 10) wrote it: the clause résolutoire for unpaid rent
+ * or charges « ne produit effet que six semaines après un commandement de payer demeuré
+ * infructueux » (two months before). That law took effect on 29 July 2023 and does not reach
+ * leases concluded before: they keep the delay of their own clause as the law then framed it, two
+ * months (Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002).
+ *
+ * The commandement, served by a commissaire de justice, contains on pain of nullity (art. 24 I):
+ * the delay to pay, the monthly rent and charges, the account of the debt (décompte), the warning
+ * of a judicial termination and eviction, the fonds de solidarité pour le logement, and the right
+ * to ask the judge for time (code civil art. 1343-5). The arrears statement gives the figures.
+ */
+
+export const ART_24 = `${LOI_89}, art. 24 I`;
+export const LOI_2023_668 = "loi n° 2023-668 du 27 juillet 2023, art. 10";
+export const AVIS_2024 = "Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002";
+/** The day loi n° 2023-668 took effect: leases concluded from then on have six weeks. */
+export const SIX_WEEKS_FROM = "2023-07-29";
+
+export interface ArrearsCall {
+  call_id: string;
+  period_start: string;
+  period_end: string;
+  due_date: string;
+  rent_amount: number;
+  charges_amount: number;
+  total_amount: number;
+  paid_amount: number;
+}
+
+export interface ArrearsPeriod extends ArrearsCall {
+  remaining_amount: number;
+  days_late: number;
+}
+
+/**
+ * What is owed on `today`: each call due by then with something left to pay, oldest due first,
+ * with its days late, and the total (cents summed, so the total is the periods' sum exactly).
+ * Nothing is added to it: no penalty (art. 4 i) and no fee (art. 4 p).
+ */
+export function arrearsOf(calls: readonly ArrearsCall[], today: string) {
+  const periods: ArrearsPeriod[] = calls
+    .filter((c) => c.due_date <= today && cents(c.total_amount) > cents(c.paid_amount))
+    .sort((a, b) => a.due_date.localeCompare(b.due_date) || a.period_start.localeCompare(b.period_start))
+    .map((c) => ({
+      ...c,
+      remaining_amount: toEuros(cents(c.total_amount) - cents(c.paid_amount)),
+      days_late: daysLate(c.due_date, today),
+    }));
+  const total = periods.reduce((sum, p) => sum + cents(p.remaining_amount), 0);
+  return { periods, total_owed: toEuros(total) };
+}
+
+export interface CommandementFacts {
+  /** The day the lease was concluded (signed); null when unknown. */
+  concluded_on: string | null;
+  today: string;
+  total_owed: number;
+  monthly_rent: number;
+  monthly_charges: number;
+}
+
+/** What a commandement de payer must state on pain of nullity (art. 24 I, 1° to 6°). */
+export const COMMANDEMENT_MENTIONS = [
+  "le délai dont dispose le locataire pour payer sa dette",
+  "le montant mensuel du loyer et des charges",
+  "le décompte de la dette",
+  "l'avertissement qu'à défaut de paiement ou de délais demandés, le locataire s'expose à une procédure judiciaire de résiliation du bail et d'expulsion",
+  "la possibilité de saisir le fonds de solidarité pour le logement du département (adresse précisée)",
+  "la possibilité de saisir à tout moment le juge pour un délai de grâce (code civil, art. 1343-5)",
+] as const;
+
+const RULE = "COMMANDEMENT_DE_PAYER";
+
+/**
+ * The art. 24 facts of a commandement de payer served today: PASS with the delay (`payment_delay`
+ * SIX_WEEKS or TWO_MONTHS) and the earliest day the clause résolutoire could take effect;
+ * NOT_APPLICABLE when nothing is owed; UNKNOWN when the lease's conclusion date is unknown (the
+ * delay depends on it).
+ */
+export function commandementVerdict(facts: CommandementFacts): Verdict {
+  const details = {
+    total_owed: facts.total_owed,
+    monthly_rent: facts.monthly_rent,
+    monthly_charges: facts.monthly_charges,
+    concluded_on: facts.concluded_on,
+    served_on: facts.today,
+    required_mentions: [...COMMANDEMENT_MENTIONS],
+  };
+  if (cents(facts.total_owed) <= 0)
+    return verdict(RULE, "NOT_APPLICABLE", "Nothing is owed: no commandement de payer", ART_24, details);
+  if (facts.concluded_on === null)
+    return verdict(
+      RULE,
+      "UNKNOWN",
+      `The lease's conclusion date is unknown: six weeks if concluded from ${SIX_WEEKS_FROM} (${LOI_2023_668}), else the lease's clause, two months (${AVIS_2024})`,
+      ART_24,
+      details,
+    );
+  if (facts.concluded_on >= SIX_WEEKS_FROM)
+    return verdict(
+      RULE,
+      "PASS",
+      `The clause résolutoire takes effect six weeks after a commandement de payer left unanswered (${ART_24}, ${LOI_2023_668})`,
+      `${ART_24}; ${LOI_2023_668}`,
+      { ...details, payment_delay: "SIX_WEEKS", clause_effective_from: addDays(facts.today, 42) },
+    );
+  return verdict(
+    RULE,
+    "PASS",
+    `A lease concluded before ${SIX_WEEKS_FROM} keeps its clause's delay, two months after a commandement de payer left unanswered (${ART_24}; ${AVIS_2024})`,
+    `${ART_24}; ${AVIS_2024}`,
+    { ...details, payment_delay: "TWO_MONTHS", clause_effective_from: addMonths(facts.today, 2) },
+  );
+}
