@@ -24,6 +24,12 @@ const schema = z.object({
   /** Unset: pretty on a terminal, JSON otherwise (docs/operations.md, "Logs"). */
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   PMS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60_000),
+  /** Bytes of answers the read cache keeps (src/platform/http/readCache.ts); 0 turns it off. */
+  PMS_READ_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1024 * 1024),
   PMS_READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** Least time between two fetches of an identity provider's JWKS (docs/security.md, "User tokens"). */
   PMS_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),

@@ -12,6 +12,7 @@ import {
   type ListSource,
   offsetPageSql,
   pageSql,
+  runCachedJsonPage,
   runJsonPage,
   type Statement,
 } from "../platform/http/jsonPage.ts";
@@ -117,6 +118,10 @@ function page(
 export function listEnergyDiagnoses(sql: Sql, tenantId: string, query: ListEnergyDiagnosesQuery) {
   return runJsonPage(sql, tenantId, listEnergyDiagnosesSql(tenantId, query).page);
 }
+
+/** listEnergyDiagnoses through the read cache: its tables are the `energy_diagnoses` projection's. */
+const listEnergyDiagnosesCached = (app: FastifyInstance, tenantId: string, query: ListEnergyDiagnosesQuery) =>
+  runCachedJsonPage(app, tenantId, "energy_diagnoses", listEnergyDiagnosesSql(tenantId, query).page);
 
 /** The place of the caller's tenant, or null (the places read model). */
 async function findPlace(sql: Sql, tenantId: string, placeId: string): Promise<boolean> {
@@ -237,7 +242,7 @@ export async function energyDiagnosisQueryRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const query = request.query as ListEnergyDiagnosesQuery;
-      const { json, total, next } = await listEnergyDiagnoses(sql, tenantOf(request), query);
+      const { json, total, next } = await listEnergyDiagnosesCached(app, tenantOf(request), query);
       if (query.after !== undefined)
         return sendJsonCursorPage(request, reply, { json, total, next, limit: query.limit });
       return sendJsonPage(request, reply, { json, total, page: query.page, limit: query.limit });

@@ -1,6 +1,8 @@
+import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Sql } from "../db.ts";
 import { offsetOf } from "./pagination.ts";
+import { projectionVersion, readCacheOf, textBytes } from "./readCache.ts";
 
 /**
  * Lists at scale (docs/performance.md, "Lists at scale"): one prepared statement answers a page
@@ -163,6 +165,27 @@ export function runJsonPage(sql: Sql, tenantId: string, page: Statement): Promis
     );
     return { json: row.items, total: Number(row.total), next: row.next ?? null };
   });
+}
+
+/**
+ * runJsonPage through the app's read cache (readCache.ts): the page kept for the statement (its
+ * text and parameters: the tenant and the normalised query) while the checkpoint of
+ * `projection`, which writes every table the statement reads, has not moved.
+ */
+export function runCachedJsonPage(
+  app: FastifyInstance,
+  tenantId: string,
+  projection: string,
+  page: Statement,
+): Promise<JsonPage> {
+  const { sql } = app.platform;
+  return readCacheOf(app).through(
+    tenantId,
+    `${page.text}\u0000${JSON.stringify(page.params)}`,
+    () => projectionVersion(sql, projection),
+    () => runJsonPage(sql, tenantId, page),
+    (p) => textBytes(p.json) + 64,
+  );
 }
 
 /** The offset or keyset page the query asks for. */

@@ -5,7 +5,7 @@ import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
 import { setEtag } from "../http/etag.ts";
 import { handleCommand, newResourceId, readHistory } from "../http/handleCommand.ts";
-import { afterQuery, itemColumns, type ListSource, pageSql, runJsonPage } from "../http/jsonPage.ts";
+import { afterQuery, itemColumns, type ListSource, pageSql, runCachedJsonPage } from "../http/jsonPage.ts";
 import { pageQuery, sendJsonCursorPage, sendJsonPage, sendSlice } from "../http/pagination.ts";
 import { replyWithResource } from "../http/replyWithResource.ts";
 import { answers, createdAnswers, deletedAnswers, historyBody, updatedAnswers } from "../http/responses.ts";
@@ -202,9 +202,11 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
             ? `SELECT coalesce(sum(n), 0)::int AS total FROM ${resource.table}_counts
                WHERE tenant_id = $1 AND ${parentKey ? "parent_id = $2" : "parent_id IS NULL"}`
             : `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
-        const { json, total, next } = await runJsonPage(
-          sql,
+        // Cached (readCache.ts): the table and its counts are the resource's projection's.
+        const { json, total, next } = await runCachedJsonPage(
+          app,
           tenantId,
+          resource.table,
           pageSql(source, filter, values, count, query),
         );
         const { page, limit } = query;
