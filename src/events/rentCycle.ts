@@ -1,4 +1,5 @@
 import { cents } from "../law/money.ts";
+import type { PeriodFigures } from "../law/rentPeriods.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import { PAYMENT_METHODS } from "./leases.ts";
 import type { CollectionEvent } from "./rentCollection.ts";
@@ -51,15 +52,9 @@ export interface Proration {
   of_days: number;
 }
 
-export interface RentCallIssuedData {
+export interface RentCallIssuedData extends PeriodFigures {
   call_id: string;
   lease_id: string;
-  period_start: string;
-  period_end: string;
-  due_date: string;
-  rent_amount: number;
-  charges_amount: number;
-  total_amount: number;
   prorated: Proration | null;
 }
 

@@ -1,6 +1,7 @@
 import { addDays, addMonths } from "./calendar.ts";
 import { cents, toEuros } from "./money.ts";
 import { daysLate } from "./reminders.ts";
+import type { PeriodFigures } from "./rentPeriods.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
 /**
@@ -23,14 +24,8 @@ export const AVIS_2024 = "Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002";
 /** The day loi n° 2023-668 took effect: leases concluded from then on have six weeks. */
 export const SIX_WEEKS_FROM = "2023-07-29";
 
-export interface ArrearsCall {
+export interface ArrearsCall extends PeriodFigures {
   call_id: string;
-  period_start: string;
-  period_end: string;
-  due_date: string;
-  rent_amount: number;
-  charges_amount: number;
-  total_amount: number;
   paid_amount: number;
 }
 

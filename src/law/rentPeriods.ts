@@ -46,13 +46,17 @@ export interface RentScheduleFacts {
   changes: readonly RentChange[];
 }
 
-export interface RentPeriod {
+/** What a rent call states of its period: dates and amounts (also the account's and receipts' figures). */
+export interface PeriodFigures {
   period_start: string;
   period_end: string;
   due_date: string;
   rent_amount: number;
   charges_amount: number;
   total_amount: number;
+}
+
+export interface RentPeriod extends PeriodFigures {
   prorated: { days: number; of_days: number } | null;
 }
 

@@ -1,3 +1,4 @@
+import type { ArrearsCall } from "../law/arrears.ts";
 import { cents, toEuros } from "../law/money.ts";
 import type { Sql } from "../platform/db.ts";
 import { unprocessable } from "../platform/errors.ts";
@@ -94,16 +95,7 @@ export async function readLetterFacts(
 
 // ---------------------------------------------------------------- view
 
-export interface CallFigures {
-  call_id: string;
-  period_start: string;
-  period_end: string;
-  due_date: string;
-  rent_amount: number;
-  charges_amount: number;
-  total_amount: number;
-  paid_amount: number;
-}
+export type CallFigures = ArrearsCall;
 
 export interface DocumentView {
   landlord: { name: string; address: string };
