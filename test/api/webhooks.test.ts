@@ -158,6 +158,33 @@ describe("outbound webhooks", () => {
     expect(body).toMatchObject({ type: "payment.recorded", data: { amount: 100 } });
   });
 
+  it("a claim left by a killed worker is taken over: the same webhook-id is sent again; a DELIVERED row never is", async () => {
+    const sub = await subscribe("/killed", ["payment.recorded"]);
+    expect((await t.request("POST", `/api/webhook-subscriptions/${sub.id}/test`)).statusCode).toBe(202);
+    await eventually(
+      () => deliveries(sub.id),
+      (x) => x.length === 1 && x[0].status === "DELIVERED",
+    );
+    await sleep(300); // passes of the deliverer: nothing delivered is sent again
+    expect(at("/killed")).toHaveLength(1);
+    // As a worker killed after its POST, before recording the answer: SENDING, its claim expired.
+    await t.sql.query(
+      "UPDATE webhook_deliveries SET status = 'SENDING', claimed_until = now() - interval '1 second' WHERE subscription_id = $1",
+      [sub.id],
+    );
+    await eventually(
+      () => at("/killed"),
+      (x) => x.length === 2,
+    );
+    const [first, second] = at("/killed");
+    expect(second.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
+    const [d] = await eventually(
+      () => deliveries(sub.id),
+      (x) => x[0].status === "DELIVERED" && x[0].attempts === 2,
+    );
+    expect(d.attempt_log).toHaveLength(2);
+  });
+
   it("a test event goes to the tested subscription; repeated failures disable the subscription", async () => {
     r.answers.set("/down", Array(20).fill(500));
     const sub = await subscribe("/down", ["payment.recorded"]);
