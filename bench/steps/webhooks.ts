@@ -38,8 +38,8 @@ export async function webhooksStep(ctx: Context): Promise<void> {
     const subscription = randomUUID();
     const now = new Date().toISOString();
     await sql.query(
-      `INSERT INTO webhook_subscriptions (tenant_id, id, url, events, description, secret, enabled, revision, created_at, updated_at)
-       VALUES ($1, $2, $3, '{payment.recorded}', null, $4, true, 0, now(), now())`,
+      `INSERT INTO webhook_subscriptions (tenant_id, id, url, events, description, secret, enabled, enabled_at, revision, created_at, updated_at)
+       VALUES ($1, $2, $3, '{payment.recorded}', null, $4, true, now(), 0, now(), now())`,
       [
         tenant,
         subscription,

@@ -86,6 +86,8 @@ CREATE TABLE webhook_subscriptions (
   description text,
   secret text NOT NULL,
   enabled boolean NOT NULL,
+  -- Since when it is enabled: failures before it do not count toward disabling it again.
+  enabled_at timestamptz NOT NULL,
   disabled_reason text,
   revision integer NOT NULL,
   created_at timestamptz NOT NULL,
@@ -150,8 +152,8 @@ async function applySubscriptionEvent(
       subscriptions.set(id, { id, tenant_id, events, enabled: true });
       await tx.query(
         `INSERT INTO webhook_subscriptions
-           (tenant_id, id, url, events, description, secret, enabled, revision, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $8) ON CONFLICT (id) DO NOTHING`,
+           (tenant_id, id, url, events, description, secret, enabled, enabled_at, revision, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, true, $8, $7, $8, $8) ON CONFLICT (id) DO NOTHING`,
         [tenant_id, id, url, events, description, secret, revision, at],
       );
       return;
@@ -176,7 +178,7 @@ async function applySubscriptionEvent(
       if (known) known.enabled = enabled;
       const reason = event.type === "WebhookSubscriptionDisabled" ? event.data.reason : null;
       await tx.query(
-        "UPDATE webhook_subscriptions SET revision = $2, updated_at = $3, enabled = $4, disabled_reason = $5 WHERE id = $1",
+        "UPDATE webhook_subscriptions SET revision = $2, updated_at = $3, enabled = $4, disabled_reason = $5, enabled_at = CASE WHEN $4 THEN $3 ELSE enabled_at END WHERE id = $1",
         [...stamp, enabled, reason],
       );
       return;

@@ -205,6 +205,16 @@ describe("outbound webhooks", () => {
     );
     expect(one.disabled_reason).toMatch(/failed/);
     expect((await t.request("POST", `/api/webhook-subscriptions/${sub.id}/test`)).statusCode).toBe(409);
+    // Enabled again, failures before count no more: one more failed message does not disable it.
+    const put = await t.request("PUT", `/api/webhook-subscriptions/${sub.id}`, { body: { enabled: true } });
+    expect(put.json()).toMatchObject({ status: "ENABLED", disabled_reason: null });
+    expect((await t.request("POST", `/api/webhook-subscriptions/${sub.id}/test`)).statusCode).toBe(202);
+    await eventually(
+      () => deliveries(sub.id),
+      (x) => x.length === 3 && x.every((d) => d.status === "FAILED"),
+    );
+    await sleep(300);
+    expect((await t.request("GET", `/api/webhook-subscriptions/${sub.id}`)).json().status).toBe("ENABLED");
   });
 
   it("sends rent_call.overdue once per call", async () => {

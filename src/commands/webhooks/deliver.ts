@@ -171,12 +171,16 @@ async function record(deps: DelivererDeps, delivery: Claimed, outcome: Outcome):
   return rows.length > 0 && status === "FAILED";
 }
 
-/** Disables a subscription whose last PMS_WEBHOOK_DISABLE_AFTER finished deliveries all failed. */
+/**
+ * Disables a subscription whose last PMS_WEBHOOK_DISABLE_AFTER finished deliveries all failed,
+ * counting only those finished since it was (re-)enabled.
+ */
 async function disableIfFailing(deps: DelivererDeps, delivery: Claimed): Promise<void> {
   const n = deps.config.PMS_WEBHOOK_DISABLE_AFTER;
   const last = await deps.sql.query<{ status: string }>(
-    `SELECT status FROM webhook_deliveries WHERE subscription_id = $1 AND status IN ('DELIVERED', 'FAILED')
-     ORDER BY finished_at DESC LIMIT $2`,
+    `SELECT d.status FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+     WHERE d.subscription_id = $1 AND d.status IN ('DELIVERED', 'FAILED') AND d.finished_at >= s.enabled_at
+     ORDER BY d.finished_at DESC LIMIT $2`,
     [delivery.subscription_id, n],
   );
   if (last.length < n || last.some((d) => d.status !== "FAILED")) return;
