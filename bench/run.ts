@@ -16,6 +16,7 @@ import { receiptsStep } from "./steps/receipts.ts";
 import { rentCycleStep } from "./steps/rentCycle.ts";
 import { storeStep } from "./steps/store.ts";
 import { tokensStep } from "./steps/tokens.ts";
+import { webhooksStep } from "./steps/webhooks.ts";
 
 /**
  * `npm run bench`: the service under load against a plain baseline, the event store, projection
@@ -23,7 +24,7 @@ import { tokensStep } from "./steps/tokens.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -46,6 +47,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   rent: rentCycleStep,
   outbox: outboxStep,
   receipts: receiptsStep,
+  webhooks: webhooksStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

@@ -27,6 +27,8 @@ import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
+import { webhookLoop } from "./commands/webhooks/deliver.ts";
+import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
@@ -51,6 +53,7 @@ import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
+import { webhooksProjection } from "./projections/webhooks.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
@@ -70,6 +73,7 @@ import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
 import { typeQueries } from "./queries/types.ts";
+import { webhookQueryRoutes } from "./queries/webhooks.ts";
 
 /**
  * Every area of the service: its HTTP routes (commands and queries) and its projections.
@@ -248,5 +252,12 @@ export const areas: Area[] = [
     routes: [messageCommandRoutes, messageQueryRoutes],
     projections: [messagesProjection],
     loops: [outboxLoop],
+  },
+  // Outbound webhooks (docs/webhooks.md): subscriptions, the deliveries the log gives, the deliverer.
+  {
+    name: "webhooks",
+    routes: [webhookCommandRoutes, webhookQueryRoutes],
+    projections: [webhooksProjection],
+    loops: [webhookLoop],
   },
 ];

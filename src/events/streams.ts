@@ -27,4 +27,5 @@ export const STREAM_CATEGORIES = [
   "room",
   "template",
   "type",
+  "webhook_subscription",
 ] as const;

@@ -50,6 +50,24 @@ const schema = z.object({
   PMS_OUTBOX_CLAIM_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** How often the worker looks for due messages (and other reactions) when nothing wakes it. */
   PMS_OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(1000),
+  /**
+   * Outbound webhooks (docs/webhooks.md): accept receivers on this machine (http or https to
+   * localhost, 127.0.0.1, ::1). Off in production: a subscription must not reach the service's network.
+   */
+  PMS_WEBHOOKS_ALLOW_LOCALHOST: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
+  /** Seconds between a webhook's attempts after the first (default ≈ 24 h in all; 8 attempts). */
+  PMS_WEBHOOK_RETRY_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "must be a comma-separated list of seconds")
+    .default("5,300,1800,7200,18000,28800,28800")
+    .transform((v) => v.split(",").map(Number)),
+  /** A subscription is disabled when its last N finished deliveries all failed (every attempt). */
+  PMS_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
+  /** How often a worker looks for rent calls newly overdue (seconds). */
+  PMS_WEBHOOK_OVERDUE_SCAN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
 });
 
 /** SMTP_FROM as an address and an optional display name. */

@@ -3,13 +3,13 @@ import type { RouteEntry } from "../../src/platform/http/auth.ts";
 /**
  * Which permission family a path belongs to where it is not the path's own area (DESIGN.md §7.0,
  * §7.1): the rent cycle is Finance wherever it sits, also under /api/leases (the one exception to
- * §5's per-area rule); configurations, templates and outbound messages are Settings. The route table must agree:
+ * §5's per-area rule); configurations, templates, outbound messages and webhooks are Settings. The route table must agree:
  * a Finance route declared with a Leases permission would open it to every leases key.
  */
 const FAMILIES: [RegExp, "Finance" | "Settings"][] = [
   [/^\/api\/rent-calls(\/|$)/, "Finance"],
   [/^\/api\/leases\/:[^/]+\/(rent-calls|payments|account|reminders|arrears|receipts)(\/|$)/, "Finance"],
-  [/^\/api\/(configurations|templates|messages)(\/|$)/, "Settings"],
+  [/^\/api\/(configurations|templates|messages|webhook-subscriptions)(\/|$)/, "Settings"],
 ];
 const KIND_OF_METHOD: Record<string, "Read" | "Write" | "Delete"> = {
   GET: "Read",
