@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { legalToday } from "../../src/law/calendar.ts";
-import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
-import { lesseeSpaceFixtures } from "../support/lesseeSpace.ts";
+import type { TestProvider } from "../support/identityProvider.ts";
+import { type LesseeSpace, lesseeSpaceFixtures, startLesseeSpace } from "../support/lesseeSpace.ts";
 import { pdfText } from "../support/pdfText.ts";
-import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
+import type { TestApp, TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 /**
@@ -21,22 +21,18 @@ interface Call {
 }
 
 describe.each(databaseKinds)("the lessee's rent calls and receipts on %s", (kind) => {
+  let space: LesseeSpace;
   let t: TestApp;
   let idp: TestProvider;
   let otherIdp: TestProvider;
-  const { register, as, leaseOfLessee, lesseeToken, setStatus, writesNothing } = lesseeSpaceFixtures(() => t);
+  const { as, leaseOfLessee, lesseeToken, setStatus, writesNothing } = lesseeSpaceFixtures(() => t);
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    idp = await startTestProvider("main");
-    otherIdp = await startTestProvider("other");
-    expect((await register(t.tenant.id, idp)).statusCode).toBe(200);
-    expect((await register(t.other.id, otherIdp)).statusCode).toBe(200);
+    space = await startLesseeSpace(kind);
+    ({ t, idp, otherIdp } = space);
   });
   afterAll(async () => {
-    await t?.close();
-    await idp?.close();
-    await otherIdp?.close();
+    await space?.close();
   });
 
   /** An active lease of `sub` (800 + 50 a month from 2027-01-01) with its January and February calls. */

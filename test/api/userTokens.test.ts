@@ -7,8 +7,13 @@ import {
   tamperedToken,
   unsignedToken,
 } from "../support/identityProvider.ts";
-import { LESSEE_READ, lesseeSpaceFixtures } from "../support/lesseeSpace.ts";
-import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import {
+  LESSEE_READ,
+  type LesseeSpace,
+  lesseeSpaceFixtures,
+  startLesseeSpace,
+} from "../support/lesseeSpace.ts";
+import { TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 /**
@@ -23,18 +28,14 @@ describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) 
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
   const lesseeScope = LESSEE_READ;
 
+  let space: LesseeSpace;
   beforeAll(async () => {
     // No cooldown between JWKS fetches, so that a rotated key is fetched at once (default 30 s).
-    t = await createTestApp(kind, { PMS_JWKS_COOLDOWN_MS: "0" });
-    idp = await startTestProvider("main");
-    otherIdp = await startTestProvider("other");
-    expect((await register(t.tenant.id, idp)).statusCode).toBe(200);
-    expect((await register(t.other.id, otherIdp)).statusCode).toBe(200);
+    space = await startLesseeSpace(kind, { PMS_JWKS_COOLDOWN_MS: "0" });
+    ({ t, idp, otherIdp } = space);
   });
   afterAll(async () => {
-    await t?.close();
-    await idp?.close();
-    await otherIdp?.close();
+    await space?.close();
   });
 
   describe("the platform admin registers a tenant's provider", () => {

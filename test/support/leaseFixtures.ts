@@ -35,9 +35,13 @@ export function leaseFixtures(t: () => TestApp) {
     expect(res.statusCode, res.body).toBe(201);
     return res.json().id as string;
   };
-  const newLease = async (extra: object = {}, as?: TestTenant) => {
+  /** A DRAFT lease (800 + 50 a month from 2025-01-01) of a new estate; a new primary lessee unless `extra` names one. */
+  const newLease = async (
+    extra: { primary_lessee_id?: string; [field: string]: unknown } = {},
+    as?: TestTenant,
+  ) => {
     const estate_id = await newEstate(as);
-    const primary_lessee_id = await newLessee("individual", as);
+    const primary_lessee_id = extra.primary_lessee_id ?? (await newLessee("individual", as));
     const res = await t().request("POST", "/api/leases", {
       body: {
         estate_id,
