@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { legalToday } from "../../src/law/calendar.ts";
+import { eventually } from "../support/eventually.ts";
 import type { TestProvider } from "../support/identityProvider.ts";
 import { type LesseeSpace, lesseeSpaceFixtures, startLesseeSpace } from "../support/lesseeSpace.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -42,14 +43,10 @@ describe.each(databaseKinds)("the lessee's rent calls and receipts on %s", (kind
     expect(active.statusCode, active.body).toBe(200);
     const deps = { sql: t.sql, store: t.service.platform.store };
     await issueRentCalls(deps, { today: "2027-02-10", tenantId: (tenant ?? t.tenant).id });
-    // The read model follows the job's writes eventually.
-    const end = Date.now() + 20_000;
-    let calls: Call[] = [];
-    while (calls.length < 2 && Date.now() < end) {
-      const res = await t.request("GET", `/api/leases/${id}/rent-calls`, { as: tenant });
-      calls = res.json();
-      if (calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const calls = await eventually(
+      async () => (await t.request("GET", `/api/leases/${id}/rent-calls`, { as: tenant })).json() as Call[],
+      (found) => found.length === 2,
+    );
     expect(calls).toHaveLength(2);
     return { id, calls };
   };
