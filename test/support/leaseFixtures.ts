@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
-import type { TestApp, TestTenant } from "./testApp.ts";
+import { eventCount, type TestApp, type TestTenant } from "./testApp.ts";
 
 let n = 0;
 
@@ -60,12 +60,11 @@ export function leaseFixtures(t: () => TestApp) {
   };
   const setStatus = (id: string, status: string, extra: object = {}, as?: TestTenant) =>
     t().request("PUT", `/api/leases/${id}/status`, { body: { status, ...extra }, as });
-  const eventCount = async () => Number((await t().sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   /** Runs fn and checks it appended nothing to the log. */
   const writesNothing = async (fn: () => Promise<void>) => {
-    const before = await eventCount();
+    const before = await eventCount(t());
     await fn();
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t())).toBe(before);
   };
   return { place: () => place, newPlace, newEstate, newLessee, newLease, setStatus, writesNothing };
 }
