@@ -9,13 +9,23 @@ import type { Found } from "../platform/http/replyWithResource.ts";
 import { answers } from "../platform/http/responses.ts";
 import { mapLimit } from "../platform/mapLimit.ts";
 import { leaseBody, leaseParams, readLease } from "./leases.ts";
+import {
+  accountBody,
+  leaseAccount,
+  leaseCallFilters,
+  leaseRentCall,
+  leaseRentCalls,
+  rentCallBody,
+  rentCallParams,
+} from "./rentCycle.ts";
 
 /**
  * The lessee's own space (DESIGN.md §7.0, docs/security.md "The lessee's space"): a lessee's user
  * token sees the leases of the lessees whose `auth_user_id` is its subject, and nothing else.
  * Built as a filter over the Leases area's queries: `ownLeaseIds` decides what is the lessee's,
- * the lease area's `readLease` answers. Rent calls and receipts take the same filter
- * (`requireOwnLease`), they are not copied here.
+ * the lease area's `readLease` answers. Rent calls and the account take the same filter
+ * (`ensureOwnLease`), then the rent cycle's own functions answer; the receipt route is the rent
+ * collection's (src/commands/rentCollection/receipts.ts: asking for it may number a quittance).
  */
 
 /** Who asks: the tenant and the subject of a verified lessee token (the route declared a lessee scope). */
@@ -71,6 +81,11 @@ export async function isOwnLease(sql: Sql, caller: LesseeCaller, leaseId: string
   return rows.length > 0;
 }
 
+/** 404 unless the lease is the lessee's (another lessee's answers as an unknown id does). */
+export async function ensureOwnLease(sql: Sql, caller: LesseeCaller, leaseId: string): Promise<void> {
+  if (!(await isOwnLease(sql, caller, leaseId))) throw notFound("Lease", leaseId);
+}
+
 /** The lease if it is the lessee's; another's answers 404, as an unknown id does. */
 export async function requireOwnLease(sql: Sql, caller: LesseeCaller, leaseId: string): Promise<Found> {
   const found = (await isOwnLease(sql, caller, leaseId))
@@ -124,6 +139,63 @@ export async function lesseeSpaceQueries(app: FastifyInstance): Promise<void> {
       const found = await requireOwnLease(sql, lesseeOf(request), request.params.lease_id);
       setEtag(reply, found.revision);
       return found.body;
+    },
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/rent-calls",
+    {
+      schema: {
+        tags,
+        summary: "The rent calls of one of the signed-in lessee's leases, by due date",
+        params: leaseParams,
+        querystring: leaseCallFilters,
+        response: answers(z.array(rentCallBody)),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const caller = lesseeOf(request);
+      const { lease_id } = request.params;
+      await ensureOwnLease(sql, caller, lease_id);
+      return sendPage(request, reply, await leaseRentCalls(sql, caller.tenant_id, lease_id, request.query));
+    },
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/rent-calls/:call_id",
+    {
+      schema: {
+        tags,
+        summary: "A rent call of one of the signed-in lessee's leases",
+        params: rentCallParams,
+        response: answers(rentCallBody),
+      },
+      config: read,
+    },
+    async (request) => {
+      const caller = lesseeOf(request);
+      const { lease_id, call_id } = request.params;
+      await ensureOwnLease(sql, caller, lease_id);
+      return leaseRentCall(sql, caller.tenant_id, lease_id, call_id);
+    },
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/account",
+    {
+      schema: {
+        tags,
+        summary: "The account of one of the signed-in lessee's leases: balance and entries",
+        params: leaseParams,
+        response: answers(accountBody),
+      },
+      config: read,
+    },
+    async (request) => {
+      const caller = lesseeOf(request);
+      await ensureOwnLease(sql, caller, request.params.lease_id);
+      return leaseAccount(sql, caller.tenant_id, request.params.lease_id);
     },
   );
 }

@@ -18,7 +18,8 @@ import { date } from "./leasesSchemas.ts";
  * GET routes of the rent cycle (DESIGN.md §7.1, docs/rent-cycle.md) from its read models
  * (src/projections/rentCycle.ts). Every one needs FinanceRead, those under /api/leases too.
  * OVERDUE is derived with the legal day (Paris): a call not fully paid whose due date has passed.
- * Lessee self-service (next issue) is a filter on these queries (a lease id set), not a copy.
+ * The lessee's space (src/queries/lesseeSpace.ts) answers with the same functions (`leaseRentCalls`,
+ * `leaseRentCall`, `leaseAccount`) once it has checked the lease is the lessee's: a filter, not a copy.
  */
 
 const tags = ["Rent cycle"];
@@ -261,14 +262,45 @@ async function accountVersion(sql: Sql, tenantId: string, leaseId: string): Prom
   return row?.v ?? null;
 }
 
+export const leaseCallFilters = callFilters.omit({ lease_id: true });
+export const rentCallParams = z.strictObject({ lease_id: uuid(), call_id: uuid() });
+
+/** 404 when the tenant has no such lease. */
+async function requireLease(sql: Sql, tenantId: string, leaseId: string) {
+  if ((await readLeaseStatus(sql, tenantId, leaseId)) === null) throw notFound("Lease", leaseId);
+}
+
+/** A page of a lease's calls; 404 for a lease the tenant does not have. */
+export async function leaseRentCalls(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  q: z.output<typeof leaseCallFilters>,
+) {
+  await requireLease(sql, tenantId, leaseId);
+  return listRentCalls(sql, tenantId, { ...q, lease_id: leaseId });
+}
+
+/** One call of a lease; 404 when the lease has no such call. */
+export async function leaseRentCall(sql: Sql, tenantId: string, leaseId: string, callId: string) {
+  const call = await readRentCall(sql, tenantId, leaseId, callId);
+  if (!call) throw notFound("Rent call", callId);
+  return call;
+}
+
+/** A lease's account; 404 for a lease the tenant does not have. */
+export async function leaseAccount(sql: Sql, tenantId: string, leaseId: string) {
+  const account = await readAccount(sql, tenantId, leaseId);
+  // A lease deleted keeps no account (only a DRAFT can be deleted: it has none).
+  if (account.entries.length === 0) await requireLease(sql, tenantId, leaseId);
+  return account;
+}
+
 const leaseParams = z.strictObject({ lease_id: uuid() });
 
 export async function rentCycleQueryRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
-  const requireLease = async (tenantId: string, leaseId: string) => {
-    if ((await readLeaseStatus(sql, tenantId, leaseId)) === null) throw notFound("Lease", leaseId);
-  };
 
   api.get(
     "/api/rent-calls",
@@ -292,17 +324,17 @@ export async function rentCycleQueryRoutes(app: FastifyInstance): Promise<void> 
         tags,
         summary: "Rent calls of a lease, by due date",
         params: leaseParams,
-        querystring: callFilters.omit({ lease_id: true }),
+        querystring: leaseCallFilters,
         response: answers(z.array(rentCallBody)),
       },
       config: read,
     },
-    async (request, reply) => {
-      const tenantId = tenantOf(request);
-      const { lease_id } = request.params;
-      await requireLease(tenantId, lease_id);
-      return sendPage(request, reply, await listRentCalls(sql, tenantId, { ...request.query, lease_id }));
-    },
+    async (request, reply) =>
+      sendPage(
+        request,
+        reply,
+        await leaseRentCalls(sql, tenantOf(request), request.params.lease_id, request.query),
+      ),
   );
 
   api.get(
@@ -311,17 +343,12 @@ export async function rentCycleQueryRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         tags,
         summary: "A rent call of a lease",
-        params: z.strictObject({ lease_id: uuid(), call_id: uuid() }),
+        params: rentCallParams,
         response: answers(rentCallBody),
       },
       config: read,
     },
-    async (request) => {
-      const { lease_id, call_id } = request.params;
-      const call = await readRentCall(sql, tenantOf(request), lease_id, call_id);
-      if (!call) throw notFound("Rent call", call_id);
-      return call;
-    },
+    async (request) => leaseRentCall(sql, tenantOf(request), request.params.lease_id, request.params.call_id),
   );
 
   api.get(
@@ -339,7 +366,7 @@ export async function rentCycleQueryRoutes(app: FastifyInstance): Promise<void> 
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { lease_id } = request.params;
-      await requireLease(tenantId, lease_id);
+      await requireLease(sql, tenantId, lease_id);
       const page = await sql.asTenant(tenantId, async (tx) => {
         const [{ total }] = await tx.query(
           `SELECT count(*)::int AS total FROM lease_payments WHERE tenant_id = $1 AND lease_id = $2`,
@@ -396,10 +423,7 @@ export async function rentCycleQueryRoutes(app: FastifyInstance): Promise<void> 
         `account\u0000${lease_id}`,
         () => accountVersion(sql, tenantId, lease_id),
         async () => {
-          const account = await readAccount(sql, tenantId, lease_id);
-          // A lease deleted keeps no account (only a DRAFT can be deleted: it has none).
-          if (account.entries.length === 0) await requireLease(tenantId, lease_id);
-          return reply.serialize(account) as string;
+          return reply.serialize(await leaseAccount(sql, tenantId, lease_id)) as string;
         },
         textBytes,
       );

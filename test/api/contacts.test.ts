@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const plumber = {
@@ -25,7 +25,6 @@ describe.each(databaseKinds)("contacts API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   const create = async (body: object) => {
     const res = await t.request("POST", "/api/contacts", { body });
     expect(res.statusCode, res.body).toBe(201);
@@ -58,7 +57,7 @@ describe.each(databaseKinds)("contacts API on %s", (kind) => {
   });
 
   it("validates (400 with details), writes nothing", async () => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     const cases: [object, string][] = [
       [{ ...plumber, category: "bank" }, "category"],
       [{ category: "notary", first_name: "Anne" }, "last_name"],
@@ -73,7 +72,7 @@ describe.each(databaseKinds)("contacts API on %s", (kind) => {
       expect(res.json().message).toBe("Invalid contact data");
       expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
   });
 
   it("updates: omitted keeps, null removes, the name rule on the merged contact, If-Match", async () => {

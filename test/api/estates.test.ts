@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { syncRentalState } from "../../src/projections/estates.ts";
 import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const apartment = globalTypeIds.estate.apartment;
@@ -45,7 +45,6 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   const create = async (body: object = minimal, place = placeA) => {
     const res = await t.request("POST", `/api/places/${place}/estates`, { body });
     expect(res.statusCode, res.body).toBe(201);
@@ -92,7 +91,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
   });
 
   it("validates creation (400 with details) and writes nothing", async () => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     const cases: [object, string][] = [
       [{ ...minimal, name: undefined }, "name"],
       [{ ...minimal, name: "" }, "name"],
@@ -147,7 +146,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     const unknownPlace = await t.request("POST", `/api/places/${unknownId}/estates`, { body: minimal });
     expect(unknownPlace.statusCode).toBe(404);
     expect(unknownPlace.json().message).toBe(`Place ${unknownId} not found`);
-    expect(await eventCount()).toBe(before + 1); // the other tenant's owner only
+    expect(await eventCount(t)).toBe(before + 1); // the other tenant's owner only
     expect(
       (await t.request("POST", `/api/places/${placeA}/estates`, { body: { ...minimal, place_id: placeA } }))
         .statusCode,
@@ -200,7 +199,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     const empty = await t.request("PUT", url, { body: {} });
     expect(empty.json().updated_at > updated.updated_at).toBe(true);
 
-    const before = await eventCount();
+    const before = await eventCount(t);
     for (const field of ["name", "estate_type_id", "area", "fiscal_identifier", "place_id"]) {
       const bad = await t.request("PUT", url, { body: { [field]: null } });
       expect(bad.statusCode, field).toBe(400);
@@ -226,7 +225,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       const bad = await t.request("PUT", url, { rawBody, headers: { "content-type": "application/json" } });
       expect(bad.statusCode, rawBody).toBe(400);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
     // The same place in the body is accepted; a GET can be PUT back apart from the read-only fields.
     const {
       rental_status,
@@ -257,12 +256,12 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
     expect(first.headers.etag).toMatch(/^W\/"0-/);
     // Same answer, same ETag.
     expect((await t.request("GET", url)).headers.etag).toBe(first.headers.etag);
-    const before = await eventCount();
+    const before = await eventCount(t);
     const dpe = await t.request("POST", "/api/energy-diagnoses", {
       body: { ...DPE_SAMPLE, estate_id: estate.id },
     });
     expect(dpe.statusCode, dpe.body).toBe(201);
-    expect(await eventCount()).toBe(before + 1);
+    expect(await eventCount(t)).toBe(before + 1);
     const after = await t.request("GET", url);
     expect(after.json().current_dpe_energy_label).toBe("D");
     // The estate's stream did not move (still revision 0), its answer did: so did the ETag.
@@ -439,7 +438,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       ["GET", `/api/estates/${estate.id}/history`],
       ["GET", `/api/estates/${estate.id}/ownership-history`],
     ];
-    const before = await eventCount();
+    const before = await eventCount(t);
     for (const [method, url, body] of checks) {
       const res = await t.request(method, url, { as, body });
       expect(res.statusCode, `${method} ${url}`).toBe(404);
@@ -453,7 +452,7 @@ describe.each(databaseKinds)("estates API on %s", (kind) => {
       (await t.request("PUT", `/api/places/${theirPlace}/estates/${estate.id}`, { as, body: {} })).statusCode,
     ).toBe(404);
     expect((await t.request("GET", "/api/estates", { as })).json()).toEqual([]);
-    expect(await eventCount()).toBe(before + 1);
+    expect(await eventCount(t)).toBe(before + 1);
     expect((await t.request("GET", `/api/estates/${estate.id}`)).json().name).toBe("Apt 3B");
   });
 });

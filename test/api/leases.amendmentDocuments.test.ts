@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { leasesProjection } from "../../src/projections/leases.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { multipartForm } from "../support/multipart.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -10,22 +11,8 @@ import { databaseKinds } from "../support/testDatabase.ts";
 const PDF = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(512, 7), Buffer.from("\n%%EOF\n")]);
 
 /** A multipart body: text fields, then a PDF file part. */
-function form(fields: Record<string, string>) {
-  const boundary = `----amend${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields))
-    chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    );
-  chunks.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="avenant.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
-    ),
-    PDF,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  );
-  return { payload: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
+const form = (fields: Record<string, string>) =>
+  multipartForm(fields, { content: PDF, filename: "avenant.pdf", type: "application/pdf" });
 
 describe.each(databaseKinds)("documents of an amendment on %s", (kind) => {
   let t: TestApp;

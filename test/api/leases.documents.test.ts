@@ -1,30 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { multipartForm } from "../support/multipart.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const PDF = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(2048, 7), Buffer.from("\n%%EOF\n")]);
-
-/** A multipart body: text fields, then the file part when given. */
-function form(fields: Record<string, string>, file?: { content: Buffer; filename: string; type: string }) {
-  const boundary = `----lease${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields))
-    chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    );
-  if (file)
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
-      ),
-      file.content,
-      Buffer.from("\r\n"),
-    );
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
 
 describe.each(databaseKinds)("lease documents API on %s", (kind) => {
   let t: TestApp;
@@ -47,7 +28,7 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
     const { id } = await newLease();
     const res = await upload(
       id,
-      form(
+      multipartForm(
         { document_type: "ETAT_DES_LIEUX", description: "Entrée" },
         { content: PDF, filename: "edl.pdf", type: "application/pdf" },
       ),
@@ -87,13 +68,16 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
     const blobCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM blobs"))[0].n);
     const blobsBefore = await blobCount();
     await writesNothing(async () => {
-      expect((await upload(id, form({ document_type: "BAIL" }))).statusCode).toBe(400);
-      const noType = await upload(id, form({}, { content: PDF, filename: "a.pdf", type: "application/pdf" }));
+      expect((await upload(id, multipartForm({ document_type: "BAIL" }))).statusCode).toBe(400);
+      const noType = await upload(
+        id,
+        multipartForm({}, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
+      );
       expect(noType.statusCode).toBe(400);
       expect(noType.json().details.map((d: { field: string }) => d.field)).toContain("document_type");
       const exe = await upload(
         id,
-        form(
+        multipartForm(
           { document_type: "BAIL" },
           { content: Buffer.from("MZ\x90\x00"), filename: "a.exe", type: "application/octet-stream" },
         ),
@@ -102,21 +86,30 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
       const big = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(21 * 1024 * 1024)]);
       const tooBig = await upload(
         id,
-        form({ document_type: "BAIL" }, { content: big, filename: "b.pdf", type: "application/pdf" }),
+        multipartForm(
+          { document_type: "BAIL" },
+          { content: big, filename: "b.pdf", type: "application/pdf" },
+        ),
       );
       expect(tooBig.statusCode).toBe(413);
       expect(tooBig.json()).toMatchObject({ error: "PayloadTooLarge" });
       const unknownLease = await upload(
         "00000000-0000-4000-8000-000000000000",
-        form({ document_type: "BAIL" }, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
+        multipartForm(
+          { document_type: "BAIL" },
+          { content: PDF, filename: "a.pdf", type: "application/pdf" },
+        ),
       );
       expect(unknownLease.statusCode).toBe(404);
       // the file before the fields: streamed first, removed when the fields are refused
-      const fileFirst = form({}, { content: PDF, filename: "a.pdf", type: "application/pdf" });
+      const fileFirst = multipartForm({}, { content: PDF, filename: "a.pdf", type: "application/pdf" });
       expect((await upload(id, fileFirst)).statusCode).toBe(400);
       const foreign = await upload(
         id,
-        form({ document_type: "BAIL" }, { content: PDF, filename: "a.pdf", type: "application/pdf" }),
+        multipartForm(
+          { document_type: "BAIL" },
+          { content: PDF, filename: "a.pdf", type: "application/pdf" },
+        ),
         t.other.key,
       );
       expect(foreign.statusCode).toBe(404);
@@ -134,7 +127,10 @@ describe.each(databaseKinds)("lease documents API on %s", (kind) => {
     const content = Buffer.concat([Buffer.from("%PDF-1.4\n"), randomBytes(5 * 1024 * 1024 + 3)]);
     const res = await upload(
       id,
-      form({ document_type: "BAIL" }, { content, filename: "bail.pdf", type: "application/octet-stream" }),
+      multipartForm(
+        { document_type: "BAIL" },
+        { content, filename: "bail.pdf", type: "application/octet-stream" },
+      ),
     );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lesseeEmailStream } from "../../src/events/lessees.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 let seq = 0;
@@ -43,12 +43,11 @@ describe.each(databaseKinds)("lessees API on %s", (kind) => {
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as Record<string, any>;
   };
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   /** Runs fn and checks it appended nothing to the log. */
   const writesNothing = async (fn: () => Promise<void>) => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     await fn();
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
   };
   const linkLease = (lesseeId: string, status = "ACTIVE", ended = false, tenantId = t.tenant.id) =>
     t.sql.query(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const individual = {
@@ -27,7 +27,6 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   const create = async (body: object) => {
     const res = await t.request("POST", "/api/owners", { body });
     expect(res.statusCode, res.body).toBe(201);
@@ -66,7 +65,7 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
   });
 
   it("validates every field rule with details; nothing written", async () => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     const cases: [object, string, string?][] = [
       [{ ...individual, category: "trust" }, "category"],
       [{ ...individual, first_name: undefined }, "first_name"],
@@ -103,7 +102,7 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
       });
       expect(res.statusCode, rawBody).toBe(400);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
   });
 
   it("updates: omitted keeps, null removes, category rules on the merged owner", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const unknownId = "00000000-0000-4000-8000-000000000000";
@@ -19,7 +19,6 @@ describe.each(databaseKinds)("places API on %s", (kind) => {
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
   };
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
 
   it("creates a place (201, Location, ETag) and reads it back", async () => {
     const res = await t.request("POST", "/api/places", {
@@ -61,7 +60,7 @@ describe.each(databaseKinds)("places API on %s", (kind) => {
   });
 
   it("validates: name required 1-255, unknown fields, odd bodies; nothing written", async () => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     const cases: [unknown, string][] = [
       [{}, "name"],
       [{ name: "" }, "name"],
@@ -89,7 +88,7 @@ describe.each(databaseKinds)("places API on %s", (kind) => {
     expect((await t.request("POST", "/api/places", { body: { name: "x".repeat(255) } })).statusCode).toBe(
       201,
     );
-    expect(await eventCount()).toBe(before + 1);
+    expect(await eventCount(t)).toBe(before + 1);
   });
 
   it("updates: omitted keeps, null removes, null name refused, updated_at moves", async () => {

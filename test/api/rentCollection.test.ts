@@ -5,6 +5,7 @@ import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { reminderMessageId } from "../../src/events/rentCollection.ts";
 import { addDays, legalToday } from "../../src/law/calendar.ts";
 import { createWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
@@ -37,16 +38,6 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
   });
   const { newLease, setStatus, writesNothing } = leaseFixtures(() => t);
   const deps = () => ({ sql: t.sql, store: t.service.platform.store });
-  /** Read models follow jobs' writes eventually: polls `read` until `done` (20 s at most). */
-  const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean) => {
-    const end = Date.now() + 20_000;
-    let value = await read();
-    while (!done(value) && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      value = await read();
-    }
-    return value;
-  };
   /** An active lease (800 + 50 a month) with its calls issued as of `asOf`. */
   const leaseWithCalls = async (start: string, asOf: string, as?: TestTenant) => {
     const { id } = await newLease({ start_date: start, rent_amount: 800, charges_amount: 50 }, as);

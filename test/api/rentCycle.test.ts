@@ -5,11 +5,10 @@ import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { type ALL_PERMISSIONS, createApiKey, createWorkerKey } from "../../src/platform/tenants/tenants.ts";
 import { rentCycleProjection } from "../../src/projections/rentCycle.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The rent cycle over HTTP (DESIGN.md §7.1, docs/rent-cycle.md): calls, payments, account, Finance permissions. */
 describe.each(databaseKinds)("rent cycle on %s", (kind) => {
@@ -22,17 +21,6 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
   });
   const { newLease, setStatus, writesNothing } = leaseFixtures(() => t);
   const deps = () => ({ sql: t.sql, store: t.service.platform.store });
-  /** Reads until `done` holds (the job's calls reach the read model a moment after the job). */
-  const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean) => {
-    const end = Date.now() + 20_000;
-    let value = await read();
-    while (!done(value) && Date.now() < end) {
-      await sleep(100);
-      value = await read();
-    }
-    expect(done(value), JSON.stringify(value)).toBe(true);
-    return value;
-  };
   const calls = (leaseId: string, query = "", as?: TestTenant) =>
     t.request("GET", `/api/leases/${leaseId}/rent-calls${query}`, { as });
   const callsOf = (leaseId: string, n: number) =>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { roomsProjection } from "../../src/projections/rooms.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const unknownId = "00000000-0000-4000-8000-000000000000";
@@ -39,7 +39,6 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   const create = async (body: object = { name: "Cuisine", room_type_id: kitchen }) => {
     const res = await t.request("POST", base, { body });
     expect(res.statusCode, res.body).toBe(201);
@@ -129,7 +128,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
   });
 
   it("validates (400) and writes nothing on bad input", async () => {
-    const before = await eventCount();
+    const before = await eventCount(t);
     const cases: [object, string][] = [
       [{ room_type_id: kitchen }, "name"],
       [{ name: "", room_type_id: kitchen }, "name"],
@@ -153,7 +152,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
       const res = await t.request("POST", base, { rawBody, headers: { "content-type": "application/json" } });
       expect(res.statusCode, rawBody).toBe(400);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
   });
 
   it("updates: omitted keeps, null removes, required fields stay", async () => {
@@ -169,7 +168,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
       room_type_id: kitchen,
     });
     expect(res.json().updated_at > room.updated_at).toBe(true);
-    const before = await eventCount();
+    const before = await eventCount(t);
     for (const body of [
       { name: null },
       { room_type_id: null },
@@ -181,7 +180,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
       expect(bad.statusCode, JSON.stringify(body)).toBe(400);
       expect(fields(bad)).toContain(Object.keys(body)[0]);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
     const back = await t.request("PUT", url, { body: res.json() });
     expect(back.statusCode).toBe(200);
     const other = await t.request("PUT", url, { body: { room_type_id: bedroom } });
@@ -255,7 +254,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
   it("answers 404 to another tenant on every route", async () => {
     const room = await create();
     const as = t.other;
-    const before = await eventCount();
+    const before = await eventCount(t);
     const checks: [string, string, object?][] = [
       ["GET", base],
       ["POST", base, { name: "x", room_type_id: kitchen }],
@@ -266,7 +265,7 @@ describe.each(databaseKinds)("rooms API on %s", (kind) => {
     for (const [method, url, body] of checks) {
       expect((await t.request(method, url, { as, body })).statusCode, `${method} ${url}`).toBe(404);
     }
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
     expect((await t.request("GET", `${base}/${room.id}`)).json().name).toBe("Cuisine");
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_REMINDER_LEVELS, TEMPLATE_CODES } from "../../src/events/settings.ts";
 import { readConfiguration, readTemplate } from "../../src/queries/settings.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const configuration = {
@@ -27,7 +27,6 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
 
   it("answers the defaults until a configuration is saved, then the saved one (ETag, version)", async () => {
     const tenant = await t.newTenant("Cabinet Moreau");
@@ -89,7 +88,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
     expect(
       (await t.request("PUT", "/api/configurations", { as: tenant, body: configuration })).statusCode,
     ).toBe(200);
-    const count = await eventCount();
+    const count = await eventCount(t);
     const stale = await t.request("PUT", "/api/configurations", {
       as: tenant,
       body: { ...configuration, receipt_numbering: { prefix: "R", reset: "YEARLY" } },
@@ -97,7 +96,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
     });
     expect(stale.statusCode).toBe(412);
     expect(stale.json().error).toBe("PreconditionFailed");
-    expect(await eventCount()).toBe(count);
+    expect(await eventCount(t)).toBe(count);
   });
 
   it("validates the whole configuration (400 with details), saves nothing; no fee field exists", async () => {
@@ -222,7 +221,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
 
   it("refuses a broken template with 422 naming the problem, and saves nothing", async () => {
     const tenant = await t.newTenant();
-    const count = await eventCount();
+    const count = await eventCount(t);
     const cases: [string, string, RegExp][] = [
       ["quittance", "{{#if call.paid_amount}}payé", /Parse error on line 1/],
       ["reminder", "Quittance n° {{receipt.number}}", /Unknown variable 'receipt\.number'/],
@@ -246,7 +245,7 @@ describe.each(databaseKinds)("settings API on %s", (kind) => {
     });
     expect(big.statusCode).toBe(400);
     expect(big.json().details[0].field).toBe("source");
-    expect(await eventCount()).toBe(count);
+    expect(await eventCount(t)).toBe(count);
     expect(
       (await t.request("GET", "/api/templates", { as: tenant }))
         .json()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 describe.each(databaseKinds)("types API on %s", (kind) => {
@@ -11,7 +11,6 @@ describe.each(databaseKinds)("types API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const eventCount = async () => Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
 
   it("lists the global catalog with fixed ids", async () => {
     const estates = await t.request("GET", "/api/types/estates");
@@ -103,7 +102,7 @@ describe.each(databaseKinds)("types API on %s", (kind) => {
     expect((await t.request("POST", "/api/types/equipment", { body: { name: "Sauna" } })).statusCode).toBe(
       201,
     );
-    const before = await eventCount();
+    const before = await eventCount(t);
     const again = await t.request("POST", "/api/types/equipment", { body: { name: "SAUNA" } });
     expect(again.statusCode).toBe(409);
     expect(again.json().details[0].field).toBe("code");
@@ -130,6 +129,6 @@ describe.each(databaseKinds)("types API on %s", (kind) => {
         })
       ).statusCode,
     ).toBe(400);
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t)).toBe(before);
   });
 });

@@ -7,8 +7,13 @@ import {
   tamperedToken,
   unsignedToken,
 } from "../support/identityProvider.ts";
-import { leaseFixtures } from "../support/leaseFixtures.ts";
-import { createTestApp, TEST_ADMIN_KEY, type TestApp, type TestTenant } from "../support/testApp.ts";
+import {
+  LESSEE_READ,
+  type LesseeSpace,
+  lesseeSpaceFixtures,
+  startLesseeSpace,
+} from "../support/lesseeSpace.ts";
+import { TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 /**
@@ -19,75 +24,18 @@ describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) 
   let t: TestApp;
   let idp: TestProvider;
   let otherIdp: TestProvider;
-  const f = leaseFixtures(() => t);
+  const { register, as, leaseOfLessee } = lesseeSpaceFixtures(() => t);
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
-  // A token is sent as `Authorization: Bearer <token>`, as a key is.
-  const as = (token: string): TestTenant => ({ id: "", key: token });
-  const lesseeScope = "lessee:leases:read";
+  const lesseeScope = LESSEE_READ;
 
-  const register = (tenantId: string, provider: TestProvider, extra: object = {}) =>
-    t.app.inject({
-      method: "PUT",
-      url: `/api/admin/tenants/${tenantId}/identity-provider`,
-      headers: { ...admin, "content-type": "application/json" },
-      payload: JSON.stringify({
-        issuer: provider.issuer,
-        jwks_uri: provider.jwks_uri,
-        audience: provider.audience,
-        ...extra,
-      }),
-    });
-
-  /** The lessee signed in as `sub` (created once per tenant). */
-  const lessees = new Map<string, string>();
-  const lesseeOf = async (sub: string, tenant?: TestTenant) => {
-    const known = lessees.get(`${tenant?.id}:${sub}`);
-    if (known) return known;
-    const lessee = await t.request("POST", "/api/lessees", {
-      body: {
-        category: "individual",
-        first_name: "Camille",
-        last_name: "Durand",
-        email: `${sub}.${tenant?.id ?? "main"}@example.fr`,
-        auth_user_id: sub,
-      },
-      as: tenant,
-    });
-    expect(lessee.statusCode, lessee.body).toBe(201);
-    lessees.set(`${tenant?.id}:${sub}`, lessee.json().id);
-    return lessee.json().id as string;
-  };
-
-  /** A new lease whose primary tenant is the lessee signed in as `sub`; returns its id. */
-  const leaseOfLessee = async (sub: string, tenant?: TestTenant) => {
-    const lease = await t.request("POST", "/api/leases", {
-      body: {
-        estate_id: await f.newEstate(tenant),
-        primary_lessee_id: await lesseeOf(sub, tenant),
-        lease_type: "UNFURNISHED",
-        start_date: "2025-01-01",
-        rent_amount: 800,
-        charges_amount: 50,
-        deposit_amount: 800,
-      },
-      as: tenant,
-    });
-    expect(lease.statusCode, lease.body).toBe(201);
-    return lease.json().id as string;
-  };
-
+  let space: LesseeSpace;
   beforeAll(async () => {
     // No cooldown between JWKS fetches, so that a rotated key is fetched at once (default 30 s).
-    t = await createTestApp(kind, { PMS_JWKS_COOLDOWN_MS: "0" });
-    idp = await startTestProvider("main");
-    otherIdp = await startTestProvider("other");
-    expect((await register(t.tenant.id, idp)).statusCode).toBe(200);
-    expect((await register(t.other.id, otherIdp)).statusCode).toBe(200);
+    space = await startLesseeSpace(kind, { PMS_JWKS_COOLDOWN_MS: "0" });
+    ({ t, idp, otherIdp } = space);
   });
   afterAll(async () => {
-    await t?.close();
-    await idp?.close();
-    await otherIdp?.close();
+    await space?.close();
   });
 
   describe("the platform admin registers a tenant's provider", () => {

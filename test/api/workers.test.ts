@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/platform/config.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { startService } from "../../src/platform/startService.ts";
 import { createTenant, createWorkerKey, revokeWorkerKey } from "../../src/platform/tenants/tenants.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
@@ -44,16 +45,6 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
       if (Date.now() > end) throw new Error(`job ${queue}/${id} still ${job.state}`);
       await sleep(200);
     }
-  };
-  /** A job answers once its events are written; read models follow (eventually consistent). */
-  const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean) => {
-    const end = Date.now() + 20_000;
-    let value = await read();
-    while (!done(value) && Date.now() < end) {
-      await sleep(100);
-      value = await read();
-    }
-    return value;
   };
   const queued = async (queue: string) =>
     Number(

@@ -4,6 +4,7 @@ import { type LeaseCommand, type LeaseState, leaseDecider } from "../../src/comm
 import type { LeaseEvent, LeaseTerms } from "../../src/events/leases.ts";
 import type { CreateLeaseInput } from "../../src/queries/leasesSchemas.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
+import { sampleTerms } from "../support/leaseHistory.ts";
 
 /**
  * The lease decider at the rules' edges (given / when / then, no database): what each command refuses
@@ -22,27 +23,14 @@ const cotenant = "7c1e0000-0000-4000-8000-0000000000a2";
 const amendment_id = "7c1e0000-0000-4000-8000-0000000000b1";
 const document_id = "7c1e0000-0000-4000-8000-0000000000c1";
 
-const terms: LeaseTerms = {
-  estate_id: "7c1e0000-0000-4000-8000-0000000000e1",
-  lease_type: "UNFURNISHED",
-  usage_type: null,
+const terms = sampleTerms("7c1e0000-0000-4000-8000-0000000000e1", {
   start_date: "2025-03-01",
-  end_date: null,
-  duration_months: 36,
   rent_amount: 1000,
   charges_amount: 80,
-  charge_settlement_mode: null,
   deposit_amount: 1000,
-  rent_frequency: "MONTHLY",
-  payment_terms: null,
-  payment_method: null,
-  payment_day: 5,
-  revision_index_type: "IRL",
   revision_reference_quarter: "2024-Q3",
   revision_reference_value: 144.51,
-  special_conditions: null,
-  custom_fields: null,
-};
+});
 const created: LeaseEvent = { type: "LeaseCreated", data: { lease_id, ...terms } };
 const added = (lessee_id: string, role: "Primary" | "CoTenant" | "Guarantor"): LeaseEvent => ({
   type: "LeaseLesseeAdded",

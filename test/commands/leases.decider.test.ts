@@ -12,6 +12,7 @@ import { DEFAULT_NOTICE, type NoticeFacts } from "../../src/law/notice.ts";
 import { fold } from "../../src/platform/decider.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import type { CreateLeaseInput } from "../../src/queries/leasesSchemas.ts";
+import { leaseHistory, sampleTerms } from "../support/leaseHistory.ts";
 
 const leaseId = "0b6f9a8e-1111-4c3b-9d4e-000000000001";
 const estateId = "0b6f9a8e-2222-4c3b-9d4e-000000000002";
@@ -43,47 +44,16 @@ const given = (events: LeaseEvent[]) => ({
   },
 });
 
-const terms: LeaseTerms = {
-  estate_id: estateId,
-  lease_type: "UNFURNISHED",
-  usage_type: null,
-  start_date: "2025-01-01",
-  end_date: null,
-  duration_months: 36,
-  rent_amount: 800,
-  charges_amount: 50,
-  charge_settlement_mode: null,
-  deposit_amount: 800,
-  rent_frequency: "MONTHLY",
-  payment_terms: null,
-  payment_method: null,
-  payment_day: 5,
-  revision_index_type: "IRL",
-  revision_reference_quarter: "2024-Q2",
-  revision_reference_value: 145.17,
-  special_conditions: null,
-  custom_fields: null,
-};
-const created: LeaseEvent = { type: "LeaseCreated", data: { lease_id: leaseId, ...terms } };
-const primaryAdded: LeaseEvent = {
-  type: "LeaseLesseeAdded",
-  data: {
-    lease_id: leaseId,
-    association_id: assocId,
-    lessee_id: primaryId,
-    role: "Primary",
-    start_date: "2025-01-01",
-    end_date: null,
-  },
-};
+const terms = sampleTerms(estateId);
+const { created, primaryAdded, activated, draft, active } = leaseHistory(leaseId, terms, {
+  lessee_id: primaryId,
+  association_id: assocId,
+});
 const change = (effective_date = "2025-01-01", reason: string | null = null) => ({
   lease_id: leaseId,
   effective_date,
   reason,
 });
-const activated: LeaseEvent = { type: "LeaseActivated", data: change() };
-const draft = [created, primaryAdded];
-const active = [...draft, activated];
 
 const createInput = (extra: Partial<CreateLeaseInput> = {}): CreateLeaseInput => ({
   estate_id: estateId,

@@ -14,6 +14,7 @@ import type { LeaseEvent, LeaseTerms } from "../../src/events/leases.ts";
 import type { LeaseContractFacts } from "../../src/queries/leaseContractFacts.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 import { sampleContract } from "../support/leaseContractSample.ts";
+import { leaseHistory, sampleTerms } from "../support/leaseHistory.ts";
 
 /**
  * The French law corrections of 2026-11 (docs/compliance.md, "What changed in the law's reading"),
@@ -26,46 +27,18 @@ const estateId = "7d0c0a3e-2222-4c3b-9d4e-000000000002";
 const primaryId = "7d0c0a3e-3333-4c3b-9d4e-000000000003";
 const amendmentId = "7d0c0a3e-4444-4c3b-9d4e-000000000004";
 
-const terms: LeaseTerms = {
-  estate_id: estateId,
-  lease_type: "UNFURNISHED",
-  usage_type: null,
-  start_date: "2025-01-01",
-  end_date: null,
-  duration_months: 36,
+const terms = sampleTerms(estateId, {
   rent_amount: 1000,
-  charges_amount: 50,
-  charge_settlement_mode: null,
   deposit_amount: 1000,
-  rent_frequency: "MONTHLY",
   payment_terms: "TERME_A_ECHOIR",
-  payment_method: null,
-  payment_day: 5,
-  revision_index_type: "IRL",
-  revision_reference_quarter: "2024-Q2",
-  revision_reference_value: 145.17,
-  special_conditions: null,
-  custom_fields: null,
-};
+});
 
-const active = (extra: Partial<LeaseTerms> = {}): LeaseEvent[] => [
-  { type: "LeaseCreated", data: { lease_id: leaseId, ...terms, ...extra } },
-  {
-    type: "LeaseLesseeAdded",
-    data: {
-      lease_id: leaseId,
-      association_id: "7d0c0a3e-5555-4c3b-9d4e-000000000005",
-      lessee_id: primaryId,
-      role: "Primary",
-      start_date: extra.start_date ?? terms.start_date,
-      end_date: null,
-    },
-  },
-  {
-    type: "LeaseActivated",
-    data: { lease_id: leaseId, effective_date: extra.start_date ?? terms.start_date, reason: null },
-  },
-];
+const active = (extra: Partial<LeaseTerms> = {}): LeaseEvent[] =>
+  leaseHistory(
+    leaseId,
+    { ...terms, ...extra },
+    { lessee_id: primaryId, association_id: "7d0c0a3e-5555-4c3b-9d4e-000000000005" },
+  ).active;
 
 const create = (extra: Partial<LeaseTerms>): LeaseCommand => {
   const { estate_id, ...rest } = { ...terms, ...extra };

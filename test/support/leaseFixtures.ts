@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
-import type { TestApp, TestTenant } from "./testApp.ts";
+import { eventCount, type TestApp, type TestTenant } from "./testApp.ts";
 
 let n = 0;
 
@@ -35,9 +35,13 @@ export function leaseFixtures(t: () => TestApp) {
     expect(res.statusCode, res.body).toBe(201);
     return res.json().id as string;
   };
-  const newLease = async (extra: object = {}, as?: TestTenant) => {
+  /** A DRAFT lease (800 + 50 a month from 2025-01-01) of a new estate; a new primary lessee unless `extra` names one. */
+  const newLease = async (
+    extra: { primary_lessee_id?: string; [field: string]: unknown } = {},
+    as?: TestTenant,
+  ) => {
     const estate_id = await newEstate(as);
-    const primary_lessee_id = await newLessee("individual", as);
+    const primary_lessee_id = extra.primary_lessee_id ?? (await newLessee("individual", as));
     const res = await t().request("POST", "/api/leases", {
       body: {
         estate_id,
@@ -56,12 +60,11 @@ export function leaseFixtures(t: () => TestApp) {
   };
   const setStatus = (id: string, status: string, extra: object = {}, as?: TestTenant) =>
     t().request("PUT", `/api/leases/${id}/status`, { body: { status, ...extra }, as });
-  const eventCount = async () => Number((await t().sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
   /** Runs fn and checks it appended nothing to the log. */
   const writesNothing = async (fn: () => Promise<void>) => {
-    const before = await eventCount();
+    const before = await eventCount(t());
     await fn();
-    expect(await eventCount()).toBe(before);
+    expect(await eventCount(t())).toBe(before);
   };
   return { place: () => place, newPlace, newEstate, newLessee, newLease, setStatus, writesNothing };
 }

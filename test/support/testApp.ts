@@ -35,6 +35,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Events in the log, every tenant's: a refused request must leave it as it was. */
+export const eventCount = async (t: TestApp) =>
+  Number((await t.sql.query("SELECT count(*)::int AS n FROM events"))[0].n);
+
 let counter = 0;
 
 /** The whole service (API, projectors, jobs) on a fresh database of the given kind. */

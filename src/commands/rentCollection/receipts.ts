@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import {
   type CollectionState,
@@ -22,6 +22,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext } from "../../platform/http/handleCommand.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 import { type CommandContext, loadStream, toNewEvents } from "../../platform/runCommand.ts";
+import { ensureOwnLease, lesseeOf } from "../../queries/lesseeSpace.ts";
 import { contentDisposition } from "../../queries/media.ts";
 import { receiptAnswers, receiptParams } from "../../queries/rentCollection.ts";
 import {
@@ -251,6 +252,22 @@ export async function receiptPdf(
   return { bytes, filename };
 }
 
+/**
+ * Answers a call's receipt as PDF (issuing it the first time): the staff's route and the lessee's
+ * (art. 21: handed free to the tenant who asks) both end here once they know the lease may be read.
+ */
+async function sendReceipt(request: FastifyRequest, reply: FastifyReply, leaseId: string, callId: string) {
+  const { sql } = request.server.platform;
+  const tenantId = tenantOf(request);
+  const outcome = await issueReceipt({ ...commandContext(request), sql }, leaseId, callId);
+  const { bytes, filename } = await receiptPdf(sql, tenantId, leaseId, outcome);
+  return reply
+    .header("content-type", "application/pdf")
+    .header("content-disposition", contentDisposition("attachment", filename.replace(/\//g, "-")))
+    .header("x-receipt-kind", outcome.kind)
+    .send(bytes);
+}
+
 export async function receiptRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
@@ -267,16 +284,26 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
       },
       config: { access: "FinanceRead" },
     },
+    async (request, reply) => sendReceipt(request, reply, request.params.lease_id, request.params.call_id),
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/rent-calls/:call_id/receipt",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "The receipt of a rent call of one of the signed-in lessee's leases, free (loi n° 89-462 art. 21): a quittance when paid in full, a reçu when paid in part, 409 when unpaid",
+        params: receiptParams,
+        response: receiptAnswers,
+      },
+      config: { access: "lessee:leases:read" },
+    },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
       const { lease_id, call_id } = request.params;
-      const outcome = await issueReceipt({ ...commandContext(request), sql }, lease_id, call_id);
-      const { bytes, filename } = await receiptPdf(sql, tenantId, lease_id, outcome);
-      return reply
-        .header("content-type", "application/pdf")
-        .header("content-disposition", contentDisposition("attachment", filename.replace(/\//g, "-")))
-        .header("x-receipt-kind", outcome.kind)
-        .send(bytes);
+      // Checked before anything is issued: another lessee's lease is a 404 and writes nothing.
+      await ensureOwnLease(sql, lesseeOf(request), lease_id);
+      return sendReceipt(request, reply, lease_id, call_id);
     },
   );
 }
