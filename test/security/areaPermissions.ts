@@ -10,6 +10,8 @@ const FAMILIES: [RegExp, "Finance" | "Settings"][] = [
   [/^\/api\/rent-calls(\/|$)/, "Finance"],
   [/^\/api\/leases\/:[^/]+\/(rent-calls|payments|account|reminders|arrears|receipts)(\/|$)/, "Finance"],
   [/^\/api\/(configurations|templates|messages)(\/|$)/, "Settings"],
+  // Credits are read as Finance; buying them (checkout) is an owner's token only (docs/credits.md).
+  [/^\/api\/credits(\/(?!checkout$)|$)/, "Finance"],
 ];
 const KIND_OF_METHOD: Record<string, "Read" | "Write" | "Delete"> = {
   GET: "Read",
