@@ -15,7 +15,10 @@ export const CREDIT_PACKAGES = [
   { id: "pro", name: "Pro", credits: 100, price: 300, currency: "EUR" },
 ] as const;
 export type CreditPackage = (typeof CREDIT_PACKAGES)[number];
-export const PACKAGE_IDS = CREDIT_PACKAGES.map((p) => p.id) as [CreditPackage["id"], ...CreditPackage["id"][]];
+export const PACKAGE_IDS = CREDIT_PACKAGES.map((p) => p.id) as [
+  CreditPackage["id"],
+  ...CreditPackage["id"][],
+];
 export const packageOf = (id: string): CreditPackage | undefined => CREDIT_PACKAGES.find((p) => p.id === id);
 
 export const creditLedgerStream = (tenantId: string) => `credit_ledger-${tenantId}`;

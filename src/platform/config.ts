@@ -48,7 +48,10 @@ const schema = z.object({
    * The payment provider of credit purchases (docs/credits.md): Stripe when its secret key is
    * set, else the local provider (embedded use: no money moves).
    */
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_/, "must be a Stripe secret key (sk_… or rk_…)").optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_/, "must be a Stripe secret key (sk_… or rk_…)")
+    .optional(),
   /** The signing secret of the Stripe webhook endpoint (`whsec_…`): without it /api/webhooks/stripe is 404. */
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Where Stripe Checkout sends the buyer after paying or giving up (default: this service's credit routes). */

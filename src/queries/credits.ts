@@ -29,8 +29,14 @@ export const creditPackageBody = z
 
 export const creditBalanceBody = z
   .strictObject({
-    balance: z.number().int().describe("Credits free to use: the sum of the ledger's entries, never negative"),
-    reserved: z.number().int().describe("Credits held for services under way (a signature), not yet captured"),
+    balance: z
+      .number()
+      .int()
+      .describe("Credits free to use: the sum of the ledger's entries, never negative"),
+    reserved: z
+      .number()
+      .int()
+      .describe("Credits held for services under way (a signature), not yet captured"),
     purchased: z.number().int().describe("Credits bought in all"),
   })
   .meta({ id: "CreditBalance", description: "The tenant's credit balance" });

@@ -74,7 +74,9 @@ const settle = (
     reservation_id: cmd.reservation_id,
     credits: held.credits,
   };
-  return [cmd.type === "CaptureCredits" ? { type: "CreditsCaptured", data } : { type: "CreditsReleased", data }];
+  return [
+    cmd.type === "CaptureCredits" ? { type: "CreditsCaptured", data } : { type: "CreditsReleased", data },
+  ];
 };
 
 export function decideCredits(command: CreditCommand, ledger: Ledger): CreditEvent[] {

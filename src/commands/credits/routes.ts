@@ -7,7 +7,7 @@ import { ApiError, notFound, validationError } from "../../platform/errors.ts";
 import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { answers, errorResponses } from "../../platform/http/responses.ts";
-import { deterministicUuid, isUuid } from "../../platform/ids.ts";
+import { isUuid } from "../../platform/ids.ts";
 import { LOCAL_CHECKOUT_PATH } from "../../platform/payments/localProvider.ts";
 import {
   type CompletedCheckout,
@@ -43,7 +43,9 @@ const webhookAnswer = z
   .strictObject({
     received: z.literal(true),
     event_id: z.string().describe("The provider's event id"),
-    credited: z.boolean().describe("Whether this delivery credited the purchase (false: already credited, or not a purchase)"),
+    credited: z
+      .boolean()
+      .describe("Whether this delivery credited the purchase (false: already credited, or not a purchase)"),
     purchase_id: z.uuid().nullable(),
   })
   .meta({ id: "PaymentWebhookReceipt", description: "What a payment provider's webhook delivery did" });
@@ -79,7 +81,10 @@ async function creditPurchase(
     throw validationError("The checkout carries no tenant or package of this service");
   if (!(await findTenant(platform.sql, paid.tenant_id)))
     throw validationError("The checkout's tenant is unknown to this service");
-  if (paid.amount_cents !== Math.round(pkg.price * 100) || (paid.currency ?? "").toUpperCase() !== pkg.currency)
+  if (
+    paid.amount_cents !== Math.round(pkg.price * 100) ||
+    (paid.currency ?? "").toUpperCase() !== pkg.currency
+  )
     throw validationError(
       `The amount paid (${paid.amount_cents} ${paid.currency}) is not the price of package ${pkg.id}`,
     );
@@ -94,7 +99,6 @@ async function creditPurchase(
       causation_id: null,
       occurred_at: new Date().toISOString(),
     },
-    event_ids: () => (i: number) => deterministicUuid("credit-purchase-event", purchase_id, String(i)),
   };
   const command = {
     type: "RecordPurchase" as const,
@@ -110,7 +114,8 @@ async function creditPurchase(
       provider_event_id: paid.event_id,
     },
   };
-  // Many deliveries at once: each lost race re-reads the stream and finds the purchase.
+  // Many deliveries at once: each lost race re-reads the stream and finds the purchase (the
+  // decider answers no event). Event ids stay random so that `credited` tells the one writer.
   for (let round = 0; ; round++) {
     try {
       const result = await runCommand(context, creditLedgerStream(paid.tenant_id), creditDecider, command);
@@ -157,7 +162,10 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
         });
       } catch (error) {
         request.log.warn({ err: error, provider: provider.name }, "checkout session not created");
-        throw new ApiError("ServiceUnavailable", `The payment provider ${provider.name} could not open a checkout; retry later`);
+        throw new ApiError(
+          "ServiceUnavailable",
+          `The payment provider ${provider.name} could not open a checkout; retry later`,
+        );
       }
       reply.header("location", session.checkout_url);
       return reply.status(201).send({ ...session, provider: provider.name, package_id: pkg.id });
@@ -177,7 +185,8 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
         schema: {
           tags,
           operationId: "receivePaymentWebhook",
-          summary: "Inbound webhook of a payment provider (stripe, local), authenticated by its signature on the raw body",
+          summary:
+            "Inbound webhook of a payment provider (stripe, local), authenticated by its signature on the raw body",
           description:
             "Public: the provider's signature on the raw body is the only credential (Stripe-Signature for stripe, Standard Webhooks headers for local). A bad or stale signature is a 400 and records nothing; a paid checkout credits its tenant once, however many deliveries. Unknown or unconfigured provider: 404.",
           params: z.strictObject({ payment_provider: z.string().max(50) }),
@@ -198,7 +207,10 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
           throw error;
         }
         if (event.kind === "ignored") {
-          request.log.info({ provider: provider.name, event_id: event.event_id, type: event.type }, "payment webhook ignored");
+          request.log.info(
+            { provider: provider.name, event_id: event.event_id, type: event.type },
+            "payment webhook ignored",
+          );
           return { received: true as const, event_id: event.event_id, credited: false, purchase_id: null };
         }
         const done = await creditPurchase(request, provider, event);
@@ -215,7 +227,8 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: "completeLocalCheckout",
-        summary: "The local payment provider's checkout page: completes the checkout (embedded use, no money moves)",
+        summary:
+          "The local payment provider's checkout page: completes the checkout (embedded use, no money moves)",
         description:
           "Only while the local provider is active (no STRIPE_SECRET_KEY). The query is the one of the checkout_url, signed; requesting it delivers a signed `checkout.completed` webhook to /api/webhooks/local, as a real provider would.",
         params: z.strictObject({ session_id: z.uuid() }),

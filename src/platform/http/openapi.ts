@@ -160,8 +160,8 @@ function describeOperation(
           : permission === "owner"
             ? "Needs an owner's user token (role `owner`); an API key or another role is refused (403)."
             : isLesseeScope(permission)
-            ? `Needs a lessee's user token with the ${permission} scope.`
-            : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
+              ? `Needs a lessee's user token with the ${permission} scope.`
+              : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
   const notes = [op.description, needs].filter(Boolean);
   const responses: Json = op.responses ?? {};
   if (op["x-pdf-alternative"]) {

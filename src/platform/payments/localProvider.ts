@@ -43,7 +43,9 @@ export function localProvider(secret: string): LocalProvider {
   const key = Buffer.from(secret, "utf8");
   const webhook = new Webhook(key, { format: "raw" });
   const sign = (s: LocalSession) =>
-    createHmac("sha256", key).update(`checkout\n${fields(s)}`).digest("base64url");
+    createHmac("sha256", key)
+      .update(`checkout\n${fields(s)}`)
+      .digest("base64url");
   return {
     name: "local",
     async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
@@ -103,7 +105,11 @@ export function localProvider(secret: string): LocalProvider {
           throw new WebhookRejected(`Invalid webhook signature: ${error.message}`);
         throw new WebhookRejected("Unreadable webhook body");
       }
-      const event = payload as { id?: unknown; type?: unknown; data?: Partial<LocalSession> & { payment_id?: string } };
+      const event = payload as {
+        id?: unknown;
+        type?: unknown;
+        data?: Partial<LocalSession> & { payment_id?: string };
+      };
       const id = typeof event.id === "string" ? event.id : "";
       if (event.type !== "checkout.completed" || !event.data)
         return { kind: "ignored", event_id: id, type: String(event.type) };

@@ -66,7 +66,12 @@ export function stripeProvider(options: {
       if (!signature) throw new WebhookRejected("Missing Stripe-Signature header");
       let event: Stripe.Event;
       try {
-        event = stripe.webhooks.constructEvent(raw, signature, options.webhookSecret, STRIPE_TOLERANCE_SECONDS);
+        event = stripe.webhooks.constructEvent(
+          raw,
+          signature,
+          options.webhookSecret,
+          STRIPE_TOLERANCE_SECONDS,
+        );
       } catch (error) {
         throw new WebhookRejected(`Invalid Stripe-Signature: ${(error as Error).message}`);
       }
