@@ -98,16 +98,14 @@ describe("credit ledger decider", () => {
       fc
         .record({ session: fc.constantFrom("s1", "s2", "s3"), credits: fc.integer({ min: -2, max: 20 }) })
         .map(({ session, credits }) => purchase(session, credits)),
-      fc
-        .record({ id: fc.constantFrom(...ids), credits: fc.integer({ min: -1, max: 30 }) })
-        .map(
-          ({ id, credits }): CreditCommand => ({
-            type: "ReserveCredits",
-            reservation_id: id,
-            credits,
-            purpose: "p",
-          }),
-        ),
+      fc.record({ id: fc.constantFrom(...ids), credits: fc.integer({ min: -1, max: 30 }) }).map(
+        ({ id, credits }): CreditCommand => ({
+          type: "ReserveCredits",
+          reservation_id: id,
+          credits,
+          purpose: "p",
+        }),
+      ),
       fc.constantFrom(...ids).map((id): CreditCommand => ({ type: "CaptureCredits", reservation_id: id })),
       fc.constantFrom(...ids).map((id): CreditCommand => ({ type: "ReleaseCredits", reservation_id: id })),
     );
