@@ -2563,7 +2563,7 @@ export interface paths {
          * Open a checkout session for a package of credits (an owner's user token only)
          * @description Needs an owner's user token (role `owner`); an API key or another role is refused (403).
          */
-        post: operations["createCreditCheckout"];
+        post: operations["postCreditsCheckout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2585,7 +2585,7 @@ export interface paths {
          *
          *     Public: no key.
          */
-        post: operations["receivePaymentWebhook"];
+        post: operations["postWebhooksByPaymentProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2605,7 +2605,7 @@ export interface paths {
          *
          *     Public: no key.
          */
-        get: operations["completeLocalCheckout"];
+        get: operations["getPaymentProvidersLocalCheckoutBySessionId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2625,7 +2625,7 @@ export interface paths {
          * The packages of credits on sale
          * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
-        get: operations["listCreditPackages"];
+        get: operations["getCreditsPackages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2645,7 +2645,7 @@ export interface paths {
          * The tenant's credit balance
          * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
-        get: operations["getCreditBalance"];
+        get: operations["getCreditsBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2667,7 +2667,7 @@ export interface paths {
          *
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
-        get: operations["listCreditTransactions"];
+        get: operations["getCreditsTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11429,7 +11429,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    createCreditCheckout: {
+    postCreditsCheckout: {
         parameters: {
             query?: never;
             header?: {
@@ -11467,7 +11467,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    receivePaymentWebhook: {
+    postWebhooksByPaymentProvider: {
         parameters: {
             query?: never;
             header?: never;
@@ -11494,7 +11494,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    completeLocalCheckout: {
+    getPaymentProvidersLocalCheckoutBySessionId: {
         parameters: {
             query: {
                 tenant_id: string;
@@ -11527,7 +11527,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    listCreditPackages: {
+    getCreditsPackages: {
         parameters: {
             query?: never;
             header?: never;
@@ -11553,7 +11553,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getCreditBalance: {
+    getCreditsBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -11579,7 +11579,7 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    listCreditTransactions: {
+    getCreditsTransactions: {
         parameters: {
             query?: {
                 page?: number;

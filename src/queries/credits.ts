@@ -95,7 +95,6 @@ export async function creditQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "listCreditPackages",
         summary: "The packages of credits on sale",
         response: answers(z.array(creditPackageBody)),
       },
@@ -109,7 +108,6 @@ export async function creditQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "getCreditBalance",
         summary: "The tenant's credit balance",
         response: answers(creditBalanceBody),
       },
@@ -123,7 +121,6 @@ export async function creditQueries(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "listCreditTransactions",
         summary: "The tenant's credit ledger, oldest first: purchases, reservations, captures, releases",
         querystring: z.strictObject(pageQuery),
         response: answers(z.array(creditTransactionBody)),

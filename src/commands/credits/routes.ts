@@ -2,22 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { creditLedgerStream, PACKAGE_IDS, packageOf, purchaseIdOf } from "../../events/credits.ts";
+import { PACKAGE_IDS, packageOf } from "../../events/credits.ts";
 import { ApiError, notFound, validationError } from "../../platform/errors.ts";
-import { WrongExpectedRevisionError } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { answers, errorResponses } from "../../platform/http/responses.ts";
-import { isUuid } from "../../platform/ids.ts";
 import { LOCAL_CHECKOUT_PATH } from "../../platform/payments/localProvider.ts";
-import {
-  type CompletedCheckout,
-  type PaymentProvider,
-  WebhookRejected,
-} from "../../platform/payments/paymentProvider.ts";
+import { type PaymentProvider, WebhookRejected } from "../../platform/payments/paymentProvider.ts";
 import { paymentProvidersOf } from "../../platform/payments/providers.ts";
-import { runCommand } from "../../platform/runCommand.ts";
-import { findTenant } from "../../platform/tenants/tenants.ts";
-import { creditDecider } from "./decider.ts";
+import { creditPurchase } from "./purchases.ts";
 
 /**
  * Buying credits (DESIGN.md §7.2, docs/credits.md): a checkout session at the payment provider
@@ -64,71 +56,6 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 /** `scheme://host` of the request, for the URLs the providers send the buyer to. */
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-/**
- * Credits a verified, paid checkout on its tenant's ledger. The purchase id comes from the
- * provider's session id and the event ids from it, so duplicate or concurrent deliveries append
- * once: the others find it in the stream (expected revision) and write nothing.
- */
-async function creditPurchase(
-  request: FastifyRequest,
-  provider: PaymentProvider,
-  paid: CompletedCheckout,
-): Promise<{ credited: boolean; purchase_id: string }> {
-  const { platform } = request.server;
-  // The tenant and package are our checkout's metadata, signed with the provider's event.
-  const pkg = packageOf(paid.package_id ?? "");
-  if (!isUuid(paid.tenant_id) || !pkg)
-    throw validationError("The checkout carries no tenant or package of this service");
-  if (!(await findTenant(platform.sql, paid.tenant_id)))
-    throw validationError("The checkout's tenant is unknown to this service");
-  if (
-    paid.amount_cents !== Math.round(pkg.price * 100) ||
-    (paid.currency ?? "").toUpperCase() !== pkg.currency
-  )
-    throw validationError(
-      `The amount paid (${paid.amount_cents} ${paid.currency}) is not the price of package ${pkg.id}`,
-    );
-  const purchase_id = purchaseIdOf(provider.name, paid.session_id);
-  const context = {
-    store: platform.store,
-    tenant_id: paid.tenant_id,
-    metadata: {
-      tenant_id: paid.tenant_id,
-      actor_key_id: `payment-provider:${provider.name}`,
-      correlation_id: String(request.id),
-      causation_id: null,
-      occurred_at: new Date().toISOString(),
-    },
-  };
-  const command = {
-    type: "RecordPurchase" as const,
-    purchase: {
-      purchase_id,
-      package_id: pkg.id,
-      credits: pkg.credits,
-      amount: pkg.price,
-      currency: pkg.currency,
-      provider: provider.name,
-      provider_session_id: paid.session_id,
-      provider_payment_id: paid.payment_id,
-      provider_event_id: paid.event_id,
-    },
-  };
-  // Many deliveries at once: each lost race re-reads the stream and finds the purchase (the
-  // decider answers no event). Event ids stay random so that `credited` tells the one writer.
-  for (let round = 0; ; round++) {
-    try {
-      const result = await runCommand(context, creditLedgerStream(paid.tenant_id), creditDecider, command);
-      const credited = result.events.length > 0 && result.position !== null;
-      if (result.position)
-        await platform.projections.waitFor(result.position, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
-      return { credited, purchase_id };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || round >= 20) throw error;
-    }
-  }
-}
-
 export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const providers = paymentProvidersOf(app.platform.config);
@@ -138,7 +65,6 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "createCreditCheckout",
         summary: "Open a checkout session for a package of credits (an owner's user token only)",
         body: checkoutBody,
         response: { 201: checkoutSessionBody, ...errorResponses },
@@ -184,7 +110,6 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
       {
         schema: {
           tags,
-          operationId: "receivePaymentWebhook",
           summary:
             "Inbound webhook of a payment provider (stripe, local), authenticated by its signature on the raw body",
           description:
@@ -213,9 +138,24 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
           );
           return { received: true as const, event_id: event.event_id, credited: false, purchase_id: null };
         }
-        const done = await creditPurchase(request, provider, event);
+        const done = await creditPurchase(
+          { sql: request.server.platform.sql, store: request.server.platform.store },
+          provider.name,
+          event,
+          String(request.id),
+        );
+        if (done.position)
+          await request.server.platform.projections.waitFor(
+            done.position,
+            request.server.platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS,
+          );
         request.log.info({ provider: provider.name, event_id: event.event_id, ...done }, "payment webhook");
-        return { received: true as const, event_id: event.event_id, ...done };
+        return {
+          received: true as const,
+          event_id: event.event_id,
+          credited: done.credited,
+          purchase_id: done.purchase_id,
+        };
       },
     );
   });
@@ -226,7 +166,6 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        operationId: "completeLocalCheckout",
         summary:
           "The local payment provider's checkout page: completes the checkout (embedded use, no money moves)",
         description:
