@@ -170,7 +170,19 @@ describe.each(databaseKinds)("credits on %s", (kind) => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => deliver(payload, header)));
     for (const a of answers) expect(a.statusCode, a.body).toBe(200);
     expect(answers.filter((a) => a.json().credited)).toHaveLength(1);
+    const [logged] = await ledgerOf(s.tenant.id);
     expect(await ledgerOf(s.tenant.id)).toHaveLength(1);
+    // The payment is logged as its event: provider, session, payment and event ids, who wrote it.
+    expect(logged.type).toBe("CreditsPurchased");
+    expect(logged.data).toMatchObject({
+      provider: "stripe",
+      provider_session_id: "cs_test_concurrent",
+      provider_payment_id: "pi_cs_test_concurrent",
+      provider_event_id: "evt_cs_test_concurrent",
+      credits: 5,
+      amount: 25,
+    });
+    expect(logged.metadata.actor_key_id).toBe("payment-provider:stripe");
     expect(await balanceOf(s)).toEqual({ balance: 5, reserved: 0, purchased: 5 });
     expect(await balanceOf(s, s.other)).toEqual({ balance: 0, reserved: 0, purchased: 0 });
     // A later redelivery (new timestamp, same event) still credits nothing.
