@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
+import { creditCommandRoutes } from "./commands/credits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
@@ -38,6 +39,7 @@ import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { contactsProjection } from "./projections/contacts.ts";
+import { creditTransactionsProjection } from "./projections/credits.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
@@ -55,6 +57,7 @@ import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { contactQueries } from "./queries/contacts.ts";
+import { creditQueries } from "./queries/credits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
@@ -259,5 +262,11 @@ export const areas: Area[] = [
     routes: [webhookCommandRoutes, webhookQueryRoutes],
     projections: [webhooksProjection],
     loops: [webhookLoop],
+  },
+  // Credits and the payment provider's webhook (DESIGN.md §7.2, docs/credits.md).
+  {
+    name: "credits",
+    routes: [creditCommandRoutes, creditQueries],
+    projections: [creditTransactionsProjection],
   },
 ];

@@ -2736,6 +2736,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/credits/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a checkout session for a package of credits (an owner's user token only)
+         * @description Needs an owner's user token (role `owner`); an API key or another role is refused (403).
+         */
+        post: operations["postCreditsCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{payment_provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inbound webhook of a payment provider (stripe, local), authenticated by its signature on the raw body
+         * @description Public: the provider's signature on the raw body is the only credential (Stripe-Signature for stripe, Standard Webhooks headers for local). A bad or stale signature is a 400 and records nothing; a paid checkout credits its tenant once, however many deliveries. Unknown or unconfigured provider: 404.
+         *
+         *     Public: no key.
+         */
+        post: operations["postWebhooksByPaymentProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-providers/local/checkout/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The local payment provider's checkout page: completes the checkout (embedded use, no money moves)
+         * @description Only while the local provider is active (no STRIPE_SECRET_KEY). The query is the one of the checkout_url, signed; requesting it delivers a signed `checkout.completed` webhook to /api/webhooks/local, as a real provider would.
+         *
+         *     Public: no key.
+         */
+        get: operations["getPaymentProvidersLocalCheckoutBySessionId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The packages of credits on sale
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getCreditsPackages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's credit balance
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getCreditsBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's credit ledger, oldest first: purchases, reservations, captures, releases
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getCreditsTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2810,6 +2936,13 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+        };
+        CreditCheckoutRequestInput: {
+            /**
+             * @description A package of GET /api/credits/packages
+             * @enum {string}
+             */
+            package_id: "starter" | "standard" | "pro";
         };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
@@ -3205,6 +3338,33 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A checkout session opened at the payment provider */
+        CreditCheckoutSession: {
+            /** @description The provider's checkout session id */
+            session_id: string;
+            /** @description Where the buyer pays (the provider's page) */
+            checkout_url: string;
+            provider: string;
+            /** @enum {string} */
+            package_id: "starter" | "standard" | "pro";
+        };
+        /** @description What a payment provider's webhook delivery did */
+        PaymentWebhookReceipt: {
+            /** @constant */
+            received: true;
+            /** @description The provider's event id */
+            event_id: string;
+            /** @description Whether this delivery credited the purchase (false: already credited, or not a purchase) */
+            credited: boolean;
+            purchase_id: string | null;
+        };
+        /** @description A local provider checkout, completed */
+        LocalCheckoutCompletion: {
+            session_id: string;
+            /** @constant */
+            status: "COMPLETED";
+            credited: boolean;
         };
         /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
         EnergyDiagnosis: {
@@ -4010,6 +4170,47 @@ export interface components {
             updated_at: string;
             /** @description whsec_ and 24 random bytes in base64: shown in this answer only, keep it to verify signatures */
             secret: string;
+        };
+        /** @description A package of credits one can buy */
+        CreditPackage: {
+            /** @enum {string} */
+            id: "starter" | "standard" | "pro";
+            name: string;
+            /** @description Credits the package adds to the balance */
+            credits: number;
+            /** @description Price in euros, taxes included */
+            price: number;
+            /** @constant */
+            currency: "EUR";
+        };
+        /** @description The tenant's credit balance */
+        CreditBalance: {
+            /** @description Credits free to use: the sum of the ledger's entries, never negative */
+            balance: number;
+            /** @description Credits held for services under way (a signature), not yet captured */
+            reserved: number;
+            /** @description Credits bought in all */
+            purchased: number;
+        };
+        /** @description One entry of the tenant's credit ledger */
+        CreditTransaction: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "PURCHASE" | "RESERVATION" | "CAPTURE" | "RELEASE";
+            /** @description What the entry adds to the balance (negative for a reservation) */
+            credits: number;
+            package_id: string | null;
+            /** @description Euros paid (purchases) */
+            amount: number | null;
+            currency: string | null;
+            /** @description Payment provider of a purchase (stripe, local) */
+            provider: string | null;
+            provider_session_id: string | null;
+            provider_payment_id: string | null;
+            reservation_id: string | null;
+            purpose: string | null;
+            created_at: string;
         };
         /** @description A tenant's OpenID Connect provider, as registered */
         IdentityProvider: {
@@ -4862,7 +5063,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions */
                     projection: string;
                 };
             };
@@ -11915,6 +12116,188 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postCreditsCheckout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditCheckoutRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditCheckoutSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWebhooksByPaymentProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payment_provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentWebhookReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPaymentProvidersLocalCheckoutBySessionId: {
+        parameters: {
+            query: {
+                tenant_id: string;
+                package_id: string;
+                amount_cents: number;
+                currency: string;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocalCheckoutCompletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getCreditsPackages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPackage"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getCreditsBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditBalance"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getCreditsTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditTransaction"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

@@ -7,6 +7,7 @@
 export const STREAM_CATEGORIES = [
   "configuration",
   "contact",
+  "credit_ledger",
   "energy_diagnosis",
   "estate",
   "estate_diagnostics",

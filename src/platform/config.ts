@@ -68,6 +68,24 @@ const schema = z.object({
   PMS_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
   /** How often a worker looks for rent calls newly overdue (seconds). */
   PMS_WEBHOOK_OVERDUE_SCAN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /**
+   * The payment provider of credit purchases (docs/credits.md): Stripe when its secret key is
+   * set, else the local provider (embedded use: no money moves).
+   */
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_/, "must be a Stripe secret key (sk_… or rk_…)")
+    .optional(),
+  /** The signing secret of the Stripe webhook endpoint (`whsec_…`): without it /api/webhooks/stripe is 404. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Where Stripe Checkout sends the buyer after paying or giving up (default: this service's credit routes). */
+  STRIPE_SUCCESS_URL: z.string().url().optional(),
+  STRIPE_CANCEL_URL: z.string().url().optional(),
+  /**
+   * The local provider's signing secret (its checkout URLs and webhooks). Unset: random per process,
+   * so set it when several API instances run.
+   */
+  PMS_LOCAL_PAYMENT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 /** SMTP_FROM as an address and an optional display name. */

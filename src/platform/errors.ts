@@ -7,6 +7,7 @@ export interface ErrorDetail {
 export type ErrorCode =
   | "ValidationError"
   | "Unauthorized"
+  | "PaymentRequired"
   | "Forbidden"
   | "NotFound"
   | "Conflict"
@@ -21,6 +22,7 @@ export type ErrorCode =
 const statusOf: Record<ErrorCode, number> = {
   ValidationError: 400,
   Unauthorized: 401,
+  PaymentRequired: 402,
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,

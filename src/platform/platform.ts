@@ -6,7 +6,11 @@ import type { LesseeScope, UserIdentity } from "./http/userTokens.ts";
 import type { Jobs } from "./jobs.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
 
-export type RouteAccess = "public" | "admin" | "worker" | Permission | LesseeScope;
+/**
+ * `"owner"`: an owner's user token only, never an API key (DESIGN.md §7.0: only an owner buys
+ * credits; docs/security.md).
+ */
+export type RouteAccess = "public" | "admin" | "worker" | "owner" | Permission | LesseeScope;
 
 /** What routes and jobs get to work with; decorated on the fastify instance as `app.platform`. */
 export interface Platform {

@@ -10,6 +10,8 @@ const FAMILIES: [RegExp, "Finance" | "Settings"][] = [
   [/^\/api\/rent-calls(\/|$)/, "Finance"],
   [/^\/api\/leases\/:[^/]+\/(rent-calls|payments|account|reminders|arrears|receipts)(\/|$)/, "Finance"],
   [/^\/api\/(configurations|templates|messages|webhook-subscriptions)(\/|$)/, "Settings"],
+  // Credits are read as Finance; buying them (checkout) is an owner's token only (docs/credits.md).
+  [/^\/api\/credits(\/(?!checkout$)|$)/, "Finance"],
 ];
 const KIND_OF_METHOD: Record<string, "Read" | "Write" | "Delete"> = {
   GET: "Read",
@@ -22,6 +24,8 @@ const KIND_OF_METHOD: Record<string, "Read" | "Write" | "Delete"> = {
 
 /** The permission a route must declare when its path is in one of the families above, else null. */
 export function requiredPermission(method: string, url: string): string | null {
+  // Only an owner's user token buys credits (SPEC.md, DESIGN.md §7.0): never an API key.
+  if (method === "POST" && url === "/api/credits/checkout") return "owner";
   const family = FAMILIES.find(([pattern]) => pattern.test(url))?.[1];
   if (!family) return null;
   const kind = KIND_OF_METHOD[method] ?? "Write";

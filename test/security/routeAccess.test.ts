@@ -40,11 +40,15 @@ describe.each(databaseKinds)("authorization by the matched route on %s", (kind) 
         { method: "GET", url: "/api/leases/:lease_id/account", access: "FinanceWrite" },
         { method: "DELETE", url: "/api/templates/:code", access: "SettingsWrite" },
         { method: "PUT", url: "/api/configurations", access: "public" },
+        { method: "POST", url: "/api/credits/checkout", access: "FinanceWrite" },
+        { method: "GET", url: "/api/credits/balance", access: "LeasesRead" },
       ]),
     ).toEqual([
       "POST /api/leases/:lease_id/payments: LeasesWrite (needs FinanceWrite)",
       "GET /api/leases/:lease_id/account: FinanceWrite (needs FinanceRead)",
       "PUT /api/configurations: public (needs SettingsWrite)",
+      "POST /api/credits/checkout: FinanceWrite (needs owner)",
+      "GET /api/credits/balance: LeasesRead (needs FinanceRead)",
     ]);
   });
 

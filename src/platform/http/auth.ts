@@ -48,7 +48,14 @@ interface CachedKey {
 /** Revocation takes effect within this long: the cache of key lookups. */
 const KEY_CACHE_MS = 1000;
 
-const ACCESS_KINDS: readonly string[] = ["public", "admin", "worker", ...PERMISSIONS, ...LESSEE_SCOPES];
+const ACCESS_KINDS: readonly string[] = [
+  "public",
+  "admin",
+  "worker",
+  "owner",
+  ...PERMISSIONS,
+  ...LESSEE_SCOPES,
+];
 
 /**
  * Records every route with what it declares and refuses to start when one declares nothing
@@ -139,6 +146,8 @@ export const auth = fp(async (app: FastifyInstance) => {
     if (!TENANT_KEY.test(key)) throw new ApiError("Unauthorized", "Malformed API key");
     const found = await lookup("api_keys", hashKey(key));
     if (!found) throw new ApiError("Unauthorized", "Unknown or revoked API key");
+    if (access === "owner")
+      throw new ApiError("Forbidden", "Only an owner's user token may do this; an API key never does");
     if (!found.permissions.includes(access)) {
       throw new ApiError("Forbidden", `This API key lacks the ${access} permission`);
     }

@@ -42,6 +42,8 @@ function securityOf(access: RouteAccess | undefined) {
       return [{ adminKey: [] }];
     case "worker":
       return [{ workerKey: [] }];
+    case "owner":
+      return [{ userToken: [] }];
     default:
       // A lessee scope: a lessee's user token only; a permission: a key, or a staff user token.
       return isLesseeScope(access) ? [{ userToken: [access] }] : [{ apiKey: [] }, { userToken: [] }];
@@ -155,9 +157,11 @@ function describeOperation(
         ? "Needs the administrator key (PMS_ADMIN_API_KEY)."
         : permission === "worker"
           ? "Needs a worker key (X-API-Key)."
-          : isLesseeScope(permission)
-            ? `Needs a lessee's user token with the ${permission} scope.`
-            : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
+          : permission === "owner"
+            ? "Needs an owner's user token (role `owner`); an API key or another role is refused (403)."
+            : isLesseeScope(permission)
+              ? `Needs a lessee's user token with the ${permission} scope.`
+              : `Needs a tenant API key with the ${permission} permission, or an owner's or manager's user token whose role grants it (docs/security.md).`;
   const notes = [op.description, needs].filter(Boolean);
   const responses: Json = op.responses ?? {};
   if (op["x-pdf-alternative"]) {

@@ -165,7 +165,11 @@ export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
     async authorize(token, access) {
       const { tenant_id, ...user } = await verify(token);
       const roles = user.roles.join(", ") || "none";
-      if (isLesseeScope(access)) {
+      if (access === "owner") {
+        // Owner-only routes (buying credits, DESIGN.md §7.0): no other role, whatever it grants.
+        if (!user.roles.includes("owner"))
+          throw new ApiError("Forbidden", `This route needs an owner's token; the token's roles: ${roles}`);
+      } else if (isLesseeScope(access)) {
         if (!user.roles.includes("lessee"))
           throw new ApiError("Forbidden", `This route needs a lessee token; the token's roles: ${roles}`);
         if (!user.scopes.includes(access))
