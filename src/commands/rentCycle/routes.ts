@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { PAYMENT_METHODS } from "../../events/leases.ts";
-import { leaseAccountStream } from "../../events/rentCycle.ts";
+import { type LeaseAccount, leaseAccountStream } from "../../events/rentCycle.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { conflict, notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
@@ -53,7 +53,11 @@ function accountStreamsOf(store: object): StreamCache {
   return cache;
 }
 
-async function runAccount(request: FastifyRequest, leaseId: string, command: AccountCommand) {
+async function runAccount(
+  request: FastifyRequest,
+  leaseId: string,
+  command: AccountCommand | ((account: LeaseAccount) => Promise<AccountCommand>),
+) {
   return handleCommand(request, leaseAccountStream(leaseId), accountDecider, command, {
     notFound: () => notFound("Lease", leaseId),
     cache: accountStreamsOf(request.server.platform.store),
@@ -79,25 +83,27 @@ export async function rentCycleCommandRoutes(app: FastifyInstance): Promise<void
     async (request, reply) => {
       const { lease_id } = request.params;
       const b = request.body;
-      // An account this process holds was opened on a signed lease of this tenant: no look-up.
-      const held = accountStreamsOf(request.server.platform.store).get(leaseAccountStream(lease_id));
-      if (held?.tenant_id !== tenantOf(request) || held.events.length === 0)
-        await requireAccountLease(request, lease_id);
       if (b.payer_lessee_id && !(await isLeaseParty(sql, tenantOf(request), lease_id, b.payer_lessee_id)))
         throw validationError("Invalid payment data", [
           { field: "payer_lessee_id", message: "Must be a lessee of this lease" },
         ]);
       const payment_id = newResourceId(request);
-      const result = await runAccount(request, lease_id, {
-        type: "RecordPayment",
-        lease_id,
-        payment_id,
-        amount: b.amount,
-        paid_on: b.paid_on,
-        method: b.method,
-        reference: b.reference ?? null,
-        payer_lessee_id: b.payer_lessee_id ?? null,
-        today: legalToday(),
+      const result = await runAccount(request, lease_id, async (account) => {
+        // An account with entries (of this tenant: another's reads as empty) was opened on a signed
+        // lease: only an empty one needs the lease looked up.
+        if (account.calls.length === 0 && account.payments.length === 0)
+          await requireAccountLease(request, lease_id);
+        return {
+          type: "RecordPayment",
+          lease_id,
+          payment_id,
+          amount: b.amount,
+          paid_on: b.paid_on,
+          method: b.method,
+          reference: b.reference ?? null,
+          payer_lessee_id: b.payer_lessee_id ?? null,
+          today: legalToday(),
+        };
       });
       const payment = result.state.payments.find((p) => p.payment_id === payment_id);
       // The answer is folded from the stream the command wrote: what the read model holds once caught up.
