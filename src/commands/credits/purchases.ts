@@ -8,6 +8,7 @@ import {
   WrongExpectedRevisionError,
 } from "../../platform/eventstore/eventStore.ts";
 import { isUuid } from "../../platform/ids.ts";
+import { oneAtATime } from "../../platform/oneAtATime.ts";
 import type { CompletedCheckout } from "../../platform/payments/paymentProvider.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
 import { findTenant } from "../../platform/tenants/tenants.ts";
@@ -68,23 +69,6 @@ export async function creditPurchase(
     },
   };
   return oneAtATime(creditLedgerStream(paid.tenant_id), () => append(context, command, purchase_id));
-}
-
-/**
- * Writes to one ledger run one at a time in this process: concurrent purchases of a tenant would
- * all read the same revision and all but one retry, round after round (the bench's 32 at once ran
- * out of retries). Other processes still race, through the expected revision.
- */
-const queues = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const before = queues.get(key) ?? Promise.resolve();
-  const mine = before.then(work, work);
-  const tail = mine.catch(() => undefined);
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return mine;
 }
 
 async function append(

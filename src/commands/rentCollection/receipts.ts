@@ -21,6 +21,7 @@ import {
 import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext } from "../../platform/http/handleCommand.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
+import { oneAtATime } from "../../platform/oneAtATime.ts";
 import { type CommandContext, loadStream, toNewEvents } from "../../platform/runCommand.ts";
 import { ensureOwnLease, lesseeOf } from "../../queries/lesseeSpace.ts";
 import { contentDisposition } from "../../queries/media.ts";
@@ -92,23 +93,6 @@ async function readCounter(store: EventStore, stream: string): Promise<Counter> 
   if (kept.size > 1000) kept.clear();
   kept.set(stream, counter);
   return counter;
-}
-
-/**
- * Issues of one counter run one at a time in this process: concurrent issues of a tenant would
- * otherwise all read the same revision and all but one retry, round after round (32 at once ran out
- * of retries: docs/rent-cycle.md, "Receipts"). Other processes still race, through the revision.
- */
-const queues = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const before = queues.get(key) ?? Promise.resolve();
-  const mine = before.then(work, work);
-  const tail = mine.catch(() => undefined);
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return mine;
 }
 
 /** The receipt a call is owed as its stream reads now; `null`: a quittance still to number. */
