@@ -1,13 +1,17 @@
 // The import rule (docs/conventions.md, "Imports"): an area's files (src/commands/<area>/,
-// src/queries/<area>.ts, src/projections/<area>.ts) import src/events/*, src/platform/*, their own
+// src/queries/<area>.ts, src/projections/<area>.ts and src/projections/<area>/) import src/events/*, src/platform/*, their own
 // area and other areas' src/queries/* only; never another area's commands or projections. And
 // src/queries/* never imports src/commands/*, not even its own area's.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
+// A projection too big for one file has its parts in src/projections/<area>/ (the leases').
 const areaOf = (file) =>
-  /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$)/.exec(file)?.slice(1).find(Boolean);
+  /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$|projections\/([^/]+)\/)/
+    .exec(file)
+    ?.slice(1)
+    .find(Boolean);
 const kindOf = (file) => /^src\/(commands|queries|projections)\//.exec(file)?.[1];
 const files = readdirSync(join(root, "src"), { recursive: true })
   .map((f) => `src/${f}`)

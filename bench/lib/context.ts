@@ -21,6 +21,8 @@ export interface Tenant {
 export interface Service {
   child: Child;
   adminKey: string;
+  /** The local payment provider's webhook secret (PMS_LOCAL_PAYMENT_SECRET): the bench signs its deliveries. */
+  localPaymentSecret: string;
   /** The tenant the create run writes to. */
   tenant: Tenant;
   newTenant(name: string): Promise<Tenant>;
@@ -83,13 +85,15 @@ export function createContext(options: {
 async function startService(ctx: Context): Promise<Service> {
   const url = await ctx.mainDatabase();
   const adminKey = `bench_admin_${randomBytes(24).toString("hex")}`;
+  const localPaymentSecret = randomBytes(32).toString("base64url");
   const child = await startChild("service", "src/main.ts", {
     DATABASE_URL: url,
     LOG_LEVEL: "warn",
     PMS_ADMIN_API_KEY: adminKey,
     PMS_RATE_LIMIT_PER_MINUTE: "0",
+    PMS_LOCAL_PAYMENT_SECRET: localPaymentSecret,
   });
-  return { child, adminKey, ...(await tenantsOf(child, adminKey, ctx.runId)) };
+  return { child, adminKey, localPaymentSecret, ...(await tenantsOf(child, adminKey, ctx.runId)) };
 }
 
 /** Tenants with a lessee/property key on a started service, through its admin API. */

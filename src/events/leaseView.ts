@@ -1,5 +1,17 @@
 import {
   AMENDMENT_STATUS_OF_EVENT,
+  isLeaseAmendmentEvent,
+  isLeaseDocumentEvent,
+  isLeaseStatusEvent,
+  isLeaseTenantEvent,
+  LEASE_STATUS_OF_EVENT,
+  type LeaseAmendmentEvent,
+  type LeaseDocumentEvent,
+  type LeaseStatusEvent,
+  type LeaseTenantEvent,
+  type LeaseEventOf as Of,
+} from "./leaseEventGroups.ts";
+import {
   type AmendmentFields,
   type AmendmentStatus,
   LEASE_TERM_FIELDS,
@@ -7,7 +19,6 @@ import {
   type LeaseRole,
   type LeaseStatus,
   type LeaseTerms,
-  STATUS_OF_EVENT,
 } from "./leases.ts";
 
 /**
@@ -99,19 +110,8 @@ function addedDocument(event: Extract<LeaseEvent, { type: "LeaseDocumentAdded" }
   return amendment_id ? { document_type, description, amendment_id } : { document_type, description };
 }
 
-type Of<T extends LeaseEvent["type"]> = Extract<LeaseEvent, { type: T }>;
-type StatusEvent =
-  | "LeaseSentForSignature"
-  | "LeaseReturnedToDraft"
-  | "LeaseActivated"
-  | "LeaseNoticeGiven"
-  | "LeaseNoticeWithdrawn"
-  | "LeaseFinalisationStarted"
-  | "LeaseTerminated"
-  | "LeaseExpired";
-
 /** A status event: the status and the dates the read model shows with it. */
-function withStatus(lease: LeaseView, event: Of<StatusEvent>): LeaseView {
+function withStatus(lease: LeaseView, event: Of<LeaseStatusEvent>): LeaseView {
   switch (event.type) {
     case "LeaseActivated":
       return { ...lease, status: "ACTIVE", signed_at: lease.signed_at ?? event.data.effective_date };
@@ -126,17 +126,19 @@ function withStatus(lease: LeaseView, event: Of<StatusEvent>): LeaseView {
       return { ...lease, status: "ACTIVE", notice_date: null, notice_end_date: null };
     case "LeaseTerminated":
     case "LeaseExpired":
-      return { ...lease, status: STATUS_OF_EVENT[event.type], terminated_at: event.data.effective_date };
+      return {
+        ...lease,
+        status: LEASE_STATUS_OF_EVENT[event.type],
+        terminated_at: event.data.effective_date,
+      };
     case "LeaseSentForSignature":
     case "LeaseReturnedToDraft":
     case "LeaseFinalisationStarted":
-      return { ...lease, status: STATUS_OF_EVENT[event.type] };
+      return { ...lease, status: LEASE_STATUS_OF_EVENT[event.type] };
   }
 }
 
-type TenantEvent = "LeaseLesseeAdded" | "LeaseLesseeUpdated" | "LeaseLesseeEnded" | "LeaseLesseeRemoved";
-
-function tenantsAfter(lessees: LeaseView["lessees"], event: Of<TenantEvent>): LeaseView["lessees"] {
+function tenantsAfter(lessees: LeaseView["lessees"], event: Of<LeaseTenantEvent>): LeaseView["lessees"] {
   switch (event.type) {
     case "LeaseLesseeAdded": {
       const { lease_id: _, ...a } = event.data;
@@ -155,18 +157,9 @@ function tenantsAfter(lessees: LeaseView["lessees"], event: Of<TenantEvent>): Le
   }
 }
 
-type AmendmentEvent =
-  | "LeaseAmendmentDrafted"
-  | "LeaseAmendmentRevised"
-  | "LeaseAmendmentDeleted"
-  | "LeaseAmendmentSubmitted"
-  | "LeaseAmendmentValidated"
-  | "LeaseAmendmentRejected"
-  | "LeaseAmendmentCancelled";
-
 function amendmentsAfter(
   amendments: LeaseView["amendments"],
-  event: Of<AmendmentEvent>,
+  event: Of<LeaseAmendmentEvent>,
 ): LeaseView["amendments"] {
   switch (event.type) {
     case "LeaseAmendmentDrafted": {
@@ -187,9 +180,10 @@ function amendmentsAfter(
   }
 }
 
-type DocumentEvent = "LeaseDocumentAdded" | "LeaseDocumentUpdated" | "LeaseDocumentDeleted";
-
-function documentsAfter(documents: LeaseView["documents"], event: Of<DocumentEvent>): LeaseView["documents"] {
+function documentsAfter(
+  documents: LeaseView["documents"],
+  event: Of<LeaseDocumentEvent>,
+): LeaseView["documents"] {
   switch (event.type) {
     case "LeaseDocumentAdded":
       return { ...documents, [event.data.document_id]: addedDocument(event) };
@@ -214,6 +208,11 @@ export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseView
   if (event.type === "LeaseCreated") return created(event);
   if (!isLiveLease(state)) return state;
   const lease = state;
+  // The groups first (src/events/leaseEventGroups.ts); the switch has the other types.
+  if (isLeaseStatusEvent(event)) return withStatus(lease, event);
+  if (isLeaseTenantEvent(event)) return { ...lease, lessees: tenantsAfter(lease.lessees, event) };
+  if (isLeaseAmendmentEvent(event)) return { ...lease, amendments: amendmentsAfter(lease.amendments, event) };
+  if (isLeaseDocumentEvent(event)) return { ...lease, documents: documentsAfter(lease.documents, event) };
   switch (event.type) {
     case "LeaseUpdated":
     case "LeaseAmended":
@@ -222,36 +221,10 @@ export function evolveLease(state: LeaseViewState, event: LeaseEvent): LeaseView
       return { ...lease, terms: { ...lease.terms, end_date: event.data.end_date } };
     case "LeaseDeleted":
       return { status: "deleted" };
-    case "LeaseSentForSignature":
-    case "LeaseReturnedToDraft":
-    case "LeaseActivated":
-    case "LeaseNoticeGiven":
-    case "LeaseNoticeWithdrawn":
-    case "LeaseFinalisationStarted":
-    case "LeaseTerminated":
-    case "LeaseExpired":
-      return withStatus(lease, event);
     case "LeaseRentChanged":
       return withRent(lease, event);
     case "LeaseComplianceChecked":
       return { ...lease, rent_regulation_compliance_status: event.data.status };
-    case "LeaseLesseeAdded":
-    case "LeaseLesseeUpdated":
-    case "LeaseLesseeEnded":
-    case "LeaseLesseeRemoved":
-      return { ...lease, lessees: tenantsAfter(lease.lessees, event) };
-    case "LeaseAmendmentDrafted":
-    case "LeaseAmendmentRevised":
-    case "LeaseAmendmentDeleted":
-    case "LeaseAmendmentSubmitted":
-    case "LeaseAmendmentValidated":
-    case "LeaseAmendmentRejected":
-    case "LeaseAmendmentCancelled":
-      return { ...lease, amendments: amendmentsAfter(lease.amendments, event) };
-    case "LeaseDocumentAdded":
-    case "LeaseDocumentUpdated":
-    case "LeaseDocumentDeleted":
-      return { ...lease, documents: documentsAfter(lease.documents, event) };
     default: {
       const unfolded: never = event;
       return unfolded;

@@ -1,4 +1,5 @@
 import { LEASE_TYPES } from "../law/leaseTypes.ts";
+import { LEASE_STATUS_OF_EVENT } from "./leaseEventGroups.ts";
 
 /**
  * Leases (stream `lease-<uuid>`) and the occupancy reservation of an estate
@@ -129,14 +130,6 @@ export interface AmendmentStatusChange {
   amendment_id: string;
   reason: string | null;
 }
-
-/** The amendment status each amendment status event leads to. */
-export const AMENDMENT_STATUS_OF_EVENT: Record<string, AmendmentStatus> = {
-  LeaseAmendmentSubmitted: "PENDING_VALIDATION",
-  LeaseAmendmentValidated: "VALIDATED",
-  LeaseAmendmentRejected: "REJECTED",
-  LeaseAmendmentCancelled: "CANCELLED",
-} satisfies Partial<Record<LeaseEvent["type"], AmendmentStatus>>;
 
 /** Data of every status event: when it takes effect and why. */
 export interface StatusChange {
@@ -272,17 +265,11 @@ export type LeaseEvent =
       };
     };
 
-/** The status each status event leads to. */
-export const STATUS_OF_EVENT: Record<string, LeaseStatus> = {
-  LeaseSentForSignature: "PENDING_SIGNATURE",
-  LeaseReturnedToDraft: "DRAFT",
-  LeaseActivated: "ACTIVE",
-  LeaseNoticeGiven: "NOTICE",
-  LeaseNoticeWithdrawn: "ACTIVE",
-  LeaseFinalisationStarted: "FINALISATION",
-  LeaseTerminated: "TERMINATED",
-  LeaseExpired: "EXPIRED",
-} satisfies Partial<Record<LeaseEvent["type"], LeaseStatus>>;
+/**
+ * The status each status event leads to, looked up by any event type's name (declared, typed, in
+ * src/events/leaseEventGroups.ts: `LEASE_STATUS_OF_EVENT`).
+ */
+export const STATUS_OF_EVENT: Record<string, LeaseStatus> = LEASE_STATUS_OF_EVENT;
 
 /**
  * When every event is a status change: the status each lease is left in (the last one per lease,

@@ -1,4 +1,9 @@
 import { type EstateEvent, estateEventTypes } from "../events/estates.ts";
+import {
+  isLeaseStatusEvent,
+  LEASE_STATUS_EVENTS,
+  LEASE_STATUS_OF_EVENT,
+} from "../events/leaseEventGroups.ts";
 import { type LeaseEvent, leaseEventTypes, STATUS_OF_EVENT, statusesAfter } from "../events/leases.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
@@ -119,7 +124,7 @@ export const ESTATE_STATUS_EVENT_TYPES = [
   "LeaseUpdated",
   "LeaseDeleted",
   "LeaseRentChanged",
-  ...Object.keys(STATUS_OF_EVENT),
+  ...LEASE_STATUS_EVENTS,
 ];
 
 /** The estates projection's version, also in the text of the lease feed's statements. */
@@ -306,6 +311,11 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
   };
   for (const event of leaseEvents) {
     const leaseId = event.data.lease_id.toLowerCase();
+    if (isLeaseStatusEvent(event)) {
+      const row = estateOf(leaseId);
+      if (row) row.status = LEASE_STATUS_OF_EVENT[event.type];
+      continue;
+    }
     switch (event.type) {
       case "LeaseCreated":
         if (!rows.has(leaseId)) {
@@ -341,18 +351,6 @@ export async function feedEstateLeaseStatus(tx: Sql, events: RecordedEvent[]): P
         rows.delete(leaseId);
         touched.add(event.data.estate_id);
         break;
-      case "LeaseSentForSignature":
-      case "LeaseReturnedToDraft":
-      case "LeaseActivated":
-      case "LeaseNoticeGiven":
-      case "LeaseNoticeWithdrawn":
-      case "LeaseFinalisationStarted":
-      case "LeaseTerminated":
-      case "LeaseExpired": {
-        const row = estateOf(leaseId);
-        if (row) row.status = STATUS_OF_EVENT[event.type];
-        break;
-      }
       // Filtered out above: they change neither a lease's estate, status nor rent.
       case "LeaseRenewed":
       case "LeaseLesseeAdded":

@@ -1,3 +1,4 @@
+import { LEASE_STATUS_EVENTS } from "../events/leaseEventGroups.ts";
 import { STATUS_OF_EVENT } from "../events/leases.ts";
 import type { PaymentRecordedData } from "../events/rentCycle.ts";
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, type WebhookSubscriptionEvent } from "../events/webhooks.ts";
@@ -14,8 +15,6 @@ import { type Projection, tenantPolicy } from "../platform/projections/projectio
  * (src/commands/webhooks/deliver.ts) owns the delivery columns after `payload`; this projection
  * only inserts rows (ON CONFLICT DO NOTHING), so a live batch never undoes an attempt.
  */
-
-const LEASE_STATUS_EVENTS = Object.keys(STATUS_OF_EVENT);
 
 export const webhookDeliveryId = (subscriptionId: string, sourceId: string) =>
   deterministicUuid("webhook-delivery", subscriptionId, sourceId);

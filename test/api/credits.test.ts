@@ -116,6 +116,31 @@ describe.each(databaseKinds)("credits on %s", (kind) => {
     expect((await t.request("GET", "/api/credits/transactions", { as: t.other })).json()).toEqual([]);
   });
 
+  it("local provider: 50 concurrent completions of one checkout (the same webhook event each) credit once", async () => {
+    const tenant = await t.newTenant();
+    const provider = await startTestProvider();
+    try {
+      expect((await register(t, tenant.id, provider)).statusCode).toBe(200);
+      const token = as(await provider.sign({ roles: ["owner"] }));
+      const session = (
+        await t.request("POST", "/api/credits/checkout", { body: { package_id: "pro" }, as: token })
+      ).json();
+      const url = new URL(session.checkout_url);
+      // Each request of the page delivers the same signed `checkout.completed` event to /api/webhooks/local.
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => t.request("GET", `${url.pathname}${url.search}`, { as: null })),
+      );
+      for (const a of answers) expect(a.statusCode, a.body).toBe(200);
+      expect(answers.filter((a) => a.json().credited)).toHaveLength(1);
+      const ledger = await t.app.platform.store.readStream(creditLedgerStream(tenant.id));
+      expect(ledger).toHaveLength(1);
+      expect(ledger[0].data).toMatchObject({ provider: "local", credits: 100, amount: 300 });
+      expect(await balanceOf(t, tenant)).toEqual({ balance: 100, reserved: 0, purchased: 100 });
+    } finally {
+      await provider.close();
+    }
+  });
+
   it("local webhook: a delivery signed with another secret is 400 and records nothing", async () => {
     const body = JSON.stringify({ id: "evt_x", type: "checkout.completed", data: {} });
     const res = await t.app.inject({

@@ -296,3 +296,78 @@ describe("outbound webhooks", () => {
     expect((await t.request("GET", `/api/webhook-subscriptions/${sub.id}`)).statusCode).toBe(404);
   });
 });
+
+/**
+ * The default retry schedule (docs/webhooks.md, "How it works"): the waits grow, the last attempt
+ * falls about 24 hours after the first, then the delivery is FAILED. Time is not waited for: after
+ * each failed attempt the test checks the scheduled time the delivery log shows, then makes the
+ * row due at once (the clock the deliverer reads is the database's `now()`).
+ */
+describe("outbound webhooks: the default retries", () => {
+  let t: TestApp;
+  let r: Awaited<ReturnType<typeof receiver>>;
+  beforeAll(async () => {
+    r = await receiver();
+    t = await createTestApp(
+      "postgres",
+      {
+        PMS_WEBHOOKS_ALLOW_LOCALHOST: "true",
+        PMS_WEBHOOK_OVERDUE_SCAN_SECONDS: "0",
+        PMS_OUTBOX_POLL_MS: "50",
+      },
+      { loops: true },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    await r?.close();
+  });
+
+  interface Delivery {
+    id: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: string | null;
+    attempt_log: { attempt: number; started_at: string; status_code: number | null }[];
+  }
+
+  it("backs off 5 s, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (≈ 23.6 h in all), then FAILED; one failed message does not disable", async () => {
+    const waits = [5, 300, 1800, 7200, 18000, 28800, 28800];
+    expect(waits.reduce((a, b) => a + b, 0) / 3600).toBeGreaterThan(23);
+    expect(waits.reduce((a, b) => a + b, 0) / 3600).toBeLessThanOrEqual(24);
+    r.answers.set("/down", Array(20).fill(503));
+    const res = await t.request("POST", "/api/webhook-subscriptions", {
+      body: { url: `${r.base}/down`, events: ["payment.recorded"] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const sub = res.json() as { id: string };
+    expect((await t.request("POST", `/api/webhook-subscriptions/${sub.id}/test`)).statusCode).toBe(202);
+    const log = async () =>
+      ((await t.request("GET", `/api/webhook-subscriptions/${sub.id}/deliveries`)).json() as Delivery[])[0];
+    const attemptDone = async (attempts: number) => {
+      for (let tries = 0; tries < 400; tries++) {
+        const d = await log();
+        if (d && d.attempts === attempts && d.status !== "SENDING" && d.status !== "PENDING") return d;
+        await sleep(50);
+      }
+      throw new Error(`no attempt ${attempts}: ${JSON.stringify(await log())}`);
+    };
+    for (const [i, wait] of waits.entries()) {
+      const d = await attemptDone(i + 1);
+      expect(d.status).toBe("RETRY_SCHEDULED");
+      expect(d.attempt_log.map((a) => a.status_code)).toEqual(Array(i + 1).fill(503));
+      // Scheduled `wait` seconds after the attempt was recorded (a few ms after it started).
+      const scheduledIn =
+        (Date.parse(d.next_attempt_at ?? "") - Date.parse(d.attempt_log[i].started_at)) / 1000;
+      expect(scheduledIn).toBeGreaterThanOrEqual(wait);
+      expect(scheduledIn).toBeLessThan(wait + 15);
+      await t.sql.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1", [d.id]);
+    }
+    const last = await attemptDone(waits.length + 1);
+    expect(last.status).toBe("FAILED");
+    expect(last.next_attempt_at).toBeNull();
+    expect(r.received.filter((x) => x.path === "/down")).toHaveLength(8);
+    // One message failed: below PMS_WEBHOOK_DISABLE_AFTER (5), the subscription stays on.
+    expect((await t.request("GET", `/api/webhook-subscriptions/${sub.id}`)).json().status).toBe("ENABLED");
+  }, 60_000);
+});

@@ -2,7 +2,8 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
 import { startTestProvider, type TestProvider, unsignedToken } from "../support/identityProvider.ts";
-import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import { type LesseeSpace, lesseeSpaceFixtures, startLesseeSpace } from "../support/lesseeSpace.ts";
+import type { TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 import { expectErrorShape } from "./errorShape.ts";
 
@@ -11,7 +12,8 @@ import { expectErrorShape } from "./errorShape.ts";
  * token of each role and each lessee scope, and with refused tokens. The expected decision is
  * written here from the route's declared access, not computed by the code under test: a route
  * added later is covered, and deny by default holds for it (a lessee token reaches only the
- * routes declaring a lessee scope).
+ * routes declaring a lessee scope). Then every route naming a lease, with a real lease the token
+ * must not see: another lessee's, or another tenant's (404, nothing written).
  */
 
 const LESSEE_SCOPES = ["lessee:leases:read", "lessee:leases:sign", "lessee:leases:download"];
@@ -30,8 +32,14 @@ const isScope = (access: string) => LESSEE_SCOPES.includes(access);
 
 describe.each(databaseKinds)("route x user token on %s", (kind) => {
   let t: TestApp;
+  let space: LesseeSpace;
+  /** The provider of `t.tenant`. */
   let idp: TestProvider;
+  /** The provider of `t.other`: a registered issuer, of another tenant. */
+  let otherIdp: TestProvider;
+  /** Registered nowhere. */
   let stranger: TestProvider;
+  const { as, leaseOfLessee, writesNothing } = lesseeSpaceFixtures(() => t);
   const counts = { routes: 0, requests: 0 };
 
   const staffOrRefused =
@@ -92,6 +100,16 @@ describe.each(databaseKinds)("route x user token on %s", (kind) => {
       expect: refused,
     },
     {
+      name: "owner signed by this tenant's key, claiming another tenant's issuer and audience",
+      token: () => idp.sign({ roles: ["owner"] }, { issuer: otherIdp.issuer, audience: otherIdp.audience }),
+      expect: refused,
+    },
+    {
+      name: "owner signed by another tenant's key, claiming this tenant's issuer",
+      token: () => otherIdp.sign({ roles: ["owner"] }, { issuer: idp.issuer, audience: idp.audience }),
+      expect: refused,
+    },
+    {
       name: "unsigned owner (alg none)",
       token: async () =>
         unsignedToken({
@@ -107,28 +125,22 @@ describe.each(databaseKinds)("route x user token on %s", (kind) => {
   ];
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    idp = await startTestProvider();
+    space = await startLesseeSpace(kind);
+    ({ t, idp, otherIdp } = space);
     stranger = await startTestProvider();
-    const registered = await t.app.inject({
-      method: "PUT",
-      url: `/api/admin/tenants/${t.tenant.id}/identity-provider`,
-      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
-      payload: JSON.stringify({ issuer: idp.issuer, jwks_uri: idp.jwks_uri, audience: idp.audience }),
-    });
-    expect(registered.statusCode, registered.body).toBe(200);
   });
   afterAll(async () => {
-    await t?.close();
-    await idp?.close();
+    await space?.close();
     await stranger?.close();
     console.log(
       `route x user token on ${kind}: ${counts.routes} routes, ${cases.length} tokens, ${counts.requests} requests`,
     );
   });
 
-  const send = (route: RouteEntry, token: string) => {
-    const url = route.url.replace(/:[A-Za-z_]+/g, () => crypto.randomUUID()).replace(/\*$/, "x");
+  const send = (route: RouteEntry, token: string, params: Record<string, string> = {}) => {
+    const url = route.url
+      .replace(/:([A-Za-z_]+)/g, (_, name: string) => params[name] ?? crypto.randomUUID())
+      .replace(/\*$/, "x");
     const body = route.method !== "GET" && route.method !== "HEAD";
     return t.app.inject({
       method: route.method as "GET",
@@ -169,4 +181,70 @@ describe.each(databaseKinds)("route x user token on %s", (kind) => {
     },
     300_000,
   );
+
+  /** The routes a user token may reach that name a lease: the lessee's own, and the staff's. */
+  const leaseRoutes = (lessee: boolean) =>
+    t.app.routeTable.filter(
+      (r) => r.url.includes(":lease_id") && tokenRoute(r.access ?? "") && isScope(r.access ?? "") === lessee,
+    );
+
+  /** A lease reached by a token that must not see it: 404 when read, never 2xx, nothing written. */
+  const expectHidden = async (
+    routes: RouteEntry[],
+    token: string,
+    lease: string,
+    who: string,
+    grants: (access: string) => boolean = () => true,
+  ) => {
+    await writesNothing(async () => {
+      for (const route of routes) {
+        const res = await send(route, token, { lease_id: lease });
+        counts.requests++;
+        const where = `${who} on ${route.method} ${route.url}: ${res.statusCode} ${res.body.slice(0, 200)}`;
+        // A route may refuse the empty body or a missing query (400) before looking the lease up;
+        // never more. A route naming only the lease must answer 404.
+        if (!grants(route.access ?? "")) expect(res.statusCode, where).toBe(403);
+        else if (/\/:lease_id$/.test(route.url)) expect(res.statusCode, where).toBe(404);
+        else expect([400, 404], where).toContain(res.statusCode);
+        if (res.statusCode === 400 && route.method !== "HEAD")
+          expect(res.json().error, where).toBe("ValidationError");
+        if (route.method !== "HEAD") expectErrorShape(res);
+      }
+    });
+  };
+
+  it("a lessee token on another lessee's lease, or on another tenant's: 404 on every lessee route naming a lease", async () => {
+    const routes = leaseRoutes(true);
+    expect(routes.length).toBeGreaterThan(0);
+    const sub = `lessee-${crypto.randomUUID()}`;
+    const mine = await leaseOfLessee(sub);
+    const theirs = await leaseOfLessee(`lessee-${crypto.randomUUID()}`);
+    // The same subject at another tenant's provider: a lessee there, not here.
+    const elsewhere = await leaseOfLessee(sub, t.other);
+    const scope = LESSEE_SCOPES.join(" ");
+    const token = await idp.sign({ sub, roles: ["lessee"], scope });
+    // Its own lease is found: the 404s below are the other leases', not the route's.
+    const own = await t.request("GET", `/api/lessee/leases/${mine}`, { as: as(token) });
+    expect(own.statusCode, own.body).toBe(200);
+    await expectHidden(routes, token, theirs, "a lessee on another lessee's lease");
+    await expectHidden(routes, token, elsewhere, "a lessee on its lease at another tenant");
+    const there = await otherIdp.sign({ sub, roles: ["lessee"], scope });
+    await expectHidden(routes, there, mine, "the same subject at another tenant's provider");
+  }, 120_000);
+
+  it("another tenant's owner and manager tokens on this tenant's lease: 404 on every route naming a lease", async () => {
+    const routes = leaseRoutes(false);
+    expect(routes.length).toBeGreaterThan(10);
+    const lease = await leaseOfLessee(`lessee-${crypto.randomUUID()}`);
+    for (const roles of [["owner"], ["manager"], ["owner", "lessee"]]) {
+      const token = await otherIdp.sign({ roles, scope: LESSEE_SCOPES.join(" ") });
+      // A manager is refused the delete and owner-only routes first (403), as on its own tenant.
+      const grants = (access: string) =>
+        roles.includes("owner") || (access !== "owner" && !access.endsWith("Delete"));
+      await expectHidden(routes, token, lease, `another tenant's ${roles.join("+")}`, grants);
+    }
+    // This tenant's owner reaches the same lease: the 404s were the tenant's, not the route's.
+    const mine = await idp.sign({ roles: ["owner"] });
+    expect((await t.request("GET", `/api/leases/${lease}`, { as: as(mine) })).statusCode).toBe(200);
+  }, 300_000);
 });
