@@ -283,20 +283,18 @@ export interface Regularisation {
 
 const DEFAULT_KEY: Omit<DistributionKey, "shares"> = { id: "", name: "Parts égales (défaut)", kind: "EQUAL" };
 
+/** Code-unit order: the same on every machine, whatever its locale. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Who occupies each estate of a key over the period: a unit per lease, and one for the vacant days. */
-function unitsOf(key: DistributionKey, period: Period, occupancies: readonly Occupancy[]) {
+function unitsOf(key: DistributionKey, period: Period, byEstate: ReadonlyMap<string, Occupancy[]>) {
   const periodDays = daysIn(period.from, period.to);
   const units: { lease_id: string | null; estate_id: string; weight: bigint }[] = [];
-  const shares = [...key.shares].sort((a, b) =>
-    a.estate_id < b.estate_id ? -1 : a.estate_id > b.estate_id ? 1 : 0,
-  );
+  const shares = [...key.shares].sort((a, b) => byText(a.estate_id, b.estate_id));
   for (const { estate_id, share } of shares) {
     const w = weightOf(share);
     let occupied = 0;
-    const leases = occupancies
-      .filter((o) => o.estate_id === estate_id)
-      .sort((a, b) => (a.lease_id < b.lease_id ? -1 : 1));
-    for (const o of leases) {
+    for (const o of byEstate.get(estate_id) ?? []) {
       const days = occupiedDays(o, period);
       if (days === 0) continue;
       occupied += days;
@@ -305,6 +303,14 @@ function unitsOf(key: DistributionKey, period: Period, occupancies: readonly Occ
     units.push({ lease_id: null, estate_id, weight: w * BigInt(Math.max(0, periodDays - occupied)) });
   }
   return units;
+}
+
+/** The occupancies of each estate, in lease id order (the split's order, whoever asks). */
+function occupanciesByEstate(occupancies: readonly Occupancy[]) {
+  const byEstate = new Map<string, Occupancy[]>();
+  for (const o of [...occupancies].sort((a, b) => byText(a.lease_id, b.lease_id)))
+    byEstate.set(o.estate_id, [...(byEstate.get(o.estate_id) ?? []), o]);
+  return byEstate;
 }
 
 export const occupiedDays = (o: Pick<Occupancy, "from" | "to">, period: Period) => {
@@ -357,6 +363,7 @@ export function regularise(facts: RegularisationFacts): Regularisation {
     groups.set(g, group);
   }
   const lines: RegularisationLine[] = [];
+  const byEstate = occupanciesByEstate(facts.occupancies);
   const split = new Map<string, { lease_id: string | null; estate_id: string; amount: number }>();
   for (const { category, key, amount } of [...groups.values()].sort((a, b) =>
     a.category === b.category
@@ -365,7 +372,7 @@ export function regularise(facts: RegularisationFacts): Regularisation {
         : 1
       : CHARGE_CATEGORIES.indexOf(a.category) - CHARGE_CATEGORIES.indexOf(b.category),
   )) {
-    const units = unitsOf(key, period, facts.occupancies);
+    const units = unitsOf(key, period, byEstate);
     const parts = splitExactly(
       amount,
       units.map((u) => u.weight),

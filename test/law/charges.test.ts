@@ -84,12 +84,10 @@ describe("regularise (art. 23)", () => {
         fc.array(occupancy, { maxLength: 3 }),
         fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 3, maxLength: 3 }),
         (amounts, occ, shares) => {
-          const occupancies: Occupancy[] = occ.map((o, i) => ({
-            lease_id: `l${i}`,
-            estate_id: o.estate,
-            from: o.a < o.b ? o.a : o.b,
-            to: o.a < o.b ? o.b : o.a,
-          }));
+          const occupancies: Occupancy[] = occ.map((o, i) => {
+            const [from, to] = [o.a, o.b].sort();
+            return { lease_id: `l${i}`, estate_id: o.estate, from, to };
+          });
           // One lease per estate: the split assumes no two leases occupy one estate at once.
           const seen = new Set<string>();
           const single = occupancies.filter((o) => !seen.has(o.estate_id) && seen.add(o.estate_id));

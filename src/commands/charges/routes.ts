@@ -18,6 +18,7 @@ import { handleCommand, newResourceId, replyAfterProjection } from "../../platfo
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { ignored, isoDate, text, uuid } from "../../platform/http/schemas.ts";
+import { oneAtATime } from "../../platform/oneAtATime.ts";
 import { resourceRecorded } from "../../platform/resource/read.ts";
 import { resourceCommandRoutes } from "../../platform/resource/routes.ts";
 import {
@@ -130,8 +131,11 @@ async function requireInvoice(request: FastifyRequest, mediaId: string | null | 
     ]);
 }
 
+/** A place's ledger is one hot stream: this process's writes to it go one at a time (no retry storms). */
 const runLedger = (request: FastifyRequest, placeId: string, command: LedgerCommand) =>
-  handleCommand(request, placeChargesStream(placeId), ledgerDecider, command);
+  oneAtATime(placeChargesStream(placeId), () =>
+    handleCommand(request, placeChargesStream(placeId), ledgerDecider, command),
+  );
 
 export const serviceCommandRoutes = resourceCommandRoutes(serviceResource, serviceDecider, {
   within: (request, params) => requirePlace(request.server.platform.sql, tenantOf(request), params.place_id),
