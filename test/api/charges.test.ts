@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { addDays, addYears, legalToday } from "../../src/law/calendar.ts";
 import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -170,7 +171,10 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect((await t.request("GET", `/api/places/${place}/distribution-keys`)).json()).toHaveLength(1);
   });
 
-  it("regularises a year: the leases and the vacancy sum to the recoverable total; statement PDF; flat rate 422", async () => {
+  it("regularises last year: the leases and the vacancy sum to the recoverable total; statement PDF; flat rate 422", async () => {
+    // Last year: regularised in time (no twelfths) and nothing prescribed, whatever today is.
+    const Y = Number(legalToday().slice(0, 4)) - 1;
+    const year = { from: `${Y}-01-01`, to: `${Y}-12-31` };
     const place = await newPlace();
     const [a, b, c] = [await newEstate(place), await newEstate(place), await newEstate(place)];
     const key = (
@@ -186,24 +190,24 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
         },
       })
     ).json();
-    const leaseA = await activeLease(a);
-    const leaseB = await activeLease(b, { start_date: "2025-07-01" });
-    await charge(place, { amount: 1000.01, distribution_key_id: key.id });
-    await charge(place, { amount: 500, category: "WASTE_AND_HYGIENE", label: "TEOM" });
-    await charge(place, { amount: 99.99, category: "NON_RECOVERABLE", label: "Gros travaux" });
+    const leaseA = await activeLease(a, { start_date: year.from });
+    const leaseB = await activeLease(b, { start_date: `${Y}-07-01` });
+    await charge(place, { amount: 1000.01, distribution_key_id: key.id, period: year });
+    await charge(place, { amount: 500, category: "WASTE_AND_HYGIENE", label: "TEOM", period: year });
+    await charge(place, { amount: 99.99, category: "NON_RECOVERABLE", label: "Gros travaux", period: year });
     const cleaning = await t.request("POST", `/api/places/${place}/services`, {
       body: {
         kind: "CLEANING",
         amount: 100,
         frequency: "MONTHLY",
         recoverable_share_percent: 75,
-        start_date: "2025-01-01",
+        start_date: year.from,
       },
     });
     expect(cleaning.statusCode, cleaning.body).toBe(201);
     await issueRentCalls(
       { sql: t.sql, store: t.service.platform.store },
-      { today: "2025-12-31", tenantId: t.tenant.id },
+      { today: year.to, tenantId: t.tenant.id },
     );
     await eventually(
       async () => (await t.request("GET", `/api/leases/${leaseA}/rent-calls?limit=100`)).json(),
@@ -211,7 +215,7 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     );
     const reg = (lease: string) =>
       t.request("POST", `/api/leases/${lease}/charge-regularisations`, {
-        body: { from: "2025-01-01", to: "2025-12-31" },
+        body: year,
       });
     const ra = await reg(leaseA);
     expect(ra.statusCode, ra.body).toBe(201);
@@ -222,7 +226,7 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect(r.excluded).toMatchObject([
       { label: "Gros travaux", legal_reference: expect.stringContaining("87-713") },
     ]);
-    expect(r.days_occupied).toBe(365);
+    expect(r.days_occupied).toBe(r.days_of_period);
     expect(r.balance).toBeCloseTo(r.lease_amount - 600, 2);
     expect(r.instalments.allowed).toBe(false);
     const rb = (await reg(leaseB)).json();
@@ -237,20 +241,49 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect((await t.request("GET", `/api/leases/${leaseA}/charge-regularisations`)).json()).toHaveLength(1);
     const mobility = await activeLease(c, {
       lease_type: "MOBILITY",
-      end_date: "2025-06-30",
+      start_date: year.from,
+      end_date: `${Y}-06-30`,
       duration_months: 6,
       deposit_amount: 0,
     });
     const flat = await t.request("POST", `/api/leases/${mobility}/charge-regularisations`, {
-      body: { from: "2025-01-01", to: "2025-06-30" },
+      body: { from: year.from, to: `${Y}-06-30` },
     });
     expect(flat.statusCode, flat.body).toBe(422);
     expect(flat.json().message).toContain("art. 25-18");
   });
 
+  it("a late regularisation may be paid in twelfths; expenses over three years old are out (art. 7-1)", async () => {
+    // Around the day three years ago: what ended the day before is barred, what ends after is not.
+    const threeYearsAgo = addYears(legalToday(), -3);
+    const from = addDays(threeYearsAgo, -150);
+    const to = addDays(threeYearsAgo, 150);
+    const place = await newPlace();
+    const lease = await activeLease(await newEstate(place), { start_date: from });
+    await charge(place, { amount: 100, period: { from, to: addDays(threeYearsAgo, -1) }, label: "S1" });
+    await charge(place, { amount: 240, period: { from: threeYearsAgo, to }, label: "S2" });
+    const res = await t.request("POST", `/api/leases/${lease}/charge-regularisations`, {
+      body: { from, to },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const r = res.json();
+    expect(r.excluded).toMatchObject([{ label: "S1", legal_reference: expect.stringContaining("art. 7-1") }]);
+    expect(r.lease_amount).toBe(240);
+    expect(r.instalments).toMatchObject({ allowed: true, deadline: `${Number(to.slice(0, 4)) + 1}-12-31` });
+    expect(r.instalments.schedule).toHaveLength(12);
+    expect(
+      r.instalments.schedule.reduce((s: number, x: { amount: number }) => s + Math.round(x.amount * 100), 0),
+    ).toBe(24_000);
+    const bad = await t.request("POST", `/api/leases/${lease}/charge-regularisations`, {
+      body: { from: addDays(to, 1), to: addYears(addDays(to, 1), 1) },
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it("lists alerts for provision leases with no regularisation of a past year", async () => {
     const place = await newPlace();
-    const lease = await activeLease(await newEstate(place), { start_date: "2024-01-01" });
+    const Y = Number(legalToday().slice(0, 4)) - 2;
+    const lease = await activeLease(await newEstate(place), { start_date: `${Y}-01-01` });
     const alerts = (await t.request("GET", `/api/places/${place}/charge-alerts`)).json();
     expect(alerts).toEqual(
       expect.arrayContaining([

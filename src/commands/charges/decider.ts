@@ -147,7 +147,9 @@ function defineKey(
       else details.push({ field: `shares[${i}].share`, message: `Required for a ${c.kind} key` });
     } else if (c.kind === "EQUAL" && share !== 1)
       details.push({ field: `shares[${i}].share`, message: "An EQUAL key's shares are all 1" });
-    if (share !== null && !(share > 0)) details.push({ field: `shares[${i}].share`, message: "Must be > 0" });
+    // Shares count to four decimals (weightOf): a smaller one would weigh nothing.
+    if (share !== null && !(share >= 0.0001))
+      details.push({ field: `shares[${i}].share`, message: "Must be at least 0.0001" });
     return { estate_id: s.estate_id, share: share ?? 0 };
   });
   if (details.length > 0) throw validationError("Invalid distribution key", details);
