@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { addDays, addYears, legalToday } from "../../src/law/calendar.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { chargeProjections } from "../../src/projections/charges.ts";
 import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -144,6 +146,11 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect(adjusting.statusCode, adjusting.body).toBe(201);
     expect(adjusting.json()).toMatchObject({ amount: -200, corrects_charge_id: original.id });
     expect((await t.request("GET", `/api/places/${place}/charge-freezes`)).json()).toHaveLength(1);
+    // The read models rebuilt from the log answer the same.
+    const urls = [`/api/places/${place}/charges`, `/api/places/${place}/charge-freezes`];
+    const before = await Promise.all(urls.map(async (u) => (await t.request("GET", u)).json()));
+    for (const p of chargeProjections) await rebuildProjection(t.sql, t.service.platform.store, p);
+    expect(await Promise.all(urls.map(async (u) => (await t.request("GET", u)).json()))).toEqual(before);
   });
 
   it("defines distribution keys of the place's estates only", async () => {
