@@ -3028,6 +3028,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/charge-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the lease's charges are paid: provisions regularised yearly (art. 23) or a flat rate (art. 25-10, 25-18)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdChargeConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/charge-regularisations/{regularisation_id}": {
         parameters: {
             query?: never;
@@ -4141,6 +4161,35 @@ export interface components {
             }[];
             /** Format: date-time */
             created_at: string;
+        };
+        LeaseChargeConfiguration: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** @description As the lease states it */
+            charge_settlement_mode: string | null;
+            /**
+             * @description What the law makes of it for the lease's type
+             * @enum {string}
+             */
+            settlement: "PROVISION" | "FLAT";
+            /** @description Provision or flat rate per rent period, euros */
+            charges_amount: number | null;
+            /** @description Whether the charges are regularised once a year (art. 23) */
+            regularised: boolean;
+            legal_reference: string;
         };
         ChargeAlert: {
             /** @enum {string} */
@@ -13512,6 +13561,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChargeAlert"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdChargeConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseChargeConfiguration"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -21,6 +21,7 @@ import {
   type ProvisionCall,
   type ServiceFrequency,
   serviceExpenses,
+  settlementVerdict,
 } from "../law/charges.ts";
 import type { LeaseType } from "../law/leaseTypes.ts";
 import { chargeSettlementOf } from "../law/leaseTypes.ts";
@@ -140,6 +141,19 @@ export const regularisationBody = z
     created_at: z.iso.datetime(),
   })
   .meta({ id: "ChargeRegularisation" });
+
+export const chargeConfigurationBody = z
+  .strictObject({
+    lease_id: uuid(),
+    place_id: uuid(),
+    estate_id: uuid(),
+    charge_settlement_mode: z.string().nullable().describe("As the lease states it"),
+    settlement: z.enum(["PROVISION", "FLAT"]).describe("What the law makes of it for the lease's type"),
+    charges_amount: z.number().nullable().describe("Provision or flat rate per rent period, euros"),
+    regularised: z.boolean().describe("Whether the charges are regularised once a year (art. 23)"),
+    legal_reference: z.string(),
+  })
+  .meta({ id: "LeaseChargeConfiguration" });
 
 export const chargeAlertBody = z
   .strictObject({
@@ -303,6 +317,9 @@ export interface ChargeLease {
   lease_type: LeaseType;
   status: string;
   settlement: "PROVISION" | "FLAT";
+  /** The provision or the flat rate per rent period, euros (null: none set). */
+  charges_amount: number | null;
+  charge_settlement_mode: string | null;
 }
 
 /** The lease as the regularisation needs it, or null when the tenant has no such lease. */
@@ -313,7 +330,7 @@ export async function readChargeLease(
 ): Promise<ChargeLease | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      `SELECT l.id, l.estate_id, e.place_id, l.lease_type, l.status, l.charge_settlement_mode
+      `SELECT l.id, l.estate_id, e.place_id, l.lease_type, l.status, l.charge_settlement_mode, l.charges_amount
        FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
        WHERE l.tenant_id = $1 AND l.id = $2`,
       [tenantId, leaseId],
@@ -328,6 +345,8 @@ export async function readChargeLease(
     lease_type,
     status: String(row.status),
     settlement: chargeSettlementOf(lease_type, (row.charge_settlement_mode as string | null) ?? null),
+    charges_amount: row.charges_amount === null ? null : num(row.charges_amount),
+    charge_settlement_mode: (row.charge_settlement_mode as string | null) ?? null,
   };
 }
 
@@ -640,6 +659,36 @@ export async function chargeQueryRoutes(app: FastifyInstance): Promise<void> {
       const { lease_id } = request.params;
       if (!(await readChargeLease(sql, tenantId, lease_id))) throw notFound("Lease", lease_id);
       return sendSlice(request, reply, await listRegularisations(sql, tenantId, lease_id), request.query);
+    },
+  );
+
+  api.get(
+    "/api/leases/:lease_id/charge-configuration",
+    {
+      schema: {
+        tags,
+        summary:
+          "How the lease's charges are paid: provisions regularised yearly (art. 23) or a flat rate (art. 25-10, 25-18)",
+        params: leaseParams,
+        response: answers(chargeConfigurationBody),
+      },
+      config: read,
+    },
+    async (request) => {
+      const { lease_id } = request.params;
+      const lease = await readChargeLease(sql, tenantOf(request), lease_id);
+      if (!lease) throw notFound("Lease", lease_id);
+      const verdict = settlementVerdict(lease.lease_type, lease.settlement);
+      return {
+        lease_id,
+        place_id: lease.place_id,
+        estate_id: lease.estate_id,
+        charge_settlement_mode: lease.charge_settlement_mode,
+        settlement: lease.settlement,
+        charges_amount: lease.charges_amount,
+        regularised: lease.settlement === "PROVISION",
+        legal_reference: verdict.legal_reference,
+      };
     },
   );
 

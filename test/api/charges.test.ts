@@ -258,6 +258,17 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     });
     expect(flat.statusCode, flat.body).toBe(422);
     expect(flat.json().message).toContain("art. 25-18");
+    const config = await t.request("GET", `/api/leases/${mobility}/charge-configuration`);
+    expect(config.json()).toMatchObject({
+      settlement: "FLAT",
+      regularised: false,
+      legal_reference: expect.stringContaining("25-18"),
+    });
+    expect((await t.request("GET", `/api/leases/${leaseA}/charge-configuration`)).json()).toMatchObject({
+      settlement: "PROVISION",
+      charges_amount: 50,
+      regularised: true,
+    });
   });
 
   it("a late regularisation may be paid in twelfths; expenses over three years old are out (art. 7-1)", async () => {
