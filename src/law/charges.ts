@@ -429,6 +429,38 @@ export function regularise(facts: RegularisationFacts): Regularisation {
 
 // ---------------------------------------------------------------- services
 
+export const DECRET_87_713_ART_2_C = "décret n° 87-713 du 26 août 1987, art. 2 c";
+
+/**
+ * A caretaker's pay is recoverable at 75 % when the caretaker both cleans the common parts and takes
+ * out the refuse, 40 % when only one of them: never more than 75 %.
+ */
+export function caretakerVerdict(percent: number | null): Verdict {
+  if (percent === null)
+    return verdict(
+      "CARETAKER_SHARE",
+      "UNKNOWN",
+      "A stated recoverable amount: its cap cannot be checked",
+      DECRET_87_713_ART_2_C,
+    );
+  return percent > 75
+    ? verdict(
+        "CARETAKER_SHARE",
+        "FAIL",
+        `A caretaker's pay is recoverable at 75 % at most (40 % when doing only one of cleaning and refuse) (${DECRET_87_713_ART_2_C})`,
+        DECRET_87_713_ART_2_C,
+        {
+          errors: [{ field: "recoverable_share_percent", message: `At most 75 (${DECRET_87_713_ART_2_C})` }],
+        },
+      )
+    : verdict(
+        "CARETAKER_SHARE",
+        "PASS",
+        `Within the 75 % cap (${DECRET_87_713_ART_2_C})`,
+        DECRET_87_713_ART_2_C,
+      );
+}
+
 export type ServiceFrequency = "MONTHLY" | "QUARTERLY" | "ANNUALLY";
 const MONTHS: Record<ServiceFrequency, number> = { MONTHLY: 1, QUARTERLY: 3, ANNUALLY: 12 };
 

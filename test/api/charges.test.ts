@@ -338,5 +338,30 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     });
     expect(ok.statusCode, ok.body).toBe(201);
     expect((await t.request("GET", `/api/places/${place}/services`)).json()).toHaveLength(1);
+    const caretaker = await t.request("POST", `/api/places/${place}/services`, {
+      body: {
+        kind: "CARETAKER",
+        amount: 2500,
+        frequency: "MONTHLY",
+        recoverable_share_percent: 80,
+        start_date: "2025-01-01",
+      },
+    });
+    expect(caretaker.statusCode).toBe(400);
+    expect(caretaker.json().details).toMatchObject([
+      { field: "recoverable_share_percent", message: expect.stringContaining("art. 2 c") },
+    ]);
+    const unknownContact = await t.request("POST", `/api/places/${place}/services`, {
+      body: {
+        kind: "CLEANING",
+        amount: 100,
+        frequency: "MONTHLY",
+        recoverable_share_percent: 100,
+        start_date: "2025-01-01",
+        provider_contact_id: place,
+      },
+    });
+    expect(unknownContact.json().details).toMatchObject([{ field: "provider_contact_id" }]);
+    expect((await t.request("GET", `/api/places/${place}/services`, { as: t.other })).statusCode).toBe(404);
   });
 });

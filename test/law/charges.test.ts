@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  caretakerVerdict,
   chargeAlerts,
   type DistributionKey,
   type Expense,
@@ -203,6 +204,15 @@ describe("boundaries", () => {
 });
 
 describe("services", () => {
+  it("décret 87-713 art. 2 c: a caretaker's pay recoverable at 75 % at most", () => {
+    expect(caretakerVerdict(75).status).toBe("PASS");
+    expect(caretakerVerdict(75.01)).toMatchObject({
+      status: "FAIL",
+      legal_reference: expect.stringContaining("art. 2 c"),
+    });
+    expect(caretakerVerdict(null).status).toBe("UNKNOWN");
+  });
+
   it("a monthly contract recovers its percent per month, prorated where the window or the contract cuts it", () => {
     const s = {
       id: "s",

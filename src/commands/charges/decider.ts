@@ -11,7 +11,13 @@ import {
   serviceResource,
 } from "../../events/charges.ts";
 import { addMonths, addYears } from "../../law/calendar.ts";
-import { freezeVerdict, type KeyKind, type RegularisationFacts, regularise } from "../../law/charges.ts";
+import {
+  caretakerVerdict,
+  freezeVerdict,
+  type KeyKind,
+  type RegularisationFacts,
+  regularise,
+} from "../../law/charges.ts";
 import { cents, toEuros } from "../../law/money.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, enforce, notFound, validationError } from "../../platform/errors.ts";
@@ -303,6 +309,7 @@ export const serviceDecider = resourceDecider(serviceResource, {
       });
     if (amount !== null && cents(amount) > cents(s.amount))
       details.push({ field: "recoverable_amount", message: "Must not exceed amount" });
+    if (s.kind === "CARETAKER") details.push(...(caretakerVerdict(percent).details.errors ?? []));
     if (s.end_date !== null && s.end_date < s.start_date)
       details.push({ field: "end_date", message: "Must not be before start_date" });
     if (s.provider_contact_id !== null && facts.provider_known === false)
