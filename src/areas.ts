@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
+import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
@@ -38,6 +39,7 @@ import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
+import { chargeProjections } from "./projections/charges.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { creditTransactionsProjection } from "./projections/credits.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
@@ -56,6 +58,7 @@ import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
+import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -268,5 +271,11 @@ export const areas: Area[] = [
     name: "credits",
     routes: [creditCommandRoutes, creditQueries],
     projections: [creditTransactionsProjection],
+  },
+  // Charges, distribution keys, freezes, regularisations and services of a place (DESIGN.md §7.4, docs/charges.md).
+  {
+    name: "charges",
+    routes: [chargeCommandRoutes, chargeQueryRoutes, serviceCommandRoutes, serviceQueries],
+    projections: chargeProjections,
   },
 ];

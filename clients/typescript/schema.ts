@@ -2862,6 +2862,314 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/places/{place_id}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The place's charges (expenses), by period
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdCharges"];
+        put?: never;
+        /**
+         * Record an expense of the place (409 inside a frozen period; a correction is an adjusting entry)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdCharges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/charges/{charge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A charge
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getChargesByChargeId"];
+        /**
+         * Change a charge: omitted fields keep their value, null removes (409 inside a frozen period)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putChargesByChargeId"];
+        post?: never;
+        /**
+         * Remove a charge (409 inside a frozen period)
+         * @description Needs a tenant API key with the FinanceDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteChargesByChargeId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/distribution-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The place's distribution keys
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdDistributionKeys"];
+        put?: never;
+        /**
+         * Define a distribution key of the place (tantièmes, surface, consumption or equal parts)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdDistributionKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/charge-freezes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The place's frozen periods
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdChargeFreezes"];
+        put?: never;
+        /**
+         * Freeze a period of the place's charges: no charge of it is recorded, changed or removed after
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdChargeFreezes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/charge-regularisations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lease's charges regularisations (art. 23)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdChargeRegularisations"];
+        put?: never;
+        /**
+         * Regularise the lease's charges over a period (loi n° 89-462 art. 23): its share of the recoverable expenses minus the provisions called
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdChargeRegularisations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/charge-alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Charges alerts of the place's leases paying provisions: annual regularisation due, none 12 months after a period's end (art. 23)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdChargeAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/charge-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the lease's charges are paid: provisions regularised yearly (art. 23) or a flat rate (art. 25-10, 25-18)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdChargeConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/charge-regularisations/{regularisation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A charges regularisation
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdChargeRegularisationsByRegularisationId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/charge-regularisations/{regularisation_id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The regularisation statement as PDF: charges by nature, distribution, balance (art. 23)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdChargeRegularisationsByRegularisationIdStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List service_contracts
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdServices"];
+        put?: never;
+        /**
+         * Create a servicecontract
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdServices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/services/{service_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a servicecontract
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getPlacesByPlaceIdServicesByServiceId"];
+        /**
+         * Update a servicecontract: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putPlacesByPlaceIdServicesByServiceId"];
+        post?: never;
+        /**
+         * Delete a servicecontract
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deletePlacesByPlaceIdServicesByServiceId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/services/{service_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's events, oldest first (audit; paginated)
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdServicesByServiceIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2903,6 +3211,60 @@ export interface components {
             /** @description Read-only: kept by the service; ignored in a request */
             readonly version?: number;
         };
+        NewServiceContractInput: {
+            /** @enum {string} */
+            kind: "CLEANING" | "ELEVATOR_MAINTENANCE" | "HEATING_MAINTENANCE" | "GREEN_SPACES" | "WASTE_COLLECTION" | "CARETAKER" | "PEST_CONTROL" | "OTHER";
+            label?: string | null;
+            provider_contact_id?: string | null;
+            /** @description Price per period, euros */
+            amount: number;
+            /** @enum {string} */
+            frequency: "MONTHLY" | "QUARTERLY" | "ANNUALLY";
+            recoverable_share_percent?: number | null;
+            /** @description Recoverable part per period, euros (instead of a percent) */
+            recoverable_amount?: number | null;
+            /** @description Heading of the décret 87-713 annex; default from kind */
+            category?: ("ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE") | null;
+            distribution_key_id?: string | null;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            start_date: string;
+            end_date?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+        };
+        ServiceContractChangesInput: {
+            /** @enum {string} */
+            kind?: "CLEANING" | "ELEVATOR_MAINTENANCE" | "HEATING_MAINTENANCE" | "GREEN_SPACES" | "WASTE_COLLECTION" | "CARETAKER" | "PEST_CONTROL" | "OTHER";
+            label?: string | null;
+            provider_contact_id?: string | null;
+            /** @description Price per period, euros */
+            amount?: number;
+            /** @enum {string} */
+            frequency?: "MONTHLY" | "QUARTERLY" | "ANNUALLY";
+            recoverable_share_percent?: number | null;
+            /** @description Recoverable part per period, euros (instead of a percent) */
+            recoverable_amount?: number | null;
+            /** @description Heading of the décret 87-713 annex; default from kind */
+            category?: ("ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE") | null;
+            distribution_key_id?: string | null;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            start_date?: string;
+            end_date?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+        };
         NewContactInput: {
             /** @enum {string} */
             category: "tradesperson" | "insurer" | "syndic" | "agency" | "notary";
@@ -2936,6 +3298,141 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+        };
+        NewPlaceInput: {
+            name: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        PlaceChangesInput: {
+            name?: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        NewChargeInput: {
+            /** @enum {string} */
+            category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+            /** @description Euros; negative only for an adjusting entry (corrects_charge_id) */
+            amount: number;
+            period: {
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                to: string;
+            };
+            label: string;
+            invoice_media_id?: string | null;
+            /** @description The key splitting it; none: equal parts over the place's estates */
+            distribution_key_id?: string | null;
+            /** @description An adjusting entry: the charge it corrects */
+            corrects_charge_id?: string | null;
+            /**
+             * Format: uuid
+             * @description Read-only: kept by the service; ignored in a request
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            readonly id?: string;
+            /**
+             * Format: uuid
+             * @description Read-only: kept by the service; ignored in a request
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            readonly place_id?: string;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly recoverable?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly created_at?: string;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly updated_at?: string;
+        };
+        ChargeChangesInput: {
+            /** @enum {string} */
+            category?: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+            amount?: number;
+            period?: {
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                to: string;
+            };
+            label?: string;
+            invoice_media_id?: string | null;
+            distribution_key_id?: string | null;
+            corrects_charge_id?: string | null;
+            /**
+             * Format: uuid
+             * @description Read-only: kept by the service; ignored in a request
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            readonly id?: string;
+            /**
+             * Format: uuid
+             * @description Read-only: kept by the service; ignored in a request
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            readonly place_id?: string;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly recoverable?: boolean;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly created_at?: string;
+            /** @description Read-only: kept by the service; ignored in a request */
+            readonly updated_at?: string;
+        };
+        NewDistributionKeyInput: {
+            name: string;
+            /** @enum {string} */
+            kind: "TANTIEMES" | "SURFACE" | "CONSUMPTION" | "EQUAL";
+            shares: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /** @description TANTIEMES and CONSUMPTION: required; SURFACE: default the estate's area; EQUAL: 1 */
+                share?: number | null;
+            }[];
+        };
+        NewChargeFreezeInput: {
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            to: string;
+        };
+        NewChargeRegularisationInput: {
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            to: string;
         };
         CreditCheckoutRequestInput: {
             /**
@@ -3085,22 +3582,6 @@ export interface components {
             readonly current_dpe_diagnosis_date?: string | null;
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
-        };
-        NewPlaceInput: {
-            name: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-        };
-        PlaceChangesInput: {
-            name?: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
         };
         NewOwnerInput: {
             /** @enum {string} */
@@ -3313,6 +3794,40 @@ export interface components {
             version: number;
             updated_at: string | null;
         };
+        ServiceContract: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "CLEANING" | "ELEVATOR_MAINTENANCE" | "HEATING_MAINTENANCE" | "GREEN_SPACES" | "WASTE_COLLECTION" | "CARETAKER" | "PEST_CONTROL" | "OTHER";
+            label: string | null;
+            provider_contact_id: string | null;
+            /** @description Price per period, euros */
+            amount: number;
+            /** @enum {string} */
+            frequency: "MONTHLY" | "QUARTERLY" | "ANNUALLY";
+            recoverable_share_percent: number | null;
+            recoverable_amount: number | null;
+            category: ("ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE") | null;
+            distribution_key_id: string | null;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            start_date: string;
+            end_date: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         Contact: {
             /**
              * Format: uuid
@@ -3338,6 +3853,371 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        Place: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            description: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A reminder sent for an unpaid rent call */
+        RentReminder: {
+            /**
+             * Format: uuid
+             * @description The reminder's id, also its outbox message id: one per (call, level)
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            level: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            days_late: number;
+            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
+            amount_claimed: number;
+            sent_at: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            message_id: string;
+            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
+            delivery_status: string | null;
+            delivered_at: string | null;
+        };
+        /** @description What is still owed on one rent call */
+        ArrearsPeriod: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            remaining_amount: number;
+            /** @description Days since the due date (0 on the due date) */
+            days_late: number;
+        };
+        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
+        CommandementFacts: {
+            rule: string;
+            /** @enum {string} */
+            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+            message: string;
+            legal_reference: string;
+            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
+            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
+            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
+            clause_effective_from: string | null;
+            concluded_on: string | null;
+            monthly_rent: number;
+            monthly_charges: number;
+            required_mentions: string[];
+        };
+        /** @description The arrears statement of a lease: the input of a commandement de payer */
+        Arrears: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: date
+             * @description Today in Paris: the day the figures are for
+             * @example 2025-01-31
+             */
+            as_of: string;
+            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
+            total_owed: number;
+            periods: components["schemas"]["ArrearsPeriod"][];
+            commandement_de_payer: components["schemas"]["CommandementFacts"];
+        };
+        Charge: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /** @enum {string} */
+            category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+            /** @description Whether the category is one of the décret 87-713 headings */
+            recoverable: boolean;
+            /** @description Euros; an adjusting entry may be negative */
+            amount: number;
+            period: {
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                to: string;
+            };
+            label: string;
+            invoice_media_id: string | null;
+            distribution_key_id: string | null;
+            corrects_charge_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        DistributionKey: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "TANTIEMES" | "SURFACE" | "CONSUMPTION" | "EQUAL";
+            shares: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                share: number;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        ChargeFreeze: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            to: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ChargeRegularisation: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            period: {
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                to: string;
+            };
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            regularised_on: string;
+            days_of_period: number;
+            days_occupied: number;
+            /** @description Recoverable expenses of the place over the period, euros */
+            recoverable_total: number;
+            lines: {
+                /** @enum {string} */
+                category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+                heading: string;
+                key_id: string | null;
+                key_name: string;
+                /** @enum {string} */
+                key_kind: "TANTIEMES" | "SURFACE" | "CONSUMPTION" | "EQUAL";
+                share: number;
+                total_shares: number;
+                place_amount: number;
+                lease_amount: number;
+            }[];
+            excluded: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                expense_id: string;
+                /** @enum {string} */
+                source: "CHARGE" | "SERVICE";
+                label: string;
+                /** @enum {string} */
+                category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+                amount: number;
+                reason: string;
+                legal_reference: string;
+            }[];
+            /** @description The lease's part of the recoverable expenses, euros */
+            lease_amount: number;
+            /** @description The charges part of the rent calls over the period, euros */
+            provisions_called: number;
+            /** @description lease_amount − provisions_called: positive, the lessee owes it */
+            balance: number;
+            instalments: {
+                allowed: boolean;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                deadline: string;
+                schedule: {
+                    month: string;
+                    amount: number;
+                }[];
+            };
+            verdicts: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        LeaseChargeConfiguration: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** @description As the lease states it */
+            charge_settlement_mode: string | null;
+            /**
+             * @description What the law makes of it for the lease's type
+             * @enum {string}
+             */
+            settlement: "PROVISION" | "FLAT";
+            /** @description Provision or flat rate per rent period, euros */
+            charges_amount: number | null;
+            /** @description Whether the charges are regularised once a year (art. 23) */
+            regularised: boolean;
+            legal_reference: string;
+        };
+        ChargeAlert: {
+            /** @enum {string} */
+            kind: "ANNUAL_REVIEW_DUE" | "REGULARISATION_OVERDUE";
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            period: {
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                to: string;
+            };
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_by: string;
+            message: string;
+            legal_reference: string;
         };
         /** @description A checkout session opened at the payment provider */
         CreditCheckoutSession: {
@@ -3396,23 +4276,6 @@ export interface components {
             heated_area: number | null;
             notes: string | null;
             media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        Place: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            description: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3966,109 +4829,6 @@ export interface components {
             /** @description Payments not yet allocated to a call */
             credit: number;
             entries: components["schemas"]["AccountEntry"][];
-        };
-        /** @description A reminder sent for an unpaid rent call */
-        RentReminder: {
-            /**
-             * Format: uuid
-             * @description The reminder's id, also its outbox message id: one per (call, level)
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            level: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            days_late: number;
-            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
-            amount_claimed: number;
-            sent_at: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            message_id: string;
-            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
-            delivery_status: string | null;
-            delivered_at: string | null;
-        };
-        /** @description What is still owed on one rent call */
-        ArrearsPeriod: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_start: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_end: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            remaining_amount: number;
-            /** @description Days since the due date (0 on the due date) */
-            days_late: number;
-        };
-        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
-        CommandementFacts: {
-            rule: string;
-            /** @enum {string} */
-            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-            message: string;
-            legal_reference: string;
-            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
-            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
-            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
-            clause_effective_from: string | null;
-            concluded_on: string | null;
-            monthly_rent: number;
-            monthly_charges: number;
-            required_mentions: string[];
-        };
-        /** @description The arrears statement of a lease: the input of a commandement de payer */
-        Arrears: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: date
-             * @description Today in Paris: the day the figures are for
-             * @example 2025-01-31
-             */
-            as_of: string;
-            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
-            total_owed: number;
-            periods: components["schemas"]["ArrearsPeriod"][];
-            commandement_de_payer: components["schemas"]["CommandementFacts"];
         };
         Room: {
             /**
@@ -5063,7 +5823,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts */
                     projection: string;
                 };
             };
@@ -12298,6 +13058,864 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdCharges: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Charge"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdCharges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewChargeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Charge"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getChargesByChargeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Charge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putChargesByChargeId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChargeChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Charge"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteChargesByChargeId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdDistributionKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DistributionKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdDistributionKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewDistributionKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DistributionKey"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdChargeFreezes: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeFreeze"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdChargeFreezes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewChargeFreezeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeFreeze"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdChargeRegularisations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeRegularisation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdChargeRegularisations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewChargeRegularisationInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeRegularisation"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdChargeAlerts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeAlert"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdChargeConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseChargeConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdChargeRegularisationsByRegularisationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                regularisation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeRegularisation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdChargeRegularisationsByRegularisationIdStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                regularisation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdServices: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                kind?: "CLEANING" | "ELEVATOR_MAINTENANCE" | "HEATING_MAINTENANCE" | "GREEN_SPACES" | "WASTE_COLLECTION" | "CARETAKER" | "PEST_CONTROL" | "OTHER";
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceContract"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdServices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewServiceContractInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceContract"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                place_id: string;
+                service_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceContract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putPlacesByPlaceIdServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                place_id: string;
+                service_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServiceContractChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceContract"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deletePlacesByPlaceIdServicesByServiceId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                place_id: string;
+                service_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdServicesByServiceIdHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+                service_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

@@ -77,9 +77,10 @@ export interface Declaration<
 
 /** The fields as events and state carry them: every field present, unset ones null. */
 export type FieldsOf<S extends Shape> = { -readonly [K in keyof S]-?: Exclude<z.output<S[K]>, undefined> };
-type KeysOf<N extends string, P extends string | undefined> = { [K in `${N}_id`]: string } & (P extends string
-  ? { [K in `${P}_id`]: string }
-  : unknown);
+// Any resource (N only `string`): no key pattern, so a nullable field ending in `_id` still fits.
+type KeysOf<N extends string, P extends string | undefined> = string extends N
+  ? object
+  : { [K in `${N}_id`]: string } & (P extends string ? { [K in `${P}_id`]: string } : unknown);
 type EventOf<E extends EventNames, K, F> =
   | { type: E["created"]; data: K & F }
   /** Only the fields that changed (null = removed); may be empty: updated_at still moves. */
