@@ -165,7 +165,7 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
   decideSigning(leaseId)(command, signing.state);
   if (!contract)
     throw conflict(
-      `Lease ${leaseId} has no contract PDF of its current version; generate it first (POST /api/leases/${leaseId}/pdfs)`,
+      `Lease ${leaseId} has no contract PDF of its current version; generate it first (POST /api/leases/${leaseId}/pdf)`,
     );
   await onLedger(context, {
     type: "ReserveCredits",
@@ -371,7 +371,7 @@ export async function signatureCommandRoutes(app: FastifyInstance): Promise<void
         tags,
         summary: "Cancel the signature in progress: the lease back to DRAFT, its credit released",
         params: leaseParams,
-        body: cancelBody.optional(),
+        body: cancelBody.nullish(),
         response: updatedAnswers(signatureBody),
       },
       config: write,
