@@ -296,6 +296,15 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(await leaseStatus(lease.id)).toBe("DRAFT");
     expect(await balance()).toMatchObject({ balance: before.balance, reserved: 0 });
     expect((await t.request("POST", `/api/leases/${lease.id}/signature/cancel`)).statusCode).toBe(409);
+    // Another tenant's lease is unknown to the caller.
+    expect(
+      (await t.request("POST", `/api/leases/${lease.id}/signature/initiate`, { as: t.other })).statusCode,
+    ).toBe(404);
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`, { as: t.other })).statusCode).toBe(
+      404,
+    );
+    const foreign = await t.request("POST", `/api/leases/${lease.id}/signature/cancel`, { as: t.other });
+    expect(foreign.statusCode, foreign.body).toBe(404);
   });
 
   it("a change to the lease while it is being signed ends the process and releases the credit", async () => {
@@ -337,6 +346,13 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       as: lessee,
     });
     expect(notMine.statusCode, notMine.body).toBe(403);
+    const stranger = await f.lesseeToken(idp, "stranger-1", SCOPES);
+    await f.lesseeOf("stranger-1");
+    const theirs = await t.request("POST", `${own}/request`, {
+      body: { signatory_id: mine.signatory_id },
+      as: stranger,
+    });
+    expect(theirs.statusCode, theirs.body).toBe(404);
     const readOnly = await f.lesseeToken(idp, sub);
     expect(
       (await t.request("POST", `${own}/request`, { body: { signatory_id: mine.signatory_id }, as: readOnly }))

@@ -211,7 +211,12 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
 async function currentProcess(request: FastifyRequest, leaseId: string) {
   const deps = depsOf(request);
   const loaded = await loadSigning(deps, tenantOf(request), leaseId);
-  if (loaded.foreign || loaded.revision === null) throw notFound("Lease", leaseId);
+  if (loaded.foreign) throw notFound("Lease", leaseId);
+  if (loaded.revision === null) {
+    // No annex nor process yet: the lease must still be the caller's (else 404, not 409).
+    const lease = await loadStream(deps.store, leaseStream(leaseId), tenantOf(request), leaseSigningDecider);
+    if (!isLiveLease(lease.state)) throw notFound("Lease", leaseId);
+  }
   const process = loaded.state.process;
   if (process?.status === "PENDING") {
     const change = await leaseChangeSince(deps, leaseId, process.lease_revision);
@@ -231,9 +236,10 @@ async function currentProcess(request: FastifyRequest, leaseId: string) {
 
 /** A lessee signs only as their own signatory (403 for another's). */
 async function checkSignatory(request: FastifyRequest, leaseId: string, signatoryId: string, own: boolean) {
+  // A lessee's token: their own lease first (404), before anything may end a process.
+  const caller = own ? await requireOwnLease(request, leaseId) : null;
   const process = await currentProcess(request, leaseId);
-  if (!own) return;
-  const caller = await requireOwnLease(request, leaseId);
+  if (!caller) return;
   const signatory = process?.signatories[signatoryId];
   if (signatory && signatory.auth_user_id !== caller.subject)
     throw new ApiError("Forbidden", "A lessee signs only as their own signatory");
