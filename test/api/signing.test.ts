@@ -371,6 +371,9 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     });
     expect(signed.statusCode, signed.body).toBe(200);
     expect(signed.json().signatories[0].status).toBe("SIGNED");
+    const seen = await t.request("GET", own, { as: readOnly });
+    expect(seen.statusCode, seen.body).toBe(200);
+    expect(seen.json()).toMatchObject({ status: "PENDING", signature_level: "SIMPLE" });
 
     // The lessor signs through the API.
     sentAt = smtp.accepted.length;
