@@ -222,9 +222,13 @@ const toSignature = (row: Row) => ({
   ended_at: iso(row.ended_at),
 });
 
-export async function readSignature(sql: Sql, tenantId: string, leaseId: string) {
+/** `forLessee`: the signatories' emails are not shown to a lessee (co-tenants', the lessor's). */
+export async function readSignature(sql: Sql, tenantId: string, leaseId: string, forLessee = false) {
   const row = await readSignatureRow(sql, tenantId, leaseId);
-  return row ? { body: toSignature(row), revision: Number(row.revision) } : null;
+  if (!row) return null;
+  const body = toSignature(row);
+  if (forLessee) body.signatories = (body.signatories as Row[]).map((s) => ({ ...s, email: null }));
+  return { body, revision: Number(row.revision) };
 }
 
 /** The processes still open (pending or all signed): the reaction loop's work list, every tenant. */
@@ -561,7 +565,7 @@ export async function signingQueryRoutes(app: FastifyInstance): Promise<void> {
       async (request) => {
         const { lease_id } = request.params;
         if (own) await requireOwnLease(request, lease_id);
-        const found = await readSignature(sql, tenantOf(request), lease_id);
+        const found = await readSignature(sql, tenantOf(request), lease_id, own);
         if (!found) throw notFound("Signature of lease", lease_id);
         return found.body;
       },

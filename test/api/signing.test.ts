@@ -374,6 +374,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     const seen = await t.request("GET", own, { as: readOnly });
     expect(seen.statusCode, seen.body).toBe(200);
     expect(seen.json()).toMatchObject({ status: "PENDING", signature_level: "SIMPLE" });
+    expect(seen.json().signatories.map((s: { email: string | null }) => s.email)).toEqual([null, null]);
 
     // The lessor signs through the API.
     sentAt = smtp.accepted.length;

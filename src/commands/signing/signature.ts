@@ -17,6 +17,7 @@ import { sha256Of, stableJson } from "../../platform/pdf/renderCache.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import { loadStream } from "../../platform/runCommand.ts";
 import { leaseParams } from "../../queries/leases.ts";
+import { findConfiguration } from "../../queries/settings.ts";
 import {
   currentContractPdf,
   leaseAnnexCompliance,
@@ -104,12 +105,14 @@ const answerSignature = (
   status: 200 | 201,
   position: Position | null,
   leaseId: string,
+  forLessee = false,
 ) =>
   replyAfterProjection(request, reply, {
     position,
     status,
     location: status === 201 ? `/api/leases/${leaseId}/signature` : undefined,
-    read: async () => (await readSignature(request.server.platform.sql, tenantOf(request), leaseId))?.body,
+    read: async () =>
+      (await readSignature(request.server.platform.sql, tenantOf(request), leaseId, forLessee))?.body,
   });
 
 async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: string) {
@@ -267,10 +270,14 @@ async function requestCode(
   });
   const signatory = result.state.process?.signatories[signatoryId];
   if (!signatory?.email || !signatory.code) throw conflict(`Signatory ${signatoryId} has no email`);
+  // The tenant's sender when its configuration names one (as its other letters), else the service's.
+  const sender = (await findConfiguration(request.server.platform.sql, context.tenant_id))?.configuration
+    .sender;
   await queueMessage(request.server.platform, {
     tenant_id: context.tenant_id,
     message_id,
     to: [{ email: signatory.email, name: signatory.name }],
+    from: sender ? { email: sender.email, name: sender.name } : null,
     subject: "Votre code de signature du bail",
     text: [
       `Bonjour ${signatory.name},`,
@@ -285,7 +292,7 @@ async function requestCode(
     actor_key_id: context.metadata.actor_key_id,
     correlation_id: context.metadata.correlation_id,
   });
-  return answerSignature(request, reply, 200, result.position, leaseId);
+  return answerSignature(request, reply, 200, result.position, leaseId, own);
 }
 
 async function validateCode(
@@ -310,7 +317,7 @@ async function validateCode(
     result.state.process?.status === "SIGNED"
       ? latestPosition([result.position, await finishSigning(depsOf(request), context, leaseId)])
       : result.position;
-  return answerSignature(request, reply, 200, position, leaseId);
+  return answerSignature(request, reply, 200, position, leaseId, own);
 }
 
 export async function signatureCommandRoutes(app: FastifyInstance): Promise<void> {
