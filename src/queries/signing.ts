@@ -246,6 +246,23 @@ export async function openSignatures(sql: Sql, limit: number) {
   );
 }
 
+/**
+ * Credits held for a lease signature with no process to show for it, `minutes` after they were
+ * reserved (a crash between the reservation and the process's start): the loop releases them.
+ */
+export async function strandedReservations(sql: Sql, minutes: number, limit: number) {
+  return sql.query<{ tenant_id: string; reservation_id: string; purpose: string }>(
+    `SELECT r.tenant_id, r.reservation_id, r.purpose FROM credit_transactions r
+     WHERE r.kind = 'RESERVATION' AND r.purpose LIKE 'lease_signature:%'
+       AND r.created_at < now() - make_interval(mins => $1)
+       AND NOT EXISTS (SELECT 1 FROM credit_transactions s WHERE s.tenant_id = r.tenant_id
+         AND s.reservation_id = r.reservation_id AND s.kind IN ('CAPTURE', 'RELEASE'))
+       AND NOT EXISTS (SELECT 1 FROM lease_signatures p WHERE p.tenant_id = r.tenant_id AND p.id = r.reservation_id)
+     ORDER BY r.created_at LIMIT $2`,
+    [minutes, limit],
+  );
+}
+
 /** The newest contract PDF generated from the lease's current revision, or null. */
 export async function currentContractPdf(sql: Sql, tenantId: string, leaseId: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>

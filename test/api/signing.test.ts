@@ -1,6 +1,9 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
+import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
 import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
+import { runCommand } from "../../src/platform/runCommand.ts";
 import { eventually } from "../support/eventually.ts";
 import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
 import { lesseeSpaceFixtures, registerProvider } from "../support/lesseeSpace.ts";
@@ -324,6 +327,38 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(await leaseStatus(lease.id)).toBe("DRAFT");
   });
 
+  it("an initiation cut short after its reservation: the credit is released 10 minutes later", async () => {
+    const lease = await readyLease();
+    const before = await balance();
+    const at = (minutesAgo: number) => ({
+      store: t.app.platform.store,
+      tenant_id: t.tenant.id,
+      metadata: {
+        tenant_id: t.tenant.id,
+        actor_key_id: null,
+        correlation_id: null,
+        causation_id: null,
+        occurred_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+      },
+    });
+    const reserve = (minutesAgo: number) =>
+      runCommand(at(minutesAgo), creditLedgerStream(t.tenant.id), creditDecider, {
+        type: "ReserveCredits",
+        reservation_id: randomUUID(),
+        credits: 1,
+        purpose: `lease_signature:${lease.id}`,
+      });
+    await reserve(9);
+    await reserve(11);
+    await eventually(balance, (b) => b.reserved === before.reserved + 2);
+    const deps = { sql: t.sql, store: t.app.platform.store };
+    expect(await releaseStrandedReservations(deps)).toBe(1);
+    expect(await eventually(balance, (b) => b.reserved === before.reserved + 1)).toMatchObject({
+      balance: before.balance - 1,
+    });
+    expect(await leaseStatus(lease.id)).toBe("DRAFT");
+  });
+
   it("end to end: from a DRAFT lease to a signed ACTIVE one, the lessee signing with their own token", async () => {
     const hook = await t.request("POST", "/api/webhook-subscriptions", {
       body: { url: "http://127.0.0.1:9/hooks", events: ["signature.completed"] },
@@ -391,7 +426,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json().status).toBe("COMPLETED");
     expect(await leaseStatus(lease.id)).toBe("ACTIVE");
-    expect(await balance()).toMatchObject({ balance: before.balance - 1, reserved: 0 });
+    expect(await balance()).toMatchObject({ balance: before.balance - 1, reserved: before.reserved });
 
     const pdf = await t.request("GET", `/api/lessee/leases/${lease.id}/signature/document`, {
       as: await f.lesseeToken(idp, sub, "lessee:leases:download"),
