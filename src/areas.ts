@@ -28,6 +28,9 @@ import { rentCycleCommandRoutes } from "./commands/rentCycle/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
+import { annexCommandRoutes } from "./commands/signing/annexes.ts";
+import { signingLoop } from "./commands/signing/loop.ts";
+import { signatureCommandRoutes } from "./commands/signing/signature.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { webhookLoop } from "./commands/webhooks/deliver.ts";
 import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
@@ -56,6 +59,7 @@ import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
+import { signingProjections } from "./projections/signing.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
@@ -78,6 +82,7 @@ import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
+import { signingQueryRoutes } from "./queries/signing.ts";
 import { typeQueries } from "./queries/types.ts";
 import { webhookQueryRoutes } from "./queries/webhooks.ts";
 
@@ -277,5 +282,13 @@ export const areas: Area[] = [
     name: "charges",
     routes: [chargeCommandRoutes, chargeQueryRoutes, serviceCommandRoutes, serviceQueries],
     projections: chargeProjections,
+  },
+  // Signing a lease (DESIGN.md §7.2, docs/signing.md): annexes, one-time password signatures, the
+  // reaction that ends a process when its lease changes.
+  {
+    name: "signing",
+    routes: [annexCommandRoutes, signatureCommandRoutes, signingQueryRoutes],
+    projections: signingProjections,
+    loops: [signingLoop],
   },
 ];

@@ -1,6 +1,7 @@
 import { LEASE_STATUS_EVENTS } from "../events/leaseEventGroups.ts";
 import { STATUS_OF_EVENT } from "../events/leases.ts";
 import type { PaymentRecordedData } from "../events/rentCycle.ts";
+import type { SignatureCompletedData } from "../events/signing.ts";
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, type WebhookSubscriptionEvent } from "../events/webhooks.ts";
 import type { Sql } from "../platform/db.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
@@ -56,6 +57,21 @@ function payloadOf(event: RecordedEvent): WebhookPayload | null {
       type: "lease.status_changed",
       timestamp,
       data: { lease_id, status: STATUS_OF_EVENT[event.type], effective_date, reason: reason ?? null },
+    };
+  }
+  if (event.type === "LeaseSignatureCompleted") {
+    const d = event.data as SignatureCompletedData;
+    return {
+      type: "signature.completed",
+      timestamp,
+      data: {
+        lease_id: d.lease_id,
+        process_id: d.process_id,
+        signed_pdf_sha256: d.signed_pdf.sha256,
+        evidence_sha256: d.evidence.sha256,
+        completed_at: d.completed_at,
+        signature_level: "SIMPLE",
+      },
     };
   }
   if (event.type === "PaymentRecorded") {
@@ -211,7 +227,12 @@ export const webhooksProjection: Projection = {
   version: 1,
   tables: ["webhook_subscriptions", "webhook_deliveries"],
   schema: WEBHOOK_DELIVERIES_DDL,
-  handles: [...WEBHOOK_SUBSCRIPTION_EVENT_TYPES, ...LEASE_STATUS_EVENTS, "PaymentRecorded"],
+  handles: [
+    ...WEBHOOK_SUBSCRIPTION_EVENT_TYPES,
+    ...LEASE_STATUS_EVENTS,
+    "PaymentRecorded",
+    "LeaseSignatureCompleted",
+  ],
   async applyBatch(tx, events) {
     const tenants = [...new Set(events.map((e) => e.metadata.tenant_id))];
     const subscriptions = new Map<string, Subscription>();

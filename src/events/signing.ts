@@ -1,0 +1,253 @@
+import type { AnnexCode } from "../law/annexes.ts";
+import type { DomainEvent } from "../platform/decider.ts";
+
+/**
+ * Signing a lease (DESIGN.md §7.2, docs/signing.md): one stream per lease, `lease_signing-<lease id>`,
+ * holding its annexes and its signature processes. The lease's own status moves on the lease
+ * stream (LeaseSentForSignature, LeaseActivated, LeaseReturnedToDraft); the credit on the tenant's
+ * ledger (CreditsReserved, CreditsCaptured, CreditsReleased).
+ */
+
+export const leaseSigningStream = (leaseId: string) => `lease_signing-${leaseId}`;
+
+export const ANNEX_CATEGORIES = ["STATIC_FILE", "GENERATED", "USER_UPLOAD"] as const;
+export type AnnexCategory = (typeof ANNEX_CATEGORIES)[number];
+/** Where an annex comes from: the shipped text, the estate's DPE or diagnostic, an upload. */
+export const ANNEX_SOURCES = ["CATALOG", "DPE", "ESTATE_DIAGNOSTIC", "UPLOAD"] as const;
+export type AnnexSource = (typeof ANNEX_SOURCES)[number];
+
+export interface AnnexData {
+  lease_id: string;
+  annex_id: string;
+  code: AnnexCode;
+  category: AnnexCategory;
+  title: string;
+  source: AnnexSource;
+  /** The DPE or estate diagnostic linked; null for the others. */
+  source_id: string | null;
+  document_date: string | null;
+  valid_until: string | null;
+  negative: boolean | null;
+  /** The uploaded file; null for catalog and linked annexes (their PDF is made on download). */
+  file: { filename: string; content_type: string; size: number; sha256: string; blob_key: string } | null;
+}
+
+export const SIGNATORY_ROLES = ["Primary", "CoTenant", "Guarantor", "Lessor"] as const;
+export type SignatoryRole = (typeof SIGNATORY_ROLES)[number];
+
+export interface Signatory {
+  signatory_id: string;
+  role: SignatoryRole;
+  /** The lessee signing; null for the lessor. */
+  lessee_id: string | null;
+  /** The lessee's sign-in subject (their own space signs only for them); null when none. */
+  auth_user_id: string | null;
+  name: string;
+  /** Where the one-time password goes; null: the signatory cannot be sent one. */
+  email: string | null;
+}
+
+/** Who did a step and from where: the evidence file's lines (docs/signing.md, "Evidence file"). */
+export interface SigningStep {
+  at: string;
+  ip: string | null;
+  user_agent: string | null;
+  /** `api` (a key or a manager's token), `lessee_space` (the lessee's own token), `worker`. */
+  channel: "api" | "lessee_space" | "worker";
+  actor: string | null;
+}
+
+export interface SignatureInitiatedData {
+  lease_id: string;
+  process_id: string;
+  reservation_id: string;
+  /** The lease's stream revision once sent for signature: any later term change ends the process. */
+  lease_revision: number;
+  contract: { pdf_id: string; sha256: string; filename: string };
+  annexes: { annex_id: string; code: AnnexCode; title: string; sha256: string | null }[];
+  /** SHA-256 of the canonical list of what is signed (contract and annexes hashes): each step names it. */
+  document_sha256: string;
+  signatories: Signatory[];
+  step: SigningStep;
+}
+
+export interface SignatureCodeSentData {
+  lease_id: string;
+  process_id: string;
+  signatory_id: string;
+  /** scrypt of the code with `salt`: the code itself is never stored. */
+  code_hash: string;
+  salt: string;
+  expires_at: string;
+  message_id: string;
+  step: SigningStep;
+}
+
+export interface SignatureCodeRejectedData {
+  lease_id: string;
+  process_id: string;
+  signatory_id: string;
+  attempts: number;
+  locked: boolean;
+  step: SigningStep;
+}
+
+export interface SignatorySignedData {
+  lease_id: string;
+  process_id: string;
+  signatory_id: string;
+  document_sha256: string;
+  step: SigningStep;
+}
+
+export interface StoredFile {
+  blob_key: string;
+  sha256: string;
+  size: number;
+}
+
+export interface SignatureCompletedData {
+  lease_id: string;
+  process_id: string;
+  reservation_id: string;
+  signed_pdf: StoredFile;
+  evidence: StoredFile;
+  completed_at: string;
+}
+
+export interface SignatureEndedData {
+  lease_id: string;
+  process_id: string;
+  reservation_id: string;
+  /** CANCELLED: asked for; LEASE_CHANGED: the lease's terms or status moved while pending. */
+  cause: "CANCELLED" | "LEASE_CHANGED";
+  reason: string;
+  step: SigningStep;
+}
+
+export type SigningEvent =
+  | DomainEvent<"LeaseAnnexAttached", AnnexData>
+  | DomainEvent<"LeaseSignatureInitiated", SignatureInitiatedData>
+  | DomainEvent<"LeaseSignatureCodeSent", SignatureCodeSentData>
+  | DomainEvent<"LeaseSignatureCodeRejected", SignatureCodeRejectedData>
+  | DomainEvent<"LeaseSignatorySigned", SignatorySignedData>
+  | DomainEvent<"LeaseSignatureCompleted", SignatureCompletedData>
+  | DomainEvent<"LeaseSignatureEnded", SignatureEndedData>;
+
+export const signingEventTypes = [
+  "LeaseAnnexAttached",
+  "LeaseSignatureInitiated",
+  "LeaseSignatureCodeSent",
+  "LeaseSignatureCodeRejected",
+  "LeaseSignatorySigned",
+  "LeaseSignatureCompleted",
+  "LeaseSignatureEnded",
+] as const satisfies readonly SigningEvent["type"][];
+
+// ---------------------------------------------------------------- the fold
+
+export type SignatoryStatus = "PENDING" | "SIGNED" | "LOCKED";
+
+export interface SignatoryState extends Signatory {
+  status: SignatoryStatus;
+  code: { hash: string; salt: string; sent_at: string; expires_at: string } | null;
+  /** Wrong codes since the last one sent... and before: the lock counts every wrong attempt. */
+  attempts: number;
+  signed_at: string | null;
+}
+
+export type ProcessStatus = "PENDING" | "SIGNED" | "COMPLETED" | "CANCELLED";
+
+export interface ProcessState {
+  process_id: string;
+  status: ProcessStatus;
+  reservation_id: string;
+  lease_revision: number;
+  document_sha256: string;
+  signatories: Record<string, SignatoryState>;
+}
+
+export interface SigningState {
+  annexes: Record<string, AnnexData>;
+  /** The newest process; null before the first. */
+  process: ProcessState | null;
+}
+
+export const emptySigning = (): SigningState => ({ annexes: {}, process: null });
+
+const withSignatory = (
+  process: ProcessState,
+  id: string,
+  change: (s: SignatoryState) => SignatoryState,
+): ProcessState => {
+  const current = process.signatories[id];
+  return current ? { ...process, signatories: { ...process.signatories, [id]: change(current) } } : process;
+};
+
+const onProcess = (state: SigningState, change: (p: ProcessState) => ProcessState): SigningState =>
+  state.process ? { ...state, process: change(state.process) } : state;
+
+/** The lease signing stream's one fold; new objects each time. */
+export function evolveSigning(state: SigningState, event: SigningEvent): SigningState {
+  switch (event.type) {
+    case "LeaseAnnexAttached":
+      return { ...state, annexes: { ...state.annexes, [event.data.annex_id]: event.data } };
+    case "LeaseSignatureInitiated": {
+      const d = event.data;
+      const signatories: Record<string, SignatoryState> = {};
+      for (const s of d.signatories)
+        signatories[s.signatory_id] = { ...s, status: "PENDING", code: null, attempts: 0, signed_at: null };
+      return {
+        ...state,
+        process: {
+          process_id: d.process_id,
+          status: "PENDING",
+          reservation_id: d.reservation_id,
+          lease_revision: d.lease_revision,
+          document_sha256: d.document_sha256,
+          signatories,
+        },
+      };
+    }
+    case "LeaseSignatureCodeSent": {
+      const d = event.data;
+      return onProcess(state, (p) =>
+        withSignatory(p, d.signatory_id, (s) => ({
+          ...s,
+          code: { hash: d.code_hash, salt: d.salt, sent_at: d.step.at, expires_at: d.expires_at },
+        })),
+      );
+    }
+    case "LeaseSignatureCodeRejected": {
+      const d = event.data;
+      return onProcess(state, (p) =>
+        withSignatory(p, d.signatory_id, (s) => ({
+          ...s,
+          attempts: d.attempts,
+          status: d.locked ? "LOCKED" : s.status,
+        })),
+      );
+    }
+    case "LeaseSignatorySigned": {
+      const d = event.data;
+      return onProcess(state, (p) => {
+        const next = withSignatory(p, d.signatory_id, (s) => ({
+          ...s,
+          status: "SIGNED",
+          code: null,
+          signed_at: d.step.at,
+        }));
+        const all = Object.values(next.signatories).every((s) => s.status === "SIGNED");
+        return { ...next, status: all ? "SIGNED" : next.status };
+      });
+    }
+    case "LeaseSignatureCompleted":
+      return onProcess(state, (p) => ({ ...p, status: "COMPLETED" }));
+    case "LeaseSignatureEnded":
+      return onProcess(state, (p) => ({ ...p, status: "CANCELLED" }));
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+}

@@ -1,0 +1,464 @@
+import { createHash, randomUUID } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
+import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
+import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
+import { runCommand } from "../../src/platform/runCommand.ts";
+import { eventually } from "../support/eventually.ts";
+import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
+import { lesseeSpaceFixtures, registerProvider } from "../support/lesseeSpace.ts";
+import { multipartForm } from "../support/multipart.ts";
+import { decodedText, startSmtpServer, type TestSmtpServer } from "../support/smtpServer.ts";
+import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
+import { databaseKinds } from "../support/testDatabase.ts";
+
+/**
+ * Signing a lease (docs/signing.md) through the API: annexes and their compliance, the initiation
+ * (422 missing annex, 402 no credit), the one-time password rules at their boundaries (resend after
+ * 60 s, 10 minutes, 5 attempts), cancel and a change of the lease releasing the credit, and one
+ * signature from a DRAFT lease to an ACTIVE one, the lessee signing through their own token with
+ * the code read from the SMTP server.
+ */
+
+const PDF = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(1024, 7), Buffer.from("\n%%EOF\n")]);
+const SCOPES = "lessee:leases:read lessee:leases:sign lessee:leases:download";
+
+describe.each(databaseKinds)("signing a lease on %s", (kind) => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let idp: TestProvider;
+  let owner: TestTenant;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await createTestApp(
+      kind,
+      {
+        SMTP_URL: smtp.url,
+        SMTP_FROM: "Gestion Dupont <gestion@dupont-immo.fr>",
+        PMS_WEBHOOKS_ALLOW_LOCALHOST: "true",
+      },
+      { loops: true },
+    );
+    idp = await startTestProvider("signing");
+    expect((await registerProvider(t, t.tenant.id, idp)).statusCode).toBe(200);
+    owner = { id: "", key: await idp.sign({ roles: ["owner"] }, { expiresIn: "2h" }) };
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+    await smtp?.close();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const f = lesseeSpaceFixtures(() => t);
+  const today = legalToday();
+
+  const upload = (leaseId: string, fields: Record<string, string>, as = t.tenant) => {
+    const body = multipartForm(fields, { content: PDF, filename: "annexe.pdf", type: "application/pdf" });
+    return t.app.inject({
+      method: "POST",
+      url: `/api/leases/${leaseId}/annexes`,
+      payload: body.payload,
+      headers: { "content-type": body.type, authorization: `Bearer ${as.key}` },
+    });
+  };
+  const balance = async () => (await t.request("GET", "/api/credits/balance")).json();
+  const buyCredits = async () => {
+    const session = (
+      await t.request("POST", "/api/credits/checkout", { body: { package_id: "starter" }, as: owner })
+    ).json();
+    const url = new URL(session.checkout_url);
+    expect((await t.request("GET", `${url.pathname}${url.search}`, { as: null })).statusCode).toBe(200);
+  };
+
+  /** A DRAFT lease whose estate has an owner with an email, and its contract PDF. */
+  const draftLease = async (extra: { primary_lessee_id?: string } = {}) => {
+    const lessor = await t.request("POST", "/api/owners", {
+      body: { category: "company", legal_name: "SCI Dupont", email: "bailleur@sci-dupont.fr" },
+    });
+    const lease = await f.newLease(extra);
+    const estate = await t.request("PUT", `/api/estates/${lease.estate_id}`, {
+      body: { owner_id: lessor.json().id },
+    });
+    expect(estate.statusCode, estate.body).toBe(200);
+    return lease;
+  };
+  /** The mandatory annexes of an unfurnished lease of an estate with no construction date. */
+  const attachMandatory = async (leaseId: string) => {
+    const notice = await t.request("POST", `/api/leases/${leaseId}/annexes`, {
+      body: { catalog_code: "NOTICE_INFORMATION" },
+    });
+    expect(notice.statusCode, notice.body).toBe(201);
+    for (const [code, date] of [
+      ["DPE", addMonths(today, -12)],
+      ["ERP", addMonths(today, -1)],
+      ["ENTRY_CONDITION_REPORT", today],
+    ])
+      expect((await upload(leaseId, { catalog_code: code, document_date: date })).statusCode).toBe(201);
+  };
+  const contractPdf = async (leaseId: string) =>
+    expect((await t.request("POST", `/api/leases/${leaseId}/pdf`)).statusCode).toBe(201);
+  const readyLease = async (extra: { primary_lessee_id?: string } = {}) => {
+    const lease = await draftLease(extra);
+    await attachMandatory(lease.id);
+    await contractPdf(lease.id);
+    return lease;
+  };
+  const initiate = (leaseId: string) => t.request("POST", `/api/leases/${leaseId}/signature/initiate`);
+  const leaseStatus = async (leaseId: string) =>
+    (await t.request("GET", `/api/leases/${leaseId}`)).json().status;
+  const codeFor = async (email: string, after: number) => {
+    const mail = await eventually(
+      async () => smtp.accepted.slice(after).find((m) => m.to.includes(email)),
+      (m) => m !== undefined,
+    );
+    const code = /: (\d{6})/.exec(decodedText(mail?.raw ?? ""))?.[1];
+    expect(code).toMatch(/^\d{6}$/);
+    return code as string;
+  };
+
+  it("annexes: compliance lists what is missing with its article; attach-mandatory links the estate's records", async () => {
+    const lease = await draftLease();
+    const before = await t.request("GET", `/api/leases/${lease.id}/annexes/compliance`);
+    expect(before.statusCode, before.body).toBe(200);
+    expect(before.json().status).toBe("NON_COMPLIANT");
+    expect(
+      before
+        .json()
+        .missing.map((m: { code: string }) => m.code)
+        .sort(),
+    ).toEqual(["DPE", "ENTRY_CONDITION_REPORT", "ERP", "NOTICE_INFORMATION"]);
+    expect(before.json().missing[0].legal_reference).toMatch(/loi n° 89-462/);
+
+    // The estate's DPE and risk report, linked by attach-mandatory with the shipped notice.
+    const dpe = await t.request("POST", "/api/energy-diagnoses", {
+      body: {
+        estate_id: lease.estate_id,
+        reference_number: "DPE-2401E0000001X",
+        diagnosis_date: addMonths(today, -6),
+        valid_until: addMonths(today, 114),
+        energy_label: "D",
+        ges_label: "C",
+        energy_consumption: 212.4,
+        ges_emission: 18,
+        heated_area: 40,
+        construction_year: 1968,
+      },
+    });
+    expect(dpe.statusCode, dpe.body).toBe(201);
+    const erp = await t.request("POST", `/api/estates/${lease.estate_id}/diagnostics`, {
+      body: { type: "risk_assessment", diagnosis_date: addMonths(today, -6) },
+    });
+    expect(erp.statusCode, erp.body).toBe(201);
+    const linked = await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`);
+    expect(linked.statusCode, linked.body).toBe(200);
+    expect(
+      linked
+        .json()
+        .map((a: { code: string }) => a.code)
+        .sort(),
+    ).toEqual(["DPE", "ERP", "NOTICE_INFORMATION"]);
+    // Again: nothing more to link.
+    expect((await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`)).json()).toEqual([]);
+
+    // An ERP made exactly six months ago is not "less than six months" old: expired.
+    const after = (await t.request("GET", `/api/leases/${lease.id}/annexes/compliance`)).json();
+    expect(after.missing.map((m: { code: string }) => m.code)).toEqual(["ENTRY_CONDITION_REPORT"]);
+    expect(after.expired).toEqual([
+      expect.objectContaining({ code: "ERP", valid_until: addDays(today, -1) }),
+    ]);
+
+    const report = await upload(lease.id, { catalog_code: "ENTRY_CONDITION_REPORT", document_date: today });
+    expect(report.statusCode, report.body).toBe(201);
+    expect(report.json()).toMatchObject({
+      code: "ENTRY_CONDITION_REPORT",
+      category: "USER_UPLOAD",
+      size: PDF.length,
+    });
+    const fresh = await upload(lease.id, {
+      catalog_code: "ERP",
+      document_date: addDays(addMonths(today, -6), 1),
+    });
+    expect(fresh.statusCode, fresh.body).toBe(201);
+    expect((await t.request("GET", `/api/leases/${lease.id}/annexes/compliance`)).json().status).toBe(
+      "COMPLIANT",
+    );
+
+    const list = (await t.request("GET", `/api/leases/${lease.id}/annexes`)).json();
+    const notice = list.find((a: { code: string }) => a.code === "NOTICE_INFORMATION");
+    const file = await t.request("GET", `/api/leases/${lease.id}/annexes/${notice.id}/download`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("application/pdf");
+    const uploaded = await t.request("GET", `/api/leases/${lease.id}/annexes/${report.json().id}/download`);
+    expect(uploaded.rawPayload.equals(PDF)).toBe(true);
+
+    // Bad input and another tenant's lease.
+    const asUpload = await t.request("POST", `/api/leases/${lease.id}/annexes`, {
+      body: { catalog_code: "ENTRY_CONDITION_REPORT" },
+    });
+    expect(asUpload.statusCode).toBe(400);
+    expect(
+      (await t.request("POST", `/api/leases/${lease.id}/annexes`, { body: { catalog_code: "X" } }))
+        .statusCode,
+    ).toBe(400);
+    expect((await t.request("GET", `/api/leases/${lease.id}/annexes`, { as: t.other })).statusCode).toBe(404);
+    expect((await upload(lease.id, { catalog_code: "ERP" }, t.other)).statusCode).toBe(404);
+  });
+
+  it("initiate: 402 when the balance is empty, 422 with the missing annexes; nothing changes", async () => {
+    const lease = await readyLease();
+    expect((await balance()).balance).toBe(0);
+    const poor = await initiate(lease.id);
+    expect(poor.statusCode, poor.body).toBe(402);
+    expect(poor.json().error).toBe("PaymentRequired");
+    await buyCredits();
+    const bare = await draftLease();
+    await contractPdf(bare.id);
+    const missing = await initiate(bare.id);
+    expect(missing.statusCode, missing.body).toBe(422);
+    expect(missing.json().details.map((d: { field: string }) => d.field)).toContain(
+      "annexes.ENTRY_CONDITION_REPORT",
+    );
+    expect(await leaseStatus(bare.id)).toBe("DRAFT");
+    expect((await t.request("GET", `/api/leases/${bare.id}/signature`)).statusCode).toBe(404);
+    expect((await balance()).reserved).toBe(0);
+  });
+
+  it("codes: a new one only after 60 s, valid 10 minutes, the 5th wrong one locks the signatory", async () => {
+    const lease = await readyLease();
+    const started = await initiate(lease.id);
+    expect(started.statusCode, started.body).toBe(201);
+    expect(started.headers.location).toBe(`/api/leases/${lease.id}/signature`);
+    expect(started.json().signatories.map((s: { role: string }) => s.role)).toEqual(["Primary", "Lessor"]);
+    const [tenant, lessor] = started.json().signatories;
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now });
+    const request = (signatory_id: string) =>
+      t.request("POST", `/api/leases/${lease.id}/signature/request`, { body: { signatory_id } });
+    const validate = (signatory_id: string, otp: string) =>
+      t.request("POST", `/api/leases/${lease.id}/signature/validate`, { body: { signatory_id, otp } });
+
+    expect((await request(tenant.signatory_id)).statusCode).toBe(200);
+    vi.setSystemTime(now + 59_000);
+    const early = await request(tenant.signatory_id);
+    expect(early.statusCode, early.body).toBe(429);
+    expect(early.json().message).toMatch(/60 seconds/);
+    vi.setSystemTime(now + 60_000);
+    const sentAt = smtp.accepted.length;
+    expect((await request(tenant.signatory_id)).statusCode).toBe(200);
+    const code = await codeFor(tenant.email, sentAt);
+    // Valid until 10 minutes after it was sent, not a millisecond more.
+    vi.setSystemTime(now + 60_000 + 10 * 60_000 + 1);
+    const late = await validate(tenant.signatory_id, code);
+    expect(late.statusCode, late.body).toBe(409);
+    expect(late.json().message).toMatch(/expired/);
+
+    expect((await request(lessor.signatory_id)).statusCode).toBe(200);
+    const wrong = (await codeFor(lessor.email, sentAt)) === "000000" ? "111111" : "000000";
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const res = await validate(lessor.signatory_id, wrong);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().details).toEqual([
+        { field: "otp", message: `Wrong code; ${5 - attempt} attempt(s) left` },
+      ]);
+    }
+    const fifth = await validate(lessor.signatory_id, wrong);
+    expect(fifth.statusCode, fifth.body).toBe(409);
+    expect(fifth.json().message).toMatch(/locked/);
+    const after = await validate(lessor.signatory_id, wrong);
+    expect(after.statusCode).toBe(409);
+    const state = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
+    expect(state.signatories[1]).toMatchObject({ status: "LOCKED", attempts: 5 });
+    expect(
+      (
+        await t.request("POST", `/api/leases/${lease.id}/signature/request`, {
+          body: { signatory_id: "nope" },
+        })
+      ).statusCode,
+    ).toBe(400);
+    vi.useRealTimers();
+    const cancel = await t.request("POST", `/api/leases/${lease.id}/signature/cancel`);
+    expect(cancel.statusCode, cancel.body).toBe(200);
+  });
+
+  it("cancel ends the process: the lease back to DRAFT, the credit released", async () => {
+    const lease = await readyLease();
+    const before = await balance();
+    expect((await initiate(lease.id)).statusCode).toBe(201);
+    expect(await leaseStatus(lease.id)).toBe("PENDING_SIGNATURE");
+    expect(await balance()).toMatchObject({ balance: before.balance - 1, reserved: 1 });
+    const pending = (await t.request("GET", "/api/leases/pending-signature")).json();
+    expect(pending.map((p: { lease_id: string }) => p.lease_id)).toContain(lease.id);
+    const cancelled = await t.request("POST", `/api/leases/${lease.id}/signature/cancel`, {
+      body: { reason: "Erreur de loyer" },
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: "CANCELLED", end_cause: "CANCELLED" });
+    expect(await leaseStatus(lease.id)).toBe("DRAFT");
+    expect(await balance()).toMatchObject({ balance: before.balance, reserved: 0 });
+    expect((await t.request("POST", `/api/leases/${lease.id}/signature/cancel`)).statusCode).toBe(409);
+    // Another tenant's lease is unknown to the caller.
+    expect(
+      (await t.request("POST", `/api/leases/${lease.id}/signature/initiate`, { as: t.other })).statusCode,
+    ).toBe(404);
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`, { as: t.other })).statusCode).toBe(
+      404,
+    );
+    const foreign = await t.request("POST", `/api/leases/${lease.id}/signature/cancel`, { as: t.other });
+    expect(foreign.statusCode, foreign.body).toBe(404);
+  });
+
+  it("a change to the lease while it is being signed ends the process and releases the credit", async () => {
+    const lease = await readyLease();
+    const before = await balance();
+    const started = await initiate(lease.id);
+    expect(started.statusCode, started.body).toBe(201);
+    const changed = await t.request("PUT", `/api/leases/${lease.id}`, { body: { rent_amount: 850 } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const ended = await eventually(
+      async () => (await t.request("GET", `/api/leases/${lease.id}/signature`)).json(),
+      (s) => s.status === "CANCELLED",
+    );
+    expect(ended).toMatchObject({ end_cause: "LEASE_CHANGED" });
+    expect(ended.end_reason).toMatch(/LeaseUpdated/);
+    expect(await eventually(balance, (b) => b.reserved === 0)).toMatchObject({ balance: before.balance });
+    expect(await leaseStatus(lease.id)).toBe("DRAFT");
+  });
+
+  it("an initiation cut short after its reservation: the credit is released 10 minutes later", async () => {
+    const lease = await readyLease();
+    const before = await balance();
+    const at = (minutesAgo: number) => ({
+      store: t.app.platform.store,
+      tenant_id: t.tenant.id,
+      metadata: {
+        tenant_id: t.tenant.id,
+        actor_key_id: null,
+        correlation_id: null,
+        causation_id: null,
+        occurred_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+      },
+    });
+    const reserve = (minutesAgo: number) =>
+      runCommand(at(minutesAgo), creditLedgerStream(t.tenant.id), creditDecider, {
+        type: "ReserveCredits",
+        reservation_id: randomUUID(),
+        credits: 1,
+        purpose: `lease_signature:${lease.id}`,
+      });
+    await reserve(9);
+    await reserve(11);
+    await eventually(balance, (b) => b.reserved === before.reserved + 2);
+    const deps = { sql: t.sql, store: t.app.platform.store };
+    expect(await releaseStrandedReservations(deps)).toBe(1);
+    expect(await eventually(balance, (b) => b.reserved === before.reserved + 1)).toMatchObject({
+      balance: before.balance - 1,
+    });
+    expect(await leaseStatus(lease.id)).toBe("DRAFT");
+  });
+
+  it("end to end: from a DRAFT lease to a signed ACTIVE one, the lessee signing with their own token", async () => {
+    const hook = await t.request("POST", "/api/webhook-subscriptions", {
+      body: { url: "http://127.0.0.1:9/hooks", events: ["signature.completed"] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const sub = "signer-1";
+    const lessee = await f.lesseeToken(idp, sub, SCOPES);
+    const lesseeId = await f.lesseeOf(sub);
+    const lease = await readyLease({ primary_lessee_id: lesseeId });
+    const before = await balance();
+    const started = await initiate(lease.id);
+    expect(started.statusCode, started.body).toBe(201);
+    expect(started.json().signature_level).toBe("SIMPLE");
+    const [mine, lessor] = started.json().signatories;
+
+    // The lessee signs in their own space, only as themself.
+    const own = `/api/lessee/leases/${lease.id}/signature`;
+    const notMine = await t.request("POST", `${own}/request`, {
+      body: { signatory_id: lessor.signatory_id },
+      as: lessee,
+    });
+    expect(notMine.statusCode, notMine.body).toBe(403);
+    const stranger = await f.lesseeToken(idp, "stranger-1", SCOPES);
+    await f.lesseeOf("stranger-1");
+    const theirs = await t.request("POST", `${own}/request`, {
+      body: { signatory_id: mine.signatory_id },
+      as: stranger,
+    });
+    expect(theirs.statusCode, theirs.body).toBe(404);
+    const readOnly = await f.lesseeToken(idp, sub);
+    expect(
+      (await t.request("POST", `${own}/request`, { body: { signatory_id: mine.signatory_id }, as: readOnly }))
+        .statusCode,
+    ).toBe(403);
+    let sentAt = smtp.accepted.length;
+    const asked = await t.request("POST", `${own}/request`, {
+      body: { signatory_id: mine.signatory_id },
+      as: lessee,
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const signed = await t.request("POST", `${own}/validate`, {
+      body: { signatory_id: mine.signatory_id, otp: await codeFor(mine.email, sentAt) },
+      as: lessee,
+      headers: { "user-agent": "Firefox/140" },
+    });
+    expect(signed.statusCode, signed.body).toBe(200);
+    expect(signed.json().signatories[0].status).toBe("SIGNED");
+    const seen = await t.request("GET", own, { as: readOnly });
+    expect(seen.statusCode, seen.body).toBe(200);
+    expect(seen.json()).toMatchObject({ status: "PENDING", signature_level: "SIMPLE" });
+    expect(seen.json().signatories.map((s: { email: string | null }) => s.email)).toEqual([null, null]);
+
+    // The lessor signs through the API.
+    sentAt = smtp.accepted.length;
+    expect(
+      (
+        await t.request("POST", `/api/leases/${lease.id}/signature/request`, {
+          body: { signatory_id: lessor.signatory_id },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const done = await t.request("POST", `/api/leases/${lease.id}/signature/validate`, {
+      body: { signatory_id: lessor.signatory_id, otp: await codeFor("bailleur@sci-dupont.fr", sentAt) },
+    });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().status).toBe("COMPLETED");
+    expect(await leaseStatus(lease.id)).toBe("ACTIVE");
+    expect(await balance()).toMatchObject({ balance: before.balance - 1, reserved: before.reserved });
+
+    const pdf = await t.request("GET", `/api/lessee/leases/${lease.id}/signature/document`, {
+      as: await f.lesseeToken(idp, sub, "lessee:leases:download"),
+    });
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe("%PDF-");
+    expect(createHash("sha256").update(pdf.rawPayload).digest("hex")).toBe(done.json().signed_pdf.sha256);
+    const evidence = await t.request("GET", `/api/leases/${lease.id}/signature/evidence`);
+    expect(evidence.statusCode).toBe(200);
+    const file = JSON.parse(evidence.body);
+    expect(file.signature_level).toBe("SIMPLE");
+    expect(file.steps.map((s: { step: string }) => s.step)).toEqual([
+      "INITIATED",
+      "CODE_SENT",
+      "SIGNED",
+      "CODE_SENT",
+      "SIGNED",
+    ]);
+    expect(file.steps[2]).toMatchObject({
+      channel: "lessee_space",
+      user_agent: "Firefox/140",
+      document_sha256: done.json().document_sha256,
+    });
+    expect(file.steps[2].ip).toBeTruthy();
+    const deliveries = await t.sql.query(
+      "SELECT payload FROM webhook_deliveries WHERE subscription_id = $1 AND event_type = 'signature.completed'",
+      [hook.json().id],
+    );
+    expect(deliveries.map((d) => (d.payload as { data: { lease_id: string } }).data.lease_id)).toContain(
+      lease.id,
+    );
+    // Done is done.
+    expect((await t.request("POST", `/api/leases/${lease.id}/signature/cancel`)).statusCode).toBe(409);
+  });
+});
