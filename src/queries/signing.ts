@@ -19,6 +19,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
+import { sha256Of } from "../platform/pdf/renderCache.ts";
 import { renderPdf } from "../platform/pdf/renderPdf.ts";
 import { documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
@@ -619,4 +620,38 @@ export async function signingQueryRoutes(app: FastifyInstance): Promise<void> {
   fileRoute("/api/leases/:lease_id/signature/document", "signed_pdf", "LeasesRead", false);
   fileRoute("/api/leases/:lease_id/signature/evidence", "evidence", "LeasesRead", false);
   fileRoute("/api/lessee/leases/:lease_id/signature/document", "signed_pdf", "lessee:leases:download", true);
+}
+
+/**
+ * The bytes of what a signature process covers, in order: the contract PDF it named, then each
+ * annex. A part whose bytes no longer hash to what was signed is left out (the certificate lists it).
+ */
+export async function signedParts(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  signed: {
+    contract: { pdf_id: string; sha256: string };
+    annexes: { annex_id: string; sha256: string | null }[];
+  },
+): Promise<{ bytes: Buffer; content_type: string }[]> {
+  const [contractRow] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>("SELECT blob_key FROM lease_pdfs WHERE tenant_id = $1 AND lease_id = $2 AND id = $3", [
+      tenantId,
+      leaseId,
+      signed.contract.pdf_id,
+    ]),
+  );
+  const contract = contractRow ? await blobStoreFor(sql).getBlob(String(contractRow.blob_key)) : null;
+  const parts: { bytes: Buffer; content_type: string }[] = [];
+  if (contract && sha256Of(contract.bytes) === signed.contract.sha256)
+    parts.push({ bytes: contract.bytes, content_type: "application/pdf" });
+  for (const annex of signed.annexes) {
+    const found = await readAnnex(sql, tenantId, leaseId, annex.annex_id);
+    const file = found ? await annexFile(sql, found.row) : null;
+    // Generated annexes are signed by what they name, uploads by their bytes (../commands/signing).
+    if (file && (!found?.row.blob_key || sha256Of(file.bytes) === annex.sha256))
+      parts.push({ bytes: file.bytes, content_type: file.content_type });
+  }
+  return parts;
 }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { PDFDocument } from "pdf-lib";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
 import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
@@ -434,6 +435,12 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(pdf.statusCode).toBe(200);
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe("%PDF-");
     expect(createHash("sha256").update(pdf.rawPayload).digest("hex")).toBe(done.json().signed_pdf.sha256);
+    // The signed PDF binds the contract's own pages after the certificate, then the annexes'.
+    const contractRow = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json().at(-1);
+    const contractBytes = (await t.request("GET", `/api/leases/pdf/${contractRow.id}`)).rawPayload;
+    const contractPages = (await PDFDocument.load(contractBytes)).getPageCount();
+    const signedPages = (await PDFDocument.load(pdf.rawPayload)).getPageCount();
+    expect(signedPages).toBeGreaterThan(contractPages + 1);
     const evidence = await t.request("GET", `/api/leases/${lease.id}/signature/evidence`);
     expect(evidence.statusCode).toBe(200);
     const file = JSON.parse(evidence.body);

@@ -22,10 +22,12 @@ import {
   WrongExpectedRevisionError,
 } from "../../platform/eventstore/eventStore.ts";
 import { oneAtATime } from "../../platform/oneAtATime.ts";
+import { mergePdfs } from "../../platform/pdf/mergePdfs.ts";
 import { sha256Of } from "../../platform/pdf/renderCache.ts";
 import { renderPdf } from "../../platform/pdf/renderPdf.ts";
 import { documentOf, markupToContent } from "../../platform/pdf/renderTemplate.ts";
 import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
+import { signedParts } from "../../queries/signing.ts";
 import { leaseSigningDecider, type SigningCommand, signingDecider } from "./decider.ts";
 
 /**
@@ -257,11 +259,16 @@ export async function finishSigning(
     const evidenceBytes = Buffer.from(
       `${JSON.stringify({ ...evidence, completed_at: completedAt }, null, 2)}\n`,
     );
-    const pdf = await renderPdf(
+    // The certificate first, then the very bytes that were signed: the contract and the annexes.
+    const certificate = await renderPdf(
       documentOf(markupToContent(signedMarkup(evidence, completedAt)), {
         title: "Bail signé électroniquement",
       }),
     );
+    const pdf = await mergePdfs([
+      { bytes: certificate, content_type: "application/pdf" },
+      ...(await signedParts(deps.sql, context.tenant_id, leaseId, evidence.document)),
+    ]);
     const blobs = blobStoreFor(deps.sql);
     const base = `${process.process_id}-${randomUUID().slice(0, 8)}`;
     const [signed, proof] = await Promise.all([

@@ -311,7 +311,13 @@ async function validateCode(
     step: stepOf(request, own ? "lessee_space" : "api"),
   });
   const wrong = wrongCodeError(result.events);
-  if (wrong) throw wrong;
+  if (wrong) {
+    // The refusal recorded an attempt: a read after this answer sees it (read-your-writes).
+    const { platform } = request.server;
+    if (result.position)
+      await platform.projections.waitFor(result.position, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
+    throw wrong;
+  }
   // The last signature completes it: the answer waits for every stream it wrote.
   const position =
     result.state.process?.status === "SIGNED"
