@@ -1,6 +1,7 @@
 import type { Sql } from "../../db.ts";
 import { isoSql } from "../../formatDates.ts";
 import type { Position, ReadAllOptions, RecordedEvent } from "../eventStore.ts";
+import { upcast } from "../upcast.ts";
 import { EVENT_COLUMNS, toRecordedEvent } from "./readEvents.ts";
 
 /**
@@ -88,7 +89,7 @@ export async function readAllLean(sql: Sql, options: ReadAllOptions = {}): Promi
   const events = new Array<RecordedEvent>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as [string, string, number, any, any, string, number, number, string, string];
-    events[i] = {
+    const event: RecordedEvent = {
       event_id: r[0],
       type: r[1],
       schema_version: r[2],
@@ -99,6 +100,7 @@ export async function readAllLean(sql: Sql, options: ReadAllOptions = {}): Promi
       position: { commit: BigInt(r[8]), prepare: BigInt(r[7]) },
       created_at: r[9],
     };
+    events[i] = upcast(event);
   }
   return events;
 }
