@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
+import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
@@ -56,6 +57,7 @@ import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
+import { auditQueryRoutes } from "./queries/audit.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -188,6 +190,25 @@ const rentRemindersJob = areaJob({
   },
 });
 
+/**
+ * Daily roots of the log (docs/audit.md): each night, per tenant, the Merkle root over the heads of
+ * the streams written the day before. Spans tenants: its output is counts only.
+ */
+const dailyRootsJob = areaJob({
+  queue: DAILY_ROOTS_QUEUE,
+  description:
+    "Records the heads of the streams written since the last run and closes every day before the date (default today, Europe/Paris) with its root per tenant",
+  cron: "30 23 * * *",
+  input: z.strictObject({
+    date: isoDate.refine((date) => date <= legalToday(), "must not be after today (Europe/Paris)").optional(),
+  }),
+  timeoutSeconds: 3600,
+  run: async (deps, { date }) => {
+    const run = await computeDailyRoots(deps, { today: date });
+    return { events: run.events, closed: run.closed.length };
+  },
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -269,4 +290,6 @@ export const areas: Area[] = [
     routes: [creditCommandRoutes, creditQueries],
     projections: [creditTransactionsProjection],
   },
+  // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
+  { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },
 ];
