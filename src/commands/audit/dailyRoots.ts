@@ -30,7 +30,8 @@ export async function computeDailyRoots(
     const after: Position | undefined = row
       ? { commit: BigInt(row.commit), prepare: BigInt(row.prepare) }
       : undefined;
-    const page = await store.readAll({ after, max_count: PAGE });
+    // Past other databases' transactions, as the projectors read: they cannot write this log.
+    const page = await store.readAll({ after, max_count: PAGE, past_other_databases: true });
     if (page.length === 0) break;
     const moved = await sql.transaction(async (tx) => {
       // One run at a time: a second one waits here, then finds the checkpoint moved and reads on.
