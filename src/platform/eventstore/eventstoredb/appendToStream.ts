@@ -23,6 +23,7 @@ import {
   toClientExpectedRevision,
   toPortActualRevision,
   toPortError,
+  toPortReadError,
   toRecordedEvent,
 } from "./mapping.ts";
 import { headPosition } from "./readAll.ts";
@@ -45,7 +46,10 @@ export async function appendToStream(
     // The hash chain (docs/audit.md) continues from the event the write lands after: read it, and
     // for "any" or "stream_exists" append at its exact revision, so that a concurrent write cannot
     // land in between (the server refuses; we read again).
-    const head = await chainHead(client, stream_name, expected);
+    // A read that fails wrote nothing: the port's read errors (a tombstone, no server).
+    const head = await chainHead(client, stream_name, expected).catch((error: unknown) => {
+      throw toPortReadError(error, stream_name);
+    });
     const revisionOf = head ? head.revision : "no_stream";
     const links = chainHashes(
       stream_name,
