@@ -12460,7 +12460,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One JSON line per event of the lease's streams (the lease, then its account), each with `hash` and `previous_hash`, then one `proof` line per stream whose head is under a daily root (docs/audit.md) */
+            /** @description One JSON line per event of the lease's streams (the lease, then its account for a FinanceRead caller), each with `hash` and `previous_hash`, then one `proof` line per stream whose head is under a daily root (docs/audit.md) */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];

@@ -61,7 +61,7 @@ const rootBody = z
 
 const ndjson = z.unknown().meta({
   description:
-    "One JSON line per event of the lease's streams (the lease, then its account), each with `hash` and `previous_hash`, then one `proof` line per stream whose head is under a daily root (docs/audit.md)",
+    "One JSON line per event of the lease's streams (the lease, then its account for a FinanceRead caller), each with `hash` and `previous_hash`, then one `proof` line per stream whose head is under a daily root (docs/audit.md)",
   content: { "application/x-ndjson": { schema: { type: "string" } } },
 });
 
@@ -104,7 +104,9 @@ export async function auditQueryRoutes(app: FastifyInstance) {
       const { lease_id } = request.params;
       const tenant_id = tenantOf(request);
       const { store } = app.platform;
-      const streams = [leaseStream(lease_id), leaseAccountStream(lease_id)];
+      // The account (rent calls, payments) is Finance wherever it sits: only for a FinanceRead caller.
+      const finance = request.auth?.permissions.includes("FinanceRead") ?? false;
+      const streams = [leaseStream(lease_id), ...(finance ? [leaseAccountStream(lease_id)] : [])];
       const events = await Promise.all(streams.map((s) => store.readStream(s)));
       if (events[0].length === 0 || events[0][0].metadata.tenant_id !== tenant_id)
         throw notFound("Lease", lease_id);
