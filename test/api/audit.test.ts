@@ -13,7 +13,7 @@ import { verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 const run = promisify(execFile);
@@ -108,6 +108,39 @@ describe.each(databaseKinds)("audit: hash chain, daily roots, export, upcasting 
     expect((await t.request("GET", `/api/leases/${randomUUID()}/history.ndjson`)).statusCode).toBe(404);
     expect((await t.request("GET", "/api/audit/roots?date=1999-01-01")).statusCode).toBe(404);
     expect((await t.request("GET", "/api/audit/roots?date=nope")).statusCode).toBe(400);
+  });
+
+  it("exports the lease's account (rent calls, payments) only to a caller that also holds FinanceRead", {
+    timeout: LONG,
+  }, async () => {
+    const { id } = await newLease({ payment_day: 5 });
+    expect((await setStatus(id, "ACTIVE", { effective_date: "2025-01-01" })).statusCode).toBe(200);
+    const paid = await t.request("POST", `/api/leases/${id}/payments`, {
+      body: { method: "VIREMENT_BANCAIRE", paid_on: "2025-02-10", amount: 100 },
+    });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const streams = (body: string) =>
+      new Set(
+        body
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).stream_name)
+          .filter(Boolean),
+      );
+    expect(streams(await exportOf(id))).toEqual(new Set([leaseStream(id), `lease_account-${id}`]));
+    const created = await t.request("POST", `/api/admin/tenants/${t.tenant.id}/api-keys`, {
+      as: null,
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+      body: { name: "leases only", permissions: ["LeasesRead"] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const leasesOnly = await t.request("GET", `/api/leases/${id}/history.ndjson`, {
+      as: null,
+      headers: { authorization: `Bearer ${created.json().key}` },
+    });
+    expect(leasesOnly.statusCode, leasesOnly.body).toBe(200);
+    expect(streams(leasesOnly.body)).toEqual(new Set([leaseStream(id)]));
+    expect(verifyLines(leasesOnly.body.split("\n")).ok).toBe(true);
   });
 
   it("reads a v1 LeaseLesseeEnded (end_date) current (ended_on) in projections, history, replay and rebuild; the export keeps it as stored", {
