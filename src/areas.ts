@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
+import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
@@ -62,6 +63,7 @@ import { settingsProjections } from "./projections/settings.ts";
 import { signingProjections } from "./projections/signing.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
+import { auditQueryRoutes } from "./queries/audit.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
@@ -196,6 +198,25 @@ const rentRemindersJob = areaJob({
   },
 });
 
+/**
+ * Daily roots of the log (docs/audit.md): each night, per tenant, the Merkle root over the heads of
+ * the streams written the day before. Spans tenants: its output is counts only.
+ */
+const dailyRootsJob = areaJob({
+  queue: DAILY_ROOTS_QUEUE,
+  description:
+    "Records the heads of the streams written since the last run and closes every day before the date (default today, Europe/Paris) with its root per tenant",
+  cron: "30 23 * * *",
+  input: z.strictObject({
+    date: isoDate.refine((date) => date <= legalToday(), "must not be after today (Europe/Paris)").optional(),
+  }),
+  timeoutSeconds: 3600,
+  run: async (deps, { date }) => {
+    const run = await computeDailyRoots(deps, { today: date });
+    return { events: run.events, closed: run.closed.length };
+  },
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -291,4 +312,6 @@ export const areas: Area[] = [
     projections: signingProjections,
     loops: [signingLoop],
   },
+  // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
+  { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },
 ];

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { areas } from "./areas.ts";
 import { expireLeases } from "./commands/leases/expire.ts";
@@ -5,6 +6,8 @@ import { ConfigError, loadConfig } from "./platform/config.ts";
 import type { Sql } from "./platform/db.ts";
 import { ApiError } from "./platform/errors.ts";
 import { adoptLog } from "./platform/eventstore/postgres/adoptLog.ts";
+import { backfillChains } from "./platform/eventstore/postgres/backfillChain.ts";
+import { verifyLines } from "./platform/eventstore/verifyChain.ts";
 import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
 import { jobKinds } from "./platform/jobs.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -33,6 +36,8 @@ const usage = `pms: property management service
   pms jobs list                                       the kinds of background job (pg-boss queues)
   pms jobs run <queue> [--data JSON] [--tenant <id>]  run one job here, now (not through pg-boss)
   pms openapi                                         print the OpenAPI document (no database needed)
+  pms audit verify FILE                               check a history.ndjson export offline (exit 1 naming the first bad event)
+  pms audit backfill                                  chain the events written before the hash chain (resumable)
 
 Permissions: ${PERMISSIONS.join(", ")}`;
 
@@ -63,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(await openapiDocument(), null, 2)}\n`);
     return 0;
   }
+  if (group === "audit" && action === "verify") return verifyExport(rest[0]);
   const config = loadConfig();
   // Beside a running service on the same data directory, through its embedded server.
   const sql = await openDatabase(config, { join: true });
@@ -154,6 +160,12 @@ async function main(argv: string[]): Promise<number> {
       console.log(`Renewed ${renewed.length} lease(s)${renewed.length ? `: ${renewed.join(", ")}` : ""}`);
       return 0;
     }
+    if (group === "audit" && action === "backfill") {
+      // docs/audit.md, "Backfill": stream by stream, safe beside the service, resumable.
+      const chained = await backfillChains(sql, { progress: (n) => console.log(`chained ${n} event(s)`) });
+      console.log(`Backfill done: ${chained} event(s) chained; none left unchained.`);
+      return 0;
+    }
     if (group === "jobs" && (action === "list" || (action === "run" && rest[0]))) {
       return await jobs(config, sql, action, rest);
     }
@@ -226,3 +238,33 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/** `pms audit verify FILE` (docs/audit.md): 0 when every line holds, 1 naming the first that does not, 2 unreadable. */
+async function verifyExport(file: string | undefined): Promise<number> {
+  if (!file) {
+    console.error("pms audit verify FILE: name the history.ndjson export to check");
+    return 2;
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    console.error(`Cannot read ${file}: ${(error as Error).message}`);
+    return 2;
+  }
+  const verdict = verifyLines(text.split("\n"));
+  if (!verdict.ok && verdict.failure) {
+    const f = verdict.failure;
+    const event = f.event_id ? `event ${f.event_id}` : "a line";
+    const where = f.stream_name ? ` (stream ${f.stream_name}, revision ${f.stream_revision})` : "";
+    console.error(`FAILED at line ${f.line}: ${event}${where}: ${f.reason}`);
+    return 1;
+  }
+  console.log(`OK: ${verdict.events} event(s) in ${verdict.streams} stream(s), every hash and link holds.`);
+  for (const p of verdict.proofs)
+    console.log(
+      `Proof: ${p.stream_name} at revision ${p.stream_revision} is under the root ${p.root} of ${p.day}; compare it with GET /api/audit/roots?date=${p.day}`,
+    );
+  if (verdict.proofs.length === 0) console.log("No proof line: no stream head is under a daily root yet.");
+  return 0;
+}

@@ -149,7 +149,7 @@ function tenantsAfter(lessees: LeaseView["lessees"], event: Of<LeaseTenantEvent>
     case "LeaseLesseeEnded":
       return withMember(lessees, event.data.lessee_id, (a) => ({
         ...a,
-        end_date: event.data.end_date,
+        end_date: event.data.ended_on,
         ended: true,
       }));
     case "LeaseLesseeRemoved":

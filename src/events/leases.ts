@@ -1,4 +1,5 @@
 import { LEASE_TYPES } from "../law/leaseTypes.ts";
+import type { Upcaster } from "../platform/eventstore/upcast.ts";
 import { LEASE_STATUS_OF_EVENT } from "./leaseEventGroups.ts";
 
 /**
@@ -193,7 +194,8 @@ export type LeaseEvent =
         changes: { role?: LeaseRole; start_date?: string; end_date?: string | null };
       };
     }
-  | { type: "LeaseLesseeEnded"; data: { lease_id: string; lessee_id: string; end_date: string } }
+  /** Version 2: `ended_on` (version 1 said `end_date`, read through leaseUpcasters). */
+  | { type: "LeaseLesseeEnded"; data: { lease_id: string; lessee_id: string; ended_on: string } }
   | { type: "LeaseLesseeRemoved"; data: { lease_id: string; lessee_id: string } }
   | { type: "LeaseAmendmentDrafted"; data: { lease_id: string; amendment_id: string } & AmendmentFields }
   | {
@@ -284,6 +286,22 @@ export function statusesAfter(
   for (const e of events) last.set(e.data.lease_id.toLowerCase(), STATUS_OF_EVENT[e.type]);
   return last;
 }
+
+/**
+ * Old shapes of lease events read current (docs/audit.md, "Upcasting"). LeaseLesseeEnded v1 named
+ * the tenant's last day `end_date`, as the association's field, which read as the lease's end; v2
+ * says `ended_on`.
+ */
+export const leaseUpcasters: Upcaster[] = [
+  {
+    type: "LeaseLesseeEnded",
+    from: 1,
+    upcast: ({ end_date, ...rest }: { lease_id: string; lessee_id: string; end_date: string }) => ({
+      ...rest,
+      ended_on: end_date,
+    }),
+  },
+];
 
 /** Every lease event type, checked by the compiler: a type missing here, or unknown, fails `tsc`. */
 const LEASE_EVENT_TYPES = {

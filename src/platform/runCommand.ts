@@ -10,6 +10,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "./eventstore/eventStore.ts";
+import { currentSchemaVersion } from "./eventstore/upcast.ts";
 import { mapLimit } from "./mapLimit.ts";
 import { commitReserving, type Reserving } from "./reserveUnique.ts";
 import type { StreamCache } from "./streamCache.ts";
@@ -152,7 +153,7 @@ const recordedAs = (
   events.map((e, i) => ({
     ...e,
     data: JSON.parse(JSON.stringify(e.data ?? null)),
-    schema_version: e.schema_version ?? 1,
+    schema_version: e.schema_version ?? currentSchemaVersion(e.type),
     stream_name,
     stream_revision: (before ?? -1n) + BigInt(i + 1),
     position,

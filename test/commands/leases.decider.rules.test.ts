@@ -421,7 +421,7 @@ describe("tenants", () => {
     const two = [...active, added(cotenant, "Primary")];
     const endedTerm: LeaseEvent = {
       type: "LeaseLesseeEnded",
-      data: { lease_id, lessee_id: cotenant, end_date: "2025-06-30" },
+      data: { lease_id, lessee_id: cotenant, ended_on: "2025-06-30" },
     };
     expect(live(spec.given([...two, endedTerm]).state).lessees[cotenant]).toMatchObject({
       end_date: "2025-06-30",
@@ -449,7 +449,7 @@ describe("tenants", () => {
     spec
       .given(withCo)
       .when({ type: "EndLeaseLessee", lease_id, lessee_id: cotenant, end_date: "2025-03-01" })
-      .then([{ type: "LeaseLesseeEnded", data: { lease_id, lessee_id: cotenant, end_date: "2025-03-01" } }]);
+      .then([{ type: "LeaseLesseeEnded", data: { lease_id, lessee_id: cotenant, ended_on: "2025-03-01" } }]);
   });
 
   it("an unknown association is a 404 naming the lessee and lease", () => {
@@ -510,7 +510,7 @@ describe("status", () => {
       .thenRefuses(409, /needs an active Primary/);
     const endedPrimary: LeaseEvent = {
       type: "LeaseLesseeEnded",
-      data: { lease_id, lessee_id: primary, end_date: "2025-05-01" },
+      data: { lease_id, lessee_id: primary, ended_on: "2025-05-01" },
     };
     spec
       .given([...draft, endedPrimary])

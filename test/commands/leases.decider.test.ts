@@ -247,7 +247,7 @@ describe("lease decider: status machine", () => {
   it("needs an active Primary to activate", () => {
     const ended: LeaseEvent = {
       type: "LeaseLesseeEnded",
-      data: { lease_id: leaseId, lessee_id: primaryId, end_date: "2025-01-01" },
+      data: { lease_id: leaseId, lessee_id: primaryId, ended_on: "2025-01-01" },
     };
     given([created])
       .when(status("ACTIVE"))
@@ -405,7 +405,7 @@ describe("lease decider: tenants", () => {
       .thenEmits([
         {
           type: "LeaseLesseeEnded",
-          data: { lease_id: leaseId, lessee_id: primaryId, end_date: "2025-06-30" },
+          data: { lease_id: leaseId, lessee_id: primaryId, ended_on: "2025-06-30" },
         },
       ]);
     const demote = {
@@ -426,7 +426,7 @@ describe("lease decider: tenants", () => {
       .thenEmits([
         {
           type: "LeaseLesseeEnded",
-          data: { lease_id: leaseId, lessee_id: primaryId, end_date: "2025-06-30" },
+          data: { lease_id: leaseId, lessee_id: primaryId, ended_on: "2025-06-30" },
         },
       ]);
   });

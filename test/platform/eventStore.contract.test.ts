@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
+import { lineHash } from "../../src/platform/eventstore/chain.ts";
 import {
   comparePositions,
   type EventStore,
@@ -19,6 +20,7 @@ import {
   DuplicateEventIdError,
 } from "../../src/platform/eventstore/postgres/appendToStream.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { fakeClient } from "../support/fakeEventStoreDb.ts";
 import { startFaultProxy } from "../support/faultProxy.ts";
 import { openTransaction } from "../support/openTransaction.ts";
@@ -440,6 +442,69 @@ for (const adapter of adapters) {
         const error = await rejection(store.appendToStream(name, [newEvent()], { expected_revision: 0n }));
         expect(error.actual).toBe(1n);
         expect((await store.readStream(name)).length).toBe(2);
+      });
+    });
+
+    describe("hash chain (docs/audit.md)", () => {
+      /** The stream as export lines, checked as `pms audit verify` checks them. */
+      const verifyStream = async (name: string) =>
+        verifyLines((await store.readStream(name)).map((e) => JSON.stringify(chainLine(e))));
+
+      it("each event carries its line's hash and the previous event's (null at revision 0), in every mode", async () => {
+        const name = stream();
+        await store.appendToStream(name, [newEvent("A", { amount: 1.5, é: "ü\n" }), newEvent("B")], {
+          expected_revision: "no_stream",
+        });
+        await store.appendToStream(name, [newEvent("C")], { expected_revision: 1n });
+        await store.appendToStream(name, [newEvent("D")], { expected_revision: "any" });
+        await store.appendToStream(name, [newEvent("E")], { expected_revision: "stream_exists" });
+        const events = await store.readStream(name);
+        expect(events[0].previous_hash).toBeNull();
+        for (const [i, e] of events.entries()) {
+          expect(e.hash).toBe(lineHash(chainLine(e)));
+          if (i > 0) expect(e.previous_hash).toBe(events[i - 1].hash);
+        }
+        expect(await verifyStream(name)).toMatchObject({ ok: true, events: 5, streams: 1 });
+        // readAll carries the same hashes.
+        await settled();
+        const all = await store.readAll({ after: START, max_count: 100_000 });
+        const mine = all.filter((e) => e.stream_name === name);
+        expect(mine.map((e) => e.hash)).toEqual(events.map((e) => e.hash));
+      });
+
+      it("concurrent appends to one stream, from two instances, never chain on the same previous event", async () => {
+        const name = stream();
+        await store.appendToStream(name, [newEvent()], { expected_revision: "no_stream" });
+        const other = fixture.another ? await fixture.another() : null;
+        try {
+          const stores = other ? [store, other.store] : [store];
+          const outcomes = await Promise.allSettled(
+            Array.from({ length: 16 }, (_, i) =>
+              stores[i % stores.length].appendToStream(name, [newEvent(), newEvent()], {
+                expected_revision: i % 2 === 0 ? "any" : 0n,
+              }),
+            ),
+          );
+          // Exact revision 0: at most one of those wins; "any" always lands, after whatever is there.
+          expect(outcomes.filter((o) => o.status === "fulfilled").length).toBeGreaterThanOrEqual(8);
+        } finally {
+          await other?.close();
+        }
+        const verdict = await verifyStream(name);
+        expect(verdict.failure).toBeUndefined();
+        expect(verdict.ok).toBe(true);
+      });
+
+      it("a changed byte in a stored event fails verification, naming that event", async () => {
+        const name = stream();
+        await store.appendToStream(name, [newEvent("A"), newEvent("B", { rent: 80000 }), newEvent("C")], {
+          expected_revision: "no_stream",
+        });
+        const lines = (await store.readStream(name)).map((e) => JSON.stringify(chainLine(e)));
+        lines[1] = lines[1].replace('"rent":80000', '"rent":80001');
+        const verdict = verifyLines(lines);
+        expect(verdict.ok).toBe(false);
+        expect(verdict.failure).toMatchObject({ line: 2, stream_name: name, stream_revision: 1 });
       });
     });
 

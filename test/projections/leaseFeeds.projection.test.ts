@@ -61,7 +61,7 @@ describe.each(databaseKinds)("lease feeds on %s", (kind) => {
       lease("LeaseRentChanged", l1, { rent_amount: 900 }),
       lease("LeaseUpdated", l1, { changes: { estate_id: b } }),
       lease("LeaseLesseeUpdated", l1, { lessee_id: y, changes: { role: "CoTenant" } }),
-      lease("LeaseLesseeEnded", l1, { lessee_id: x, end_date: "2025-06-30" }),
+      lease("LeaseLesseeEnded", l1, { lessee_id: x, ended_on: "2025-06-30" }),
       lease("LeaseCreated", l2, { estate_id: a, rent_amount: 500 }),
       added(l2, x),
       lease("LeaseActivated", l2),

@@ -41,6 +41,18 @@ interface RecordedFields {
   stream_revision: bigint;
   position: Position;
   created_at: string;
+  /**
+   * The stream's hash chain (docs/audit.md): this event's hash and its predecessor's (null for
+   * revision 0). Absent where unknown: events the store has not chained yet, events a caller made up.
+   */
+  hash?: string | null;
+  previous_hash?: string | null;
+  /**
+   * The event as stored, when a layer of the read path changed `schema_version` or `data` (an
+   * upcaster, docs/audit.md "Upcasting"): the chain is over this. Any other layer that changes
+   * data at read keeps the stored form here too.
+   */
+  as_stored?: { schema_version: number; data: unknown };
 }
 
 /**

@@ -64,7 +64,7 @@ function tenantWrite(e: Recorded<LeaseTenantEvent>): Statement {
     case "LeaseLesseeEnded":
       return [
         "UPDATE lease_lessees SET ended = true, end_date = $3, updated_at = $4 WHERE lease_id = $1 AND lessee_id = $2",
-        [e.data.lease_id, e.data.lessee_id, e.data.end_date, at],
+        [e.data.lease_id, e.data.lessee_id, e.data.ended_on, at],
       ];
     case "LeaseLesseeRemoved":
       return [

@@ -135,7 +135,7 @@ function endLessee(
   return [
     {
       type: "LeaseLesseeEnded",
-      data: { lease_id: command.lease_id, lessee_id: command.lessee_id, end_date: command.end_date },
+      data: { lease_id: command.lease_id, lessee_id: command.lessee_id, ended_on: command.end_date },
     },
   ];
 }

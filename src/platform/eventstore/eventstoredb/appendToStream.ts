@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   BACKWARDS,
   END,
@@ -7,6 +8,7 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from "@eventstore/db-client";
+import { chainHashes } from "../chain.ts";
 import {
   type AppendResult,
   type ExpectedRevision,
@@ -15,7 +17,15 @@ import {
   START,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
-import { knownPosition, toClientExpectedRevision, toPortActualRevision, toPortError } from "./mapping.ts";
+import { currentSchemaVersion } from "../upcast.ts";
+import {
+  knownPosition,
+  toClientExpectedRevision,
+  toPortActualRevision,
+  toPortError,
+  toPortReadError,
+  toRecordedEvent,
+} from "./mapping.ts";
 import { headPosition } from "./readAll.ts";
 
 /**
@@ -31,24 +41,56 @@ export async function appendToStream(
   // As the PostgreSQL adapter: an empty append is a caller's bug, not a revision check.
   if (events.length === 0) throw new Error("appendToStream needs at least one event");
   const expected = options.expected_revision;
-  const proposed = events.map((e) =>
-    jsonEvent({
-      id: e.event_id,
-      type: e.type,
-      data: e.data as Record<string, unknown>,
-      metadata: { ...e.metadata, schema_version: e.schema_version ?? 1 },
-    }),
-  );
   let result: Awaited<ReturnType<EventStoreDBClient["appendToStream"]>>;
-  try {
-    result = await client.appendToStream(stream_name, proposed, {
-      expectedRevision: toClientExpectedRevision(expected),
+  for (let attempt = 1; ; attempt++) {
+    // The hash chain (docs/audit.md) continues from the event the write lands after: read it, and
+    // for "any" or "stream_exists" append at its exact revision, so that a concurrent write cannot
+    // land in between (the server refuses; we read again).
+    // A read that fails wrote nothing: the port's read errors (a tombstone, no server).
+    const head = await chainHead(client, stream_name, expected).catch((error: unknown) => {
+      throw toPortReadError(error, stream_name);
     });
-  } catch (error) {
-    if (error instanceof WrongExpectedVersionError) {
-      throw new WrongExpectedRevisionError(stream_name, expected, toPortActualRevision(error.actualVersion));
+    const revisionOf = head ? head.revision : "no_stream";
+    const links = chainHashes(
+      stream_name,
+      head ? head.revision + 1n : 0n,
+      head?.hash ?? null,
+      events.map((e) => ({ ...e, schema_version: e.schema_version ?? currentSchemaVersion(e.type) })),
+    );
+    const proposed = events.map((e, i) =>
+      jsonEvent({
+        id: e.event_id,
+        type: e.type,
+        data: e.data as Record<string, unknown>,
+        metadata: {
+          ...e.metadata,
+          schema_version: e.schema_version ?? currentSchemaVersion(e.type),
+          previous_hash: links[i].previous_hash,
+          hash: links[i].hash,
+        },
+      }),
+    );
+    const loose = expected === "any" || (expected === "stream_exists" && head !== null);
+    try {
+      result = await client.appendToStream(stream_name, proposed, {
+        expectedRevision: toClientExpectedRevision(loose ? revisionOf : expected),
+      });
+      break;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        if (loose && attempt < LOOSE_ATTEMPTS) {
+          // Spread the racers out, or they meet again at the next head.
+          await sleep(Math.random() * 5 * attempt);
+          continue;
+        }
+        throw new WrongExpectedRevisionError(
+          stream_name,
+          expected,
+          toPortActualRevision(error.actualVersion),
+        );
+      }
+      throw toPortError(error, stream_name);
     }
-    throw toPortError(error, stream_name);
   }
   // Only reached when the connection string sets throwOnAppendFailure=false. The client's
   // batch-append path then reports BigInt(hasCurrentStreamRevision()), a boolean: 1n for any
@@ -68,6 +110,27 @@ export async function appendToStream(
     (await headPosition(client)) ??
     START;
   return { next_revision, position };
+}
+
+/** Tries of an "any" or "stream_exists" append that meets a concurrent write. */
+const LOOSE_ATTEMPTS = 20;
+
+/**
+ * The event a write with this expected revision lands after, with its chain hash (null for an
+ * event written before the chain): the one at an exact revision, else the stream's last; null for
+ * none ("no_stream", a missing stream or revision: the server then judges the expected revision).
+ */
+async function chainHead(
+  client: EventStoreDBClient,
+  stream_name: string,
+  expected: ExpectedRevision,
+): Promise<{ revision: bigint; hash: string | null } | null> {
+  if (expected === "no_stream") return null;
+  const [last] = await lastEvents(client, stream_name, typeof expected === "bigint" ? expected : END);
+  const event = last?.event;
+  if (!event || (typeof expected === "bigint" && event.revision !== expected)) return null;
+  const recorded = toRecordedEvent(last);
+  return { revision: event.revision, hash: recorded?.hash ?? null };
 }
 
 async function positionOfRevision(

@@ -26,6 +26,7 @@ import {
   StoreUnavailableError,
   StreamDeletedError,
 } from "../eventStore.ts";
+import { upcast } from "../upcast.ts";
 
 /**
  * Translations between the port and the EventStoreDB client. The revision conventions already
@@ -75,19 +76,22 @@ export function isSystemType(type: string): boolean {
 }
 
 /**
- * A client event as the port's RecordedEvent, or null for an unresolved link. schema_version
- * travels in the ESDB metadata beside the port's metadata and is split off again here.
+ * A client event as the port's RecordedEvent, or null for an unresolved link. schema_version and
+ * the chain's hashes travel in the ESDB metadata beside the port's metadata and are split off
+ * again here; the event comes upcast to its type's current shape (upcast.ts).
  */
 export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
   const event = resolved.event;
   if (!event) return null;
-  const { schema_version, ...metadata } = parseJson(event.metadata) as EventMetadata & {
+  const { schema_version, previous_hash, hash, ...metadata } = parseJson(event.metadata) as EventMetadata & {
     schema_version?: number;
+    previous_hash?: string | null;
+    hash?: string;
   };
   // Events of $all always carry a position. Stream reads do from server 22.6 on; before, only
   // 2^64-1 (see knownPosition): the port's START then says "unknown" (docs/eventstoredb.md).
   const position = knownPosition(event.position) ?? START;
-  return {
+  return upcast({
     event_id: event.id,
     type: event.type,
     schema_version: schema_version ?? 1,
@@ -97,7 +101,9 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
     stream_revision: event.revision,
     position: { commit: position.commit, prepare: position.prepare },
     created_at: event.created.toISOString(),
-  };
+    previous_hash: previous_hash ?? null,
+    hash: hash ?? null,
+  });
 }
 
 /** The client returns bytes when a payload is not JSON-typed or failed to parse. */

@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable, type Sql } from "../../db.ts";
+import { canonical } from "../chain.ts";
 import {
   type AppendResult,
   type EventMetadata,
@@ -7,6 +8,8 @@ import {
   type StreamWrite,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
+import { currentSchemaVersion } from "../upcast.ts";
+import { chainStreams, UNCHAINED } from "./backfillChain.ts";
 
 /**
  * An event id is unique across the whole log here (a unique index), not per stream: an id
@@ -37,13 +40,15 @@ export class DuplicateEventIdError extends Error {
  * per event's data, instead of a jsonb tree of the whole document first. Metadata objects come
  * once in $2 and events point to theirs by index (a bulk's 2,000 events share one). Both cut
  * the statement of a bulk of 1,000 lessees (docs/performance.md, "Bulk lessee create").
+ * Data, metadata, stream names and types come also as RFC 8785 canonical text, from which
+ * pms_event_chain (migration 120) builds each event's line and hash; data is sent only that way.
  */
 const APPEND_UNITS = `
 WITH input AS (
   SELECT * FROM json_to_recordset($1::json)
-    AS w(ord integer, unit integer, stream_name text, mode text, expected bigint, events json)
+    AS w(ord integer, unit integer, stream_name text, stream_json text, mode text, expected bigint, events json)
 ), checked AS (
-  SELECT i.*, c.revision,
+  SELECT i.*, c.revision, c.hash,
     coalesce(CASE i.mode
       WHEN 'no_stream' THEN c.revision IS NULL
       WHEN 'stream_exists' THEN c.revision IS NOT NULL
@@ -51,16 +56,21 @@ WITH input AS (
       ELSE c.revision = i.expected
     END, false) AS ok
   FROM input i
-  CROSS JOIN LATERAL (SELECT max(stream_revision) AS revision FROM events e WHERE e.stream_name = i.stream_name) c
+  LEFT JOIN LATERAL (
+    SELECT e.stream_revision AS revision, e.hash FROM events e
+    WHERE e.stream_name = i.stream_name ORDER BY e.stream_revision DESC LIMIT 1
+  ) c ON true
 ), units AS (
   SELECT unit FROM checked GROUP BY unit HAVING bool_and(ok)
 ), inserted AS (
-  INSERT INTO events (event_id, stream_name, stream_revision, type, schema_version, data, metadata)
-  SELECT e.event_id, c.stream_name, coalesce(c.revision, -1) + e.idx + 1, e.type, e.schema_version,
-    e.data::jsonb, $2::jsonb -> e.metadata
-  FROM checked c JOIN units u ON u.unit = c.unit, json_to_recordset(c.events)
-    AS e(idx integer, event_id uuid, type text, schema_version integer, data json, metadata integer)
-  ORDER BY c.ord, e.idx
+  -- The hash chain continues from the head read above (docs/audit.md).
+  INSERT INTO events (event_id, stream_name, stream_revision, type, schema_version, data, metadata,
+    previous_hash, hash)
+  SELECT e.o_event_id, c.stream_name, e.o_revision, e.o_type, e.o_schema_version,
+    e.o_data::jsonb, $2::jsonb -> e.o_metadata, e.o_previous_hash, e.o_hash
+  FROM checked c JOIN units u ON u.unit = c.unit,
+    pms_event_chain(c.events, $3::text[], c.stream_json, c.revision, c.hash) AS e
+  ORDER BY c.ord, e.o_idx
   RETURNING stream_name, stream_revision, position, transaction_id
 ), per_stream AS (
   -- Grouped once and joined: a subquery over inserted per stream was quadratic (1,000 lessees in bulk: 0.8 s).
@@ -93,20 +103,26 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
         ord: ord++,
         unit,
         stream_name: w.stream_name,
+        stream_json: canonical(w.stream_name),
         mode: typeof w.expected_revision === "bigint" ? "exact" : w.expected_revision,
         expected: typeof w.expected_revision === "bigint" ? w.expected_revision.toString() : null,
         events: w.events.map((e, idx) => ({
           idx,
           event_id: e.event_id,
           type: e.type,
-          schema_version: e.schema_version ?? 1,
-          data: e.data,
+          type_json: canonical(e.type),
+          schema_version: e.schema_version ?? currentSchemaVersion(e.type),
+          data: canonical(e.data ?? null),
           metadata: metadata.of(e.metadata),
         })),
       })),
     ),
   );
-  const rows = await sql.query(APPEND_UNITS, [payload, JSON.stringify(metadata.list)], { prepare: true });
+  const rows = await sql.query(
+    APPEND_UNITS,
+    [payload, JSON.stringify(metadata.list), metadata.list.map(canonical)],
+    { prepare: true },
+  );
   let at = 0;
   return units.map((writes) => {
     const mine = rows.slice(at, at + writes.length);
@@ -135,7 +151,15 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
 export async function appendUnits(sql: Sql, units: StreamWrite[][]): Promise<(AppendResult[] | Error)[]> {
   let outcomes: UnitOutcome[];
   try {
-    outcomes = await tryUnits(sql, units);
+    outcomes = await tryUnits(sql, units).catch(async (error) => {
+      // A stream written before the chain existed: chain it (resumable backfill), then append.
+      if ((error as { code?: string }).code !== UNCHAINED) throw error;
+      await chainStreams(
+        sql,
+        units.flatMap((writes) => writes.map((w) => w.stream_name)),
+      );
+      return tryUnits(sql, units);
+    });
   } catch (error) {
     if (units.length > 1 && !isDatabaseUnavailable(error as { code?: unknown })) {
       return Promise.all(

@@ -1,6 +1,7 @@
 import type { Sql } from "../../db.ts";
 import { isoSql } from "../../formatDates.ts";
 import type { Position, ReadAllOptions, RecordedEvent } from "../eventStore.ts";
+import { upcast } from "../upcast.ts";
 import { EVENT_COLUMNS, toRecordedEvent } from "./readEvents.ts";
 
 /**
@@ -73,7 +74,7 @@ export async function headPosition(
 
 // Select order of `readAllLean`'s rows.
 const LEAN_COLUMNS = `event_id::text, type, schema_version, data, metadata, stream_name, stream_revision,
-  position, transaction_id::text, ${isoSql("created_at")}`;
+  position, transaction_id::text, ${isoSql("created_at")}, previous_hash, hash`;
 
 /**
  * `readAll` for a rebuild (docs/performance.md, "Rebuild / catch-up"): the same events, decoded
@@ -87,8 +88,21 @@ export async function readAllLean(sql: Sql, options: ReadAllOptions = {}): Promi
   });
   const events = new Array<RecordedEvent>(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as [string, string, number, any, any, string, number, number, string, string];
-    events[i] = {
+    const r = rows[i] as [
+      string,
+      string,
+      number,
+      any,
+      any,
+      string,
+      number,
+      number,
+      string,
+      string,
+      string | null,
+      string | null,
+    ];
+    const event: RecordedEvent = {
       event_id: r[0],
       type: r[1],
       schema_version: r[2],
@@ -98,7 +112,10 @@ export async function readAllLean(sql: Sql, options: ReadAllOptions = {}): Promi
       stream_revision: BigInt(r[6]),
       position: { commit: BigInt(r[8]), prepare: BigInt(r[7]) },
       created_at: r[9],
+      previous_hash: r[10],
+      hash: r[11],
     };
+    events[i] = upcast(event);
   }
   return events;
 }
