@@ -14,6 +14,7 @@ import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
+import { meterCommandRoutes } from "./commands/meters/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
@@ -47,6 +48,7 @@ import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
+import { metersProjection } from "./projections/meters.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
@@ -68,6 +70,7 @@ import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
+import { meterQueryRoutes } from "./queries/meters.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
@@ -269,4 +272,6 @@ export const areas: Area[] = [
     routes: [creditCommandRoutes, creditQueries],
     projections: [creditTransactionsProjection],
   },
+  // Meters and readings (DESIGN.md §7.4, docs/charges.md "Meters").
+  { name: "meters", routes: [meterCommandRoutes, meterQueryRoutes], projections: [metersProjection] },
 ];

@@ -20,6 +20,7 @@ export const STREAM_CATEGORIES = [
   "lessee",
   "lessee_email",
   "media",
+  "meter",
   "message",
   "owner",
   "place",

@@ -5,8 +5,8 @@
  */
 
 /**
- * Event types a subscription may ask for (DESIGN.md §7.2 names them). `signature.completed` and
- * `meter.anomaly` are accepted now and sent once those areas exist; `webhook.test` is sent only
+ * Event types a subscription may ask for (DESIGN.md §7.2 names them). `signature.completed` is
+ * accepted now and sent once that area exists; `webhook.test` is sent only
  * by the test route, to the one subscription tested.
  */
 export const WEBHOOK_EVENT_TYPES = [

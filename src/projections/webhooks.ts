@@ -1,4 +1,5 @@
 import { STATUS_OF_EVENT } from "../events/leases.ts";
+import type { MeterAnomaly } from "../events/meters.ts";
 import type { PaymentRecordedData } from "../events/rentCycle.ts";
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, type WebhookSubscriptionEvent } from "../events/webhooks.ts";
 import type { Sql } from "../platform/db.ts";
@@ -73,6 +74,10 @@ function payloadOf(event: RecordedEvent): WebhookPayload | null {
         reference: p.reference,
       },
     };
+  }
+  if (event.type === "MeterConsumptionAnomalyDetected") {
+    const a = event.data as MeterAnomaly;
+    return { type: "meter.anomaly", timestamp, data: { ...a } };
   }
   return null;
 }
@@ -212,7 +217,12 @@ export const webhooksProjection: Projection = {
   version: 1,
   tables: ["webhook_subscriptions", "webhook_deliveries"],
   schema: WEBHOOK_DELIVERIES_DDL,
-  handles: [...WEBHOOK_SUBSCRIPTION_EVENT_TYPES, ...LEASE_STATUS_EVENTS, "PaymentRecorded"],
+  handles: [
+    ...WEBHOOK_SUBSCRIPTION_EVENT_TYPES,
+    ...LEASE_STATUS_EVENTS,
+    "PaymentRecorded",
+    "MeterConsumptionAnomalyDetected",
+  ],
   async applyBatch(tx, events) {
     const tenants = [...new Set(events.map((e) => e.metadata.tenant_id))];
     const subscriptions = new Map<string, Subscription>();
