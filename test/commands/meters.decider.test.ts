@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { judgeReadings, type MeterCommand, meterDecider } from "../../src/commands/meters/decider.ts";
+import {
+  judgeReadings,
+  type MeterCommand,
+  meterDecider,
+  type ReadingInput,
+} from "../../src/commands/meters/decider.ts";
 import { evolveMeter, type MeterEvent, type MeterFields, noMeter } from "../../src/events/meters.ts";
 import { addDays } from "../../src/law/calendar.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
@@ -25,14 +30,14 @@ const installed = (rollover_at: number | null = null): MeterEvent => ({
   type: "MeterInstalled",
   data: { meter_id: METER, place_id: PLACE, estate_id: null, ...fields(rollover_at) },
 });
-const reading = (reading_id: string, value: number, read_on: string) => ({
+const reading = (reading_id: string, value: number, read_on: string): ReadingInput => ({
   reading_id,
   value,
   read_on,
-  source: "MANUAL" as const,
+  source: "MANUAL",
   media_id: null,
 });
-const record = (...readings: ReturnType<typeof reading>[]): MeterCommand => ({
+const record = (...readings: ReadingInput[]): MeterCommand => ({
   type: "RecordReadings",
   meter_id: METER,
   readings,
