@@ -28,6 +28,7 @@ import { rentCycleCommandRoutes } from "./commands/rentCycle/routes.ts";
 import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts";
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
+import { syndicCommandRoutes } from "./commands/syndic/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { webhookLoop } from "./commands/webhooks/deliver.ts";
 import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
@@ -56,6 +57,7 @@ import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
+import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { contactQueries } from "./queries/contacts.ts";
@@ -78,6 +80,7 @@ import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
+import { syndicQueryRoutes } from "./queries/syndic.ts";
 import { typeQueries } from "./queries/types.ts";
 import { webhookQueryRoutes } from "./queries/webhooks.ts";
 
@@ -274,4 +277,10 @@ export const areas: Area[] = [
   },
   // Meters and readings (DESIGN.md §7.4, docs/charges.md "Meters").
   { name: "meters", routes: [meterCommandRoutes, meterQueryRoutes], projections: [metersProjection] },
+  // Syndic budgets and fund calls (DESIGN.md §7.4, docs/charges.md "Syndic").
+  {
+    name: "syndic",
+    routes: [syndicCommandRoutes, syndicQueryRoutes],
+    projections: [syndicBudgetsProjection],
+  },
 ];

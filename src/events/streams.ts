@@ -27,6 +27,7 @@ export const STREAM_CATEGORIES = [
   "place_rent_regulation",
   "receipt_counter",
   "room",
+  "syndic_budget",
   "template",
   "type",
   "webhook_subscription",
