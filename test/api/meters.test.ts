@@ -193,6 +193,10 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
   });
 
   it("records readings in bulk: per item accepted, flagged or rejected", async () => {
+    const hook = await t.request("POST", "/api/webhook-subscriptions", {
+      body: { url: "https://example.org/hooks/meters", events: ["meter.anomaly"] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
     const a = await install({ type: "ELECTRICITY", billing: "INDIVIDUAL" });
     const b = await install({ type: "ELECTRICITY", billing: "INDIVIDUAL" });
     const items = [
@@ -226,8 +230,16 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
       anomalies_count: 1,
       last_index: 1000,
     });
-    const alerts = await t.sql.query("SELECT count(*)::int AS n FROM events WHERE type = 'MessageQueued'");
-    expect(alerts[0].n).toBeGreaterThan(0);
+    // The alert: an email through the outbox, and the outbound webhook meter.anomaly.
+    const alerts = await t.sql.query("SELECT data FROM events WHERE type = 'MessageQueued'");
+    expect(alerts.map((a) => a.data.topic)).toContain("meter.anomaly");
+    const hooks = await t.sql.query(
+      "SELECT payload FROM webhook_deliveries WHERE subscription_id = $1 AND event_type = 'meter.anomaly'",
+      [hook.json().id],
+    );
+    expect(hooks.map((h) => h.payload.data)).toEqual([
+      expect.objectContaining({ meter_id: a.id, read_on: "2025-01-31", consumption: 800, average_daily_consumption: 10 }),
+    ]);
     const tooMany = Array.from({ length: 10_001 }, () => items[0]);
     expect((await t.request("POST", "/api/meters/readings/bulk", { body: tooMany })).statusCode).toBe(413);
   });
