@@ -238,7 +238,12 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
       [hook.json().id],
     );
     expect(hooks.map((h) => h.payload.data)).toEqual([
-      expect.objectContaining({ meter_id: a.id, read_on: "2025-01-31", consumption: 800, average_daily_consumption: 10 }),
+      expect.objectContaining({
+        meter_id: a.id,
+        read_on: "2025-01-31",
+        consumption: 800,
+        average_daily_consumption: 10,
+      }),
     ]);
     const tooMany = Array.from({ length: 10_001 }, () => items[0]);
     expect((await t.request("POST", "/api/meters/readings/bulk", { body: tooMany })).statusCode).toBe(413);

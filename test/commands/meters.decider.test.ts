@@ -81,6 +81,7 @@ describe("meter decider", () => {
     const state = [installed()].reduce(evolveMeter, noMeter());
     const { outcomes } = judgeReadings(
       state,
+      METER,
       [
         reading("r1", 0, "2026-01-01"),
         { ...reading("r2", 1000, "2026-01-11"), source: "ESTIMATED" },

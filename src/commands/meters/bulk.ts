@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { type MeterEvent, type MeterState, meterStream } from "../../events/meters.ts";
-import { conflict, notFound } from "../../platform/errors.ts";
+import { conflict } from "../../platform/errors.ts";
 import {
   type EventStore,
   type Position,
@@ -103,12 +103,12 @@ export async function recordReadingBatch(
       const { revision, state } = states.get(id) as { revision: bigint | null; state: MeterState };
       const judged = judgeReadings(
         state,
+        id,
         indexes.map((i) => items[i]),
         today,
       );
       judged.outcomes.forEach((o, j) => {
-        outcomes[indexes[j]] =
-          o.status === "rejected" && o.error.code === "NotFound" ? { ...o, error: notFound("Meter", id) } : o;
+        outcomes[indexes[j]] = o;
       });
       const mine = readingEvents(id, judged.outcomes);
       if (mine.length === 0) continue;

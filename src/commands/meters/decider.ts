@@ -76,6 +76,7 @@ function checkDate(state: MeterState, on: string, today: string, field: string):
  */
 export function judgeReadings(
   state: MeterState,
+  meterId: string,
   readings: readonly ReadingInput[],
   today: string,
 ): { outcomes: ReadingOutcome[]; state: MeterState } {
@@ -84,7 +85,7 @@ export function judgeReadings(
   for (const input of readings) {
     const fields = current.fields;
     if (current.status !== "INSTALLED" || !fields) {
-      outcomes.push({ reading_id: input.reading_id, status: "rejected", error: notFound("Meter", "") });
+      outcomes.push({ reading_id: input.reading_id, status: "rejected", error: notFound("Meter", meterId) });
       continue;
     }
     const error = checkDate(current, input.read_on, today, "read_on");
@@ -124,7 +125,7 @@ export function judgeReadings(
       const judgedDaily = consumptionAnomaly(consumption, days, current.history);
       if (judgedDaily.status === "FAIL")
         anomaly = {
-          meter_id: "",
+          meter_id: meterId,
           reading_id: input.reading_id,
           read_on: input.read_on,
           value: fromMilli(value),
@@ -151,7 +152,7 @@ export function judgeReadings(
     });
     current = evolveMeter(current, {
       type: "MeterReadingsRecorded",
-      data: { meter_id: "", readings: [reading] },
+      data: { meter_id: meterId, readings: [reading] },
     });
   }
   return { outcomes, state: current };
@@ -163,7 +164,7 @@ export function readingEvents(meterId: string, outcomes: readonly ReadingOutcome
   if (readings.length === 0) return [];
   const anomalies = outcomes.flatMap((o): MeterEvent[] =>
     o.status !== "rejected" && o.anomaly
-      ? [{ type: "MeterConsumptionAnomalyDetected", data: { ...o.anomaly, meter_id: meterId } }]
+      ? [{ type: "MeterConsumptionAnomalyDetected", data: o.anomaly }]
       : [],
   );
   return [{ type: "MeterReadingsRecorded", data: { meter_id: meterId, readings } }, ...anomalies];
@@ -253,7 +254,7 @@ export const meterDecider: Decider<MeterState, MeterCommand, MeterEvent> = {
         return [{ type: "MeterRemoved", data: { meter_id: command.meter_id } }];
       case "RecordReadings": {
         installed(state, command.meter_id);
-        const { outcomes } = judgeReadings(state, command.readings, command.today);
+        const { outcomes } = judgeReadings(state, command.meter_id, command.readings, command.today);
         return readingEvents(command.meter_id, outcomes);
       }
       case "ReplaceMeter":

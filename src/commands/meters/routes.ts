@@ -363,10 +363,9 @@ export async function meterCommandRoutes(app: FastifyInstance): Promise<void> {
       const today = legalToday();
       const result = await runMeter(request, meter_id, (state) => {
         // A refusal of the one reading is the answer (the bulk route reports it per item instead).
-        const { outcomes } = judgeReadings(state, [reading], today);
+        const { outcomes } = judgeReadings(state, meter_id, [reading], today);
         const [outcome] = outcomes;
-        if (outcome.status === "rejected")
-          throw outcome.error.code === "NotFound" ? notFound("Meter", meter_id) : outcome.error;
+        if (outcome.status === "rejected") throw outcome.error;
         return { type: "RecordReadings" as const, meter_id, readings: [reading], today };
       });
       await alertAnomalies(request, result.events);
