@@ -146,6 +146,35 @@ async function write(tx: Sql, table: string, rows: Row[], onConflict: string) {
   );
 }
 
+const READING_COLUMNS = [
+  ["tenant_id", "uuid"],
+  ["id", "uuid"],
+  ["meter_id", "uuid"],
+  ["value", "numeric"],
+  ["read_on", "date"],
+  ["source", "text"],
+  ["media_id", "uuid"],
+  ["consumption", "numeric"],
+  ["days", "integer"],
+  ["anomaly", "boolean"],
+  ["created_at", "timestamptz"],
+] as const;
+
+/**
+ * The readings of a batch in one statement, one array per column: PostgreSQL parses typed arrays
+ * faster than a JSON document of the same rows (the bulk route's 10,000 readings a request).
+ */
+async function insertReadings(tx: Sql, rows: Row[]) {
+  if (rows.length === 0) return;
+  const names = READING_COLUMNS.map(([c]) => c).join(", ");
+  const arrays = READING_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ");
+  await tx.query(
+    `INSERT INTO meter_readings (${names}) SELECT * FROM unnest(${arrays}) ON CONFLICT (id) DO NOTHING ${stamp}`,
+    READING_COLUMNS.map(([c]) => rows.map((r) => r[c] ?? null)),
+    { prepare: true, deferred: true },
+  );
+}
+
 const METER_UPDATES = [
   "type",
   "billing",
@@ -196,7 +225,7 @@ export const metersProjection: Projection = {
     });
     const removed = [...touched].filter((id) => !rows.get(id));
     await write(tx, "meters", live, `ON CONFLICT (id) DO UPDATE SET ${METER_UPDATES}`);
-    await write(tx, "meter_readings", readings, "ON CONFLICT (id) DO NOTHING");
+    await insertReadings(tx, readings);
     if (removed.length > 0) {
       await tx.query(`DELETE FROM meter_readings WHERE meter_id = ANY($1::uuid[]) ${stamp}`, [removed]);
       await tx.query(`DELETE FROM meters WHERE id = ANY($1::uuid[]) ${stamp}`, [removed]);
