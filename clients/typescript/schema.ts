@@ -12931,6 +12931,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
             };
             header?: never;
             path: {
@@ -13019,6 +13021,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
             };
             header?: never;
             path: {
@@ -13414,6 +13418,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
             };
             header?: never;
             path?: never;

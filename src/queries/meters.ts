@@ -188,7 +188,11 @@ async function periodConsumption(sql: Sql, tenantId: string, ids: string[], from
   return new Map(rows.map((r) => [String(r.meter_id), Number(r.consumption)]));
 }
 
-const listQuery = z.strictObject({ ...pageQuery, type: z.enum(METER_TYPES).optional() });
+const listQuery = z.strictObject({
+  ...pageQuery,
+  type: z.enum(METER_TYPES).optional(),
+  lease_id: uuid().optional().describe("Meters serving this lease"),
+});
 const readingsQuery = z.strictObject({
   ...pageQuery,
   from: isoDate.optional().describe("Readings dated on or after"),
@@ -221,6 +225,10 @@ async function listMeters(
   if (q.type) {
     values.push(q.type);
     conditions.push(`type = $${values.length}`);
+  }
+  if (q.lease_id) {
+    values.push(q.lease_id);
+    conditions.push(`lease_ids ? $${values.length}`);
   }
   const filter = conditions.join(" AND ");
   return sql.asTenant(tenantId, async (tx) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
@@ -23,6 +24,7 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
+  const fixtures = leaseFixtures(() => t);
   const install = async (body: object, on = `/api/estates/${estate}/meters`) => {
     const res = await t.request("POST", on, { body });
     expect(res.statusCode, res.body).toBe(201);
@@ -61,6 +63,7 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
     expect(
       (await t.request("GET", `/api/estates/${estate}/meters`)).json().map((m: { id: string }) => m.id),
     ).toEqual([meter.id, sub.id]);
+    expect((await t.request("GET", "/api/meters?type=GAS")).json()).toEqual([]);
     const put = await t.request("PUT", `/api/meters/${meter.id}`, {
       body: { ...meter, label: "Cuisine" },
       headers: { "if-match": 'W/"0"' },
@@ -80,6 +83,17 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
     expect((await t.request("DELETE", `/api/meters/${sub.id}`)).statusCode).toBe(204);
     expect((await t.request("GET", `/api/meters/${sub.id}`)).statusCode).toBe(404);
     expect((await t.request("DELETE", `/api/meters/${general.id}`)).statusCode).toBe(204);
+  });
+
+  it("links a meter to leases and lists the meters of a lease", async () => {
+    const { id: lease, estate_id } = await fixtures.newLease();
+    const res = await t.request("POST", `/api/estates/${estate_id}/meters`, {
+      body: { type: "ELECTRICITY", billing: "INDIVIDUAL", lease_ids: [lease] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().lease_ids).toEqual([lease]);
+    const listed = await t.request("GET", `/api/meters?lease_id=${lease}`);
+    expect(listed.json().map((m: { id: string }) => m.id)).toEqual([res.json().id]);
   });
 
   it("refuses bad input with 4xx and writes nothing; another tenant's meter is 404", async () => {
