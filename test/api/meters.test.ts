@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { metersProjection } from "../../src/projections/meters.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -283,5 +285,16 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
       status: "FAIL",
       details: { parent_consumption: 100, children_consumption: 120 },
     });
+  });
+
+  it("rebuilding the meters projection from the log gives the same rows", async () => {
+    const snapshot = async () => ({
+      meters: await t.sql.query("SELECT * FROM meters ORDER BY id"),
+      readings: await t.sql.query("SELECT * FROM meter_readings ORDER BY id"),
+    });
+    const before = await snapshot();
+    expect(before.readings.length).toBeGreaterThan(0);
+    await rebuildProjection(t.sql, t.service.platform.store, metersProjection);
+    expect(await snapshot()).toEqual(before);
   });
 });
