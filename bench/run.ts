@@ -12,6 +12,7 @@ import { dpeStep } from "./steps/dpe.ts";
 import { embeddedStep } from "./steps/embedded.ts";
 import { leasesStep } from "./steps/leases.ts";
 import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
+import { metersStep } from "./steps/meters.ts";
 import { outboxStep } from "./steps/outbox.ts";
 import { pdfStep } from "./steps/pdf.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
@@ -27,11 +28,12 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
  *   BENCH_RENT_LEASES   leases of the rent step's daily job (default 100000)
+ *   BENCH_METER_READINGS readings of the meters step's bulk run (default 1000000)
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service process (e.g. --cpu-prof)
  */
 const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
@@ -54,6 +56,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   credits: creditsStep,
   charges: chargesStep,
   audit: auditStep,
+  meters: metersStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

@@ -16,6 +16,7 @@ import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
+import { meterCommandRoutes } from "./commands/meters/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
@@ -32,6 +33,7 @@ import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { annexCommandRoutes } from "./commands/signing/annexes.ts";
 import { signingLoop } from "./commands/signing/loop.ts";
 import { signatureCommandRoutes } from "./commands/signing/signature.ts";
+import { syndicCommandRoutes } from "./commands/syndic/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { webhookLoop } from "./commands/webhooks/deliver.ts";
 import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
@@ -53,6 +55,7 @@ import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
+import { metersProjection } from "./projections/meters.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
@@ -61,6 +64,7 @@ import { rentRegulationProjections } from "./projections/rentRegulation.ts";
 import { roomsProjection } from "./projections/rooms.ts";
 import { settingsProjections } from "./projections/settings.ts";
 import { signingProjections } from "./projections/signing.ts";
+import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
@@ -77,6 +81,7 @@ import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
+import { meterQueryRoutes } from "./queries/meters.ts";
 import { ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
@@ -85,6 +90,7 @@ import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
 import { signingQueryRoutes } from "./queries/signing.ts";
+import { syndicQueryRoutes } from "./queries/syndic.ts";
 import { typeQueries } from "./queries/types.ts";
 import { webhookQueryRoutes } from "./queries/webhooks.ts";
 
@@ -314,4 +320,12 @@ export const areas: Area[] = [
   },
   // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
   { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },
+  // Meters and readings (DESIGN.md §7.4, docs/charges.md "Meters").
+  { name: "meters", routes: [meterCommandRoutes, meterQueryRoutes], projections: [metersProjection] },
+  // Syndic budgets and fund calls (DESIGN.md §7.4, docs/charges.md "Syndic").
+  {
+    name: "syndic",
+    routes: [syndicCommandRoutes, syndicQueryRoutes],
+    projections: [syndicBudgetsProjection],
+  },
 ];

@@ -3614,6 +3614,298 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/places/{place_id}/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a place's meters (its own and its estates')
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdMeters"];
+        put?: never;
+        /**
+         * Install a meter on a place (a collective or shared meter)
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdMeters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an estate's meters
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getEstatesByEstateIdMeters"];
+        put?: never;
+        /**
+         * Install a meter on an estate
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postEstatesByEstateIdMeters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters/{meter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a meter
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getMetersByMeterId"];
+        /**
+         * Update a meter: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putMetersByMeterId"];
+        post?: never;
+        /**
+         * Remove a meter (not while it has sub-meters)
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteMetersByMeterId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters/{meter_id}/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a meter's readings, oldest first
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getMetersByMeterIdReadings"];
+        put?: never;
+        /**
+         * Record a reading: consumption = index minus the previous (across a rollover); flagged `anomaly` when its daily consumption is more than 50 % off the average
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postMetersByMeterIdReadings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters/{meter_id}/replacement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the meter's replacement: the old meter's final index closes its consumption, the new one counts from its initial index
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postMetersByMeterIdReplacement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters/readings/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record up to 10000 readings of any meters: each accepted, flagged (an anomaly, recorded) or rejected (with its reason)
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postMetersReadingsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's meters
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getMeters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meters/{meter_id}/sub-meters/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the sub-meters consumed more than this meter over a period (readings dated in (from, to])
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getMetersByMeterIdSubMetersCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/syndic-budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a place's syndic budgets, by year
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdSyndicBudgets"];
+        put?: never;
+        /**
+         * Vote a place's budget for a year: quarterly fund calls (loi n° 65-557, art. 14-1) and the works fund apart (art. 14-2), per lot by tantièmes, to the cent
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdSyndicBudgets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/syndic-budgets/{budget_id}/formal-notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a formal notice to a lot: unanswered more than 30 days, the year's remaining calls fall due (loi n° 65-557, art. 19-2)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postSyndicBudgetsByBudgetIdFormalNotices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/syndic-budgets/{budget_id}/formal-notices/{notice_id}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the lot paid what a formal notice claimed
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postSyndicBudgetsByBudgetIdFormalNoticesByNoticeIdAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/syndic-budgets/{budget_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a syndic budget: its lots, its fund calls with their due dates, its formal notices
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getSyndicBudgetsByBudgetId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4070,6 +4362,111 @@ export interface components {
              */
             resolution: "DELIVERED" | "RESEND";
         };
+        NewMeterInput: {
+            /** @enum {string} */
+            type: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+            /** @enum {string} */
+            billing: "INDIVIDUAL" | "COLLECTIVE" | "SHARED" | "INCLUDED";
+            label?: string | null;
+            serial?: string | null;
+            /** @description Default by type: kWh (electricity, heating, cooling), m3 (gas, water) */
+            unit?: string | null;
+            /** @description The highest index: the counter then goes to 0 */
+            rollover_at?: number | null;
+            /** @description The meter this one is a sub-meter of (same type, same place) */
+            parent_meter_id?: string | null;
+            lease_ids?: string[] | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+            estate_id?: string | null;
+            last_index?: unknown;
+            last_read_on?: unknown;
+            readings_count?: unknown;
+            anomalies_count?: unknown;
+            replacements?: unknown;
+            created_at?: unknown;
+            updated_at?: unknown;
+        };
+        MeterChangesInput: {
+            /** @enum {string} */
+            type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+            /** @enum {string} */
+            billing?: "INDIVIDUAL" | "COLLECTIVE" | "SHARED" | "INCLUDED";
+            label?: string | null;
+            serial?: string | null;
+            /** @description Default by type: kWh (electricity, heating, cooling), m3 (gas, water) */
+            unit?: string | null;
+            /** @description The highest index: the counter then goes to 0 */
+            rollover_at?: number | null;
+            /** @description The meter this one is a sub-meter of (same type, same place) */
+            parent_meter_id?: string | null;
+            lease_ids?: string[] | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+            estate_id?: string | null;
+            last_index?: unknown;
+            last_read_on?: unknown;
+            readings_count?: unknown;
+            anomalies_count?: unknown;
+            replacements?: unknown;
+            created_at?: unknown;
+            updated_at?: unknown;
+        };
+        NewMeterReadingInput: {
+            value: number;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            read_on: string;
+            /** @enum {string} */
+            source: "MANUAL" | "AUTOMATIC" | "PHOTO" | "ESTIMATED";
+            /** @description A photo of the index (media) */
+            media_id?: string | null;
+        };
+        MeterReplacementRequestInput: {
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            on: string;
+            /** @description The old meter's last index */
+            final_index: number;
+            new_serial?: string | null;
+            /** @description The new meter's first index */
+            initial_index: number;
+        };
+        MeterReadingsBulkInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            meter_id: string;
+            value: number;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            read_on: string;
+            /** @enum {string} */
+            source: "MANUAL" | "AUTOMATIC" | "PHOTO" | "ESTIMATED";
+        }[];
         NewPaymentInput: {
             amount: number;
             /** Format: date */
@@ -4131,6 +4528,35 @@ export interface components {
         };
         SignatureCancellationInput: {
             reason?: string;
+        };
+        NewSyndicBudgetInput: {
+            year: number;
+            /** @description The voted budget (budget prévisionnel), euros */
+            amount: number;
+            /** @description The year's works fund contribution (fonds de travaux), called apart */
+            works_fund_amount: number;
+            /** @description The lots (estates of the place) and their tantièmes of the common charges */
+            shares: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                tantiemes: number;
+            }[];
+        };
+        NewSyndicFormalNoticeInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /**
+             * Format: date
+             * @description The day the formal notice was received
+             * @example 2025-01-31
+             */
+            sent_on: string;
         };
         NewWebhookSubscriptionInput: {
             /** @description https, to a public host (docs/webhooks.md, "Addresses") */
@@ -4255,6 +4681,16 @@ export interface components {
             /** @description How many times it was saved or reset (0: never) */
             version: number;
             updated_at: string | null;
+        };
+        /** @description A tenant's daily root of the event log (docs/audit.md) */
+        AuditRoot: {
+            /** @description The Paris day (YYYY-MM-DD) */
+            day: string;
+            /** @description Hex SHA-256 Merkle root over the heads of the tenant's streams written that day */
+            root: string;
+            /** @description How many stream heads (leaves) the root covers */
+            streams: number;
+            computed_at: string;
         };
         ServiceContract: {
             /**
@@ -4680,16 +5116,6 @@ export interface components {
             due_by: string;
             message: string;
             legal_reference: string;
-        };
-        /** @description A tenant's daily root of the event log (docs/audit.md) */
-        AuditRoot: {
-            /** @description The Paris day (YYYY-MM-DD) */
-            day: string;
-            /** @description Hex SHA-256 Merkle root over the heads of the tenant's streams written that day */
-            root: string;
-            /** @description How many stream heads (leaves) the root covers */
-            streams: number;
-            computed_at: string;
         };
         /** @description A checkout session opened at the payment provider */
         CreditCheckoutSession: {
@@ -5205,6 +5631,118 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        Meter: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            estate_id: string | null;
+            /** @enum {string} */
+            type: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+            /** @enum {string} */
+            billing: "INDIVIDUAL" | "COLLECTIVE" | "SHARED" | "INCLUDED";
+            label: string | null;
+            serial: string | null;
+            unit: string;
+            rollover_at: number | null;
+            parent_meter_id: string | null;
+            lease_ids: string[];
+            last_index: number | null;
+            last_read_on: string | null;
+            readings_count: number;
+            anomalies_count: number;
+            replacements: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                replacement_id: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                on: string;
+                final_index: number;
+                consumption: number | null;
+                old_serial: string | null;
+                new_serial: string | null;
+                initial_index: number;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MeterReading: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            meter_id: string;
+            value: number;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            read_on: string;
+            /** @enum {string} */
+            source: "MANUAL" | "AUTOMATIC" | "PHOTO" | "ESTIMATED";
+            media_id: string | null;
+            /** @description Index minus the previous one (across a rollover); null for the first */
+            consumption: number | null;
+            days: number | null;
+            daily_consumption: number | null;
+            /** @description Daily consumption more than 50 % off the average of the earlier non-estimated readings */
+            anomaly: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        MeterVerdict: {
+            rule: string;
+            /** @enum {string} */
+            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+            message: string;
+            legal_reference: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        MeterReadingsBulkResult: {
+            accepted: number;
+            flagged: number;
+            rejected: number;
+            items: {
+                index: number;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                meter_id: string;
+                reading_id: string | null;
+                /** @enum {string} */
+                status: "accepted" | "flagged" | "rejected";
+                consumption?: number | null;
+                error?: {
+                    error: string;
+                    message: string;
+                    details?: {
+                        field: string;
+                        message: string;
+                    }[];
+                };
+            }[];
+        };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
             /**
@@ -5478,6 +6016,89 @@ export interface components {
             initiated_at: string;
             completed_at: string | null;
             ended_at: string | null;
+        };
+        SyndicBudget: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            year: number;
+            amount: number;
+            works_fund_amount: number;
+            lots: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                tantiemes: number;
+            }[];
+            calls: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "BUDGET" | "WORKS_FUND";
+                quarter: number;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                amount: number;
+                /**
+                 * Format: date
+                 * @description The first day of the quarter (loi n° 65-557, art. 14-1)
+                 * @example 2025-01-31
+                 */
+                due_on: string;
+                /**
+                 * Format: date
+                 * @description Earlier when a formal notice stayed unanswered 30 days (art. 19-2)
+                 * @example 2025-01-31
+                 */
+                effective_due_on: string;
+            }[];
+            formal_notices: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                sent_on: string;
+                answered_on: string | null;
+                verdict: {
+                    rule: string;
+                    /** @enum {string} */
+                    status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                    message: string;
+                    legal_reference: string;
+                    details: {
+                        [key: string]: unknown;
+                    };
+                };
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description A tenant's outbound webhook subscription (docs/webhooks.md) */
         WebhookSubscription: {
@@ -6447,7 +7068,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets */
                     projection: string;
                 };
             };
@@ -15413,6 +16034,790 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdMeters: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdMeters: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewMeterInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdMeters: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
+            };
+            header?: never;
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postEstatesByEstateIdMeters: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewMeterInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMetersByMeterId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putMetersByMeterId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteMetersByMeterId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMetersByMeterIdReadings: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Readings dated on or after */
+                from?: string;
+                /** @description Readings dated on or before */
+                to?: string;
+                anomaly?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterReading"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMetersByMeterIdReadings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewMeterReadingInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterReading"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMetersByMeterIdReplacement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterReplacementRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postMetersReadingsBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterReadingsBulkInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterReadingsBulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMeters: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "ELECTRICITY" | "GAS" | "WATER_HOT" | "WATER_COLD" | "HEATING" | "COOLING";
+                /** @description Meters serving this lease */
+                lease_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getMetersByMeterIdSubMetersCheck: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterVerdict"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdSyndicBudgets: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdSyndicBudgets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSyndicBudgetInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSyndicBudgetsByBudgetIdFormalNotices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSyndicFormalNoticeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSyndicBudgetsByBudgetIdFormalNoticesByNoticeIdAnswer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                budget_id: string;
+                notice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day the lot paid what the notice claimed
+                     * @example 2025-01-31
+                     */
+                    answered_on: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getSyndicBudgetsByBudgetId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"];
                 };
             };
             400: components["responses"]["BadRequest"];

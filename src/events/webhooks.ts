@@ -5,8 +5,7 @@
  */
 
 /**
- * Event types a subscription may ask for (DESIGN.md §7.2 names them). `meter.anomaly` is accepted
- * now and sent once its area exists; `webhook.test` is sent only
+ * Event types a subscription may ask for (DESIGN.md §7.2 names them); `webhook.test` is sent only
  * by the test route, to the one subscription tested.
  */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,5 +1,6 @@
 import { LEASE_STATUS_EVENTS } from "../events/leaseEventGroups.ts";
 import { STATUS_OF_EVENT } from "../events/leases.ts";
+import type { MeterAnomaly } from "../events/meters.ts";
 import type { PaymentRecordedData } from "../events/rentCycle.ts";
 import type { SignatureCompletedData } from "../events/signing.ts";
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, type WebhookSubscriptionEvent } from "../events/webhooks.ts";
@@ -88,6 +89,10 @@ function payloadOf(event: RecordedEvent): WebhookPayload | null {
         reference: p.reference,
       },
     };
+  }
+  if (event.type === "MeterConsumptionAnomalyDetected") {
+    const a = event.data as MeterAnomaly;
+    return { type: "meter.anomaly", timestamp, data: { ...a } };
   }
   return null;
 }
@@ -232,6 +237,7 @@ export const webhooksProjection: Projection = {
     ...LEASE_STATUS_EVENTS,
     "PaymentRecorded",
     "LeaseSignatureCompleted",
+    "MeterConsumptionAnomalyDetected",
   ],
   async applyBatch(tx, events) {
     const tenants = [...new Set(events.map((e) => e.metadata.tenant_id))];

@@ -10,6 +10,8 @@ const FAMILIES: [RegExp, "Finance" | "Settings"][] = [
   [/^\/api\/rent-calls(\/|$)/, "Finance"],
   [/^\/api\/leases\/:[^/]+\/(rent-calls|payments|account|reminders|arrears|receipts)(\/|$)/, "Finance"],
   [/^\/api\/(configurations|templates|messages|webhook-subscriptions)(\/|$)/, "Settings"],
+  // Syndic funds are Finance (DESIGN.md §7.4), also under /api/places.
+  [/^\/api\/(syndic-budgets|places\/:[^/]+\/syndic-budgets)(\/|$)/, "Finance"],
   // Credits are read as Finance; buying them (checkout) is an owner's token only (docs/credits.md).
   [/^\/api\/credits(\/(?!checkout$)|$)/, "Finance"],
 ];

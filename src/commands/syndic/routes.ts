@@ -1,0 +1,183 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { syndicBudgetStream } from "../../events/syndic.ts";
+import { legalToday } from "../../law/calendar.ts";
+import { cents } from "../../law/money.ts";
+import { type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { isoDate, uuid } from "../../platform/http/schemas.ts";
+import { deterministicUuid } from "../../platform/ids.ts";
+import { readEstate } from "../../queries/estates.ts";
+import { money } from "../../queries/leasesSchemas.ts";
+import { requirePlace } from "../../queries/places.ts";
+import { readSyndicBudget, syndicBudgetBody } from "../../queries/syndic.ts";
+import { type SyndicCommand, syndicDecider } from "./decider.ts";
+
+/** Syndic budgets, fund calls and formal notices (docs/charges.md, "Syndic"): FinanceWrite. */
+
+const tags = ["Syndic"];
+
+const newBudget = z
+  .strictObject({
+    year: z.number().int().min(2000, "Must be 2000 or later").max(2100, "Must be 2100 or earlier"),
+    amount: money()
+      .refine((v) => v > 0, "Must be > 0")
+      .describe("The voted budget (budget prévisionnel), euros"),
+    works_fund_amount: money().describe(
+      "The year's works fund contribution (fonds de travaux), called apart",
+    ),
+    shares: z
+      .array(
+        z.strictObject({
+          estate_id: uuid(),
+          tantiemes: z.number().int().min(1, "Must be >= 1").max(1_000_000_000),
+        }),
+      )
+      .min(1, "At least one lot")
+      .max(1000, "At most 1000 lots")
+      .describe("The lots (estates of the place) and their tantièmes of the common charges"),
+  })
+  .meta({ id: "NewSyndicBudget" });
+
+const newNotice = z
+  .strictObject({ estate_id: uuid(), sent_on: isoDate.describe("The day the formal notice was received") })
+  .meta({ id: "NewSyndicFormalNotice" });
+const answer = z.strictObject({
+  answered_on: isoDate.describe("The day the lot paid what the notice claimed"),
+});
+
+const run = (request: FastifyRequest, id: string, command: SyndicCommand) =>
+  handleCommand(request, syndicBudgetStream(id), syndicDecider, command, {
+    notFound: () => notFound("Syndic budget", id),
+  });
+
+export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+  const answerWith = (request: FastifyRequest, id: string) => () =>
+    readSyndicBudget(sql, tenantOf(request), id);
+
+  api.post(
+    "/api/places/:place_id/syndic-budgets",
+    {
+      schema: {
+        tags,
+        summary:
+          "Vote a place's budget for a year: quarterly fund calls (loi n° 65-557, art. 14-1) and the works fund apart (art. 14-2), per lot by tantièmes, to the cent",
+        params: z.strictObject({ place_id: uuid() }),
+        body: newBudget,
+        response: createdAnswers(syndicBudgetBody),
+      },
+      config: { access: "FinanceWrite", invalidBodyMessage: "Invalid syndic budget data" },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { place_id } = request.params;
+      const b = request.body;
+      await requirePlace(sql, tenantId, place_id);
+      const details: ErrorDetail[] = [];
+      const seen = new Set<string>();
+      for (const [i, share] of b.shares.entries()) {
+        if (seen.has(share.estate_id))
+          details.push({ field: `shares.${i}.estate_id`, message: "Listed twice" });
+        seen.add(share.estate_id);
+        const estate = await readEstate(sql, tenantId, share.estate_id);
+        if (!estate)
+          details.push({ field: `shares.${i}.estate_id`, message: `Estate ${share.estate_id} not found` });
+        else if (estate.place_id !== place_id)
+          details.push({
+            field: `shares.${i}.estate_id`,
+            message: `Estate ${share.estate_id} is not in place ${place_id}`,
+          });
+      }
+      if (details.length > 0) throw validationError("Invalid syndic budget data", details);
+      // One budget per place and year: its id derives from them, a second vote finds the stream.
+      const budget_id = deterministicUuid("syndic-budget", tenantId, place_id, String(b.year));
+      const result = await run(request, budget_id, {
+        type: "VoteSyndicBudget",
+        budget_id,
+        place_id,
+        year: b.year,
+        amount_cents: cents(b.amount),
+        works_fund_cents: cents(b.works_fund_amount),
+        lots: b.shares.map((s) => ({ estate_id: s.estate_id, tantiemes: s.tantiemes })),
+      });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 201,
+        id: budget_id,
+        location: `/api/syndic-budgets/${budget_id}`,
+        revision: result.revision,
+        read: answerWith(request, budget_id),
+      });
+    },
+  );
+
+  api.post(
+    "/api/syndic-budgets/:budget_id/formal-notices",
+    {
+      schema: {
+        tags,
+        summary:
+          "Record a formal notice to a lot: unanswered more than 30 days, the year's remaining calls fall due (loi n° 65-557, art. 19-2)",
+        params: z.strictObject({ budget_id: uuid() }),
+        body: newNotice,
+        response: createdAnswers(syndicBudgetBody),
+      },
+      config: { access: "FinanceWrite", invalidBodyMessage: "Invalid formal notice data" },
+    },
+    async (request, reply) => {
+      const { budget_id } = request.params;
+      const result = await run(request, budget_id, {
+        type: "SendFormalNotice",
+        budget_id,
+        notice_id: newResourceId(request),
+        estate_id: request.body.estate_id,
+        sent_on: request.body.sent_on,
+        today: legalToday(),
+      });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 201,
+        id: budget_id,
+        location: `/api/syndic-budgets/${budget_id}`,
+        revision: result.revision,
+        read: answerWith(request, budget_id),
+      });
+    },
+  );
+
+  api.post(
+    "/api/syndic-budgets/:budget_id/formal-notices/:notice_id/answer",
+    {
+      schema: {
+        tags,
+        summary: "Record that the lot paid what a formal notice claimed",
+        params: z.strictObject({ budget_id: uuid(), notice_id: uuid() }),
+        body: answer,
+        response: updatedAnswers(syndicBudgetBody),
+      },
+      config: { access: "FinanceWrite", invalidBodyMessage: "Invalid formal notice data" },
+    },
+    async (request, reply) => {
+      const { budget_id, notice_id } = request.params;
+      const result = await run(request, budget_id, {
+        type: "AnswerFormalNotice",
+        budget_id,
+        notice_id,
+        answered_on: request.body.answered_on,
+        today: legalToday(),
+      });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 200,
+        id: budget_id,
+        revision: result.revision,
+        read: answerWith(request, budget_id),
+      });
+    },
+  );
+}

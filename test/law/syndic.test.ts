@@ -1,0 +1,110 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  accelerationDate,
+  allocateByWeights,
+  effectiveDueOn,
+  fundCalls,
+  quarterDueDates,
+  remainingCallsFallDue,
+} from "../../src/law/syndic.ts";
+
+/** Copropriété fund calls: loi n° 65-557 du 10 juillet 1965, art. 14-1, 14-2, 19-2. */
+
+const lots = [
+  { estate_id: "a", tantiemes: 333 },
+  { estate_id: "b", tantiemes: 333 },
+  { estate_id: "c", tantiemes: 334 },
+];
+
+describe("art. 14-1: a quarter of the budget, due the first day of each quarter", () => {
+  it("due dates are the first days of January, April, July, October", () => {
+    expect(quarterDueDates(2026)).toEqual(["2026-01-01", "2026-04-01", "2026-07-01", "2026-10-01"]);
+  });
+
+  it("splits 10,000.01 EUR into quarters summing exactly (the odd cent to the first quarter)", () => {
+    expect(allocateByWeights(1_000_001, [1, 1, 1, 1])).toEqual([250_001, 250_000, 250_000, 250_000]);
+  });
+
+  it("allocates each quarter by tantièmes to the cent, largest remainder", () => {
+    const calls = fundCalls(2026, 1_000_000, 0, lots);
+    expect(calls).toHaveLength(12);
+    const q1 = calls.filter((c) => c.quarter === 1).map((c) => c.amount_cents);
+    // 2,500.00 EUR × 333/1000 = 832.50 each; the cent left goes to the largest remainder (c: 835.00 exact).
+    expect(q1).toEqual([83_250, 83_250, 83_500]);
+    expect(calls.every((c) => c.kind === "BUDGET")).toBe(true);
+  });
+
+  it("the largest remainder wins the odd cent; ties go to the earlier lot", () => {
+    expect(allocateByWeights(100, [1, 1, 1])).toEqual([34, 33, 33]);
+    expect(allocateByWeights(101, [1, 2])).toEqual([34, 67]);
+  });
+
+  it("always sums back exactly, per quarter and per year (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100_000_000_000 }),
+        fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 50 }),
+        (amount, weights) => {
+          const parts = allocateByWeights(amount, weights);
+          expect(parts.reduce((s, p) => s + p, 0)).toBe(amount);
+          expect(parts.every((p) => p >= 0)).toBe(true);
+          const calls = fundCalls(
+            2026,
+            amount,
+            0,
+            weights.map((t, i) => ({ estate_id: String(i), tantiemes: t })),
+          );
+          expect(calls.reduce((s, c) => s + c.amount_cents, 0)).toBe(amount);
+        },
+      ),
+    );
+  });
+});
+
+describe("art. 14-2: the works fund is called apart", () => {
+  it("has its own calls on the same quarters", () => {
+    const calls = fundCalls(2026, 400_000, 20_000, lots);
+    const works = calls.filter((c) => c.kind === "WORKS_FUND");
+    expect(works).toHaveLength(12);
+    expect(works.reduce((s, c) => s + c.amount_cents, 0)).toBe(20_000);
+    expect(works.map((c) => c.due_on).slice(0, 3)).toEqual(["2026-01-01", "2026-01-01", "2026-01-01"]);
+  });
+
+  it("no works fund, no works calls", () => {
+    expect(fundCalls(2026, 400_000, 0, lots).some((c) => c.kind === "WORKS_FUND")).toBe(false);
+  });
+});
+
+describe("art. 19-2: a formal notice unanswered more than 30 days brings the year's remaining calls forward", () => {
+  const calls = fundCalls(2026, 1_000_000, 0, lots);
+  const notice = { estate_id: "a", sent_on: "2026-04-10", answered_on: null };
+  it("falls due on the 31st day after the notice", () => {
+    expect(accelerationDate("2026-04-10")).toBe("2026-05-11");
+  });
+  it.each([
+    ["the 30th day: still running", "2026-05-10", null, "PASS"],
+    ["the 31st day: the remaining calls fall due", "2026-05-11", null, "FAIL"],
+    ["answered on the 30th day: nothing falls due", "2026-06-01", "2026-05-10", "PASS"],
+    ["answered on the 31st day: too late", "2026-06-01", "2026-05-11", "FAIL"],
+  ])("%s", (_, today, answered_on, status) => {
+    const v = remainingCallsFallDue({ ...notice, answered_on }, calls, today);
+    expect(v.status).toBe(status);
+    expect(v.legal_reference).toMatch(/art\. 19-2/);
+  });
+
+  it("brings forward only the lot's calls not yet due", () => {
+    const v = remainingCallsFallDue(notice, calls, "2026-05-11");
+    // Lot a's July and October calls; April's was already due.
+    expect(v.details.calls).toEqual([
+      { kind: "BUDGET", quarter: 3, amount: 832.5 },
+      { kind: "BUDGET", quarter: 4, amount: 832.5 },
+    ]);
+    const july = calls.find((c) => c.estate_id === "a" && c.quarter === 3);
+    const otherLot = calls.find((c) => c.estate_id === "b" && c.quarter === 3);
+    if (!july || !otherLot) throw new Error("calls missing");
+    expect(effectiveDueOn(july, [notice], "2026-05-11")).toBe("2026-05-11");
+    expect(effectiveDueOn(july, [notice], "2026-05-10")).toBe("2026-07-01");
+    expect(effectiveDueOn(otherLot, [notice], "2026-05-11")).toBe("2026-07-01");
+  });
+});
