@@ -18,6 +18,7 @@ export const STREAM_CATEGORIES = [
   "lease_charges",
   "lease_occupancy",
   "lease_pdf",
+  "lease_signing",
   "lessee",
   "lessee_email",
   "media",
