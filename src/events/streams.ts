@@ -5,16 +5,19 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "condition_report",
   "configuration",
   "contact",
   "credit_ledger",
   "energy_diagnosis",
+  "equipment",
   "estate",
   "estate_diagnostics",
   "estate_rent_regulation",
   "irl",
   "lease",
   "lease_account",
+  "lease_inventory",
   "lease_occupancy",
   "lease_pdf",
   "lessee",
