@@ -29,40 +29,38 @@ const elementFields = {
 const notAfterToday = (field: string) =>
   isoDate.refine((d) => d <= legalToday(), `${field} must not be after today (Europe/Paris)`);
 
-export const conditionReportInput = z
-  .strictObject({
-    type: z.enum(REPORT_TYPES),
-    date: isoDate,
-    rooms: z
-      .array(
-        z.strictObject({
-          room_id: uuid().nullish().describe("A room of the lease's estate"),
-          name: text(255),
-          elements: z.array(z.strictObject(elementFields)).max(200),
-        }),
-      )
-      .min(1)
-      .max(100),
-    meter_readings: z
-      .array(
-        z.strictObject({
-          meter_id: uuid().nullish(),
-          kind: text(100).describe("Electricity, gas, cold water, hot water..."),
-          value: z.number().finite().min(0).max(1e12),
-        }),
-      )
-      .max(50)
-      .default([]),
-    keys: z
-      .array(z.strictObject({ kind: text(100), count: z.number().int().min(0).max(1000) }))
-      .max(50)
-      .default([]),
-    lease_id: ignored(uuid()),
-    status: ignored(z.string()),
-    signed_on: ignored(z.string().nullable()),
-    completions: ignored(z.array(z.unknown())),
-  })
-  .meta({ id: "ConditionReportInput" });
+export const conditionReportInput = z.strictObject({
+  type: z.enum(REPORT_TYPES),
+  date: isoDate,
+  rooms: z
+    .array(
+      z.strictObject({
+        room_id: uuid().nullish().describe("A room of the lease's estate"),
+        name: text(255),
+        elements: z.array(z.strictObject(elementFields)).max(200),
+      }),
+    )
+    .min(1)
+    .max(100),
+  meter_readings: z
+    .array(
+      z.strictObject({
+        meter_id: uuid().nullish(),
+        kind: text(100).describe("Electricity, gas, cold water, hot water..."),
+        value: z.number().finite().min(0).max(1e12),
+      }),
+    )
+    .max(50)
+    .default([]),
+  keys: z
+    .array(z.strictObject({ kind: text(100), count: z.number().int().min(0).max(1000) }))
+    .max(50)
+    .default([]),
+  lease_id: ignored(uuid()),
+  status: ignored(z.string()),
+  signed_on: ignored(z.string().nullable()),
+  completions: ignored(z.array(z.unknown())),
+});
 type Input = z.output<typeof conditionReportInput>;
 
 const statusInput = z.strictObject({

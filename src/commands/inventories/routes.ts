@@ -13,29 +13,27 @@ import { inventoryBody, readInventoryBody } from "../../queries/inventories.ts";
 import { requireLease } from "../../queries/leases.ts";
 import { inventoryDecider } from "./decider.ts";
 
-const inventoryInput = z
-  .strictObject({
-    recorded_on: isoDate
-      .refine((d) => d <= legalToday(), "recorded_on must not be after today (Europe/Paris)")
-      .optional()
-      .describe("Default today (Europe/Paris)"),
-    items: z
-      .array(
-        z.strictObject({
-          item: z
-            .enum([...REQUIRED_ITEMS, "OTHER"])
-            .describe("An item of décret n° 2015-981 art. 2, or OTHER (then a description)"),
-          quantity: z.number().int().min(0).max(10_000).describe("0: recorded as absent"),
-          description: text(500).nullish(),
-          room_name: text(255).nullish(),
-          condition: z.enum(CONDITIONS).nullish(),
-        }),
-      )
-      .max(1000),
-    lease_id: ignored(uuid()),
-    verdict: ignored(z.unknown()),
-  })
-  .meta({ id: "LeaseInventoryInput" });
+const inventoryInput = z.strictObject({
+  recorded_on: isoDate
+    .refine((d) => d <= legalToday(), "recorded_on must not be after today (Europe/Paris)")
+    .optional()
+    .describe("Default today (Europe/Paris)"),
+  items: z
+    .array(
+      z.strictObject({
+        item: z
+          .enum([...REQUIRED_ITEMS, "OTHER"])
+          .describe("An item of décret n° 2015-981 art. 2, or OTHER (then a description)"),
+        quantity: z.number().int().min(0).max(10_000).describe("0: recorded as absent"),
+        description: text(500).nullish(),
+        room_name: text(255).nullish(),
+        condition: z.enum(CONDITIONS).nullish(),
+      }),
+    )
+    .max(1000),
+  lease_id: ignored(uuid()),
+  verdict: ignored(z.unknown()),
+});
 
 const params = z.strictObject({ lease_id: uuid() });
 
