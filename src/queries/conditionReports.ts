@@ -173,9 +173,9 @@ export async function exitReportMatchesEntry(
   leaseId: string,
   exitReportId: string,
 ): Promise<boolean | null> {
-  const found = await readConditionReport(db, tenantId, leaseId, exitReportId);
-  if (!found || found.report.type !== "EXIT" || found.report.status !== "SIGNED") return null;
-  return (await compare(db, tenantId, found.report))?.matches ?? false;
+  const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
+  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
+  return (await compare(db, tenantId, report))?.matches ?? false;
 }
 
 // ---------------------------------------------------------------- PDF
