@@ -23,7 +23,7 @@ export const HEATING_SEASON_START = { month: 10, day: 15 } as const;
 export function heatingWindow(signedOn: string): { from: string; to: string } {
   const year = Number(signedOn.slice(0, 4));
   const startOf = (y: number) =>
-    `${y}-${String(HEATING_SEASON_START.month).padStart(2, "0")}-${String(HEATING_SEASON_START.day).padStart(2, "0")}`;
+    `${String(y).padStart(4, "0")}-${String(HEATING_SEASON_START.month).padStart(2, "0")}-${String(HEATING_SEASON_START.day).padStart(2, "0")}`;
   const windowOf = (from: string) => ({ from, to: addDays(addMonths(from, 1), -1) });
   const thisYear = windowOf(startOf(year));
   return thisYear.to >= signedOn ? thisYear : windowOf(startOf(year + 1));

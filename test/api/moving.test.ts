@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { REQUIRED_ITEMS } from "../../src/law/furnishedInventory.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { conditionReportsProjection } from "../../src/projections/conditionReports.ts";
 import { exitReportMatchesEntry } from "../../src/queries/conditionReports.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -322,9 +324,21 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, exit.id)).toBe(false);
     });
 
-    it("renders the report as PDF", async () => {
+    it("renders the report as PDF, with the tenant's completions", async () => {
       const { id: lease } = await fx.newLease();
       const report = await post(lease, reportBody("ENTRY"));
+      await sign(lease, report.id);
+      const completed = await t.request(
+        "POST",
+        `/api/leases/${lease}/condition-reports/${report.id}/completions`,
+        {
+          body: {
+            received_on: "2026-01-02",
+            elements: [{ room_name: "Séjour", element: "Plinthes", condition: "POOR", comment: "Fendues" }],
+          },
+        },
+      );
+      expect(completed.statusCode, completed.body).toBe(201);
       const res = await t.request("GET", `/api/leases/${lease}/condition-reports/${report.id}/pdf`);
       expect(res.statusCode, res.body).toBe(200);
       expect(res.headers["content-type"]).toBe("application/pdf");
@@ -333,6 +347,50 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(text).toContain("Séjour");
       expect(text).toContain("Peinture récente");
       expect(text).toContain("2016-382");
+      expect(text).toContain("Fendues");
+    });
+
+    it("needs LeasesWrite to write and LeasesRead to read; If-Match guards a revision", async () => {
+      const { id: lease } = await fx.newLease();
+      const report = await post(lease, reportBody("ENTRY"));
+      const url = `/api/leases/${lease}/condition-reports/${report.id}`;
+      const got = await t.request("GET", url);
+      const stale = await t.request("PUT", url, {
+        body: reportBody("ENTRY"),
+        headers: { "if-match": 'W/"99"' },
+      });
+      expect(stale.statusCode).toBe(412);
+      const fresh = await t.request("PUT", url, {
+        body: reportBody("ENTRY"),
+        headers: { "if-match": got.headers.etag as string },
+      });
+      expect(fresh.statusCode, fresh.body).toBe(200);
+      const reader = await t.newTenant(undefined, ["PropertiesRead"]);
+      expect((await t.request("GET", url, { as: reader })).statusCode).toBe(403);
+      expect(
+        (
+          await t.request("POST", `/api/leases/${lease}/condition-reports`, {
+            body: reportBody("ENTRY"),
+            as: reader,
+          })
+        ).statusCode,
+      ).toBe(403);
+    });
+
+    it("the read model rebuilt from the log gives the same reports", async () => {
+      const { id: lease } = await fx.newLease();
+      const report = await post(lease, reportBody("ENTRY"));
+      await sign(lease, report.id);
+      await t.request("POST", `/api/leases/${lease}/condition-reports/${report.id}/completions`, {
+        body: {
+          received_on: "2026-01-02",
+          elements: [{ room_name: "Séjour", element: "Sol", condition: "FAIR" }],
+        },
+      });
+      const before = (await t.request("GET", `/api/leases/${lease}/condition-reports/${report.id}`)).json();
+      await rebuildProjection(t.sql, t.service.platform.store, conditionReportsProjection);
+      const after = await t.request("GET", `/api/leases/${lease}/condition-reports/${report.id}`);
+      expect(after.json()).toEqual(before);
     });
   });
 

@@ -50,6 +50,7 @@ describe("completing an entry report: ten days from its signing (art. 3-2)", () 
     expect(heatingWindow("2026-10-20")).toEqual({ from: "2026-10-15", to: "2026-11-14" });
     expect(heatingWindow("2026-11-14")).toEqual({ from: "2026-10-15", to: "2026-11-14" });
     expect(heatingWindow("2026-11-15")).toEqual({ from: "2027-10-15", to: "2027-11-14" });
+    expect(heatingWindow("0999-12-01")).toEqual({ from: "1000-10-15", to: "1000-11-14" });
   });
 });
 
