@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { equipmentResource } from "../events/equipment.ts";
 import { roomResource } from "../events/rooms.ts";
+import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { notUnderParent } from "../platform/resource/decider.ts";
@@ -25,3 +26,14 @@ export async function inRoomOfPath(request: FastifyRequest, params: Record<strin
 
 /** GET routes of the Equipment area, under .../rooms/{room_id}/equipment. */
 export const equipmentQueries = resourceQueryRoutes(equipmentResource, { within: inRoomOfPath });
+
+/** How many items of equipment a room holds (a room holding some is not deleted). */
+export async function countEquipment(sql: Sql, tenantId: string, roomId: string): Promise<number> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM room_equipment WHERE tenant_id = $1 AND room_id = $2",
+      [tenantId, roomId],
+    ),
+  );
+  return row?.n ?? 0;
+}

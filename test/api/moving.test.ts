@@ -63,8 +63,14 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(own.statusCode, own.body).toBe(201);
       const second = await t.request("POST", base, { body: { equipment_type_id: own.json().id } });
       expect(second.statusCode, second.body).toBe(201);
+      const roomUrl = `/api/places/${fx.place()}/estates/${estate}/rooms/${room}`;
+      const blocked = await t.request("DELETE", roomUrl);
+      expect(blocked.statusCode).toBe(409);
+      expect(blocked.json().message).toMatch(/holds 2 item/);
       expect((await t.request("DELETE", `${base}/${item.id}`)).statusCode).toBe(204);
       expect((await t.request("GET", `${base}/${item.id}`)).statusCode).toBe(404);
+      expect((await t.request("DELETE", `${base}/${second.json().id}`)).statusCode).toBe(204);
+      expect((await t.request("DELETE", roomUrl)).statusCode).toBe(204);
     });
 
     it("refuses an unknown type, a bad condition, a room of another estate; another tenant gets 404", async () => {
