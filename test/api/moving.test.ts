@@ -5,6 +5,7 @@ import { rebuildProjection } from "../../src/platform/projections/rebuildProject
 import { conditionReportsProjection } from "../../src/projections/conditionReports.ts";
 import { exitReportMatchesEntry } from "../../src/queries/conditionReports.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { multipartForm } from "../support/multipart.ts";
 import { pdfText } from "../support/pdfText.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -132,6 +133,32 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       const draft = await post(lease, reportBody("ENTRY", { rooms: [{ ...livingRoom, room_id: room }] }));
       expect(draft).toMatchObject({ lease_id: lease, type: "ENTRY", status: "DRAFT", signed_on: null });
       expect(draft.rooms[0]).toMatchObject({ room_id: room, name: "Séjour" });
+      // A photo of an element: a media of the tenant.
+      const form = multipartForm(
+        {},
+        { content: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]), filename: "sol.jpg", type: "image/jpeg" },
+      );
+      const uploaded = await t.app.inject({
+        method: "POST",
+        url: "/api/media",
+        payload: form.payload,
+        headers: { "content-type": form.type, authorization: `Bearer ${t.tenant.key}` },
+      });
+      expect(uploaded.statusCode, uploaded.body).toBe(201);
+      const photo = uploaded.json().id as string;
+      const withPhoto = await t.request("PUT", `/api/leases/${lease}/condition-reports/${draft.id}`, {
+        body: reportBody("ENTRY", {
+          rooms: [
+            {
+              room_id: room,
+              name: "Séjour",
+              elements: [{ element: "Sol", condition: "GOOD", media_ids: [photo] }],
+            },
+          ],
+        }),
+      });
+      expect(withPhoto.statusCode, withPhoto.body).toBe(200);
+      expect(withPhoto.json().rooms[0].elements[0].media_ids).toEqual([photo]);
       const got = await t.request("GET", `/api/leases/${lease}/condition-reports/${draft.id}`);
       expect(got.statusCode).toBe(200);
       const revised = await t.request("PUT", `/api/leases/${lease}/condition-reports/${draft.id}`, {
@@ -170,6 +197,7 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
           }),
         });
         expect(photo.statusCode).toBe(400);
+        expect(fields(photo)).toEqual(["rooms[0].elements[0].media_ids[0]"]);
         const bad = await t.request("POST", `/api/leases/${lease}/condition-reports`, {
           body: reportBody("ENTRY", {
             rooms: [{ name: "X", elements: [{ element: "Sol", condition: "BROKEN" }] }],

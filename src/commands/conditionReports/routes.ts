@@ -113,52 +113,52 @@ const contentOf = (input: Input): ReportContent => ({
   keys: input.keys,
 });
 
+/** An id of the body to check, with its field path (DESIGN.md §4). */
+type BodyId = { field: string; kind: "room" | "media"; id: string };
+
+/** The room and photo ids of a report's body, with their paths. */
+const idsOfReport = (input: Input): BodyId[] =>
+  input.rooms.flatMap((r, i) => [
+    ...(r.room_id ? [{ field: `rooms[${i}].room_id`, kind: "room" as const, id: r.room_id }] : []),
+    ...r.elements.flatMap((e, j) =>
+      (e.media_ids ?? []).map((id, k) => ({
+        field: `rooms[${i}].elements[${j}].media_ids[${k}]`,
+        kind: "media" as const,
+        id,
+      })),
+    ),
+  ]);
+
 /** 400 for a room of another estate or a photo the tenant does not have (ids in a body, DESIGN.md §4). */
-async function checkIds(
-  request: FastifyRequest,
-  estateId: string,
-  rooms: { room_id?: string | null; media_ids?: string[] | null }[],
-  roomsField: string,
-) {
+async function checkIds(request: FastifyRequest, estateId: string, ids: BodyId[]) {
+  if (ids.length === 0) return;
   const { sql } = request.server.platform;
   const tenantId = tenantOf(request);
-  const roomIds = [...new Set(rooms.flatMap((r) => (r.room_id ? [r.room_id] : [])))];
-  const mediaIds = [...new Set(rooms.flatMap((r) => r.media_ids ?? []))];
-  const [knownRooms, knownMedia] = await sql.asTenant(tenantId, (tx) =>
+  const of = (kind: BodyId["kind"]) => [...new Set(ids.filter((i) => i.kind === kind).map((i) => i.id))];
+  const [rooms, media] = await sql.asTenant(tenantId, (tx) =>
     Promise.all([
-      roomIds.length
-        ? tx.query<{ id: string }>(
-            "SELECT id FROM rooms WHERE tenant_id = $1 AND estate_id = $2 AND id = ANY($3::uuid[])",
-            [tenantId, estateId, roomIds],
-          )
-        : [],
-      mediaIds.length
-        ? tx.query<{ id: string }>("SELECT id FROM media WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [
-            tenantId,
-            mediaIds,
-          ])
-        : [],
+      tx.query<{ id: string }>(
+        "SELECT id FROM rooms WHERE tenant_id = $1 AND estate_id = $2 AND id = ANY($3::uuid[])",
+        [tenantId, estateId, of("room")],
+      ),
+      tx.query<{ id: string }>("SELECT id FROM media WHERE tenant_id = $1 AND id = ANY($2::uuid[])", [
+        tenantId,
+        of("media"),
+      ]),
     ]),
   );
-  const roomSet = new Set(knownRooms.map((r) => r.id));
-  const mediaSet = new Set(knownMedia.map((m) => m.id));
-  const details: ErrorDetail[] = [];
-  rooms.forEach((r, i) => {
-    if (r.room_id && !roomSet.has(r.room_id))
-      details.push({
-        field: `${roomsField}[${i}].room_id`,
-        message: `Room ${r.room_id} is not a room of estate ${estateId}`,
-      });
-    for (const [k, m] of (r.media_ids ?? []).entries())
-      if (!mediaSet.has(m))
-        details.push({ field: `${roomsField}[${i}].media_ids[${k}]`, message: `Media ${m} does not exist` });
-  });
+  const known = new Set([...rooms, ...media].map((r) => r.id));
+  const details: ErrorDetail[] = ids
+    .filter((i) => !known.has(i.id))
+    .map((i) => ({
+      field: i.field,
+      message:
+        i.kind === "room"
+          ? `Room ${i.id} is not a room of estate ${estateId}`
+          : `Media ${i.id} does not exist`,
+    }));
   if (details.length > 0) throw validationError("Invalid condition report data", details);
 }
-
-/** Every element's photos, flattened per element, for checkIds. */
-const photosOf = (input: Input) =>
-  input.rooms.map((r) => ({ room_id: r.room_id, media_ids: r.elements.flatMap((e) => e.media_ids ?? []) }));
 
 /** POST, PUT, status and completions of condition reports (docs/moving.md). */
 export async function conditionReportRoutes(app: FastifyInstance) {
@@ -195,7 +195,7 @@ export async function conditionReportRoutes(app: FastifyInstance) {
       const { lease_id } = request.params as z.infer<typeof leaseParams>;
       const input = request.body as Input;
       const lease = await requireLease(sql, tenantOf(request), lease_id);
-      await checkIds(request, String(lease.body.estate_id), photosOf(input), "rooms");
+      await checkIds(request, String(lease.body.estate_id), idsOfReport(input));
       const report_id = newResourceId(request);
       const done = await run(
         request,
@@ -225,7 +225,7 @@ export async function conditionReportRoutes(app: FastifyInstance) {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
       const input = request.body as Input;
       const lease = await requireLease(sql, tenantOf(request), lease_id);
-      await checkIds(request, String(lease.body.estate_id), photosOf(input), "rooms");
+      await checkIds(request, String(lease.body.estate_id), idsOfReport(input));
       const done = await run(request, {
         type: "ReviseConditionReport",
         report_id,
@@ -275,7 +275,17 @@ export async function conditionReportRoutes(app: FastifyInstance) {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
       const body = request.body as z.output<typeof completionInput>;
       const lease = await requireLease(sql, tenantOf(request), lease_id);
-      await checkIds(request, String(lease.body.estate_id), body.elements, "elements");
+      await checkIds(
+        request,
+        String(lease.body.estate_id),
+        body.elements.flatMap((e, j) =>
+          (e.media_ids ?? []).map((id, k) => ({
+            field: `elements[${j}].media_ids[${k}]`,
+            kind: "media" as const,
+            id,
+          })),
+        ),
+      );
       const elements: CompletedElement[] = body.elements.map((e) => ({
         room_name: e.room_name,
         element: e.element,
