@@ -7,6 +7,7 @@ import { auditStep } from "./steps/audit.ts";
 import { bulkStep } from "./steps/bulk.ts";
 import { catchupStep } from "./steps/catchup.ts";
 import { chargesStep } from "./steps/charges.ts";
+import { conditionReportsStep } from "./steps/conditionReports.ts";
 import { creditsStep } from "./steps/credits.ts";
 import { dpeStep } from "./steps/dpe.ts";
 import { embeddedStep } from "./steps/embedded.ts";
@@ -28,7 +29,7 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -57,6 +58,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   charges: chargesStep,
   audit: auditStep,
   meters: metersStep,
+  moving: conditionReportsStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

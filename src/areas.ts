@@ -3,11 +3,14 @@ import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
+import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
+import { equipmentRoutes } from "./commands/equipment/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
+import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
@@ -46,11 +49,14 @@ import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { chargeProjections } from "./projections/charges.ts";
+import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { creditTransactionsProjection } from "./projections/credits.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
+import { equipmentProjection } from "./projections/equipment.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { inventoriesProjection } from "./projections/inventories.ts";
 import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
@@ -69,11 +75,14 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
+import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
+import { equipmentQueries } from "./queries/equipment.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { inventoryQueries } from "./queries/inventories.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
@@ -328,4 +337,12 @@ export const areas: Area[] = [
     routes: [syndicCommandRoutes, syndicQueryRoutes],
     projections: [syndicBudgetsProjection],
   },
+  // Moving in and out (DESIGN.md §7.3, docs/moving.md): equipment of rooms, condition reports, inventories.
+  { name: "equipment", routes: [equipmentRoutes, equipmentQueries], projections: [equipmentProjection] },
+  {
+    name: "conditionReports",
+    routes: [conditionReportRoutes, conditionReportQueries],
+    projections: [conditionReportsProjection],
+  },
+  { name: "inventories", routes: [inventoryRoutes, inventoryQueries], projections: [inventoriesProjection] },
 ];

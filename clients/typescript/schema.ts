@@ -3906,6 +3906,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/places/{place_id}/estates/{estate_id}/rooms/{room_id}/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the equipment of a room
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipment"];
+        put?: never;
+        /**
+         * Add equipment to a room
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/places/{place_id}/estates/{estate_id}/rooms/{room_id}/equipment/{equipment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an equipment
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId"];
+        /**
+         * Update an equipment: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId"];
+        post?: never;
+        /**
+         * Delete an equipment
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deletePlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the condition reports of a lease (by date)
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdConditionReports"];
+        put?: never;
+        /**
+         * Draft a condition report (entry or exit) of a lease (décret n° 2016-382)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdConditionReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports/{report_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a condition report
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdConditionReportsByReportId"];
+        /**
+         * Replace a DRAFT condition report's content (409 once signed)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putLeasesByLeaseIdConditionReportsByReportId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports/{report_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sign a DRAFT condition report: it is then frozen (409 on any change)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putLeasesByLeaseIdConditionReportsByReportIdStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports/{report_id}/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The tenant completes a signed entry report: within ten days of its signing, heating elements also in the first month of the heating season (loi n° 89-462 art. 3-2; 422 after)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdConditionReportsByReportIdCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports/{report_id}/comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An exit report against the lease's signed entry report (as the tenant completed it), room by room and element by element; 409 for an entry report or when there is no signed entry report
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdConditionReportsByReportIdComparison"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/condition-reports/{report_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The condition report as PDF
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdConditionReportsByReportIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The furniture inventory of a lease and its check against décret n° 2015-981 art. 2
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdInventory"];
+        /**
+         * Record the furniture inventory of a lease (replaces the one before); checked against décret n° 2015-981 art. 2
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putLeasesByLeaseIdInventory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4170,12 +4394,39 @@ export interface components {
              */
             to: string;
         };
-        CreditCheckoutRequestInput: {
+        NewEquipmentInput: {
             /**
-             * @description A package of GET /api/credits/packages
-             * @enum {string}
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
-            package_id: "starter" | "standard" | "pro";
+            equipment_type_id: string;
+            brand?: string | null;
+            model?: string | null;
+            installed_on?: string | null;
+            condition?: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+            comment?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_id?: string;
+        };
+        EquipmentChangesInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            equipment_type_id?: string;
+            brand?: string | null;
+            model?: string | null;
+            installed_on?: string | null;
+            condition?: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+            comment?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_id?: string;
         };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
@@ -4318,6 +4569,45 @@ export interface components {
             readonly current_dpe_diagnosis_date?: string | null;
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
+        };
+        CreditCheckoutRequestInput: {
+            /**
+             * @description A package of GET /api/credits/packages
+             * @enum {string}
+             */
+            package_id: "starter" | "standard" | "pro";
+        };
+        NewRoomInput: {
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id: string;
+            area?: number | null;
+            floor?: number | null;
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        RoomChangesInput: {
+            name?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id?: string;
+            area?: number | null;
+            floor?: number | null;
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
         };
         NewOwnerInput: {
             /** @enum {string} */
@@ -4478,38 +4768,6 @@ export interface components {
         };
         PaymentCancellationInput: {
             reason: string;
-        };
-        NewRoomInput: {
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            room_type_id: string;
-            area?: number | null;
-            floor?: number | null;
-            description?: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id?: string;
-        };
-        RoomChangesInput: {
-            name?: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            room_type_id?: string;
-            area?: number | null;
-            floor?: number | null;
-            description?: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id?: string;
         };
         SignatureCodeRequestInput: {
             /**
@@ -5117,116 +5375,7 @@ export interface components {
             message: string;
             legal_reference: string;
         };
-        /** @description A checkout session opened at the payment provider */
-        CreditCheckoutSession: {
-            /** @description The provider's checkout session id */
-            session_id: string;
-            /** @description Where the buyer pays (the provider's page) */
-            checkout_url: string;
-            provider: string;
-            /** @enum {string} */
-            package_id: "starter" | "standard" | "pro";
-        };
-        /** @description What a payment provider's webhook delivery did */
-        PaymentWebhookReceipt: {
-            /** @constant */
-            received: true;
-            /** @description The provider's event id */
-            event_id: string;
-            /** @description Whether this delivery credited the purchase (false: already credited, or not a purchase) */
-            credited: boolean;
-            purchase_id: string | null;
-        };
-        /** @description A local provider checkout, completed */
-        LocalCheckoutCompletion: {
-            session_id: string;
-            /** @constant */
-            status: "COMPLETED";
-            credited: boolean;
-        };
-        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
-        EnergyDiagnosis: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            place_id: string | null;
-            estate_id: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption: number | null;
-            ges_emission: number | null;
-            heated_area: number | null;
-            notes: string | null;
-            media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
-        Estate: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id: string;
-            area: number;
-            fiscal_identifier: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id: string;
-            number_of_room: number | null;
-            orientation: string | null;
-            building: string | null;
-            floor: number | null;
-            owner_id: string | null;
-            lot_number: string | null;
-            housing_tax: number | null;
-            property_tax: number | null;
-            acquisition_price: number | null;
-            rent_amount: number | null;
-            construction_date: string | null;
-            renovation_date: string | null;
-            address: string | null;
-            other_detail: string | null;
-            /** @enum {string} */
-            rental_status: "VACANT" | "RENTED" | "NOTICE";
-            previous_owner_id: string | null;
-            current_dpe_id: string | null;
-            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_diagnosis_date: string | null;
-            current_dpe_valid_until: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        EstateDiagnostic: {
+        Equipment: {
             /**
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
@@ -5236,105 +5385,21 @@ export interface components {
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
-            estate_id: string;
-            /** @enum {string} */
-            type: "lead" | "asbestos" | "electrical" | "gas" | "risk_assessment" | "coownership_rules";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            valid_until: string | null;
-            reference: string | null;
-            provider: string | null;
-            notes: string | null;
-            media_id: string | null;
-            active: boolean;
-            replaced_by: string | null;
-            deactivated_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        Owner: {
+            equipment_type_id: string;
+            brand: string | null;
+            model: string | null;
+            installed_on: string | null;
+            condition: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+            comment: string | null;
             /**
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
-            id: string;
-            /** @enum {string} */
-            category: "individual" | "company";
-            first_name: string | null;
-            last_name: string | null;
-            legal_name: string | null;
-            email: string;
-            phone: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
-            iban: string | null;
-            bic: string | null;
-            custom_fields: {
-                [key: string]: unknown;
-            } | null;
+            room_id: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        /** @description An IRL (indice de référence des loyers) value of a quarter */
-        Irl: {
-            quarter: string;
-            value: number;
-            published_on: string | null;
-            /** @enum {string} */
-            source: "shipped" | "published";
-            note: string | null;
-        };
-        LeaseCompliance: {
-            lease_id: string;
-            /** @enum {string} */
-            status: "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
-            checked_at: string;
-            checks: {
-                rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-                message: string;
-                legal_reference: string;
-                details: {
-                    [key: string]: unknown;
-                };
-            }[];
-        };
-        RentRevision: {
-            lease_id: string;
-            quarter: string;
-            /** @enum {string} */
-            status: "OK" | "UNKNOWN";
-            reason: string | null;
-            current_rent: number;
-            new_rent: number | null;
-            frozen: boolean;
-            frozen_reason: string | null;
-            calculation: {
-                rent: number;
-                reference: {
-                    quarter: string;
-                    value: number;
-                };
-                new: {
-                    quarter: string;
-                    value: number;
-                };
-                capped_rent: number;
-                increase: number;
-                formula: string;
-                legal_reference: string;
-                note: string | null;
-            } | null;
         };
         Lease: {
             /**
@@ -5496,6 +5561,363 @@ export interface components {
             revision: number;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
+        EnergyDiagnosis: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            place_id: string | null;
+            estate_id: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption: number | null;
+            ges_emission: number | null;
+            heated_area: number | null;
+            notes: string | null;
+            media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
+        Estate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id: string;
+            area: number;
+            fiscal_identifier: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            number_of_room: number | null;
+            orientation: string | null;
+            building: string | null;
+            floor: number | null;
+            owner_id: string | null;
+            lot_number: string | null;
+            housing_tax: number | null;
+            property_tax: number | null;
+            acquisition_price: number | null;
+            rent_amount: number | null;
+            construction_date: string | null;
+            renovation_date: string | null;
+            address: string | null;
+            other_detail: string | null;
+            /** @enum {string} */
+            rental_status: "VACANT" | "RENTED" | "NOTICE";
+            previous_owner_id: string | null;
+            current_dpe_id: string | null;
+            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_diagnosis_date: string | null;
+            current_dpe_valid_until: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConditionReport: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            type: "ENTRY" | "EXIT";
+            date: string;
+            /** @enum {string} */
+            status: "DRAFT" | "SIGNED";
+            signed_on: string | null;
+            rooms: {
+                room_id: string | null;
+                name: string;
+                elements: {
+                    element: string;
+                    /** @enum {string} */
+                    condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                    comment: string | null;
+                    media_ids: string[];
+                }[];
+            }[];
+            meter_readings: {
+                meter_id: string | null;
+                kind: string;
+                value: number;
+            }[];
+            keys: {
+                kind: string;
+                count: number;
+            }[];
+            completions: {
+                received_on: string;
+                elements: {
+                    element: string;
+                    /** @enum {string} */
+                    condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                    comment: string | null;
+                    media_ids: string[];
+                    room_name: string;
+                    heating: boolean;
+                }[];
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConditionReportComparison: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            exit_report_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            entry_report_id: string;
+            /** @description Every element in the same condition at exit as at entry (completed by the tenant) */
+            matches: boolean;
+            rooms: {
+                room_id: string | null;
+                name: string;
+                /** @enum {string} */
+                change: "WORSE" | "SAME" | "BETTER" | "ONLY_AT_ENTRY" | "ONLY_AT_EXIT";
+                elements: {
+                    element: string;
+                    entry_condition: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+                    exit_condition: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+                    /** @enum {string} */
+                    change: "WORSE" | "SAME" | "BETTER" | "ONLY_AT_ENTRY" | "ONLY_AT_EXIT";
+                    entry_comment: string | null;
+                    exit_comment: string | null;
+                }[];
+            }[];
+        };
+        /** @description A checkout session opened at the payment provider */
+        CreditCheckoutSession: {
+            /** @description The provider's checkout session id */
+            session_id: string;
+            /** @description Where the buyer pays (the provider's page) */
+            checkout_url: string;
+            provider: string;
+            /** @enum {string} */
+            package_id: "starter" | "standard" | "pro";
+        };
+        /** @description What a payment provider's webhook delivery did */
+        PaymentWebhookReceipt: {
+            /** @constant */
+            received: true;
+            /** @description The provider's event id */
+            event_id: string;
+            /** @description Whether this delivery credited the purchase (false: already credited, or not a purchase) */
+            credited: boolean;
+            purchase_id: string | null;
+        };
+        /** @description A local provider checkout, completed */
+        LocalCheckoutCompletion: {
+            session_id: string;
+            /** @constant */
+            status: "COMPLETED";
+            credited: boolean;
+        };
+        Room: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            room_type_id: string;
+            area: number | null;
+            floor: number | null;
+            description: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EstateDiagnostic: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** @enum {string} */
+            type: "lead" | "asbestos" | "electrical" | "gas" | "risk_assessment" | "coownership_rules";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            valid_until: string | null;
+            reference: string | null;
+            provider: string | null;
+            notes: string | null;
+            media_id: string | null;
+            active: boolean;
+            replaced_by: string | null;
+            deactivated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Owner: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            iban: string | null;
+            bic: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        LeaseInventory: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            recorded_on: string;
+            items: {
+                item: string;
+                quantity: number;
+                description: string | null;
+                room_name: string | null;
+                condition: string | null;
+            }[];
+            /** @description The FURNISHED_INVENTORY check of the lease compliance report */
+            verdict: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An IRL (indice de référence des loyers) value of a quarter */
+        Irl: {
+            quarter: string;
+            value: number;
+            published_on: string | null;
+            /** @enum {string} */
+            source: "shipped" | "published";
+            note: string | null;
+        };
+        LeaseCompliance: {
+            lease_id: string;
+            /** @enum {string} */
+            status: "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
+            checked_at: string;
+            checks: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        RentRevision: {
+            lease_id: string;
+            quarter: string;
+            /** @enum {string} */
+            status: "OK" | "UNKNOWN";
+            reason: string | null;
+            current_rent: number;
+            new_rent: number | null;
+            frozen: boolean;
+            frozen_reason: string | null;
+            calculation: {
+                rent: number;
+                reference: {
+                    quarter: string;
+                    value: number;
+                };
+                new: {
+                    quarter: string;
+                    value: number;
+                };
+                capped_rent: number;
+                increase: number;
+                formula: string;
+                legal_reference: string;
+                note: string | null;
+            } | null;
         };
         Lessee: {
             /** Format: uuid */
@@ -5839,31 +6261,6 @@ export interface components {
             /** @description Payments not yet allocated to a call */
             credit: number;
             entries: components["schemas"]["AccountEntry"][];
-        };
-        Room: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            room_type_id: string;
-            area: number | null;
-            floor: number | null;
-            description: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /** @description An entry of the global annex catalog */
         AnnexCatalogEntry: {
@@ -7068,7 +7465,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets, room_equipment, condition_reports, lease_inventories */
                     projection: string;
                 };
             };
@@ -16824,6 +17221,810 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipment: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                equipment_type_id?: string;
+                condition?: "NEW" | "GOOD" | "FAIR" | "POOR";
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                place_id: string;
+                estate_id: string;
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Equipment"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                place_id: string;
+                estate_id: string;
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewEquipmentInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                place_id: string;
+                estate_id: string;
+                room_id: string;
+                equipment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putPlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                place_id: string;
+                estate_id: string;
+                room_id: string;
+                equipment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EquipmentChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deletePlacesByPlaceIdEstatesByEstateIdRoomsByRoomIdEquipmentByEquipmentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                place_id: string;
+                estate_id: string;
+                room_id: string;
+                equipment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdConditionReports: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "ENTRY" | "EXIT";
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdConditionReports: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "ENTRY" | "EXIT";
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
+                    date: string;
+                    rooms: {
+                        /** @description A room of the lease's estate */
+                        room_id?: string | null;
+                        name: string;
+                        elements: {
+                            /** @description What is described: floor, walls, ceiling, window, an item of equipment... */
+                            element: string;
+                            /** @enum {string} */
+                            condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                            comment?: string | null;
+                            /** @description Photos (media ids) */
+                            media_ids?: string[] | null;
+                        }[];
+                    }[];
+                    /** @default [] */
+                    meter_readings?: {
+                        meter_id?: string | null;
+                        /** @description Electricity, gas, cold water, hot water... */
+                        kind: string;
+                        value: number;
+                    }[];
+                    /** @default [] */
+                    keys?: {
+                        kind: string;
+                        count: number;
+                    }[];
+                    /**
+                     * Format: uuid
+                     * @description Read-only: kept by the service; ignored in a request
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly status?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly signed_on?: string | null;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly completions?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdConditionReportsByReportId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putLeasesByLeaseIdConditionReportsByReportId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "ENTRY" | "EXIT";
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
+                    date: string;
+                    rooms: {
+                        /** @description A room of the lease's estate */
+                        room_id?: string | null;
+                        name: string;
+                        elements: {
+                            /** @description What is described: floor, walls, ceiling, window, an item of equipment... */
+                            element: string;
+                            /** @enum {string} */
+                            condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                            comment?: string | null;
+                            /** @description Photos (media ids) */
+                            media_ids?: string[] | null;
+                        }[];
+                    }[];
+                    /** @default [] */
+                    meter_readings?: {
+                        meter_id?: string | null;
+                        /** @description Electricity, gas, cold water, hot water... */
+                        kind: string;
+                        value: number;
+                    }[];
+                    /** @default [] */
+                    keys?: {
+                        kind: string;
+                        count: number;
+                    }[];
+                    /**
+                     * Format: uuid
+                     * @description Read-only: kept by the service; ignored in a request
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly status?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly signed_on?: string | null;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly completions?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putLeasesByLeaseIdConditionReportsByReportIdStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "SIGNED";
+                    /**
+                     * Format: date
+                     * @description The signing day; default today (Europe/Paris)
+                     * @example 2025-01-31
+                     */
+                    signed_on?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdConditionReportsByReportIdCompletions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day the tenant's request was received
+                     * @example 2025-01-31
+                     */
+                    received_on: string;
+                    elements: {
+                        /** @description A room of the report, by name */
+                        room_name: string;
+                        /** @description What is described: floor, walls, ceiling, window, an item of equipment... */
+                        element: string;
+                        /** @enum {string} */
+                        condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                        comment?: string | null;
+                        /** @description Photos (media ids) */
+                        media_ids?: string[] | null;
+                        /**
+                         * @description A heating element: may be completed in the first month of the heating season (art. 3-2)
+                         * @default false
+                         */
+                        heating?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdConditionReportsByReportIdComparison: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReportComparison"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdConditionReportsByReportIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseInventory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putLeasesByLeaseIdInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description Default today (Europe/Paris)
+                     * @example 2025-01-31
+                     */
+                    recorded_on?: string;
+                    items: {
+                        /**
+                         * @description An item of décret n° 2015-981 art. 2, or OTHER (then a description)
+                         * @enum {string}
+                         */
+                        item: "BEDDING" | "BEDROOM_WINDOW_BLACKOUT" | "HOB" | "OVEN_OR_MICROWAVE" | "FRIDGE_AND_FREEZER" | "TABLEWARE" | "KITCHEN_UTENSILS" | "TABLE_AND_SEATS" | "STORAGE_SHELVES" | "LIGHTING" | "CLEANING_EQUIPMENT" | "OTHER";
+                        /** @description 0: recorded as absent */
+                        quantity: number;
+                        description?: string | null;
+                        room_name?: string | null;
+                        condition?: ("NEW" | "GOOD" | "FAIR" | "POOR") | null;
+                    }[];
+                    /**
+                     * Format: uuid
+                     * @description Read-only: kept by the service; ignored in a request
+                     * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                     */
+                    readonly lease_id?: string;
+                    /** @description Read-only: kept by the service; ignored in a request */
+                    readonly verdict?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseInventory"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

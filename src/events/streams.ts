@@ -5,10 +5,12 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "condition_report",
   "configuration",
   "contact",
   "credit_ledger",
   "energy_diagnosis",
+  "equipment",
   "estate",
   "estate_diagnostics",
   "estate_rent_regulation",
@@ -16,6 +18,7 @@ export const STREAM_CATEGORIES = [
   "lease",
   "lease_account",
   "lease_charges",
+  "lease_inventory",
   "lease_occupancy",
   "lease_pdf",
   "lease_signing",

@@ -3,6 +3,7 @@ import type { LessorKind } from "../law/leaseTypes.ts";
 import type { Sql } from "../platform/db.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
+import { readInventory } from "./inventories.ts";
 import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 
 /**
@@ -176,6 +177,7 @@ export async function readLeaseComplianceFacts(
       : null,
     irl: await readAllIrl(sql),
     reletting_claims: claims,
+    furniture_inventory: await readInventory(sql, tenantId, leaseId),
     rent_changes: await Promise.all(
       changes.map(async (c) => {
         const effective = day(c.effective_date) as string;

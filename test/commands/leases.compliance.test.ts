@@ -382,6 +382,7 @@ describe("overall status", () => {
       ["RELETTING_CAP", "PASS"],
       ["DPE_VALID_AT_START", "PASS"],
       ["DPE_DECENCY_CALENDAR", "PASS"],
+      ["FURNISHED_INVENTORY", "NOT_APPLICABLE"],
     ]);
     expect(result.status).toBe("COMPLIANT");
     for (const c of result.checks) expect(c.legal_reference).not.toBe("");

@@ -3,6 +3,7 @@ import type { ReferenceRent } from "../../events/rentRegulation.ts";
 import { addMonths } from "../../law/calendar.ts";
 import { depositVerdict } from "../../law/deposit.ts";
 import { decencyVerdict } from "../../law/dpe.ts";
+import { furnishedInventoryVerdict } from "../../law/furnishedInventory.ts";
 import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
 import { cents, euros } from "../../law/money.ts";
 import {
@@ -106,6 +107,8 @@ export interface ComplianceFacts {
    * lease, the neighbourhood's rent for a manifestly under-valued one); null when nothing is stated.
    */
   reletting_claims: { works_amount: number | null; neighbourhood_rent: number | null } | null;
+  /** The furniture inventory recorded for the lease (docs/moving.md); null or absent: none. */
+  furniture_inventory?: { recorded_on: string; items: { item: string; quantity: number }[] } | null;
 }
 
 const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
@@ -593,6 +596,15 @@ export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
   return decencyVerdict({ lease: facts.lease, lessor: facts.lease.lessor, on: facts.on, dpe: facts.dpe_on });
 }
 
+/** A furnished lease's inventory holds every item of décret n° 2015-981 art. 2. */
+export function furnishedInventoryCheck(facts: ComplianceFacts): ComplianceCheck {
+  return furnishedInventoryVerdict({
+    lease_type: facts.lease.lease_type,
+    start_date: facts.lease.start_date,
+    inventory: facts.furniture_inventory ?? null,
+  });
+}
+
 export const COMPLIANCE_RULES = [
   depositCapCheck,
   irlRevisionCapCheck,
@@ -601,6 +613,7 @@ export const COMPLIANCE_RULES = [
   relettingCapCheck,
   dpeValidAtStartCheck,
   decencyCalendarCheck,
+  furnishedInventoryCheck,
 ] as const;
 
 /** NON_COMPLIANT if any FAIL, else UNKNOWN if any UNKNOWN, else COMPLIANT. */

@@ -1,0 +1,364 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import {
+  type CompletedElement,
+  type ConditionReportState,
+  completedRooms,
+  REPORT_TYPES,
+  type ReportRoom,
+} from "../events/conditionReports.ts";
+import { CONDITIONS } from "../events/equipment.ts";
+import { ART_3_2, compareRooms, DECRET_2016_382, exitMatchesEntry } from "../law/conditionReports.ts";
+import type { Sql } from "../platform/db.ts";
+import { conflict, notFound } from "../platform/errors.ts";
+import { iso, isoDay } from "../platform/formatDates.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { setEtag } from "../platform/http/etag.ts";
+import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
+import type { Found } from "../platform/http/replyWithResource.ts";
+import { answers, timestamp } from "../platform/http/responses.ts";
+import { uuid } from "../platform/http/schemas.ts";
+import { renderInThread } from "../platform/pdf/renderInThread.ts";
+import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { requireLease } from "./leases.ts";
+import { contentDisposition } from "./media.ts";
+import { pdfAnswers } from "./rentCollection.ts";
+
+/**
+ * Condition reports' reads (docs/moving.md): list and one report of a lease, the comparison of an
+ * exit report with the entry report, the PDF, and `exitReportMatchesEntry` for the deposit's deadline.
+ */
+
+/** The pg query interface every read-model read uses. */
+export type Queryable = Sql;
+
+const condition = z.enum(CONDITIONS);
+const element = z.strictObject({
+  element: z.string(),
+  condition,
+  comment: z.string().nullable(),
+  media_ids: z.array(z.string()),
+});
+export const conditionReportBody = z
+  .strictObject({
+    id: uuid(),
+    lease_id: uuid(),
+    type: z.enum(REPORT_TYPES),
+    date: z.string(),
+    status: z.enum(["DRAFT", "SIGNED"]),
+    signed_on: z.string().nullable(),
+    rooms: z.array(
+      z.strictObject({ room_id: z.string().nullable(), name: z.string(), elements: z.array(element) }),
+    ),
+    meter_readings: z.array(
+      z.strictObject({ meter_id: z.string().nullable(), kind: z.string(), value: z.number() }),
+    ),
+    keys: z.array(z.strictObject({ kind: z.string(), count: z.number() })),
+    completions: z.array(
+      z.strictObject({
+        received_on: z.string(),
+        elements: z.array(element.extend({ room_name: z.string(), heating: z.boolean() })),
+      }),
+    ),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "ConditionReport" });
+
+const change = z.enum(["WORSE", "SAME", "BETTER", "ONLY_AT_ENTRY", "ONLY_AT_EXIT"]);
+export const comparisonBody = z
+  .strictObject({
+    exit_report_id: uuid(),
+    entry_report_id: uuid(),
+    matches: z
+      .boolean()
+      .describe("Every element in the same condition at exit as at entry (completed by the tenant)"),
+    rooms: z.array(
+      z.strictObject({
+        room_id: z.string().nullable(),
+        name: z.string(),
+        change,
+        elements: z.array(
+          z.strictObject({
+            element: z.string(),
+            entry_condition: condition.nullable(),
+            exit_condition: condition.nullable(),
+            change,
+            entry_comment: z.string().nullable(),
+            exit_comment: z.string().nullable(),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: "ConditionReportComparison" });
+
+type Live = Exclude<ConditionReportState, { status: "absent" }>;
+
+const toReport = (row: Row) => {
+  const state = row.state as Live;
+  return {
+    id: String(row.id),
+    lease_id: state.lease_id,
+    type: state.content.type,
+    date: state.content.date,
+    status: state.status,
+    signed_on: state.signed_on,
+    rooms: state.content.rooms,
+    meter_readings: state.content.meter_readings,
+    keys: state.content.keys,
+    completions: state.completions,
+    created_at: iso(row.created_at) as string,
+    updated_at: iso(row.updated_at) as string,
+  };
+};
+export type ConditionReport = ReturnType<typeof toReport>;
+
+async function reportRow(sql: Queryable, tenantId: string, leaseId: string, id: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      "SELECT id, state, revision, created_at, updated_at FROM condition_reports WHERE tenant_id = $1 AND lease_id = $2 AND id = $3",
+      [tenantId, leaseId, id],
+    ),
+  );
+  return row ?? null;
+}
+
+/** One report of the lease, with its revision (ETag); null when the lease has no such report. */
+export async function readConditionReport(
+  sql: Queryable,
+  tenantId: string,
+  leaseId: string,
+  id: string,
+): Promise<(Found & { report: ConditionReport }) | null> {
+  const row = await reportRow(sql, tenantId, leaseId, id);
+  if (!row) return null;
+  const report = toReport(row);
+  return { body: report, report, revision: Number(row.revision) };
+}
+
+/** The lease's latest signed entry report, as completed by the tenant. */
+async function signedEntry(sql: Queryable, tenantId: string, leaseId: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT id, state, revision, created_at, updated_at FROM condition_reports
+       WHERE tenant_id = $1 AND lease_id = $2 AND type = 'ENTRY' AND status = 'SIGNED'
+       ORDER BY signed_on DESC, created_at DESC LIMIT 1`,
+      [tenantId, leaseId],
+    ),
+  );
+  return row ? toReport(row) : null;
+}
+
+const roomsOf = (report: ConditionReport): ReportRoom[] => completedRooms(report.rooms, report.completions);
+
+/** The exit report against the lease's signed entry report; null when there is no entry to compare with. */
+async function compare(sql: Queryable, tenantId: string, exit: ConditionReport) {
+  const entry = await signedEntry(sql, tenantId, exit.lease_id);
+  if (!entry) return null;
+  const rooms = compareRooms(roomsOf(entry), exit.rooms);
+  return { exit_report_id: exit.id, entry_report_id: entry.id, matches: exitMatchesEntry(rooms), rooms };
+}
+
+/**
+ * The contract of the deposit's deadline (loi n° 89-462 art. 22: one month when the exit report
+ * matches the entry report, two otherwise). null: the lease has no SIGNED EXIT report of that id;
+ * true: every element of the exit is in the entry's condition (as the tenant completed it), room by
+ * room; false otherwise, and when the lease has no signed entry report to compare with.
+ */
+export async function exitReportMatchesEntry(
+  db: Queryable,
+  tenantId: string,
+  leaseId: string,
+  exitReportId: string,
+): Promise<boolean | null> {
+  const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
+  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
+  return (await compare(db, tenantId, report))?.matches ?? false;
+}
+
+// ---------------------------------------------------------------- PDF
+
+interface PdfView {
+  title: string;
+  report: ConditionReport;
+  completions: (ConditionReport["completions"][number] & { elements: CompletedElement[] })[];
+  legal: string;
+  labels: typeof LABELS;
+}
+
+const LABELS = { NEW: "Neuf", GOOD: "Bon état", FAIR: "État d'usage", POOR: "Mauvais état" } as const;
+
+const TEMPLATE = `# {{title}}
+
+Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_on}}, signé le {{date report.signed_on}}{{else}} (projet, non signé){{/if}}.
+
+{{#each report.rooms}}
+## {{name}}
+
+| Élément | État | Commentaire |
+{{#each elements}}
+| {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}} |
+{{/each}}
+{{/each}}
+
+## Relevés des compteurs
+
+{{#each report.meter_readings}}
+- {{kind}} : {{number value}}
+{{else}}
+- Aucun relevé
+{{/each}}
+
+## Clés remises
+
+{{#each report.keys}}
+- {{kind}} : {{count}}
+{{else}}
+- Aucune clé
+{{/each}}
+{{#if completions.length}}
+
+## Compléments du locataire (loi n° 89-462, art. 3-2)
+
+{{#each completions}}
+### Demande reçue le {{date received_on}}
+
+| Pièce | Élément | État | Commentaire |
+{{#each elements}}
+| {{room_name}} | {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}} |
+{{/each}}
+{{/each}}
+{{/if}}
+
+{{legal}}
+`;
+
+let compiled: ((view: PdfView) => string) | null = null;
+
+/** The report's markup (src/platform/pdf/renderTemplate.ts). */
+export function conditionReportMarkup(report: ConditionReport): string {
+  compiled ??= compileTemplate<PdfView>(TEMPLATE);
+  const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
+  const legal = `Établi selon le ${DECRET_2016_382} ; le locataire peut demander de compléter l'état des lieux d'entrée dans les dix jours de son établissement, et pour les éléments de chauffage pendant le premier mois de la période de chauffe (${ART_3_2}).`;
+  return compiled({ title, report, completions: report.completions, legal, labels: LABELS });
+}
+
+/** What a render thread runs: pdfmake is loaded there, never on the API thread. */
+export async function renderConditionReportHere(input: { markup: string; title: string }): Promise<Buffer> {
+  const { renderPdf } = await import("../platform/pdf/renderPdf.ts");
+  return renderPdf(documentOf(markupToContent(input.markup), { title: input.title }));
+}
+
+// ---------------------------------------------------------------- routes
+
+const leaseParams = z.strictObject({ lease_id: uuid() });
+const reportParams = z.strictObject({ lease_id: uuid(), report_id: uuid() });
+const listQuery = z.strictObject({ ...pageQuery, type: z.enum(REPORT_TYPES).optional() });
+const tags = ["Condition reports"];
+const config = { access: "LeasesRead" } as const;
+
+export async function conditionReportQueries(app: FastifyInstance) {
+  const { sql } = app.platform;
+  const requireReport = async (tenantId: string, leaseId: string, id: string) => {
+    await requireLease(sql, tenantId, leaseId);
+    const found = await readConditionReport(sql, tenantId, leaseId, id);
+    if (!found) throw notFound("Condition report", id);
+    return found;
+  };
+
+  app.get(
+    "/api/leases/:lease_id/condition-reports",
+    {
+      schema: {
+        tags,
+        summary: "List the condition reports of a lease (by date)",
+        params: leaseParams,
+        querystring: listQuery,
+        response: answers(z.array(conditionReportBody)),
+      },
+      config,
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params as z.infer<typeof leaseParams>;
+      const query = request.query as z.infer<typeof listQuery>;
+      const tenantId = tenantOf(request);
+      await requireLease(sql, tenantId, lease_id);
+      const rows = await sql.asTenant(tenantId, (tx) =>
+        tx.query<Row>(
+          `SELECT id, state, revision, created_at, updated_at FROM condition_reports
+           WHERE tenant_id = $1 AND lease_id = $2 AND ($3::text IS NULL OR type = $3)
+           ORDER BY date, created_at, id`,
+          [tenantId, lease_id, query.type ?? null],
+        ),
+      );
+      return sendSlice(request, reply, rows.map(toReport), query);
+    },
+  );
+
+  app.get(
+    "/api/leases/:lease_id/condition-reports/:report_id",
+    {
+      schema: {
+        tags,
+        summary: "Get a condition report",
+        params: reportParams,
+        response: answers(conditionReportBody),
+      },
+      config,
+    },
+    async (request, reply) => {
+      const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
+      const found = await requireReport(tenantOf(request), lease_id, report_id);
+      setEtag(reply, found.revision);
+      return found.body;
+    },
+  );
+
+  app.get(
+    "/api/leases/:lease_id/condition-reports/:report_id/comparison",
+    {
+      schema: {
+        tags,
+        summary:
+          "An exit report against the lease's signed entry report (as the tenant completed it), room by room and element by element; 409 for an entry report or when there is no signed entry report",
+        params: reportParams,
+        response: answers(comparisonBody),
+      },
+      config,
+    },
+    async (request) => {
+      const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
+      const tenantId = tenantOf(request);
+      const { report } = await requireReport(tenantId, lease_id, report_id);
+      if (report.type !== "EXIT")
+        throw conflict(`Condition report ${report_id} is an entry report: compare an exit report`);
+      const comparison = await compare(sql, tenantId, report);
+      if (!comparison) throw conflict(`Lease ${lease_id} has no signed entry report to compare with`);
+      return comparison;
+    },
+  );
+
+  app.get(
+    "/api/leases/:lease_id/condition-reports/:report_id/pdf",
+    {
+      schema: { tags, summary: "The condition report as PDF", params: reportParams, response: pdfAnswers },
+      config,
+    },
+    async (request, reply) => {
+      const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
+      const { report } = await requireReport(tenantOf(request), lease_id, report_id);
+      const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
+      const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
+        markup: conditionReportMarkup(report),
+        title,
+      });
+      const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;
+      return reply
+        .header("content-type", "application/pdf")
+        .header("content-disposition", contentDisposition("attachment", name))
+        .send(bytes);
+    },
+  );
+}
