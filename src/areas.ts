@@ -3,13 +3,16 @@ import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
+import { depositCommandRoutes } from "./commands/deposits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
+import { estateKeyCommandRoutes } from "./commands/estateKeys/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
+import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -40,9 +43,12 @@ import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { creditTransactionsProjection } from "./projections/credits.ts";
+import { depositsProjection } from "./projections/deposits.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
+import { estateKeysProjection, keyHandoversProjection } from "./projections/estateKeys.ts";
 import { estatesProjection } from "./projections/estates.ts";
+import { leaseNoticesProjection } from "./projections/leaseNotices.ts";
 import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
@@ -58,9 +64,12 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
+import { depositQueries } from "./queries/deposits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
+import { estateKeyQueries } from "./queries/estateKeys.ts";
 import { estateQueries } from "./queries/estates.ts";
+import { leaseNoticeQueries } from "./queries/leaseNotices.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
@@ -268,5 +277,18 @@ export const areas: Area[] = [
     name: "credits",
     routes: [creditCommandRoutes, creditQueries],
     projections: [creditTransactionsProjection],
+  },
+  // Moving in and out (DESIGN.md §7.3, docs/moving.md): keys, notices, termination, deposit.
+  {
+    name: "moving",
+    routes: [
+      estateKeyCommandRoutes,
+      estateKeyQueries,
+      leaseMovingCommandRoutes,
+      leaseNoticeQueries,
+      depositCommandRoutes,
+      depositQueries,
+    ],
+    projections: [estateKeysProjection, keyHandoversProjection, leaseNoticesProjection, depositsProjection],
   },
 ];

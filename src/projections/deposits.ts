@@ -1,0 +1,95 @@
+import { type DepositEvent, depositEventTypes } from "../events/deposits.ts";
+import type { LeaseEvent } from "../events/leases.ts";
+import { rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+
+/**
+ * `lease_deposits`: one row per lease with its deposit (docs/moving.md "Deposit"): the amount and
+ * the rent from the lease's events, the keys' return and the due day from its termination, what
+ * was returned from the deposit stream.
+ */
+const LEASE_TYPES = [
+  "LeaseCreated",
+  "LeaseUpdated",
+  "LeaseAmended",
+  "LeaseRentChanged",
+  "LeaseTerminated",
+  "LeaseDeleted",
+] as const satisfies readonly LeaseEvent["type"][];
+type Handled = Extract<LeaseEvent, { type: (typeof LEASE_TYPES)[number] }> | DepositEvent;
+
+export const depositsProjection = rowProjection<Handled>({
+  name: "lease_deposits",
+  version: 1,
+  table: "lease_deposits",
+  columns: [
+    "tenant_id",
+    "id",
+    "amount",
+    "monthly_rent",
+    "keys_returned_on",
+    "exit_report_id",
+    "exit_report_matches",
+    "due_on",
+    "returned_on",
+    "deductions",
+    "held",
+    "returned_amount",
+    "late_months",
+    "late_penalty",
+  ],
+  schema: `
+CREATE TABLE lease_deposits (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  amount numeric NOT NULL,
+  monthly_rent numeric NOT NULL,
+  keys_returned_on date,
+  exit_report_id uuid,
+  exit_report_matches boolean,
+  due_on date,
+  returned_on date,
+  deductions jsonb,
+  held numeric,
+  returned_amount numeric,
+  late_months integer,
+  late_penalty numeric
+);
+${tenantPolicy("lease_deposits")}`,
+  handles: [...LEASE_TYPES, ...depositEventTypes],
+  idOf: (event) => event.data.lease_id,
+  evolve(row, event) {
+    switch (event.type) {
+      case "LeaseCreated":
+        return { amount: event.data.deposit_amount ?? 0, monthly_rent: event.data.rent_amount };
+      case "LeaseUpdated":
+      case "LeaseAmended": {
+        if (!row) return null;
+        const c = event.data.changes;
+        return {
+          ...row,
+          ...("deposit_amount" in c ? { amount: c.deposit_amount ?? 0 } : {}),
+          ...(c.rent_amount !== undefined ? { monthly_rent: c.rent_amount } : {}),
+        };
+      }
+      case "LeaseRentChanged":
+        return row && { ...row, monthly_rent: event.data.rent_amount };
+      case "LeaseTerminated": {
+        const d = event.data;
+        if (!row || d.keys_returned_on === undefined) return row;
+        return {
+          ...row,
+          keys_returned_on: d.keys_returned_on,
+          exit_report_id: d.exit_report_id ?? null,
+          exit_report_matches: d.exit_report_matches ?? null,
+          due_on: d.deposit_due_on ?? null,
+        };
+      }
+      case "LeaseDeleted":
+        return null;
+      case "LeaseDepositReturned": {
+        const { lease_id: _, due_on, ...returned } = event.data;
+        return { ...row, due_on, ...returned };
+      }
+    }
+  },
+});
