@@ -2862,6 +2862,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/estates/{estate_id}/keys/handovers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys handed over and returned for the estate, oldest first
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getEstatesByEstateIdKeysHandovers"];
+        put?: never;
+        /**
+         * Record keys handed over to, or returned by, a lease's tenants
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postEstatesByEstateIdKeysHandovers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the key sets of an estate
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getEstatesByEstateIdKeys"];
+        put?: never;
+        /**
+         * Add a key set to an estate
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postEstatesByEstateIdKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an estatekey
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getEstatesByEstateIdKeysByKeyId"];
+        /**
+         * Update an estatekey: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putEstatesByEstateIdKeysByKeyId"];
+        post?: never;
+        /**
+         * Delete an estatekey
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteEstatesByEstateIdKeysByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys/handovers/{handover_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One handover or return of keys
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getEstatesByEstateIdKeysHandoversByHandoverId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notices given on the lease, oldest first
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdNotices"];
+        put?: never;
+        /**
+         * Give notice (loi n° 89-462 art. 15, 25-8): computes its end, the lease goes to NOTICE
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdNotices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/termination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the lease at the keys' return; starts the deposit's clock (loi n° 89-462 art. 22)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdTermination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices/{notice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One notice of the lease
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdNoticesByNoticeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices/{notice_id}/letter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notice as a letter (PDF)
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdNoticesByNoticeIdLetter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/deposit/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return the deposit, itemising each justified deduction (loi n° 89-462 art. 22)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdDepositReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/deposit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lease's deposit: amount, due day, deductions, what was returned, the late penalty (art. 22)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdDeposit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2943,6 +3183,22 @@ export interface components {
              * @enum {string}
              */
             package_id: "starter" | "standard" | "pro";
+        };
+        NewPlaceInput: {
+            name: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        PlaceChangesInput: {
+            name?: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
         };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
@@ -3086,21 +3342,55 @@ export interface components {
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
         };
-        NewPlaceInput: {
-            name: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
+        DepositReturnInput: {
+            /** Format: date */
+            returned_on: string;
+            /** @default [] */
+            deductions: {
+                /** @enum {string} */
+                kind: "UNPAID_RENT" | "REPAIR";
+                amount: number;
+                description: string;
+                rent_call_id?: string | null;
+                invoice_media_id?: string | null;
+            }[];
+            /** @description Held until the building's annual accounts: at most 20 % (art. 22 al. 5) */
+            held?: number;
         };
-        PlaceChangesInput: {
-            name?: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
+        NewEstateKeyInput: {
+            kind: string;
+            count: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        EstateKeyChangesInput: {
+            kind?: string;
+            count?: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        NewKeyHandoverInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            direction: "HANDED_OVER" | "RETURNED";
+            /** Format: date */
+            on: string;
+            sets: {
+                kind: string;
+                count: number;
+            }[];
         };
         NewOwnerInput: {
             /** @enum {string} */
@@ -3137,6 +3427,22 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+        };
+        NewNoticeInput: {
+            /** @enum {string} */
+            given_by: "LESSEE" | "LESSOR";
+            /** Format: date */
+            received_on: string;
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+        };
+        TerminationInput: {
+            /**
+             * Format: date
+             * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers)
+             */
+            keys_returned_on?: string;
+            /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */
+            exit_report_id?: string | null;
         };
         MessageResolutionInput: {
             /**
@@ -3366,41 +3672,6 @@ export interface components {
             status: "COMPLETED";
             credited: boolean;
         };
-        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
-        EnergyDiagnosis: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            place_id: string | null;
-            estate_id: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption: number | null;
-            ges_emission: number | null;
-            heated_area: number | null;
-            notes: string | null;
-            media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         Place: {
             /**
              * Format: uuid
@@ -3417,163 +3688,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
-        Estate: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id: string;
-            area: number;
-            fiscal_identifier: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id: string;
-            number_of_room: number | null;
-            orientation: string | null;
-            building: string | null;
-            floor: number | null;
-            owner_id: string | null;
-            lot_number: string | null;
-            housing_tax: number | null;
-            property_tax: number | null;
-            acquisition_price: number | null;
-            rent_amount: number | null;
-            construction_date: string | null;
-            renovation_date: string | null;
-            address: string | null;
-            other_detail: string | null;
-            /** @enum {string} */
-            rental_status: "VACANT" | "RENTED" | "NOTICE";
-            previous_owner_id: string | null;
-            current_dpe_id: string | null;
-            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_diagnosis_date: string | null;
-            current_dpe_valid_until: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        EstateDiagnostic: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /** @enum {string} */
-            type: "lead" | "asbestos" | "electrical" | "gas" | "risk_assessment" | "coownership_rules";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            valid_until: string | null;
-            reference: string | null;
-            provider: string | null;
-            notes: string | null;
-            media_id: string | null;
-            active: boolean;
-            replaced_by: string | null;
-            deactivated_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        Owner: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            category: "individual" | "company";
-            first_name: string | null;
-            last_name: string | null;
-            legal_name: string | null;
-            email: string;
-            phone: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
-            iban: string | null;
-            bic: string | null;
-            custom_fields: {
-                [key: string]: unknown;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description An IRL (indice de référence des loyers) value of a quarter */
-        Irl: {
-            quarter: string;
-            value: number;
-            published_on: string | null;
-            /** @enum {string} */
-            source: "shipped" | "published";
-            note: string | null;
-        };
-        LeaseCompliance: {
-            lease_id: string;
-            /** @enum {string} */
-            status: "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
-            checked_at: string;
-            checks: {
-                rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-                message: string;
-                legal_reference: string;
-                details: {
-                    [key: string]: unknown;
-                };
-            }[];
-        };
-        RentRevision: {
-            lease_id: string;
-            quarter: string;
-            /** @enum {string} */
-            status: "OK" | "UNKNOWN";
-            reason: string | null;
-            current_rent: number;
-            new_rent: number | null;
-            frozen: boolean;
-            frozen_reason: string | null;
-            calculation: {
-                rent: number;
-                reference: {
-                    quarter: string;
-                    value: number;
-                };
-                new: {
-                    quarter: string;
-                    value: number;
-                };
-                capped_rent: number;
-                increase: number;
-                formula: string;
-                legal_reference: string;
-                note: string | null;
-            } | null;
         };
         Lease: {
             /**
@@ -3736,135 +3850,117 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        Lessee: {
-            /** Format: uuid */
-            id: string;
+        DepositDeduction: {
             /** @enum {string} */
-            category: "individual" | "company/other" | "guarantor";
-            title?: string | null;
-            first_name?: string | null;
-            last_name?: string | null;
-            legal_name?: string | null;
-            birth_date?: string | null;
-            birth_place?: string | null;
-            email: string;
-            mobile_phone?: string | null;
-            landline_phone?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-            profession?: string | null;
-            employer_name?: string | null;
-            employer_phone?: string | null;
-            monthly_income?: number | null;
-            other_income?: number | null;
-            bank_name?: string | null;
-            iban?: string | null;
-            bic?: string | null;
-            additional_addresses?: {
-                work_address?: {
-                    street?: string | null;
-                    postal_code?: string | null;
-                    city?: string | null;
-                    country?: string | null;
-                } | null;
-                previous_address?: {
-                    street?: string | null;
-                    postal_code?: string | null;
-                    city?: string | null;
-                    country?: string | null;
-                } | null;
-            } | null;
-            identity_documents?: {
-                passport?: {
-                    number: string;
-                    expiry?: string | null;
-                    issuing_country?: string | null;
-                } | null;
-                id_card?: {
-                    number: string;
-                    expiry?: string | null;
-                    issuing_authority?: string | null;
-                } | null;
-                driving_license?: {
-                    number: string;
-                    expiry?: string | null;
-                } | null;
-            } | null;
-            additional_contacts?: {
-                emergency_contact?: {
-                    name: string;
-                    phone?: string | null;
-                    relationship?: string | null;
-                } | null;
-                references?: {
-                    name: string;
-                    phone?: string | null;
-                    type?: string | null;
-                }[] | null;
-            } | null;
-            custom_fields?: {
-                [key: string]: unknown;
-            } | null;
-            auth_user_id?: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
+            kind: "UNPAID_RENT" | "REPAIR";
+            amount: number;
+            description: string;
+            rent_call_id: string | null;
+            invoice_media_id: string | null;
         };
-        LeasePdf: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
+        LeaseDeposit: {
             /**
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             lease_id: string;
-            template: string;
-            template_version: string;
-            lease_revision: number;
-            filename: string;
-            size: number;
-            sha256: string;
-            /** Format: date-time */
-            created_at: string;
+            /**
+             * @description HELD: the lease runs; DUE: the keys are back, not yet returned; RETURNED
+             * @enum {string}
+             */
+            status: "HELD" | "DUE" | "RETURNED";
+            amount: number;
+            keys_returned_on: string | null;
+            exit_report_id: string | null;
+            exit_report_matches: boolean | null;
+            due_on: string | null;
+            deductions: components["schemas"]["DepositDeduction"][];
+            /** @description Held until the building's annual accounts (art. 22 al. 5), at most 20 % */
+            held: number;
+            returned_on: string | null;
+            /** @description returned_amount + sum(deductions) + held = amount */
+            returned_amount: number | null;
+            late_months: number;
+            /** @description 10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today */
+            late_penalty: number;
         };
-        MessageRecipient: {
-            email: string;
-            name: string | null;
-        };
-        /** @description An outbound message and its delivery status (docs/messages.md) */
-        Message: {
+        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
+        EnergyDiagnosis: {
             /**
              * Format: uuid
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             id: string;
-            /** @description What kind of message: rent-reminder, amendment-notice, ... */
-            topic: string;
-            /** @enum {string} */
-            channel: "email";
-            to: components["schemas"]["MessageRecipient"][];
-            subject: string;
-            /** @description What the message is about (e.g. kind lease_amendment and its id) */
-            related: {
-                kind: string;
-                id: string;
-            } | null;
+            place_id: string | null;
+            estate_id: string | null;
+            reference_number: string;
             /**
-             * @description QUEUED, SENDING, DELIVERED, RETRY_SCHEDULED (a transient failure, tried again at next_attempt_at), FAILED (refused for good or out of attempts), UNCERTAIN (its sender stopped after the end of the data: it may have arrived; never resent on its own)
-             * @enum {string}
+             * Format: date
+             * @example 2025-01-31
              */
-            status: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
-            attempts: number;
-            last_error: string | null;
-            next_attempt_at: string | null;
-            provider_message_id: string | null;
-            delivered_at: string | null;
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption: number | null;
+            ges_emission: number | null;
+            heated_area: number | null;
+            notes: string | null;
+            media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
+        Estate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id: string;
+            area: number;
+            fiscal_identifier: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            number_of_room: number | null;
+            orientation: string | null;
+            building: string | null;
+            floor: number | null;
+            owner_id: string | null;
+            lot_number: string | null;
+            housing_tax: number | null;
+            property_tax: number | null;
+            acquisition_price: number | null;
+            rent_amount: number | null;
+            construction_date: string | null;
+            renovation_date: string | null;
+            address: string | null;
+            other_detail: string | null;
+            /** @enum {string} */
+            rental_status: "VACANT" | "RENTED" | "NOTICE";
+            previous_owner_id: string | null;
+            current_dpe_id: string | null;
+            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_diagnosis_date: string | null;
+            current_dpe_valid_until: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3966,6 +4062,258 @@ export interface components {
             /** @description Payments not yet allocated to a call */
             credit: number;
             entries: components["schemas"]["AccountEntry"][];
+        };
+        EstateDiagnostic: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** @enum {string} */
+            type: "lead" | "asbestos" | "electrical" | "gas" | "risk_assessment" | "coownership_rules";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            valid_until: string | null;
+            reference: string | null;
+            provider: string | null;
+            notes: string | null;
+            media_id: string | null;
+            active: boolean;
+            replaced_by: string | null;
+            deactivated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EstateKey: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            kind: string;
+            count: number;
+            opens: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        KeyHandover: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            direction: "HANDED_OVER" | "RETURNED";
+            /** Format: date */
+            on: string;
+            sets: {
+                kind: string;
+                count: number;
+            }[];
+            recorded_at: string;
+        };
+        Owner: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            iban: string | null;
+            bic: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An IRL (indice de référence des loyers) value of a quarter */
+        Irl: {
+            quarter: string;
+            value: number;
+            published_on: string | null;
+            /** @enum {string} */
+            source: "shipped" | "published";
+            note: string | null;
+        };
+        LeaseCompliance: {
+            lease_id: string;
+            /** @enum {string} */
+            status: "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
+            checked_at: string;
+            checks: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        RentRevision: {
+            lease_id: string;
+            quarter: string;
+            /** @enum {string} */
+            status: "OK" | "UNKNOWN";
+            reason: string | null;
+            current_rent: number;
+            new_rent: number | null;
+            frozen: boolean;
+            frozen_reason: string | null;
+            calculation: {
+                rent: number;
+                reference: {
+                    quarter: string;
+                    value: number;
+                };
+                new: {
+                    quarter: string;
+                    value: number;
+                };
+                capped_rent: number;
+                increase: number;
+                formula: string;
+                legal_reference: string;
+                note: string | null;
+            } | null;
+        };
+        Lessee: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company/other" | "guarantor";
+            title?: string | null;
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            birth_date?: string | null;
+            birth_place?: string | null;
+            email: string;
+            mobile_phone?: string | null;
+            landline_phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            profession?: string | null;
+            employer_name?: string | null;
+            employer_phone?: string | null;
+            monthly_income?: number | null;
+            other_income?: number | null;
+            bank_name?: string | null;
+            iban?: string | null;
+            bic?: string | null;
+            additional_addresses?: {
+                work_address?: {
+                    street?: string | null;
+                    postal_code?: string | null;
+                    city?: string | null;
+                    country?: string | null;
+                } | null;
+                previous_address?: {
+                    street?: string | null;
+                    postal_code?: string | null;
+                    city?: string | null;
+                    country?: string | null;
+                } | null;
+            } | null;
+            identity_documents?: {
+                passport?: {
+                    number: string;
+                    expiry?: string | null;
+                    issuing_country?: string | null;
+                } | null;
+                id_card?: {
+                    number: string;
+                    expiry?: string | null;
+                    issuing_authority?: string | null;
+                } | null;
+                driving_license?: {
+                    number: string;
+                    expiry?: string | null;
+                } | null;
+            } | null;
+            additional_contacts?: {
+                emergency_contact?: {
+                    name: string;
+                    phone?: string | null;
+                    relationship?: string | null;
+                } | null;
+                references?: {
+                    name: string;
+                    phone?: string | null;
+                    type?: string | null;
+                }[] | null;
+            } | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+            auth_user_id?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        LeasePdf: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            template: string;
+            template_version: string;
+            lease_revision: number;
+            filename: string;
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description A reminder sent for an unpaid rent call */
         RentReminder: {
@@ -4069,6 +4417,65 @@ export interface components {
             total_owed: number;
             periods: components["schemas"]["ArrearsPeriod"][];
             commandement_de_payer: components["schemas"]["CommandementFacts"];
+        };
+        LeaseNotice: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            given_by: "LESSEE" | "LESSOR";
+            /** Format: date */
+            received_on: string;
+            /** @description The reason's code (free text for notices given through PUT .../status) */
+            reason: string | null;
+            notice_end_date: string | null;
+            /** @enum {string} */
+            status: "IN_FORCE" | "WITHDRAWN";
+            recorded_at: string;
+        };
+        MessageRecipient: {
+            email: string;
+            name: string | null;
+        };
+        /** @description An outbound message and its delivery status (docs/messages.md) */
+        Message: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description What kind of message: rent-reminder, amendment-notice, ... */
+            topic: string;
+            /** @enum {string} */
+            channel: "email";
+            to: components["schemas"]["MessageRecipient"][];
+            subject: string;
+            /** @description What the message is about (e.g. kind lease_amendment and its id) */
+            related: {
+                kind: string;
+                id: string;
+            } | null;
+            /**
+             * @description QUEUED, SENDING, DELIVERED, RETRY_SCHEDULED (a transient failure, tried again at next_attempt_at), FAILED (refused for good or out of attempts), UNCERTAIN (its sender stopped after the end of the data: it may have arrived; never resent on its own)
+             * @enum {string}
+             */
+            status: "QUEUED" | "SENDING" | "DELIVERED" | "RETRY_SCHEDULED" | "FAILED" | "UNCERTAIN";
+            attempts: number;
+            last_error: string | null;
+            next_attempt_at: string | null;
+            provider_message_id: string | null;
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         Room: {
             /**
@@ -5063,7 +5470,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, estate_keys, key_handovers, lease_notices, lease_deposits */
                     projection: string;
                 };
             };
@@ -12298,6 +12705,627 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysHandovers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                lease_id?: string;
+            };
+            header?: never;
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postEstatesByEstateIdKeysHandovers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewKeyHandoverInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postEstatesByEstateIdKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewEstateKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstateKeyChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysHandoversByHandoverId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                estate_id: string;
+                handover_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNotices: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdNotices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewNoticeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdTermination: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNoticesByNoticeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                notice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNoticesByNoticeIdLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                notice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdDepositReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositReturnInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];
