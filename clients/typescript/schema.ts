@@ -3865,10 +3865,10 @@ export interface components {
              */
             lease_id: string;
             /**
-             * @description HELD: the lease runs; DUE: the keys are back, not yet returned; RETURNED
+             * @description RUNNING: the lease runs; DUE: the keys are back, not yet returned; RETURNED
              * @enum {string}
              */
-            status: "HELD" | "DUE" | "RETURNED";
+            status: "RUNNING" | "DUE" | "RETURNED";
             amount: number;
             keys_returned_on: string | null;
             exit_report_id: string | null;

@@ -27,8 +27,8 @@ export const depositBody = z
   .strictObject({
     lease_id: uuid(),
     status: z
-      .enum(["HELD", "DUE", "RETURNED"])
-      .describe("HELD: the lease runs; DUE: the keys are back, not yet returned; RETURNED"),
+      .enum(["RUNNING", "DUE", "RETURNED"])
+      .describe("RUNNING: the lease runs; DUE: the keys are back, not yet returned; RETURNED"),
     amount: z.number(),
     keys_returned_on: z.iso.date().nullable(),
     exit_report_id: uuid().nullable(),
@@ -66,7 +66,7 @@ export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, t
     due_on !== null && returned_on === null ? latePenalty(due_on, today, Number(row.monthly_rent)) : null;
   const answer: DepositAnswer = {
     lease_id: leaseId,
-    status: returned_on !== null ? "RETURNED" : due_on !== null ? "DUE" : "HELD",
+    status: returned_on !== null ? "RETURNED" : due_on !== null ? "DUE" : "RUNNING",
     amount: Number(row.amount),
     keys_returned_on: day(row.keys_returned_on),
     exit_report_id: (row.exit_report_id as string | null) ?? null,
