@@ -179,7 +179,12 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     expect(notice.statusCode, notice.body).toBe(201);
 
     const before = await t.request("GET", `/api/leases/${id}/deposit`);
-    expect(before.json()).toMatchObject({ status: "RUNNING", amount: 800, due_on: null, returned_amount: null });
+    expect(before.json()).toMatchObject({
+      status: "RUNNING",
+      amount: 800,
+      due_on: null,
+      returned_amount: null,
+    });
 
     await writesNothing(async () => {
       const noKeys = await t.request("POST", `/api/leases/${id}/termination`, { body: {} });
