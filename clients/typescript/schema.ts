@@ -3200,6 +3200,26 @@ export interface components {
             address_city?: string | null;
             address_country?: string | null;
         };
+        NewEstateKeyInput: {
+            kind: string;
+            count: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        EstateKeyChangesInput: {
+            kind?: string;
+            count?: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
             estate_id?: string | null;
@@ -3356,26 +3376,11 @@ export interface components {
             }[];
             /** @description Held until the building's annual accounts: at most 20 % (art. 22 al. 5) */
             held?: number;
-        };
-        NewEstateKeyInput: {
-            kind: string;
-            count: number;
-            opens?: string | null;
             /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             * Format: date
+             * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
              */
-            estate_id?: string;
-        };
-        EstateKeyChangesInput: {
-            kind?: string;
-            count?: number;
-            opens?: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id?: string;
+            keys_returned_on?: string;
         };
         NewKeyHandoverInput: {
             /**
@@ -3865,7 +3870,7 @@ export interface components {
              */
             lease_id: string;
             /**
-             * @description RUNNING: the lease runs; DUE: the keys are back, not yet returned; RETURNED
+             * @description RUNNING: the lease runs; DUE: the lease has ended, the deposit not yet returned; RETURNED
              * @enum {string}
              */
             status: "RUNNING" | "DUE" | "RETURNED";
@@ -3883,6 +3888,25 @@ export interface components {
             late_months: number;
             /** @description 10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today */
             late_penalty: number;
+        };
+        EstateKey: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            kind: string;
+            count: number;
+            opens: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
         EnergyDiagnosis: {
@@ -3965,6 +3989,32 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        KeyHandover: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            direction: "HANDED_OVER" | "RETURNED";
+            /** Format: date */
+            on: string;
+            sets: {
+                kind: string;
+                count: number;
+            }[];
+            recorded_at: string;
         };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
@@ -4093,51 +4143,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        EstateKey: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            kind: string;
-            count: number;
-            opens: string | null;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        KeyHandover: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @enum {string} */
-            direction: "HANDED_OVER" | "RETURNED";
-            /** Format: date */
-            on: string;
-            sets: {
-                kind: string;
-                count: number;
-            }[];
-            recorded_at: string;
         };
         Owner: {
             /**

@@ -23,6 +23,8 @@ export interface DepositReturn {
   /** Held until the building's annual accounts (art. 22 al. 5), at most 20 %. */
   held: number;
   returned_amount: number;
+  /** The keys' return the due day counts from: the termination's, or given with the return. */
+  keys_returned_on: string;
   due_on: string;
   late_months: number;
   late_penalty: number;

@@ -13,6 +13,7 @@ const LEASE_TYPES = [
   "LeaseAmended",
   "LeaseRentChanged",
   "LeaseTerminated",
+  "LeaseExpired",
   "LeaseDeleted",
 ] as const satisfies readonly LeaseEvent["type"][];
 type Handled = Extract<LeaseEvent, { type: (typeof LEASE_TYPES)[number] }> | DepositEvent;
@@ -26,6 +27,7 @@ export const depositsProjection = rowProjection<Handled>({
     "id",
     "amount",
     "monthly_rent",
+    "ended",
     "keys_returned_on",
     "exit_report_id",
     "exit_report_matches",
@@ -43,6 +45,7 @@ CREATE TABLE lease_deposits (
   id uuid PRIMARY KEY,
   amount numeric NOT NULL,
   monthly_rent numeric NOT NULL,
+  ended boolean NOT NULL DEFAULT false,
   keys_returned_on date,
   exit_report_id uuid,
   exit_report_matches boolean,
@@ -60,7 +63,7 @@ ${tenantPolicy("lease_deposits")}`,
   evolve(row, event) {
     switch (event.type) {
       case "LeaseCreated":
-        return { amount: event.data.deposit_amount ?? 0, monthly_rent: event.data.rent_amount };
+        return { amount: event.data.deposit_amount ?? 0, monthly_rent: event.data.rent_amount, ended: false };
       case "LeaseUpdated":
       case "LeaseAmended": {
         if (!row) return null;
@@ -73,11 +76,15 @@ ${tenantPolicy("lease_deposits")}`,
       }
       case "LeaseRentChanged":
         return row && { ...row, monthly_rent: event.data.rent_amount };
+      case "LeaseExpired":
+        return row && { ...row, ended: true };
       case "LeaseTerminated": {
         const d = event.data;
-        if (!row || d.keys_returned_on === undefined) return row;
+        if (!row) return null;
+        if (d.keys_returned_on === undefined) return { ...row, ended: true };
         return {
           ...row,
+          ended: true,
           keys_returned_on: d.keys_returned_on,
           exit_report_id: d.exit_report_id ?? null,
           exit_report_matches: d.exit_report_matches ?? null,
@@ -87,8 +94,12 @@ ${tenantPolicy("lease_deposits")}`,
       case "LeaseDeleted":
         return null;
       case "LeaseDepositReturned": {
-        const { lease_id: _, due_on, ...returned } = event.data;
-        return { ...row, due_on, ...returned };
+        const { lease_id: _, ...returned } = event.data;
+        // The lease's row exists (a return needs its termination); the amount is the parts' sum anyway.
+        const amount =
+          row?.amount ??
+          returned.returned_amount + returned.held + returned.deductions.reduce((s, d) => s + d.amount, 0);
+        return { monthly_rent: 0, ended: true, ...row, amount, ...returned };
       }
     }
   },

@@ -28,7 +28,7 @@ export const depositBody = z
     lease_id: uuid(),
     status: z
       .enum(["RUNNING", "DUE", "RETURNED"])
-      .describe("RUNNING: the lease runs; DUE: the keys are back, not yet returned; RETURNED"),
+      .describe("RUNNING: the lease runs; DUE: the lease has ended, the deposit not yet returned; RETURNED"),
     amount: z.number(),
     keys_returned_on: z.iso.date().nullable(),
     exit_report_id: uuid().nullable(),
@@ -52,7 +52,7 @@ const day = (v: unknown) => (v === null || v === undefined ? null : String(v));
 export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, today = legalToday()) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      `SELECT amount, monthly_rent, to_char(keys_returned_on, 'YYYY-MM-DD') AS keys_returned_on, exit_report_id,
+      `SELECT amount, monthly_rent, ended, to_char(keys_returned_on, 'YYYY-MM-DD') AS keys_returned_on, exit_report_id,
          exit_report_matches, to_char(due_on, 'YYYY-MM-DD') AS due_on, to_char(returned_on, 'YYYY-MM-DD') AS returned_on,
          deductions, held, returned_amount, late_months, late_penalty
        FROM lease_deposits WHERE tenant_id = $1 AND id = $2`,
@@ -66,7 +66,7 @@ export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, t
     due_on !== null && returned_on === null ? latePenalty(due_on, today, Number(row.monthly_rent)) : null;
   const answer: DepositAnswer = {
     lease_id: leaseId,
-    status: returned_on !== null ? "RETURNED" : due_on !== null ? "DUE" : "RUNNING",
+    status: returned_on !== null ? "RETURNED" : row.ended === true ? "DUE" : "RUNNING",
     amount: Number(row.amount),
     keys_returned_on: day(row.keys_returned_on),
     exit_report_id: (row.exit_report_id as string | null) ?? null,

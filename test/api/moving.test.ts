@@ -29,6 +29,8 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     return lease;
   };
+  const ok = (res: { statusCode: number; body: string }, status: number) =>
+    expect(res.statusCode, res.body).toBe(status);
   const estateStatus = async (id: string) =>
     (await t.request("GET", `/api/estates/${id}`)).json().rental_status;
 
@@ -280,5 +282,45 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     });
     expect(twice.statusCode).toBe(409);
     expect((await t.request("GET", `/api/leases/${id}/deposit`, { as: t.other })).statusCode).toBe(404);
+  });
+
+  it("a lease ended through the status route: the keys' return comes with the deposit's return", async () => {
+    const { id } = await activeLease();
+    ok(await setStatus(id, "TERMINATED", { effective_date: "2026-08-31" }), 200);
+    const due = (await t.request("GET", `/api/leases/${id}/deposit`)).json();
+    expect(due).toMatchObject({ status: "DUE", keys_returned_on: null, due_on: null });
+    await writesNothing(async () => {
+      const noKeys = await t.request("POST", `/api/leases/${id}/deposit/return`, {
+        body: { returned_on: "2026-10-01" },
+      });
+      expect(noKeys.statusCode).toBe(400);
+      expect(noKeys.json().details[0].field).toBe("keys_returned_on");
+    });
+    const done = await t.request("POST", `/api/leases/${id}/deposit/return`, {
+      body: { returned_on: "2026-10-01", keys_returned_on: "2026-09-01" },
+    });
+    ok(done, 201);
+    expect(done.json()).toMatchObject({
+      keys_returned_on: "2026-09-01",
+      due_on: "2026-11-01",
+      returned_amount: 800,
+      late_penalty: 0,
+    });
+  });
+
+  it("permissions: notices and termination are Leases, the deposit Finance, keys Properties", async () => {
+    const { id, estate_id } = await activeLease();
+    const leasesOnly = await t.newTenant(undefined, ["LeasesRead", "LeasesWrite"]);
+    const mine = await t.newTenant(undefined, ["PropertiesRead"]);
+    expect((await t.request("GET", `/api/leases/${id}/deposit`, { as: leasesOnly })).statusCode).toBe(403);
+    expect((await t.request("GET", `/api/estates/${estate_id}/keys`, { as: leasesOnly })).statusCode).toBe(
+      403,
+    );
+    expect((await t.request("GET", `/api/leases/${id}/notices`, { as: mine })).statusCode).toBe(403);
+    const post = await t.request("POST", `/api/estates/${estate_id}/keys`, {
+      as: mine,
+      body: { kind: "x", count: 1 },
+    });
+    expect(post.statusCode).toBe(403);
   });
 });

@@ -120,7 +120,14 @@ describe("the deposit's return", () => {
     returned_on: "2026-07-30",
     deductions: [],
     held: 0,
-    lease: { amount: 800, monthly_rent: 800, keys_returned_on: "2026-05-20", due_on: "2026-07-20" },
+    keys_returned_on: null,
+    lease: {
+      amount: 800,
+      monthly_rent: 800,
+      ended: true,
+      keys_returned_on: "2026-05-20",
+      due_on: "2026-07-20",
+    },
     ...over,
   });
   const returned = (extra: Partial<Extract<DepositEvent, object>["data"]> = {}): DepositEvent => ({
@@ -131,6 +138,7 @@ describe("the deposit's return", () => {
       deductions: [],
       held: 0,
       returned_amount: 800,
+      keys_returned_on: "2026-05-20",
       due_on: "2026-07-20",
       late_months: 1,
       late_penalty: 80,
@@ -140,14 +148,26 @@ describe("the deposit's return", () => {
   it("10 days late: one started month, 10 % of the rent", () => {
     deposits.given([]).when(command()).then([returned()]);
   });
+  it("a lease ended without the keys' return: given with the return, due 2 months later", () => {
+    const expired = { amount: 800, monthly_rent: 800, ended: true, keys_returned_on: null, due_on: null };
+    deposits
+      .given([])
+      .when(command({ lease: expired }))
+      .thenRefuses(400, /Invalid deposit return/, ["keys_returned_on"]);
+    deposits
+      .given([])
+      .when(command({ lease: expired, keys_returned_on: "2026-05-20", returned_on: "2026-07-20" }))
+      .then([returned({ returned_on: "2026-07-20", late_months: 0, late_penalty: 0 })]);
+  });
   it("once; after the keys; only for a terminated lease", () => {
     deposits
       .given([returned()])
       .when(command())
       .thenRefuses(409, /was returned on 2026-07-30/);
+    const running = { amount: 800, monthly_rent: 800, ended: false, keys_returned_on: null, due_on: null };
     deposits
       .given([])
-      .when(command({ lease: null }))
+      .when(command({ lease: running }))
       .thenRefuses(409, /not terminated/);
     deposits
       .given([])

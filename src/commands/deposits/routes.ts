@@ -5,12 +5,13 @@ import { depositStream } from "../../events/deposits.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { DEDUCTION_KINDS } from "../../law/depositReturn.ts";
 import { cents, toEuros } from "../../law/money.ts";
-import { type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import { type ErrorDetail, fieldError, notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers } from "../../platform/http/responses.ts";
 import { text, uuid } from "../../platform/http/schemas.ts";
 import { depositBody, readDeposit, readDepositFacts } from "../../queries/deposits.ts";
+import { keysReturnedOn } from "../../queries/estateKeys.ts";
 import { leaseParams } from "../../queries/leases.ts";
 import { date, money } from "../../queries/leasesSchemas.ts";
 import { findMediaRow } from "../../queries/media.ts";
@@ -52,6 +53,12 @@ const returnSchema = z
     held: money()
       .optional()
       .describe("Held until the building's annual accounts: at most 20 % (art. 22 al. 5)"),
+    keys_returned_on: date()
+      .refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)")
+      .optional()
+      .describe(
+        "Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover",
+      ),
   })
   .meta({ id: "DepositReturn" });
 
@@ -105,14 +112,15 @@ export async function depositCommandRoutes(app: FastifyInstance): Promise<void> 
       );
       if (errors.length > 0) throw validationError("Invalid deposit return", errors);
       const { deposit } = facts;
-      const terminated =
-        deposit.keys_returned_on !== null && deposit.due_on !== null
-          ? {
-              amount: deposit.amount,
-              monthly_rent: facts.monthly_rent,
-              keys_returned_on: deposit.keys_returned_on,
-              due_on: deposit.due_on,
-            }
+      if (request.body.keys_returned_on !== undefined && deposit.keys_returned_on !== null)
+        throw fieldError(
+          "keys_returned_on",
+          `The termination recorded the keys' return on ${deposit.keys_returned_on}`,
+          "Invalid deposit return",
+        );
+      const keys =
+        deposit.keys_returned_on === null
+          ? (request.body.keys_returned_on ?? (await keysReturnedOn(sql, tenantId, lease_id)))
           : null;
       const result = await handleCommand(
         request,
@@ -124,7 +132,14 @@ export async function depositCommandRoutes(app: FastifyInstance): Promise<void> 
           returned_on: request.body.returned_on,
           deductions,
           held: request.body.held ?? 0,
-          lease: terminated,
+          keys_returned_on: keys,
+          lease: {
+            amount: deposit.amount,
+            monthly_rent: facts.monthly_rent,
+            ended: deposit.status !== "RUNNING",
+            keys_returned_on: deposit.keys_returned_on,
+            due_on: deposit.due_on,
+          },
         },
         { notFound: () => notFound("Lease", lease_id) },
       );
