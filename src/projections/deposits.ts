@@ -59,6 +59,7 @@ CREATE TABLE lease_deposits (
 );
 ${tenantPolicy("lease_deposits")}`,
   handles: [...LEASE_TYPES, ...depositEventTypes],
+  creates: ["LeaseCreated"],
   idOf: (event) => event.data.lease_id,
   evolve(row, event) {
     switch (event.type) {
