@@ -6,15 +6,18 @@ import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/ro
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
+import { depositCommandRoutes } from "./commands/deposits/routes.ts";
 import { energyDiagnosisCommandRoutes } from "./commands/energyDiagnoses/routes.ts";
 import { equipmentRoutes } from "./commands/equipment/routes.ts";
 import { estateDiagnosticCommandRoutes } from "./commands/estateDiagnostics/routes.ts";
+import { estateKeyCommandRoutes } from "./commands/estateKeys/routes.ts";
 import { estateRoutes } from "./commands/estates/routes.ts";
 import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
+import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
@@ -52,11 +55,14 @@ import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
 import { creditTransactionsProjection } from "./projections/credits.ts";
+import { depositsProjection } from "./projections/deposits.ts";
 import { energyDiagnosesProjection, estateCurrentDpeProjection } from "./projections/energyDiagnoses.ts";
 import { equipmentProjection } from "./projections/equipment.ts";
 import { estateDiagnosticsProjection } from "./projections/estateDiagnostics.ts";
+import { estateKeysProjection, keyHandoversProjection } from "./projections/estateKeys.ts";
 import { estatesProjection } from "./projections/estates.ts";
 import { inventoriesProjection } from "./projections/inventories.ts";
+import { leaseNoticesProjection } from "./projections/leaseNotices.ts";
 import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
@@ -78,11 +84,14 @@ import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
+import { depositQueries } from "./queries/deposits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
 import { equipmentQueries } from "./queries/equipment.ts";
 import { estateDiagnosticQueryRoutes } from "./queries/estateDiagnostics.ts";
+import { estateKeyQueries } from "./queries/estateKeys.ts";
 import { estateQueries } from "./queries/estates.ts";
 import { inventoryQueries } from "./queries/inventories.ts";
+import { leaseNoticeQueries } from "./queries/leaseNotices.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
@@ -345,4 +354,17 @@ export const areas: Area[] = [
     projections: [conditionReportsProjection],
   },
   { name: "inventories", routes: [inventoryRoutes, inventoryQueries], projections: [inventoriesProjection] },
+  // Moving in and out (DESIGN.md §7.3, docs/moving.md): keys, notices, termination, deposit.
+  {
+    name: "moving",
+    routes: [
+      estateKeyCommandRoutes,
+      estateKeyQueries,
+      leaseMovingCommandRoutes,
+      leaseNoticeQueries,
+      depositCommandRoutes,
+      depositQueries,
+    ],
+    projections: [estateKeysProjection, keyHandoversProjection, leaseNoticesProjection, depositsProjection],
+  },
 ];

@@ -4130,6 +4130,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/estates/{estate_id}/keys/handovers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys handed over and returned for the estate, oldest first
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getEstatesByEstateIdKeysHandovers"];
+        put?: never;
+        /**
+         * Record keys handed over to, or returned by, a lease's tenants
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postEstatesByEstateIdKeysHandovers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the key sets of an estate
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getEstatesByEstateIdKeys"];
+        put?: never;
+        /**
+         * Add a key set to an estate
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postEstatesByEstateIdKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an estatekey
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getEstatesByEstateIdKeysByKeyId"];
+        /**
+         * Update an estatekey: omitted fields keep their value, null removes it
+         * @description Needs a tenant API key with the PropertiesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        put: operations["putEstatesByEstateIdKeysByKeyId"];
+        post?: never;
+        /**
+         * Delete an estatekey
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        delete: operations["deleteEstatesByEstateIdKeysByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estates/{estate_id}/keys/handovers/{handover_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One handover or return of keys
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getEstatesByEstateIdKeysHandoversByHandoverId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notices given on the lease, oldest first
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLeasesByLeaseIdNotices"];
+        put?: never;
+        /**
+         * Give notice (loi n° 89-462 art. 15, 25-8): computes its end, the lease goes to NOTICE
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdNotices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/termination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the lease at the keys' return; starts the deposit's clock (loi n° 89-462 art. 22)
+         * @description Needs a tenant API key with the LeasesWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdTermination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices/{notice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One notice of the lease
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdNoticesByNoticeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/notices/{notice_id}/letter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notice as a letter (PDF)
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdNoticesByNoticeIdLetter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/deposit/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return the deposit, itemising each justified deduction (loi n° 89-462 art. 22)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdDepositReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/deposit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lease's deposit: amount, due day, deductions, what was returned, the late penalty (art. 22)
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdDeposit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4577,6 +4817,46 @@ export interface components {
              */
             package_id: "starter" | "standard" | "pro";
         };
+        NewEstateKeyInput: {
+            kind: string;
+            count: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        EstateKeyChangesInput: {
+            kind?: string;
+            count?: number;
+            opens?: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id?: string;
+        };
+        DepositReturnInput: {
+            /** Format: date */
+            returned_on: string;
+            /** @default [] */
+            deductions: {
+                /** @enum {string} */
+                kind: "UNPAID_RENT" | "REPAIR";
+                amount: number;
+                description: string;
+                rent_call_id?: string | null;
+                invoice_media_id?: string | null;
+            }[];
+            /** @description Held until the building's annual accounts: at most 20 % (art. 22 al. 5) */
+            held?: number;
+            /**
+             * Format: date
+             * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
+             */
+            keys_returned_on?: string;
+        };
         NewRoomInput: {
             name: string;
             /**
@@ -4608,6 +4888,21 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             estate_id?: string;
+        };
+        NewKeyHandoverInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            direction: "HANDED_OVER" | "RETURNED";
+            /** Format: date */
+            on: string;
+            sets: {
+                kind: string;
+                count: number;
+            }[];
         };
         NewOwnerInput: {
             /** @enum {string} */
@@ -4644,6 +4939,22 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+        };
+        NewNoticeInput: {
+            /** @enum {string} */
+            given_by: "LESSEE" | "LESSOR";
+            /** Format: date */
+            received_on: string;
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+        };
+        TerminationInput: {
+            /**
+             * Format: date
+             * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers)
+             */
+            keys_returned_on?: string;
+            /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */
+            exit_report_id?: string | null;
         };
         MessageResolutionInput: {
             /**
@@ -5754,6 +6065,182 @@ export interface components {
             status: "COMPLETED";
             credited: boolean;
         };
+        DepositDeduction: {
+            /** @enum {string} */
+            kind: "UNPAID_RENT" | "REPAIR";
+            amount: number;
+            description: string;
+            rent_call_id: string | null;
+            invoice_media_id: string | null;
+        };
+        LeaseDeposit: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * @description RUNNING: the lease runs; DUE: the lease has ended, the deposit not yet returned; RETURNED
+             * @enum {string}
+             */
+            status: "RUNNING" | "DUE" | "RETURNED";
+            amount: number;
+            keys_returned_on: string | null;
+            exit_report_id: string | null;
+            exit_report_matches: boolean | null;
+            due_on: string | null;
+            deductions: components["schemas"]["DepositDeduction"][];
+            /** @description Held until the building's annual accounts (art. 22 al. 5), at most 20 % */
+            held: number;
+            returned_on: string | null;
+            /** @description returned_amount + sum(deductions) + held = amount */
+            returned_amount: number | null;
+            late_months: number;
+            /** @description 10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today */
+            late_penalty: number;
+        };
+        EstateKey: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            kind: string;
+            count: number;
+            opens: string | null;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        KeyHandover: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            direction: "HANDED_OVER" | "RETURNED";
+            /** Format: date */
+            on: string;
+            sets: {
+                kind: string;
+                count: number;
+            }[];
+            recorded_at: string;
+        };
+        /** @description A rent call (avis d'échéance) of one period of a lease */
+        RentCall: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** Format: date */
+            period_start: string;
+            /** Format: date */
+            period_end: string;
+            /** Format: date */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            /** @enum {string} */
+            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+            /** @description Days called out of the full period's days (first and last period), null for a full period */
+            prorated: {
+                days: number;
+                of_days: number;
+            } | null;
+        };
+        PaymentAllocation: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            amount: number;
+        };
+        /** @description A payment on a lease's account */
+        Payment: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            amount: number;
+            /** Format: date */
+            paid_on: string;
+            /** @enum {string} */
+            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
+            reference: string | null;
+            payer_lessee_id: string | null;
+            /** @description The calls it pays, oldest first (credit consumed later included) */
+            allocations: components["schemas"]["PaymentAllocation"][];
+            /** @description What it leaves unallocated, held as credit on the account */
+            credit: number;
+            /** @enum {string} */
+            status: "RECORDED" | "CANCELLED";
+            cancel_reason: string | null;
+        };
+        AccountEntry: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
+            /** Format: date */
+            date: string;
+            call_id: string | null;
+            payment_id: string | null;
+            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
+            amount: number;
+            /** @description The balance after this entry */
+            balance: number;
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        /** @description A lease's account: every call and payment in recording order */
+        LeaseAccount: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description Calls minus payments: positive the tenant owes, negative a credit */
+            balance: number;
+            /** @description Payments not yet allocated to a call */
+            credit: number;
+            entries: components["schemas"]["AccountEntry"][];
+        };
         Room: {
             /**
              * Format: uuid
@@ -6016,6 +6503,28 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        LeaseNotice: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @enum {string} */
+            given_by: "LESSEE" | "LESSOR";
+            /** Format: date */
+            received_on: string;
+            /** @description The reason's code (free text for notices given through PUT .../status) */
+            reason: string | null;
+            notice_end_date: string | null;
+            /** @enum {string} */
+            status: "IN_FORCE" | "WITHDRAWN";
+            recorded_at: string;
+        };
         MessageRecipient: {
             email: string;
             name: string | null;
@@ -6164,103 +6673,6 @@ export interface components {
                     }[];
                 };
             }[];
-        };
-        /** @description A rent call (avis d'échéance) of one period of a lease */
-        RentCall: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** Format: date */
-            period_start: string;
-            /** Format: date */
-            period_end: string;
-            /** Format: date */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            /** @enum {string} */
-            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-            /** @description Days called out of the full period's days (first and last period), null for a full period */
-            prorated: {
-                days: number;
-                of_days: number;
-            } | null;
-        };
-        PaymentAllocation: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            amount: number;
-        };
-        /** @description A payment on a lease's account */
-        Payment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference: string | null;
-            payer_lessee_id: string | null;
-            /** @description The calls it pays, oldest first (credit consumed later included) */
-            allocations: components["schemas"]["PaymentAllocation"][];
-            /** @description What it leaves unallocated, held as credit on the account */
-            credit: number;
-            /** @enum {string} */
-            status: "RECORDED" | "CANCELLED";
-            cancel_reason: string | null;
-        };
-        AccountEntry: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
-            date: string;
-            call_id: string | null;
-            payment_id: string | null;
-            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
-            amount: number;
-            /** @description The balance after this entry */
-            balance: number;
-            /** Format: date-time */
-            recorded_at: string;
-        };
-        /** @description A lease's account: every call and payment in recording order */
-        LeaseAccount: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description Calls minus payments: positive the tenant owes, negative a credit */
-            balance: number;
-            /** @description Payments not yet allocated to a call */
-            credit: number;
-            entries: components["schemas"]["AccountEntry"][];
         };
         /** @description An entry of the global annex catalog */
         AnnexCatalogEntry: {
@@ -7465,7 +7877,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets, room_equipment, condition_reports, lease_inventories */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits */
                     projection: string;
                 };
             };
@@ -18025,6 +18437,627 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysHandovers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                lease_id?: string;
+            };
+            header?: never;
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postEstatesByEstateIdKeysHandovers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewKeyHandoverInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Keyset paging: the page after this cursor (empty: the first page); the Link header's rel="next" gives the next cursor. `page` is then ignored. A deep page costs no more than the first. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postEstatesByEstateIdKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                estate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewEstateKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstateKeyChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstateKey"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteEstatesByEstateIdKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: a 412 when the resource moved on since */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                estate_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getEstatesByEstateIdKeysHandoversByHandoverId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                estate_id: string;
+                handover_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyHandover"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNotices: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdNotices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewNoticeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdTermination: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNoticesByNoticeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                notice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdNoticesByNoticeIdLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                notice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdDepositReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositReturnInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

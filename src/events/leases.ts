@@ -146,6 +146,23 @@ export interface StatusChange {
 export interface NoticeGiven extends StatusChange {
   given_by?: "LESSEE" | "LESSOR";
   notice_end_date?: string | null;
+  /**
+   * The notice's id (POST .../notices, docs/moving.md "Notices"); absent from notices given through
+   * PUT .../status before 2026-11-26, whose id is then the event's. `reason` is then the code.
+   */
+  notice_id?: string;
+}
+
+/**
+ * The end of a lease (docs/moving.md "Termination"). A termination through POST .../termination
+ * also carries the keys' return, the exit report and whether it matched the entry one, and the day
+ * the deposit is due from them (loi n° 89-462 art. 22); a status change to TERMINATED has none.
+ */
+export interface LeaseTermination extends StatusChange {
+  keys_returned_on?: string;
+  exit_report_id?: string | null;
+  exit_report_matches?: boolean | null;
+  deposit_due_on?: string;
 }
 
 export type LeaseEvent =
@@ -159,7 +176,7 @@ export type LeaseEvent =
   | { type: "LeaseNoticeGiven"; data: NoticeGiven }
   | { type: "LeaseNoticeWithdrawn"; data: StatusChange }
   | { type: "LeaseFinalisationStarted"; data: StatusChange }
-  | { type: "LeaseTerminated"; data: StatusChange }
+  | { type: "LeaseTerminated"; data: LeaseTermination }
   | { type: "LeaseExpired"; data: StatusChange }
   /**
    * A tacit renewal at the term (loi n° 89-462 art. 10, 25-7; src/law/leaseTypes.ts): from

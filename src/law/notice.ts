@@ -157,3 +157,68 @@ export function noticeVerdict(terms: LeaseTermFacts, notifiedOn: string, facts: 
     );
   return ok(facts.requested_end, period.law);
 }
+
+/**
+ * The reasons a notice states (POST /api/leases/{id}/notices, docs/moving.md "Notices").
+ * A lessee's listed cases shorten an unfurnished lease's notice to one month (art. 15 I al. 2:
+ * high-demand zone, first job, transfer, job loss, new job after a loss, health, RSA or AAH, a
+ * social dwelling allotted); the lessor's motives are the only ones the law admits for its notice
+ * (art. 15 I al. 1 on an unfurnished lease, art. 25-8 I on a furnished one).
+ */
+export const LESSEE_NOTICE_REASONS = [
+  "TENSE_ZONE",
+  "FIRST_JOB",
+  "JOB_TRANSFER",
+  "JOB_LOSS",
+  "NEW_JOB_AFTER_LOSS",
+  "HEALTH",
+  "RSA_OR_AAH",
+  "SOCIAL_HOUSING",
+] as const;
+export const LESSOR_NOTICE_MOTIVES = ["SALE", "REPOSSESSION", "LEGITIMATE_SERIOUS_REASON"] as const;
+export const NOTICE_REASONS = [...LESSEE_NOTICE_REASONS, ...LESSOR_NOTICE_MOTIVES] as const;
+export type NoticeReason = (typeof NOTICE_REASONS)[number];
+
+const isLessorMotive = (reason: NoticeReason | null) =>
+  (LESSOR_NOTICE_MOTIVES as readonly string[]).includes(reason ?? "");
+
+/**
+ * Whether the reason fits who gives the notice: PASS with `details.reduced_notice` (a lessee's
+ * listed case), FAIL naming `reason` when a lessor's notice under loi n° 89-462 has no motive of
+ * the law, or when one party states the other's reason.
+ */
+export function noticeReasonVerdict(
+  leaseType: LeaseTermFacts["lease_type"],
+  givenBy: NoticeGiver,
+  reason: NoticeReason | null,
+): Verdict {
+  const law = leaseType === "FURNISHED" ? `${LOI_89}, art. 25-8 I` : `${LOI_89}, art. 15 I`;
+  const refuse = (message: string, detail: string) =>
+    verdict("NOTICE_REASON", "FAIL", message, law, { errors: [{ field: "reason", message: detail }] });
+  if (givenBy === "LESSOR") {
+    const needsMotive = leaseType === "UNFURNISHED" || leaseType === "FURNISHED";
+    if (reason !== null && !isLessorMotive(reason))
+      return refuse(
+        `${reason} is a lessee's reason, not a lessor's motive (${law})`,
+        "Not a lessor's motive",
+      );
+    if (needsMotive && reason === null)
+      return refuse(
+        `A lessor's notice must state its motive: ${LESSOR_NOTICE_MOTIVES.join(", ")} (${law})`,
+        `Required for a lessor's notice: one of ${LESSOR_NOTICE_MOTIVES.join(", ")}`,
+      );
+    return verdict("NOTICE_REASON", "PASS", "The lessor's motive is one the law admits", law, {
+      reduced_notice: false,
+    });
+  }
+  if (isLessorMotive(reason))
+    return refuse(`${reason} is a lessor's motive, not a lessee's reason (${law})`, "Not a lessee's reason");
+  const reduced = reason !== null;
+  return verdict(
+    "NOTICE_REASON",
+    "PASS",
+    reduced ? `${reason}: a case of art. 15 I for a one-month notice` : "No reduced-notice case invoked",
+    `${LOI_89}, art. 15 I`,
+    { reduced_notice: reduced },
+  );
+}

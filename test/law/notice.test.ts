@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { LeaseType } from "../../src/law/leaseTypes.ts";
-import { DEFAULT_NOTICE, type NoticeFacts, noticeVerdict } from "../../src/law/notice.ts";
+import {
+  DEFAULT_NOTICE,
+  type NoticeFacts,
+  noticeReasonVerdict,
+  noticeVerdict,
+} from "../../src/law/notice.ts";
 
 /** Notice periods (loi n° 89-462 art. 15 I, 25-8 I, 25-14, 25-15): each verdict cites its article. */
 
@@ -167,5 +172,24 @@ describe("notices outside loi n° 89-462", () => {
     expect(
       noticeVerdict(commercial, "2027-07-16", facts({ requested_end: "2028-01-14" })).details.errors,
     ).toEqual([{ field: "notice_end_date", message: "2028-01-14 is before 2031-01-14" }]);
+  });
+});
+
+describe("the reason of a notice (art. 15 I, 25-8 I)", () => {
+  it("a lessor's notice under loi 89-462 needs a motive of the law", () => {
+    const none = noticeReasonVerdict("UNFURNISHED", "LESSOR", null);
+    expect(none.status).toBe("FAIL");
+    expect(none.legal_reference).toBe("loi n° 89-462 du 6 juillet 1989, art. 15 I");
+    expect(none.details.errors?.[0].field).toBe("reason");
+    expect(noticeReasonVerdict("FURNISHED", "LESSOR", null).legal_reference).toMatch(/art\. 25-8 I$/);
+    for (const motive of ["SALE", "REPOSSESSION", "LEGITIMATE_SERIOUS_REASON"] as const)
+      expect(noticeReasonVerdict("UNFURNISHED", "LESSOR", motive).status).toBe("PASS");
+    expect(noticeReasonVerdict("UNFURNISHED", "LESSOR", "JOB_LOSS").status).toBe("FAIL");
+    expect(noticeReasonVerdict("PROFESSIONAL", "LESSOR", null).status).toBe("PASS");
+  });
+  it("a lessee's listed case reduces the notice; a lessor's motive is refused", () => {
+    expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", "FIRST_JOB").details.reduced_notice).toBe(true);
+    expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", null).details.reduced_notice).toBe(false);
+    expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", "SALE").status).toBe("FAIL");
   });
 });

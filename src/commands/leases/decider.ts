@@ -40,6 +40,8 @@ export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
         return decideTerms(command, state);
       case "ChangeLeaseStatus":
       case "ReachLeaseTerm":
+      case "GiveLeaseNotice":
+      case "TerminateLease":
         return decideStatus(command, state);
       case "AddLeaseLessee":
       case "UpdateLeaseLessee":

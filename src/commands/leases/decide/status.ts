@@ -1,8 +1,16 @@
 import type { LeaseEvent, LeaseStatus, StatusChange } from "../../../events/leases.ts";
 import { addDays, termEnd } from "../../../law/calendar.ts";
+import { depositDueOn } from "../../../law/depositReturn.ts";
 import { endsAtTerm, type LessorKind, renewalMonths } from "../../../law/leaseTypes.ts";
-import { DEFAULT_NOTICE, type NoticeFacts, noticeVerdict } from "../../../law/notice.ts";
-import { conflict, enforce } from "../../../platform/errors.ts";
+import {
+  DEFAULT_NOTICE,
+  type NoticeFacts,
+  type NoticeGiver,
+  type NoticeReason,
+  noticeReasonVerdict,
+  noticeVerdict,
+} from "../../../law/notice.ts";
+import { conflict, enforce, unprocessable } from "../../../platform/errors.ts";
 import { activePrimaries, type LeaseState, live } from "./rules.ts";
 
 /** A lease's status: the transitions of DESIGN.md §6 Leases, notice, and the term's renewal or expiry. */
@@ -18,7 +26,27 @@ export type StatusCommand =
       notice?: NoticeFacts;
     }
   /** The daily term job (../expire.ts): renew tacitly or expire a lease past its end date. */
-  | { type: "ReachLeaseTerm"; lease_id: string; today: string; lessor: LessorKind };
+  | { type: "ReachLeaseTerm"; lease_id: string; today: string; lessor: LessorKind }
+  /** POST .../notices (docs/moving.md "Notices"): the same LeaseNoticeGiven, with its reason checked. */
+  | {
+      type: "GiveLeaseNotice";
+      lease_id: string;
+      notice_id: string;
+      received_on: string;
+      given_by: NoticeGiver;
+      reason: NoticeReason | null;
+      /** The estate's zone (src/law/notice.ts); the rest of the facts come from the reason. */
+      high_demand_zone: boolean | null;
+    }
+  /** POST .../termination (docs/moving.md "Termination"): the keys are back, the lease ends. */
+  | {
+      type: "TerminateLease";
+      lease_id: string;
+      keys_returned_on: string;
+      exit_report_id: string | null;
+      /** exitReportMatchesEntry's answer for exit_report_id; null without a report. */
+      exit_report_matches: boolean | null;
+    };
 
 /** DESIGN.md §6 Leases: the transitions allowed from each status. */
 export const TRANSITIONS: Record<LeaseStatus, readonly LeaseStatus[]> = {
@@ -46,18 +74,21 @@ const statusEventType = (from: LeaseStatus, to: LeaseStatus) => {
   )[to];
 };
 
+function refuseTransition(leaseId: string, from: LeaseStatus, to: LeaseStatus): never {
+  const allowed = TRANSITIONS[from];
+  throw conflict(
+    `Lease ${leaseId} cannot go from ${from} to ${to}` +
+      (allowed.length ? ` (allowed: ${allowed.join(", ")})` : ` (${from} is final)`),
+  );
+}
+
 function changeStatus(
   command: Extract<StatusCommand, { type: "ChangeLeaseStatus" }>,
   state: LeaseState,
 ): LeaseEvent[] {
   const lease = live(state, command.lease_id);
-  if (!TRANSITIONS[lease.status].includes(command.status)) {
-    const allowed = TRANSITIONS[lease.status];
-    throw conflict(
-      `Lease ${command.lease_id} cannot go from ${lease.status} to ${command.status}` +
-        (allowed.length ? ` (allowed: ${allowed.join(", ")})` : ` (${lease.status} is final)`),
-    );
-  }
+  if (!TRANSITIONS[lease.status].includes(command.status))
+    refuseTransition(command.lease_id, lease.status, command.status);
   if (command.status === "ACTIVE" && lease.status !== "NOTICE" && activePrimaries(lease).length === 0) {
     throw conflict(`Lease ${command.lease_id} needs an active Primary tenant to be activated`);
   }
@@ -117,11 +148,86 @@ function reachTerm(
   return events;
 }
 
+/**
+ * A notice with its reason (loi n° 89-462 art. 15 I, 25-8 I): the reason must fit who gives it (a
+ * lessor's notice under the law states its motive), a lessee's listed case shortens the period;
+ * the period and the term are noticeVerdict's, as for PUT .../status.
+ */
+function giveNotice(
+  command: Extract<StatusCommand, { type: "GiveLeaseNotice" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  const lease = live(state, command.lease_id);
+  if (lease.status !== "ACTIVE") refuseTransition(command.lease_id, lease.status, "NOTICE");
+  const reason = noticeReasonVerdict(lease.terms.lease_type, command.given_by, command.reason);
+  enforce(reason);
+  const period = noticeVerdict(lease.terms, command.received_on, {
+    given_by: command.given_by,
+    reduced_notice: reason.details.reduced_notice === true,
+    high_demand_zone: command.high_demand_zone,
+    requested_end: null,
+  });
+  enforce(period);
+  return [
+    {
+      type: "LeaseNoticeGiven",
+      data: {
+        lease_id: command.lease_id,
+        notice_id: command.notice_id,
+        effective_date: command.received_on,
+        reason: command.reason,
+        given_by: command.given_by,
+        notice_end_date: period.details.notice_end_date as string | null,
+      },
+    },
+  ];
+}
+
+/**
+ * The end of the lease at the keys' return (loi n° 89-462 art. 22): the deposit is due 1 month
+ * later when the exit report matches the entry one, else 2. The lease ends at its notice's end
+ * when the keys come back earlier (the notice's rent stays owed, art. 15 I), else on their return.
+ */
+function terminate(
+  command: Extract<StatusCommand, { type: "TerminateLease" }>,
+  state: LeaseState,
+): LeaseEvent[] {
+  const lease = live(state, command.lease_id);
+  if (!TRANSITIONS[lease.status].includes("TERMINATED"))
+    refuseTransition(command.lease_id, lease.status, "TERMINATED");
+  if (command.keys_returned_on < lease.terms.start_date)
+    throw unprocessable(`The keys cannot be returned before the lease starts (${lease.terms.start_date})`, [
+      { field: "keys_returned_on", message: `Before the start date ${lease.terms.start_date}` },
+    ]);
+  const due = depositDueOn(command.keys_returned_on, command.exit_report_matches);
+  const noticeEnd = lease.status === "ACTIVE" ? null : lease.notice_end_date;
+  const effective_date =
+    noticeEnd !== null && noticeEnd > command.keys_returned_on ? noticeEnd : command.keys_returned_on;
+  return [
+    {
+      type: "LeaseTerminated",
+      data: {
+        lease_id: command.lease_id,
+        effective_date,
+        reason: `Keys returned on ${command.keys_returned_on}`,
+        keys_returned_on: command.keys_returned_on,
+        exit_report_id: command.exit_report_id,
+        exit_report_matches: command.exit_report_matches,
+        deposit_due_on: due.details.due_on as string,
+      },
+    },
+  ];
+}
+
 export function decideStatus(command: StatusCommand, state: LeaseState): LeaseEvent[] {
   switch (command.type) {
     case "ChangeLeaseStatus":
       return changeStatus(command, state);
     case "ReachLeaseTerm":
       return reachTerm(command, state);
+    case "GiveLeaseNotice":
+      return giveNotice(command, state);
+    case "TerminateLease":
+      return terminate(command, state);
   }
 }

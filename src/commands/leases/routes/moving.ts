@@ -1,0 +1,149 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { isLiveLease } from "../../../events/leaseView.ts";
+import { legalToday } from "../../../law/calendar.ts";
+import { NOTICE_GIVERS, NOTICE_REASONS } from "../../../law/notice.ts";
+import { fieldError, notFound } from "../../../platform/errors.ts";
+import { tenantOf } from "../../../platform/http/auth.ts";
+import { newResourceId, replyAfterProjection } from "../../../platform/http/handleCommand.ts";
+import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
+import { createdAnswers, updatedAnswers } from "../../../platform/http/responses.ts";
+import { uuid } from "../../../platform/http/schemas.ts";
+import { exitReportMatchesEntry } from "../../../queries/conditionReports.ts";
+import { keysReturnedOn } from "../../../queries/estateKeys.ts";
+import { noticeBody, readNotice } from "../../../queries/leaseNotices.ts";
+import { leaseBody, leaseParams, readLease } from "../../../queries/leases.ts";
+import { date } from "../../../queries/leasesSchemas.ts";
+import { readEstateRentRegulation } from "../../../queries/rentRegulation.ts";
+import { handleLease } from "../handleLease.ts";
+
+/** Notices and termination of a lease (docs/moving.md "Notices", "Termination"): Leases. */
+
+const tags = ["Moving in and out"];
+const notAfterToday = (d: string) => d <= legalToday();
+
+const noticeSchema = z
+  .strictObject({
+    given_by: z.enum(NOTICE_GIVERS),
+    received_on: date().refine(notAfterToday, "Must not be after today (Europe/Paris)"),
+    reason: z.enum(NOTICE_REASONS).nullish(),
+  })
+  .meta({ id: "NewNotice" });
+
+const terminationSchema = z
+  .strictObject({
+    keys_returned_on: date()
+      .refine(notAfterToday, "Must not be after today (Europe/Paris)")
+      .optional()
+      .describe("Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers)"),
+    exit_report_id: uuid()
+      .nullish()
+      .describe("The SIGNED exit condition report; without: the deposit is due in 2 months"),
+  })
+  .meta({ id: "Termination" });
+
+function noticeRoute(app: FastifyInstance) {
+  const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().post(
+    "/api/leases/:lease_id/notices",
+    {
+      schema: {
+        tags,
+        summary: "Give notice (loi n° 89-462 art. 15, 25-8): computes its end, the lease goes to NOTICE",
+        params: leaseParams,
+        body: noticeSchema,
+        response: createdAnswers(noticeBody),
+      },
+      config: { access: "LeasesWrite", invalidBodyMessage: "Invalid notice" },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id } = request.params;
+      const { given_by, received_on } = request.body;
+      const reason = request.body.reason ?? null;
+      const notice_id = newResourceId(request, "notice_id");
+      const result = await handleLease(request, lease_id, async (state) => {
+        const terms = isLiveLease(state) ? state.terms : null;
+        // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
+        const zoneMatters = terms?.lease_type === "UNFURNISHED" && given_by === "LESSEE" && reason === null;
+        const regulation = zoneMatters
+          ? await readEstateRentRegulation(sql, tenantId, terms.estate_id)
+          : null;
+        return {
+          type: "GiveLeaseNotice",
+          lease_id,
+          notice_id,
+          received_on,
+          given_by,
+          reason,
+          high_demand_zone: regulation?.high_demand_zone ?? null,
+        };
+      });
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 201,
+        id: notice_id,
+        location: `/api/leases/${lease_id}/notices/${notice_id}`,
+        read: () => readNotice(sql, tenantId, lease_id, notice_id),
+      });
+    },
+  );
+}
+
+function terminationRoute(app: FastifyInstance) {
+  const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().post(
+    "/api/leases/:lease_id/termination",
+    {
+      schema: {
+        tags,
+        summary: "End the lease at the keys' return; starts the deposit's clock (loi n° 89-462 art. 22)",
+        params: leaseParams,
+        body: terminationSchema,
+        response: updatedAnswers(leaseBody),
+      },
+      config: { access: "LeasesWrite", invalidBodyMessage: "Invalid termination" },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id } = request.params;
+      const exit_report_id = request.body.exit_report_id ?? null;
+      if ((await readLease(sql, tenantId, lease_id)) === null) throw notFound("Lease", lease_id);
+      const keys = request.body.keys_returned_on ?? (await keysReturnedOn(sql, tenantId, lease_id));
+      if (keys === null)
+        throw fieldError(
+          "keys_returned_on",
+          "Required: no return of this lease's keys is recorded (POST /api/estates/{id}/keys/handovers)",
+          "Invalid termination",
+        );
+      const matches = exit_report_id
+        ? await exitReportMatchesEntry(sql, tenantId, lease_id, exit_report_id)
+        : null;
+      if (exit_report_id && matches === null)
+        throw fieldError(
+          "exit_report_id",
+          `Lease ${lease_id} has no SIGNED exit condition report ${exit_report_id}`,
+          "Invalid termination",
+        );
+      const result = await handleLease(request, lease_id, () => ({
+        type: "TerminateLease",
+        lease_id,
+        keys_returned_on: keys,
+        exit_report_id,
+        exit_report_matches: matches,
+      }));
+      return replyWithResource(request, reply, 200, { id: lease_id, ...result, read: result.answer });
+    },
+  );
+}
+
+export function leaseMovingRoutes(app: FastifyInstance): void {
+  noticeRoute(app);
+  terminationRoute(app);
+}
+
+/** The plugin the moving area registers. */
+export async function leaseMovingCommandRoutes(app: FastifyInstance): Promise<void> {
+  leaseMovingRoutes(app);
+}

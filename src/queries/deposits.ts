@@ -1,0 +1,118 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { legalToday } from "../law/calendar.ts";
+import { DEDUCTION_KINDS, latePenalty } from "../law/depositReturn.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { answers } from "../platform/http/responses.ts";
+import { uuid } from "../platform/http/schemas.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { leaseParams } from "./leaseBodies.ts";
+
+/** A lease's deposit (docs/moving.md "Deposit"): the `lease_deposits` read model. */
+
+export const deductionBody = z
+  .strictObject({
+    kind: z.enum(DEDUCTION_KINDS),
+    amount: z.number(),
+    description: z.string(),
+    rent_call_id: uuid().nullable(),
+    invoice_media_id: uuid().nullable(),
+  })
+  .meta({ id: "DepositDeduction" });
+
+export const depositBody = z
+  .strictObject({
+    lease_id: uuid(),
+    status: z
+      .enum(["RUNNING", "DUE", "RETURNED"])
+      .describe("RUNNING: the lease runs; DUE: the lease has ended, the deposit not yet returned; RETURNED"),
+    amount: z.number(),
+    keys_returned_on: z.iso.date().nullable(),
+    exit_report_id: uuid().nullable(),
+    exit_report_matches: z.boolean().nullable(),
+    due_on: z.iso.date().nullable(),
+    deductions: z.array(deductionBody),
+    held: z.number().describe("Held until the building's annual accounts (art. 22 al. 5), at most 20 %"),
+    returned_on: z.iso.date().nullable(),
+    returned_amount: z.number().nullable().describe("returned_amount + sum(deductions) + held = amount"),
+    late_months: z.number().int(),
+    late_penalty: z
+      .number()
+      .describe("10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today"),
+  })
+  .meta({ id: "LeaseDeposit" });
+export type DepositAnswer = z.output<typeof depositBody>;
+
+const day = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** The lease's deposit; null when the tenant has no such lease. */
+export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, today = legalToday()) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT amount, monthly_rent, ended, to_char(keys_returned_on, 'YYYY-MM-DD') AS keys_returned_on, exit_report_id,
+         exit_report_matches, to_char(due_on, 'YYYY-MM-DD') AS due_on, to_char(returned_on, 'YYYY-MM-DD') AS returned_on,
+         deductions, held, returned_amount, late_months, late_penalty
+       FROM lease_deposits WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, leaseId],
+    ),
+  );
+  if (!row) return null;
+  const due_on = day(row.due_on);
+  const returned_on = day(row.returned_on);
+  const accruing =
+    due_on !== null && returned_on === null ? latePenalty(due_on, today, Number(row.monthly_rent)) : null;
+  const answer: DepositAnswer = {
+    lease_id: leaseId,
+    status: returned_on !== null ? "RETURNED" : row.ended === true ? "DUE" : "RUNNING",
+    amount: Number(row.amount),
+    keys_returned_on: day(row.keys_returned_on),
+    exit_report_id: (row.exit_report_id as string | null) ?? null,
+    exit_report_matches: (row.exit_report_matches as boolean | null) ?? null,
+    due_on,
+    deductions: (row.deductions as DepositAnswer["deductions"] | null) ?? [],
+    held: Number(row.held ?? 0),
+    returned_on,
+    returned_amount: row.returned_amount === null ? null : Number(row.returned_amount),
+    late_months: accruing ? (accruing.details.late_months as number) : Number(row.late_months ?? 0),
+    late_penalty: accruing ? (accruing.details.late_penalty as number) : Number(row.late_penalty ?? 0),
+  };
+  return answer;
+}
+
+/** The facts a return needs: the deposit as the termination left it. */
+export async function readDepositFacts(sql: Sql, tenantId: string, leaseId: string) {
+  const deposit = await readDeposit(sql, tenantId, leaseId);
+  if (!deposit) return null;
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ monthly_rent: string }>(
+      "SELECT monthly_rent FROM lease_deposits WHERE tenant_id = $1 AND id = $2",
+      [tenantId, leaseId],
+    ),
+  );
+  return { deposit, monthly_rent: Number(row?.monthly_rent ?? 0) };
+}
+
+export async function depositQueries(app: FastifyInstance): Promise<void> {
+  const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    "/api/leases/:lease_id/deposit",
+    {
+      schema: {
+        tags: ["Moving in and out"],
+        summary:
+          "The lease's deposit: amount, due day, deductions, what was returned, the late penalty (art. 22)",
+        params: leaseParams,
+        response: answers(depositBody),
+      },
+      config: { access: "FinanceRead" },
+    },
+    async (request) => {
+      const found = await readDeposit(sql, tenantOf(request), request.params.lease_id);
+      if (!found) throw notFound("Lease", request.params.lease_id);
+      return found;
+    },
+  );
+}

@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { depositDecider, type ReturnDeposit } from "../../src/commands/deposits/decider.ts";
+import { type LeaseCommand, leaseDecider } from "../../src/commands/leases/decider.ts";
+import type { DepositEvent } from "../../src/events/deposits.ts";
+import type { LeaseEvent } from "../../src/events/leases.ts";
+import { deciderSpec } from "../support/deciderSpec.ts";
+import { leaseHistory, sampleTerms } from "../support/leaseHistory.ts";
+
+/** Notices, termination and the deposit's return (docs/moving.md): given / when / then, no database. */
+
+const lease_id = "0b6f9a8e-1111-4c3b-9d4e-00000000000a";
+const notice_id = "0b6f9a8e-1111-4c3b-9d4e-00000000000b";
+const { active, draft } = leaseHistory(lease_id, sampleTerms("0b6f9a8e-2222-4c3b-9d4e-00000000000c"), {
+  lessee_id: "0b6f9a8e-3333-4c3b-9d4e-00000000000d",
+  association_id: "0b6f9a8e-5555-4c3b-9d4e-00000000000e",
+});
+const spec = deciderSpec(leaseDecider);
+
+const notice = (over: Partial<Extract<LeaseCommand, { type: "GiveLeaseNotice" }>> = {}): LeaseCommand => ({
+  type: "GiveLeaseNotice",
+  lease_id,
+  notice_id,
+  received_on: "2026-03-10",
+  given_by: "LESSEE",
+  reason: null,
+  high_demand_zone: null,
+  ...over,
+});
+const noticeGiven = (effective_date: string, notice_end_date: string, extra = {}): LeaseEvent => ({
+  type: "LeaseNoticeGiven",
+  data: { lease_id, notice_id, effective_date, reason: null, given_by: "LESSEE", notice_end_date, ...extra },
+});
+const terminate = (keys_returned_on: string, matches: boolean | null = null): LeaseCommand => ({
+  type: "TerminateLease",
+  lease_id,
+  keys_returned_on,
+  exit_report_id: matches === null ? null : "0b6f9a8e-6666-4c3b-9d4e-00000000000f",
+  exit_report_matches: matches,
+});
+
+describe("a notice (art. 15 I, 25-8 I)", () => {
+  it("a lessee: 3 months; 1 with a listed case or in a high-demand zone", () => {
+    spec
+      .given(active)
+      .when(notice())
+      .then([noticeGiven("2026-03-10", "2026-06-10")]);
+    spec
+      .given(active)
+      .when(notice({ reason: "HEALTH" }))
+      .then([noticeGiven("2026-03-10", "2026-04-10", { reason: "HEALTH" })]);
+    spec
+      .given(active)
+      .when(notice({ high_demand_zone: true }))
+      .then([noticeGiven("2026-03-10", "2026-04-10")]);
+  });
+  it("a lessor: a motive, 6 months before the term", () => {
+    spec
+      .given(active)
+      .when(notice({ given_by: "LESSOR" }))
+      .thenRefuses(422, /must state its motive/, ["reason"]);
+    spec
+      .given(active)
+      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-01" }))
+      .then([noticeGiven("2027-07-01", "2027-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+    spec
+      .given(active)
+      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-02" }))
+      .then([noticeGiven("2027-07-02", "2030-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+  });
+  it("only on an ACTIVE lease", () => {
+    spec
+      .given(draft)
+      .when(notice())
+      .thenRefuses(409, /cannot go from DRAFT to NOTICE/);
+    spec
+      .given([...active, noticeGiven("2026-03-10", "2026-06-10")])
+      .when(notice())
+      .thenRefuses(409, /from NOTICE to NOTICE/);
+  });
+});
+
+describe("termination at the keys' return (art. 22)", () => {
+  const underNotice = [...active, noticeGiven("2026-03-10", "2026-06-10")];
+  it("ends at the notice's end when the keys come back earlier; the deposit due 2 months after them", () => {
+    const [event] = spec.given(underNotice).when(terminate("2026-05-20")).thenEvents();
+    expect(event).toEqual({
+      type: "LeaseTerminated",
+      data: {
+        lease_id,
+        effective_date: "2026-06-10",
+        reason: "Keys returned on 2026-05-20",
+        keys_returned_on: "2026-05-20",
+        exit_report_id: null,
+        exit_report_matches: null,
+        deposit_due_on: "2026-07-20",
+      },
+    });
+  });
+  it("an exit report matching the entry: due 1 month after the keys; later keys date the end", () => {
+    const [event] = spec.given(underNotice).when(terminate("2026-06-15", true)).thenEvents();
+    expect(event.data).toMatchObject({ effective_date: "2026-06-15", deposit_due_on: "2026-07-15" });
+  });
+  it("refused on a draft, or keys before the start", () => {
+    spec
+      .given(draft)
+      .when(terminate("2026-05-20"))
+      .thenRefuses(409, /DRAFT to TERMINATED/);
+    spec
+      .given(active)
+      .when(terminate("2024-12-31"))
+      .thenRefuses(422, /before the lease starts/, ["keys_returned_on"]);
+  });
+});
+
+describe("the deposit's return", () => {
+  const deposits = deciderSpec(depositDecider);
+  const command = (over: Partial<ReturnDeposit> = {}): ReturnDeposit => ({
+    type: "ReturnDeposit",
+    lease_id,
+    returned_on: "2026-07-30",
+    deductions: [],
+    held: 0,
+    keys_returned_on: null,
+    lease: {
+      amount: 800,
+      monthly_rent: 800,
+      ended: true,
+      keys_returned_on: "2026-05-20",
+      due_on: "2026-07-20",
+    },
+    ...over,
+  });
+  const returned = (extra: Partial<Extract<DepositEvent, object>["data"]> = {}): DepositEvent => ({
+    type: "LeaseDepositReturned",
+    data: {
+      lease_id,
+      returned_on: "2026-07-30",
+      deductions: [],
+      held: 0,
+      returned_amount: 800,
+      keys_returned_on: "2026-05-20",
+      due_on: "2026-07-20",
+      late_months: 1,
+      late_penalty: 80,
+      ...extra,
+    },
+  });
+  it("10 days late: one started month, 10 % of the rent", () => {
+    deposits.given([]).when(command()).then([returned()]);
+  });
+  it("a lease ended without the keys' return: given with the return, due 2 months later", () => {
+    const expired = { amount: 800, monthly_rent: 800, ended: true, keys_returned_on: null, due_on: null };
+    deposits
+      .given([])
+      .when(command({ lease: expired }))
+      .thenRefuses(400, /Invalid deposit return/, ["keys_returned_on"]);
+    deposits
+      .given([])
+      .when(command({ lease: expired, keys_returned_on: "2026-05-20", returned_on: "2026-07-20" }))
+      .then([returned({ returned_on: "2026-07-20", late_months: 0, late_penalty: 0 })]);
+  });
+  it("once; after the keys; only for a terminated lease", () => {
+    deposits
+      .given([returned()])
+      .when(command())
+      .thenRefuses(409, /was returned on 2026-07-30/);
+    const running = { amount: 800, monthly_rent: 800, ended: false, keys_returned_on: null, due_on: null };
+    deposits
+      .given([])
+      .when(command({ lease: running }))
+      .thenRefuses(409, /not terminated/);
+    deposits
+      .given([])
+      .when(command({ returned_on: "2026-05-19" }))
+      .thenRefuses(422, /after the keys/, ["returned_on"]);
+  });
+});
