@@ -1,0 +1,146 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { Sql } from "../db.ts";
+
+/**
+ * Data keys of data subjects (docs/personal-data.md): one AES-256 key per subject, kept in
+ * `personal_data_keys` (PostgreSQL, outside the log; on EventStoreDB the read-model database),
+ * sealed with the master key. Destroying the key erases the subject's personal fields in every
+ * event at once (crypto-shredding): the log itself stays append-only.
+ */
+
+/** Development only: `npm start` without PMS_DATA_KEY. Anyone with this repository can read it. */
+export const DEVELOPMENT_MASTER_KEY = createHash("sha256")
+  .update("pms development master key: not a secret, set PMS_DATA_KEY")
+  .digest();
+
+/** PMS_DATA_KEY: 32 bytes, base64 or hex. */
+export function parseMasterKey(text: string | undefined): Buffer | null {
+  if (!text) return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+  return key.length === 32 ? key : null;
+}
+
+const IV = 12;
+const TAG = 16;
+
+/** AES-256-GCM: iv (12) | tag (16) | ciphertext; `aad` binds it to its tenant and subject. */
+export function seal(key: Buffer, plaintext: Buffer, aad: string): Buffer {
+  const iv = randomBytes(IV);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+}
+
+export function open(key: Buffer, sealed: Buffer, aad: string): Buffer {
+  const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, IV));
+  decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(sealed.subarray(IV, IV + TAG));
+  return Buffer.concat([decipher.update(sealed.subarray(IV + TAG)), decipher.final()]);
+}
+
+/** A subject's key: live, or destroyed by an erasure (`null`). */
+export type SubjectKey = Buffer | null;
+
+export interface Keyring {
+  /** The subject's key, created when it has none; throws SubjectErasedError when it was destroyed. */
+  keyForWriting(tenantId: string, subject: string): Promise<Buffer>;
+  /** The subject's key, null when destroyed or never created (nothing of it was encrypted). */
+  keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
+  /** Destroys the key for good (idempotent); other processes forget it on the notification. */
+  destroy(tenantId: string, subject: string): Promise<void>;
+  /** When the subject's key was destroyed, or null. */
+  destroyedAt(tenantId: string, subject: string): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+export class SubjectErasedError extends Error {
+  constructor(readonly subject: string) {
+    super(`The personal data of ${subject} was erased`);
+    this.name = "SubjectErasedError";
+  }
+}
+
+const CHANNEL = "pms_personal_data_erased";
+/** Bounds how long a process that missed a notification may still hold a destroyed key. */
+const TTL_MS = 60_000;
+const CACHE_MAX = 100_000;
+
+export function createKeyring(sql: Sql, masterKey: Buffer): Keyring {
+  const cache = new Map<string, { key: SubjectKey; at: number }>();
+  const id = (tenantId: string, subject: string) => `${tenantId}/${subject}`;
+  const remember = (k: string, key: SubjectKey) => {
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(k, { key, at: Date.now() });
+  };
+  const cached = (k: string) => {
+    const hit = cache.get(k);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit;
+    cache.delete(k);
+    return undefined;
+  };
+  const unwrap = (tenantId: string, subject: string, wrapped: Buffer) =>
+    open(masterKey, wrapped, id(tenantId, subject));
+  let unlisten: Promise<(() => Promise<void>) | null> = sql
+    .listen(CHANNEL, (payload) => cache.delete(payload))
+    .catch(() => null);
+
+  async function load(tenantId: string, subject: string): Promise<{ key: SubjectKey; exists: boolean }> {
+    const [row] = await sql.query<{ wrapped_key: Buffer | null }>(
+      "SELECT wrapped_key FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+      [tenantId, subject],
+    );
+    if (!row) return { key: null, exists: false };
+    return { key: row.wrapped_key ? unwrap(tenantId, subject, row.wrapped_key) : null, exists: true };
+  }
+
+  return {
+    async keyForWriting(tenantId, subject) {
+      const k = id(tenantId, subject);
+      const hit = cached(k);
+      if (hit?.key) return hit.key;
+      const fresh = randomBytes(32);
+      const [inserted] = await sql.query(
+        `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING 1`,
+        [tenantId, subject, seal(masterKey, fresh, k)],
+      );
+      const key = inserted ? fresh : (await load(tenantId, subject)).key;
+      if (!key) throw new SubjectErasedError(subject);
+      remember(k, key);
+      return key;
+    },
+    async keyForReading(tenantId, subject) {
+      const k = id(tenantId, subject);
+      const hit = cached(k);
+      if (hit) return hit.key;
+      const { key, exists } = await load(tenantId, subject);
+      // A key not created yet may be created by the next write: only keys seen are remembered.
+      if (exists) remember(k, key);
+      return key;
+    },
+    async destroy(tenantId, subject) {
+      const k = id(tenantId, subject);
+      await sql.query(
+        `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key, destroyed_at) VALUES ($1, $2, NULL, now())
+         ON CONFLICT (tenant_id, subject) DO UPDATE SET wrapped_key = NULL,
+           destroyed_at = coalesce(personal_data_keys.destroyed_at, now())`,
+        [tenantId, subject],
+      );
+      remember(k, null);
+      await sql.query("SELECT pg_notify($1, $2)", [CHANNEL, k]);
+    },
+    async destroyedAt(tenantId, subject) {
+      const [row] = await sql.query<{ destroyed_at: Date | null }>(
+        "SELECT destroyed_at FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+        [tenantId, subject],
+      );
+      return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
+    },
+    async close() {
+      const stop = await unlisten;
+      unlisten = Promise.resolve(null);
+      await stop?.().catch(() => {});
+    },
+  };
+}
