@@ -1,4 +1,5 @@
 import type { PersonalDataDeclaration } from "../platform/personalData/codec.ts";
+import { LESSEE_ERASED_FIELDS } from "./lessees.ts";
 
 /**
  * Personal data in events (docs/personal-data.md, DESIGN "Trust in the log"): per stream category,
@@ -10,29 +11,7 @@ import type { PersonalDataDeclaration } from "../platform/personalData/codec.ts"
  */
 
 /** Names, birth data, contacts, addresses, bank details, identity documents, custom fields. */
-export const LESSEE_PERSONAL_FIELDS = [
-  "title",
-  "first_name",
-  "last_name",
-  "legal_name",
-  "birth_date",
-  "birth_place",
-  "email",
-  "previous_email",
-  "mobile_phone",
-  "landline_phone",
-  "address_street",
-  "address_postal_code",
-  "address_city",
-  "address_country",
-  "bank_name",
-  "iban",
-  "bic",
-  "additional_addresses",
-  "identity_documents",
-  "additional_contacts",
-  "custom_fields",
-] as const;
+export const LESSEE_PERSONAL_FIELDS = [...LESSEE_ERASED_FIELDS, "previous_email"] as const;
 
 /** Owners' and contacts' (resource kit) personal fields; `notes` of a contact may name people. */
 export const PARTY_PERSONAL_FIELDS = [

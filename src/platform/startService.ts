@@ -54,9 +54,14 @@ export async function openDatabase(config: Config, options: { join?: boolean } =
 
 /**
  * The log of EVENTSTORE_URL, or else the `events` table, refused while it holds a log restored
- * from another server that `pms log adopt` has not made readable here (docs/decisions.md).
+ * from another server that `pms log adopt` has not made readable here (docs/decisions.md); personal
+ * fields encrypted on the way in and decrypted on the way out (docs/personal-data.md).
  */
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
+  return withPersonalData(await openLog(config, sql), personalDataCodecOf(config, sql));
+}
+
+async function openLog(config: Config, sql: Sql): Promise<EventStore> {
   if (config.EVENTSTORE_URL) {
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"

@@ -47,10 +47,8 @@ export interface Keyring {
   keyForWriting(tenantId: string, subject: string): Promise<Buffer>;
   /** The subject's key, null when destroyed or never created (nothing of it was encrypted). */
   keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
-  /** Destroys the key for good (idempotent); other processes forget it on the notification. */
-  destroy(tenantId: string, subject: string): Promise<void>;
-  /** When the subject's key was destroyed, or null. */
-  destroyedAt(tenantId: string, subject: string): Promise<string | null>;
+  /** Forgets a cached key (its subject was erased). */
+  forget(tenantId: string, subject: string): void;
   close(): Promise<void>;
 }
 
@@ -62,11 +60,49 @@ export class SubjectErasedError extends Error {
 }
 
 const CHANNEL = "pms_personal_data_erased";
+
+/** The keyrings of this process, so an erasure here forgets the key at once in each. */
+const local = new Set<Keyring>();
+
+/**
+ * Destroys a subject's key for good (idempotent): the erasure itself. Every keyring of this
+ * process forgets it at once, those of other processes on the notification (or within TTL_MS).
+ */
+export async function destroySubjectKey(sql: Sql, tenantId: string, subject: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key, destroyed_at) VALUES ($1, $2, NULL, now())
+     ON CONFLICT (tenant_id, subject) DO UPDATE SET wrapped_key = NULL,
+       destroyed_at = coalesce(personal_data_keys.destroyed_at, now())`,
+    [tenantId, subject],
+  );
+  for (const keyring of local) keyring.forget(tenantId, subject);
+  await sql.query("SELECT pg_notify($1, $2)", [CHANNEL, `${tenantId}/${subject}`]);
+}
+
+/** When the subject's key was destroyed, or null. */
+export async function keyDestroyedAt(sql: Sql, tenantId: string, subject: string): Promise<string | null> {
+  const [row] = await sql.query<{ destroyed_at: Date | null }>(
+    "SELECT destroyed_at FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+    [tenantId, subject],
+  );
+  return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
+}
 /** Bounds how long a process that missed a notification may still hold a destroyed key. */
 const TTL_MS = 60_000;
 const CACHE_MAX = 100_000;
 
 export function createKeyring(sql: Sql, masterKey: Buffer): Keyring {
+  const keyring = openKeyring(sql, masterKey);
+  local.add(keyring);
+  const close = keyring.close;
+  keyring.close = async () => {
+    local.delete(keyring);
+    await close();
+  };
+  return keyring;
+}
+
+function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
   const cache = new Map<string, { key: SubjectKey; at: number }>();
   const id = (tenantId: string, subject: string) => `${tenantId}/${subject}`;
   const remember = (k: string, key: SubjectKey) => {
@@ -119,23 +155,8 @@ export function createKeyring(sql: Sql, masterKey: Buffer): Keyring {
       if (exists) remember(k, key);
       return key;
     },
-    async destroy(tenantId, subject) {
-      const k = id(tenantId, subject);
-      await sql.query(
-        `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key, destroyed_at) VALUES ($1, $2, NULL, now())
-         ON CONFLICT (tenant_id, subject) DO UPDATE SET wrapped_key = NULL,
-           destroyed_at = coalesce(personal_data_keys.destroyed_at, now())`,
-        [tenantId, subject],
-      );
-      remember(k, null);
-      await sql.query("SELECT pg_notify($1, $2)", [CHANNEL, k]);
-    },
-    async destroyedAt(tenantId, subject) {
-      const [row] = await sql.query<{ destroyed_at: Date | null }>(
-        "SELECT destroyed_at FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
-        [tenantId, subject],
-      );
-      return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
+    forget(tenantId, subject) {
+      cache.set(id(tenantId, subject), { key: null, at: Date.now() });
     },
     async close() {
       const stop = await unlisten;
