@@ -46,7 +46,9 @@ export const lesseeBody = z
     email: createLesseeSchema.shape.email.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
-    erased_at: timestamp.nullable().describe("When the personal data was erased (GDPR art. 17); null otherwise"),
+    erased_at: timestamp
+      .nullable()
+      .describe("When the personal data was erased (GDPR art. 17); null otherwise"),
   })
   .meta({ id: "Lessee" });
 export type LesseeBody = z.output<typeof lesseeBody>;

@@ -1,5 +1,5 @@
 import type { EventStore, NewEvent, RecordedEvent } from "../eventstore/eventStore.ts";
-import { type Keyring, open, seal } from "./keyring.ts";
+import { type Keyring, open, type SubjectKey, seal } from "./keyring.ts";
 
 /**
  * The encoding of personal fields in events (docs/personal-data.md), one layer above the event
@@ -67,17 +67,18 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     return rest;
   }
 
-  function openObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: Buffer | null, aad: string) {
+  function openObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: SubjectKey, aad: string) {
     const envelope = obj[SEALED] as Sealed | undefined;
     if (!envelope) {
-      if (key) return obj;
+      if (key !== "erased") return obj;
       // Plaintext written before encryption, of an erased subject: erased on read too.
       const fields = present(kind, obj);
       if (fields.length === 0) return obj;
       return { ...obj, ...Object.fromEntries(fields.map((f) => [f, null])) };
     }
     const { [SEALED]: _sealed, ...rest } = obj;
-    if (!key) return { ...rest, ...Object.fromEntries(envelope.fields.map((f) => [f, null])) };
+    if (!(key instanceof Buffer))
+      return { ...rest, ...Object.fromEntries(envelope.fields.map((f) => [f, null])) };
     const values = JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString());
     return { ...rest, ...values };
   }

@@ -39,13 +39,13 @@ export function open(key: Buffer, sealed: Buffer, aad: string): Buffer {
   return Buffer.concat([decipher.update(sealed.subarray(IV + TAG)), decipher.final()]);
 }
 
-/** A subject's key: live, or destroyed by an erasure (`null`). */
-export type SubjectKey = Buffer | null;
+/** A subject's key: live, destroyed by an erasure, or none yet (nothing of it was encrypted). */
+export type SubjectKey = Buffer | "erased" | null;
 
 export interface Keyring {
   /** The subject's key, created when it has none; throws SubjectErasedError when it was destroyed. */
   keyForWriting(tenantId: string, subject: string): Promise<Buffer>;
-  /** The subject's key, null when destroyed or never created (nothing of it was encrypted). */
+  /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
   keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
   /** Forgets a cached key (its subject was erased). */
   forget(tenantId: string, subject: string): void;
@@ -127,14 +127,14 @@ function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
       [tenantId, subject],
     );
     if (!row) return { key: null, exists: false };
-    return { key: row.wrapped_key ? unwrap(tenantId, subject, row.wrapped_key) : null, exists: true };
+    return { key: row.wrapped_key ? unwrap(tenantId, subject, row.wrapped_key) : "erased", exists: true };
   }
 
   return {
     async keyForWriting(tenantId, subject) {
       const k = id(tenantId, subject);
       const hit = cached(k);
-      if (hit?.key) return hit.key;
+      if (hit?.key instanceof Buffer) return hit.key;
       const fresh = randomBytes(32);
       const [inserted] = await sql.query(
         `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key) VALUES ($1, $2, $3)
@@ -142,7 +142,7 @@ function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
         [tenantId, subject, seal(masterKey, fresh, k)],
       );
       const key = inserted ? fresh : (await load(tenantId, subject)).key;
-      if (!key) throw new SubjectErasedError(subject);
+      if (!(key instanceof Buffer)) throw new SubjectErasedError(subject);
       remember(k, key);
       return key;
     },
@@ -156,7 +156,7 @@ function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
       return key;
     },
     forget(tenantId, subject) {
-      cache.set(id(tenantId, subject), { key: null, at: Date.now() });
+      cache.set(id(tenantId, subject), { key: "erased", at: Date.now() });
     },
     async close() {
       const stop = await unlisten;
