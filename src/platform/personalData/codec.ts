@@ -30,6 +30,14 @@ interface Sealed {
   sealed: string;
 }
 
+/** `obj` without its envelope, with `values` set: a loop, several times faster than spreads here. */
+function withValues(obj: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in obj) if (k !== SEALED) out[k] = obj[k];
+  for (const k in values) out[k] = values[k];
+  return out;
+}
+
 export const categoryOf = (streamName: string) => streamName.slice(0, streamName.indexOf("-"));
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -74,13 +82,11 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       // Plaintext written before encryption, of an erased subject: erased on read too.
       const fields = present(kind, obj);
       if (fields.length === 0) return obj;
-      return { ...obj, ...Object.fromEntries(fields.map((f) => [f, null])) };
+      return withValues(obj, Object.fromEntries(fields.map((f) => [f, null])));
     }
-    const { [SEALED]: _sealed, ...rest } = obj;
     if (!(key instanceof Buffer))
-      return { ...rest, ...Object.fromEntries(envelope.fields.map((f) => [f, null])) };
-    const values = JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString());
-    return { ...rest, ...values };
+      return withValues(obj, Object.fromEntries(envelope.fields.map((f) => [f, null])));
+    return withValues(obj, JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString()));
   }
 
   /** Applies `fn` to `data` and to `data.changes`, where personal fields live. */
