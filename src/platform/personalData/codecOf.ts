@@ -5,7 +5,13 @@ import { type PersonalDataCodec, personalDataCodec } from "./codec.ts";
 import { createKeyring, DEVELOPMENT_MASTER_KEY, parseMasterKey } from "./keyring.ts";
 
 /** The codec of this service: the master key of PMS_DATA_KEY (or the development one), keys in `sql`. */
-export function personalDataCodecOf(config: Pick<Config, "PMS_DATA_KEY">, sql: Sql): PersonalDataCodec {
+export function personalDataCodecOf(
+  config: Pick<Config, "PMS_DATA_KEY" | "EVENTSTORE_URL">,
+  sql: Sql,
+): PersonalDataCodec {
   const master = parseMasterKey(config.PMS_DATA_KEY) ?? DEVELOPMENT_MASTER_KEY;
-  return personalDataCodec(PERSONAL_DATA, createKeyring(sql, master));
+  return personalDataCodec(
+    PERSONAL_DATA,
+    createKeyring(sql, master, { logInSameDatabase: !config.EVENTSTORE_URL }),
+  );
 }

@@ -88,11 +88,21 @@ export async function keyDestroyedAt(sql: Sql, tenantId: string, subject: string
   return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
 }
 /** Bounds how long a process that missed a notification may still hold a destroyed key. */
-const TTL_MS = 60_000;
+const TTL_MS = 5 * 60_000;
 const CACHE_MAX = 100_000;
 
-export function createKeyring(sql: Sql, masterKey: Buffer): Keyring {
-  const keyring = openKeyring(sql, masterKey);
+/**
+ * `logInSameDatabase`: the events table is in `sql`'s database (PostgreSQL and embedded engines). A
+ * new key then commits without waiting for its WAL flush: the append that follows it flushes the
+ * WAL up to its own commit, the key's included, so no durable event ever lacks its key, and a
+ * create costs no second disk flush. On EventStoreDB the key is flushed before the append.
+ */
+export function createKeyring(
+  sql: Sql,
+  masterKey: Buffer,
+  options: { logInSameDatabase?: boolean } = {},
+): Keyring {
+  const keyring = openKeyring(sql, masterKey, options.logInSameDatabase ?? false);
   local.add(keyring);
   const close = keyring.close;
   keyring.close = async () => {
@@ -102,7 +112,7 @@ export function createKeyring(sql: Sql, masterKey: Buffer): Keyring {
   return keyring;
 }
 
-function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
+function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring {
   const cache = new Map<string, { key: SubjectKey; at: number }>();
   const id = (tenantId: string, subject: string) => `${tenantId}/${subject}`;
   const remember = (k: string, key: SubjectKey) => {
@@ -152,12 +162,19 @@ function openKeyring(sql: Sql, masterKey: Buffer): Keyring {
         if (!first.has(id(p.tenantId, p.subject))) first.set(id(p.tenantId, p.subject), p);
       const rows = [...first.values()];
       try {
-        const inserted = await sql.query<{ tenant_id: string; subject: string }>(
-          `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])
-           ON CONFLICT DO NOTHING RETURNING tenant_id::text, subject`,
-          [rows.map((p) => p.tenantId), rows.map((p) => p.subject), rows.map((p) => p.wrapped)],
-        );
+        const insert = (q: Sql) =>
+          q.query<{ tenant_id: string; subject: string }>(
+            `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])
+             ON CONFLICT DO NOTHING RETURNING tenant_id::text, subject`,
+            [rows.map((p) => p.tenantId), rows.map((p) => p.subject), rows.map((p) => p.wrapped)],
+          );
+        const inserted = asyncCommit
+          ? await sql.transaction(async (tx) => {
+              await tx.query("SET LOCAL synchronous_commit = off");
+              return insert(tx);
+            })
+          : await insert(sql);
         const written = new Set(inserted.map((r) => id(r.tenant_id, r.subject)));
         for (const p of batch)
           p.done(first.get(id(p.tenantId, p.subject)) === p && written.has(id(p.tenantId, p.subject)));
