@@ -162,19 +162,20 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
         if (!first.has(id(p.tenantId, p.subject))) first.set(id(p.tenantId, p.subject), p);
       const rows = [...first.values()];
       try {
-        const insert = (q: Sql) =>
-          q.query<{ tenant_id: string; subject: string }>(
-            `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])
-             ON CONFLICT DO NOTHING RETURNING tenant_id::text, subject`,
-            [rows.map((p) => p.tenantId), rows.map((p) => p.subject), rows.map((p) => p.wrapped)],
-          );
-        const inserted = asyncCommit
-          ? await sql.transaction(async (tx) => {
-              await tx.query("SET LOCAL synchronous_commit = off");
-              return insert(tx);
-            })
-          : await insert(sql);
+        // set_config(..., true) in the statement's own transaction: no BEGIN/COMMIT round trips.
+        const inserted = await sql.query<{ tenant_id: string; subject: string }>(
+          `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
+           SELECT k.t, k.s, k.w FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS k(t, s, w)
+            WHERE set_config('synchronous_commit', coalesce($4::text, current_setting('synchronous_commit')), true) IS NOT NULL
+           ON CONFLICT DO NOTHING RETURNING tenant_id::text, subject`,
+          [
+            rows.map((p) => p.tenantId),
+            rows.map((p) => p.subject),
+            rows.map((p) => p.wrapped),
+            asyncCommit ? "off" : null,
+          ],
+          { prepare: true },
+        );
         const written = new Set(inserted.map((r) => id(r.tenant_id, r.subject)));
         for (const p of batch)
           p.done(first.get(id(p.tenantId, p.subject)) === p && written.has(id(p.tenantId, p.subject)));
