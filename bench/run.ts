@@ -16,6 +16,7 @@ import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
 import { metersStep } from "./steps/meters.ts";
 import { outboxStep } from "./steps/outbox.ts";
 import { pdfStep } from "./steps/pdf.ts";
+import { privacyStep } from "./steps/privacy.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
 import { receiptsStep } from "./steps/receipts.ts";
 import { rentCycleStep } from "./steps/rentCycle.ts";
@@ -29,7 +30,7 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -59,6 +60,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   audit: auditStep,
   meters: metersStep,
   moving: conditionReportsStep,
+  privacy: privacyStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

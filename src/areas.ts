@@ -19,6 +19,7 @@ import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
 import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
+import { lesseeEraseRoutes, RETENTION_QUEUE, runRetention } from "./commands/lessees/erase.ts";
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
@@ -95,6 +96,7 @@ import { leaseNoticeQueries } from "./queries/leaseNotices.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
 import { leaseQueryRoutes } from "./queries/leases.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
+import { lesseePrivacyQueryRoutes } from "./queries/lesseePrivacy.ts";
 import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaQueryRoutes } from "./queries/media.ts";
@@ -241,6 +243,22 @@ const dailyRootsJob = areaJob({
   },
 });
 
+/**
+ * The retention job (docs/personal-data.md): daily, lists the lessees whose legal retention is over;
+ * `erase: true` erases them (GDPR art. 5(1)(e), art. 17). A worker key's run covers its tenant only.
+ */
+const retentionJob = areaJob({
+  queue: RETENTION_QUEUE,
+  description:
+    "Lists the lessees whose legal retention is over (no lease in progress, nothing unpaid, 3 years after the last lease: loi n° 89-462 art. 7-1); erase: true erases their personal data (GDPR art. 17)",
+  cron: "40 3 * * *",
+  input: z.strictObject({
+    erase: z.boolean().optional().describe("Erase them too (default: list only)"),
+  }),
+  timeoutSeconds: 3600,
+  run: (deps, { erase }, { tenant_id }) => runRetention(deps, { erase: erase ?? false, tenantId: tenant_id }),
+});
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -366,5 +384,12 @@ export const areas: Area[] = [
       depositQueries,
     ],
     projections: [estateKeysProjection, keyHandoversProjection, leaseNoticesProjection, depositsProjection],
+  },
+  // Personal data (docs/personal-data.md): erasure, export, the retention job.
+  {
+    name: "privacy",
+    routes: [lesseeEraseRoutes, lesseePrivacyQueryRoutes],
+    projections: [],
+    jobs: [retentionJob],
   },
 ];

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { areas } from "./areas.ts";
 import { expireLeases } from "./commands/leases/expire.ts";
+import { PERSONAL_DATA } from "./events/personalData.ts";
 import { ConfigError, loadConfig } from "./platform/config.ts";
 import type { Sql } from "./platform/db.ts";
 import { ApiError } from "./platform/errors.ts";
@@ -11,6 +12,8 @@ import { verifyLines } from "./platform/eventstore/verifyChain.ts";
 import { PERMISSIONS, type Permission } from "./platform/http/auth.ts";
 import { jobKinds } from "./platform/jobs.ts";
 import { migrate } from "./platform/migrate.ts";
+import { personalDataCodecOf } from "./platform/personalData/codecOf.ts";
+import { encryptExistingEvents } from "./platform/personalData/migrate.ts";
 import { rebuildProjection } from "./platform/projections/rebuildProjection.ts";
 import { openDatabase, openEventStore, type Role } from "./platform/startService.ts";
 import {
@@ -32,6 +35,7 @@ const usage = `pms: property management service
   pms projections rebuild <name>
   pms projections list
   pms log adopt                                       after restoring the log from another PostgreSQL server (stop every role first)
+  pms privacy encrypt-existing [--batch N]            encrypt the personal fields of events written before encryption (PostgreSQL log; resumable)
   pms leases expire [--date YYYY-MM-DD]               expire ACTIVE leases past their end_date (also daily, by the worker)
   pms jobs list                                       the kinds of background job (pg-boss queues)
   pms jobs run <queue> [--data JSON] [--tenant <id>]  run one job here, now (not through pg-boss)
@@ -144,6 +148,32 @@ async function main(argv: string[]): Promise<number> {
         adopted.events === 0 && !adopted.sequence_moved
           ? "The event log is this server's already: nothing changed."
           : `Adopted the restored log: ${adopted.events} event(s) reordered by position${adopted.sequence_moved ? ", position sequence moved up" : ""}, ${adopted.checkpoints_reset} checkpoint(s) deleted (the projector rebuilds them at its next start).`,
+      );
+      return 0;
+    }
+    if (group === "privacy" && action === "encrypt-existing") {
+      // docs/personal-data.md, "Events written before encryption".
+      const { values } = parseArgs({ args: rest, options: { batch: { type: "string" } } });
+      const batch = values.batch === undefined ? 500 : Number(values.batch);
+      if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) {
+        console.error("--batch must be a whole number from 1 to 100000");
+        return 2;
+      }
+      if (config.EVENTSTORE_URL) {
+        console.error(
+          "encrypt-existing rewrites the PostgreSQL events table; EventStoreDB events cannot be rewritten (docs/personal-data.md)",
+        );
+        return 2;
+      }
+      const codec = personalDataCodecOf(config, sql);
+      const run = await encryptExistingEvents(sql, codec, {
+        categories: Object.keys(PERSONAL_DATA),
+        batch,
+        log: console.log,
+      });
+      await codec.keyring.close();
+      console.log(
+        `Encrypted ${run.encrypted} of ${run.scanned} event(s) scanned; checkpoint at position ${run.last_position}.`,
       );
       return 0;
     }

@@ -448,6 +448,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workers/jobs/personal-data-retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists the lessees whose legal retention is over (no lease in progress, nothing unpaid, 3 years after the last lease: loi n° 89-462 art. 7-1); erase: true erases their personal data (GDPR art. 17)
+         * @description Needs a worker key (X-API-Key).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postWorkersJobsPersonalDataRetention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workers/jobs/{queue}/{job_id}": {
         parameters: {
             query?: never;
@@ -4370,6 +4392,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessees/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a lessee's personal data for good (GDPR art. 17); 422 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)
+         * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postLesseesByIdErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessees/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held about a lessee, as JSON (GDPR art. 15 access and art. 20 portability)
+         * @description Needs a tenant API key with the LesseeRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLesseesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6417,7 +6479,7 @@ export interface components {
             legal_name?: string | null;
             birth_date?: string | null;
             birth_place?: string | null;
-            email: string;
+            email: string | null;
             mobile_phone?: string | null;
             landline_phone?: string | null;
             address_street?: string | null;
@@ -6482,6 +6544,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description When the personal data was erased (GDPR art. 17); null otherwise */
+            erased_at: string | null;
         };
         LeasePdf: {
             /**
@@ -6524,6 +6588,61 @@ export interface components {
             /** @enum {string} */
             status: "IN_FORCE" | "WITHDRAWN";
             recorded_at: string;
+        };
+        /** @description Everything held about a lessee (GDPR art. 15 and 20) */
+        LesseeExport: {
+            /** Format: date-time */
+            exported_at: string;
+            subject: {
+                /** @constant */
+                type: "lessee";
+                /** Format: uuid */
+                id: string;
+            };
+            /** @description The lessee as the API shows it; null once deleted */
+            lessee: components["schemas"]["Lessee"] | null;
+            leases: {
+                /** Format: uuid */
+                lease_id: string;
+                role: string;
+                start_date: string;
+                end_date: string | null;
+                ended: boolean;
+                status: string;
+                /** Format: uuid */
+                estate_id: string;
+                lease_type: string;
+                rent_amount: number;
+                charges_amount: number | null;
+                deposit_amount: number | null;
+                lease_start_date: string;
+                lease_end_date: string | null;
+            }[];
+            accounts: {
+                /** Format: uuid */
+                lease_id: string;
+                balance: number;
+                credit: number;
+                entries: unknown[];
+            }[];
+            history: components["schemas"]["HistoryEvent"][];
+        };
+        PersonalDataErasure: {
+            /** Format: uuid */
+            id: string;
+            /** @description When the personal data was erased (ISO 8601 UTC) */
+            erased_at: string;
+            /** @description The retentions checked, each a verdict of the law */
+            retention: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
         };
         MessageRecipient: {
             email: string;
@@ -8171,6 +8290,47 @@ export interface operations {
                      * @example 2025-01-31
                      */
                     date?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued; GET /api/workers/jobs/{queue}/{job_id} follows it */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        queue: string;
+                        /** @enum {string} */
+                        state: "created";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postWorkersJobsPersonalDataRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Erase them too (default: list only) */
+                    erase?: boolean;
                 };
             };
         };
@@ -19052,6 +19212,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLesseesByIdErase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the data is erased (the data subject's request, end of retention, ...): kept in the audit */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalDataErasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseesByIdExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LesseeExport"];
                 };
             };
             400: components["responses"]["BadRequest"];

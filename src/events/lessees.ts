@@ -107,7 +107,22 @@ export type LesseeEvent =
    * reserved the email, then never registered): it fences the unfinished registration,
    * which can no longer append to the stream. The lessee never existed for clients.
    */
-  | { type: "LesseeRegistrationAbandoned"; data: { lessee_id: string; email: string } };
+  | { type: "LesseeRegistrationAbandoned"; data: { lessee_id: string; email: string } }
+  /**
+   * GDPR art. 17 (docs/personal-data.md): the lessee's data key is destroyed, so every personal
+   * field of its events reads null from now on. Who (`erased_by`, an API key or user id), when
+   * (`erased_at`) and why (`reason`, and the retentions checked) are the audit of the erasure.
+   */
+  | {
+      type: "PersonalDataErased";
+      data: {
+        lessee_id: string;
+        erased_at: string;
+        erased_by: string | null;
+        reason: string;
+        retention: { rule: string; status: string; legal_reference: string }[];
+      };
+    };
 
 export type LesseeEmailEvent =
   /**
@@ -124,9 +139,38 @@ export const LESSEE_EVENT_TYPES = [
   "LesseeEmailChanged",
   "LesseeDeleted",
   "LesseeRegistrationAbandoned",
+  "PersonalDataErased",
 ] as const satisfies readonly LesseeEvent["type"][];
 
 export const lesseeStream = (id: string) => `lessee-${id}`;
+
+/** The lessee's fields erased with its key (src/events/personalData.ts), as null. */
+export const LESSEE_ERASED_FIELDS = [
+  "title",
+  "first_name",
+  "last_name",
+  "legal_name",
+  "birth_date",
+  "birth_place",
+  "email",
+  "mobile_phone",
+  "landline_phone",
+  "address_street",
+  "address_postal_code",
+  "address_city",
+  "address_country",
+  "bank_name",
+  "iban",
+  "bic",
+  "additional_addresses",
+  "identity_documents",
+  "additional_contacts",
+  "custom_fields",
+] as const satisfies readonly (keyof LesseeData)[];
+
+/** The lessee once erased: its personal fields null (email too, though typed as a string). */
+export const erasedLessee = (lessee: LesseeData): LesseeData =>
+  ({ ...lessee, ...Object.fromEntries(LESSEE_ERASED_FIELDS.map((f) => [f, null])) }) as LesseeData;
 
 /** The key of email uniqueness: trimmed and lower-cased. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -94,6 +94,7 @@ export function instrumentStore(store: EventStore): EventStore {
     subscribeToAll: store.subscribeToAll.bind(store),
     onAppended: store.onAppended.bind(store),
     headPosition: store.headPosition.bind(store),
+    decodeRead: store.decodeRead?.bind(store),
     close: store.close.bind(store),
   };
 }

@@ -20,6 +20,17 @@ const schema = z.object({
   PMS_DATA_DIR: z.string().min(1).default("./data"),
   PMS_SERVER_DIR: z.string().min(1).optional(),
   PMS_ADMIN_API_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * The master key sealing the data keys of personal data (docs/personal-data.md): 32 bytes,
+   * base64 or hex. Unset: a development key written in the source, for `npm start` only.
+   */
+  PMS_DATA_KEY: z
+    .string()
+    .refine(
+      (v) => (/^[0-9a-fA-F]{64}$/.test(v) ? true : Buffer.from(v, "base64").length === 32),
+      "must be 32 bytes as base64 or 64 hex digits",
+    )
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Unset: pretty on a terminal, JSON otherwise (docs/operations.md, "Logs"). */
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),

@@ -12,6 +12,8 @@ import { buildApp } from "./http/buildApp.ts";
 import { startJobs } from "./jobs.ts";
 import { createLogger } from "./log.ts";
 import { migrate } from "./migrate.ts";
+import { withPersonalData } from "./personalData/codec.ts";
+import { personalDataCodecOf } from "./personalData/codecOf.ts";
 import type { Platform } from "./platform.ts";
 import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
@@ -52,9 +54,14 @@ export async function openDatabase(config: Config, options: { join?: boolean } =
 
 /**
  * The log of EVENTSTORE_URL, or else the `events` table, refused while it holds a log restored
- * from another server that `pms log adopt` has not made readable here (docs/decisions.md).
+ * from another server that `pms log adopt` has not made readable here (docs/decisions.md); personal
+ * fields encrypted on the way in and decrypted on the way out (docs/personal-data.md).
  */
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
+  return withPersonalData(await openLog(config, sql), personalDataCodecOf(config, sql));
+}
+
+async function openLog(config: Config, sql: Sql): Promise<EventStore> {
   if (config.EVENTSTORE_URL) {
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
@@ -111,6 +118,10 @@ async function startOn(
   options: { sql?: Sql; store?: EventStore; loops?: boolean },
 ): Promise<Service> {
   const log = createLogger(config);
+  if (!config.PMS_DATA_KEY && (config.DATABASE_URL || config.EVENTSTORE_URL))
+    log.warn(
+      "PMS_DATA_KEY is not set: personal data is sealed with the development key (docs/personal-data.md)",
+    );
   const projections = areas.flatMap((a) => a.projections);
   const logger = {
     info: (m: string) => log.info(m),
@@ -119,7 +130,12 @@ async function startOn(
   };
   const { store, jobs } = await oneAtATime(sql, async () => {
     await migrate(sql);
-    const store = instrumentStore(options.store ?? (await openEventStore(config, sql)));
+    const store = instrumentStore(
+      withPersonalData(
+        options.store ?? (await openEventStore(config, sql)),
+        personalDataCodecOf(config, sql),
+      ),
+    );
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
       sql,
@@ -141,7 +157,10 @@ async function startOn(
         projections,
         log: logger,
         // Its live reads on its own pool too, where the log is in this database.
-        readAll: store.engine === "postgres" ? (o) => readAll(projectorSql, o) : undefined,
+        readAll:
+          store.engine === "postgres"
+            ? async (o) => store.decodeRead!(await readAll(projectorSql, o))
+            : undefined,
       })
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ErrorDetail } from "./errors.ts";
 
 /** Fields every resource exposes but no client may set: ignored in bodies so a GET can be PUT back. */
-export const READ_ONLY_FIELDS = ["id", "created_at", "updated_at"] as const;
+export const READ_ONLY_FIELDS = ["id", "created_at", "updated_at", "erased_at"] as const;
 
 export function stripReadOnly(body: unknown, extra: readonly string[] = []): unknown {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;

@@ -1,4 +1,9 @@
-import { LESSEE_EVENT_TYPES, LESSEE_FIELDS, type LesseeEvent } from "../events/lessees.ts";
+import {
+  LESSEE_ERASED_FIELDS,
+  LESSEE_EVENT_TYPES,
+  LESSEE_FIELDS,
+  type LesseeEvent,
+} from "../events/lessees.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import {
   type Projection,
@@ -15,12 +20,14 @@ export const LESSEE_COLUMNS = [
   ...LESSEE_FIELDS,
   "created_at",
   "updated_at",
+  "erased_at",
   "revision",
 ] as const;
 
 export const lesseesProjection: RowProjection = rowProjection<LesseeEvent>({
   name: "lessees",
-  version: 1,
+  // 2: erased lessees (erased_at, email null once erased).
+  version: 2,
   table: "lessees",
   columns: LESSEE_COLUMNS,
   schema: `
@@ -34,7 +41,7 @@ CREATE TABLE lessees (
   legal_name text,
   birth_date date,
   birth_place text,
-  email text NOT NULL,
+  email text,
   mobile_phone text,
   landline_phone text,
   address_street text,
@@ -56,6 +63,7 @@ CREATE TABLE lessees (
   auth_user_id text,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
+  erased_at timestamptz,
   revision bigint NOT NULL
 );
 CREATE INDEX lessees_tenant_order ON lessees (tenant_id, created_at, id);
@@ -77,7 +85,15 @@ function evolveLesseeRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Ro
   switch (event.type) {
     case "LesseeRegistered": {
       const { lessee_id: id, ...data } = event.data;
-      return { tenant_id: event.metadata.tenant_id, id, ...data, created_at: at, updated_at: at, revision };
+      return {
+        tenant_id: event.metadata.tenant_id,
+        id,
+        ...data,
+        created_at: at,
+        updated_at: at,
+        erased_at: null,
+        revision,
+      };
     }
     case "LesseeUpdated":
       return row && { ...row, ...event.data.changes, updated_at: at, revision };
@@ -85,6 +101,16 @@ function evolveLesseeRow(row: Row | null, event: RecordedEvent<LesseeEvent>): Ro
       return row && { ...row, email: event.data.email, updated_at: at, revision };
     case "LesseeDeleted":
       return null;
+    case "PersonalDataErased":
+      return (
+        row && {
+          ...row,
+          ...Object.fromEntries(LESSEE_ERASED_FIELDS.map((f) => [f, null])),
+          erased_at: event.data.erased_at,
+          updated_at: at,
+          revision,
+        }
+      );
     default:
       return row;
   }

@@ -19,7 +19,7 @@ import { createLesseeSchema, INVALID_CATEGORY, isLesseeCategory, uuidSchema } fr
 
 /** GET routes of the Lessees area: read models only, except the audit history (the event log). */
 
-const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at"] as const;
+const RESPONSE_COLUMNS = ["id", ...LESSEE_FIELDS, "created_at", "updated_at", "erased_at"] as const;
 const SELECT = `${RESPONSE_COLUMNS.join(", ")}, revision`;
 /**
  * A row that is already the answer: the response's columns in its order, timestamps as ISO text.
@@ -31,6 +31,7 @@ const SELECT_BODY = [
   ...LESSEE_FIELDS,
   `${isoSql("created_at")} AS created_at`,
   `${isoSql("updated_at")} AS updated_at`,
+  `${isoSql("erased_at")} AS erased_at`,
 ].join(", ");
 
 /** A lessee as the API shows it: the fields of the create body (null when unset), id, timestamps. */
@@ -41,8 +42,13 @@ export const lesseeBody = z
     ...(Object.fromEntries(
       LESSEE_FIELDS.map((f) => [f, createLesseeSchema.shape[f]]),
     ) as typeof createLesseeSchema.shape),
+    // Null once the lessee's personal data was erased (docs/personal-data.md).
+    email: createLesseeSchema.shape.email.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
+    erased_at: timestamp
+      .nullable()
+      .describe("When the personal data was erased (GDPR art. 17); null otherwise"),
   })
   .meta({ id: "Lessee" });
 export type LesseeBody = z.output<typeof lesseeBody>;
@@ -53,6 +59,7 @@ export function toLesseeResponse(row: Row): LesseeBody {
   for (const c of RESPONSE_COLUMNS) out[c] = row[c] ?? null;
   out.created_at = iso(row.created_at);
   out.updated_at = iso(row.updated_at);
+  out.erased_at = row.erased_at ? iso(row.erased_at) : null;
   return out as LesseeBody;
 }
 

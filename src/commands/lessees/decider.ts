@@ -1,18 +1,26 @@
 import {
+  erasedLessee,
   LESSEE_FIELDS,
   type LesseeChanges,
   type LesseeData,
   type LesseeEvent,
 } from "../../events/lessees.ts";
+import type { Verdict } from "../../law/verdict.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import {
+  conflict,
+  type ErrorDetail,
+  notFound,
+  unprocessable,
+  validationError,
+} from "../../platform/errors.ts";
 import { categoryRuleDetails, INVALID_DATA, type LesseeUpdateInput } from "./schemas.ts";
 
 /** The write model of one lessee stream. */
 export type LesseeState =
   | { status: "absent" }
-  | { status: "active"; lessee: LesseeData }
-  | { status: "deleted"; lessee: LesseeData }
+  | { status: "active"; lessee: LesseeData; erased_at?: string }
+  | { status: "deleted"; lessee: LesseeData; erased_at?: string }
   /** A registration fenced off after its email reservation was taken over: never existed for clients. */
   | { status: "abandoned" };
 
@@ -22,7 +30,16 @@ export type LesseeCommand =
   | { type: "UpdateLessee"; lessee_id: string; changes: LesseeUpdateInput; now: string }
   /** `active_lease_count`: associations not ended on leases that are not over (read model fact). */
   | { type: "DeleteLessee"; lessee_id: string; active_lease_count: number }
-  | { type: "AbandonLesseeRegistration"; lessee_id: string; email: string };
+  | { type: "AbandonLesseeRegistration"; lessee_id: string; email: string }
+  /** `retention`: the law's verdicts on the facts the route gathered (src/law/retention.ts). */
+  | {
+      type: "EraseLesseePersonalData";
+      lessee_id: string;
+      reason: string;
+      erased_by: string | null;
+      now: string;
+      retention: Verdict[];
+    };
 
 export const emailTaken = (fields = ["email"]) =>
   conflict(
@@ -39,15 +56,18 @@ export function evolve(state: LesseeState, event: LesseeEvent): LesseeState {
       return { status: "active", lessee };
     }
     case "LesseeUpdated":
-      if (state.status !== "active") return state;
+      if (state.status !== "active" || state.erased_at) return state;
       return { status: "active", lessee: { ...state.lessee, ...event.data.changes } };
     case "LesseeEmailChanged":
       if (state.status !== "active") return state;
       return { status: "active", lessee: { ...state.lessee, email: event.data.email } };
     case "LesseeDeleted":
-      return state.status === "active" ? { status: "deleted", lessee: state.lessee } : state;
+      return state.status === "active" ? { ...state, status: "deleted" } : state;
     case "LesseeRegistrationAbandoned":
       return state.status === "absent" ? { status: "abandoned" } : state;
+    case "PersonalDataErased":
+      if (state.status !== "active" && state.status !== "deleted") return state;
+      return { ...state, lessee: erasedLessee(state.lessee), erased_at: event.data.erased_at };
     default:
       return state;
   }
@@ -64,6 +84,7 @@ export function decide(command: LesseeCommand, state: LesseeState): LesseeEvent[
     }
     case "UpdateLessee": {
       if (state.status !== "active") throw notFound("Lessee", command.lessee_id);
+      if (state.erased_at) throw conflict(`Lessee ${command.lessee_id} was erased (GDPR art. 17)`);
       const merged: LesseeData = { ...state.lessee };
       for (const [key, value] of Object.entries(command.changes)) {
         if (value !== undefined) (merged as unknown as Record<string, unknown>)[key] = value;
@@ -90,6 +111,32 @@ export function decide(command: LesseeCommand, state: LesseeState): LesseeEvent[
       if (state.status !== "active") throw notFound("Lessee", command.lessee_id);
       if (command.active_lease_count > 0) throw conflict("Cannot delete lessee with active leases");
       return [{ type: "LesseeDeleted", data: { lessee_id: command.lessee_id } }];
+    }
+    case "EraseLesseePersonalData": {
+      if (state.status !== "active" && state.status !== "deleted")
+        throw notFound("Lessee", command.lessee_id);
+      if (state.erased_at) return [];
+      const held = command.retention.find((v) => v.status === "FAIL");
+      if (held)
+        throw unprocessable(held.message, [
+          { field: "retention", message: `${held.rule}: ${held.legal_reference}` },
+        ]);
+      return [
+        {
+          type: "PersonalDataErased",
+          data: {
+            lessee_id: command.lessee_id,
+            erased_at: command.now,
+            erased_by: command.erased_by,
+            reason: command.reason,
+            retention: command.retention.map(({ rule, status, legal_reference }) => ({
+              rule,
+              status,
+              legal_reference,
+            })),
+          },
+        },
+      ];
     }
     case "AbandonLesseeRegistration": {
       if (state.status !== "absent") throw conflict(`Lessee ${command.lessee_id} already exists`);

@@ -32,7 +32,7 @@ export const lesseeEmails: Uniqueness = {
   holderStream: lesseeStream,
   holds(events, key) {
     const state = fold(lesseeDecider, events as RecordedEvent<LesseeEvent>[]);
-    return state.status === "active" && normalizeEmail(state.lessee.email) === key;
+    return state.status === "active" && !state.erased_at && normalizeEmail(state.lessee.email) === key;
   },
   reserved: (lessee_id, email, lessee_revision) => ({
     type: "LesseeEmailReserved",
@@ -67,7 +67,12 @@ export const lesseeEmailsOf =
           release.push(previous);
         }
       }
-      if (e.type === "LesseeDeleted" && before.status === "active")
+      // Deleted or erased: the email is free again (an erased lessee's is gone with its key).
+      if (
+        (e.type === "LesseeDeleted" || e.type === "PersonalDataErased") &&
+        before.status === "active" &&
+        !before.erased_at
+      )
         release.push(normalizeEmail(before.lessee.email));
     }
     if (reserve.length === 0 && release.length === 0) return null;

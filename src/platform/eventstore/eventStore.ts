@@ -144,6 +144,11 @@ export interface EventStore {
    * `past_other_databases`, as a held-back projector reads (ReadAllOptions): the lag reports.
    */
   headPosition(options?: Pick<ReadAllOptions, "past_other_databases">): Promise<Position | null>;
+  /**
+   * Events a caller read past the port (the projector's and a rebuild's direct PostgreSQL reads)
+   * as the port's own reads give them: personal fields decrypted (src/platform/personalData/).
+   */
+  decodeRead?(events: RecordedEvent[]): Promise<RecordedEvent[]>;
   close(): Promise<void>;
 }
 

@@ -130,7 +130,8 @@ export async function rebuildProjection(
 async function catchUpReader(sql: Sql, store: EventStore): Promise<EventStore["readAll"]> {
   if (store.engine === "eventstoredb") return (options) => store.readAll(options);
   const { readAllLean } = await import("../eventstore/postgres/readAll.ts");
-  return (options) => readAllLean(sql, options);
+  const decode = store.decodeRead?.bind(store) ?? (async (events: RecordedEvent[]) => events);
+  return async (options) => decode(await readAllLean(sql, options));
 }
 
 /** The tail is read inside the swap transaction when the log lives in the same database. */
@@ -139,7 +140,8 @@ async function readAllIn(tx: Sql, store: EventStore, after: Position): Promise<R
   const { readAll } = await import("../eventstore/postgres/readAll.ts");
   // Past other databases' open transactions (readAll.ts): the swap then includes all this
   // database's committed events, as the live projector, which reads past them too, would.
-  return readAll(tx, { after, max_count: BATCH, past_other_databases: true });
+  const events = await readAll(tx, { after, max_count: BATCH, past_other_databases: true });
+  return store.decodeRead ? store.decodeRead(events) : events;
 }
 
 async function committedAfter(tx: Sql, store: EventStore, after: Position): Promise<boolean> {

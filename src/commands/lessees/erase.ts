@@ -1,0 +1,167 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { LesseeEvent } from "../../events/lessees.ts";
+import { lesseeStream } from "../../events/lessees.ts";
+import { legalToday } from "../../law/calendar.ts";
+import { LEASE_LIMITATION_YEARS, lesseeErasureVerdicts } from "../../law/retention.ts";
+import type { Verdict } from "../../law/verdict.ts";
+import type { Sql } from "../../platform/db.ts";
+import { fold } from "../../platform/decider.ts";
+import { notFound } from "../../platform/errors.ts";
+import type { RecordedEvent } from "../../platform/eventstore/eventStore.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { answers } from "../../platform/http/responses.ts";
+import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
+import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
+import { erasureCandidates, lesseeErasureFacts } from "../../queries/lesseePrivacy.ts";
+import { uuidSchema } from "../../queries/lesseesSchemas.ts";
+import { lesseeDecider } from "./decider.ts";
+import { lesseeEmailsOf } from "./handlers.ts";
+
+/**
+ * POST /api/lessees/{id}/erase (GDPR art. 17, docs/personal-data.md): refused with the retention
+ * that applies (422), else `PersonalDataErased` is appended (who, when, why) and the lessee's data
+ * key destroyed, after which every personal field of its events reads null everywhere.
+ */
+
+const eraseBody = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1, "Must not be empty")
+    .max(1000, "Must be at most 1000 characters")
+    .describe(
+      "Why the data is erased (the data subject's request, end of retention, ...): kept in the audit",
+    ),
+});
+
+const verdictBody = z.strictObject({
+  rule: z.string(),
+  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
+  message: z.string(),
+  legal_reference: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+
+const erasedBody = z
+  .strictObject({
+    id: uuidSchema,
+    erased_at: z.string().describe("When the personal data was erased (ISO 8601 UTC)"),
+    retention: z.array(verdictBody).describe("The retentions checked, each a verdict of the law"),
+  })
+  .meta({ id: "PersonalDataErasure" });
+
+export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.post(
+    "/api/lessees/:id/erase",
+    {
+      schema: {
+        tags: ["Lessees"],
+        summary:
+          "Erase a lessee's personal data for good (GDPR art. 17); 422 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)",
+        params: z.strictObject({ id: uuidSchema }),
+        body: eraseBody,
+        response: answers(erasedBody),
+      },
+      config: { access: "LesseeDelete", invalidBodyMessage: "Invalid erasure request" },
+    },
+    async (request, reply) => {
+      const id = request.params.id.toLowerCase();
+      const tenantId = tenantOf(request);
+      const retention = lesseeErasureVerdicts(await lesseeErasureFacts(sql, tenantId, id), legalToday());
+      const result = await handleCommand(
+        request,
+        lesseeStream(id),
+        lesseeDecider,
+        {
+          type: "EraseLesseePersonalData",
+          lessee_id: id,
+          reason: request.body.reason,
+          erased_by: request.auth?.user?.subject ?? request.auth?.key_id ?? null,
+          now: new Date().toISOString(),
+          retention,
+        },
+        { reserving: lesseeEmailsOf(id), notFound: () => notFound("Lessee", id) },
+      );
+      // After the event, so an erasure is never without its audit; again on a repeat (idempotent).
+      await destroySubjectKey(sql, tenantId, lesseeStream(id));
+      const erased_at = erasedAt(result.stream);
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 200,
+        id,
+        read: async () => ({ id, erased_at, retention }),
+      });
+    },
+  );
+}
+
+const erasedAt = (stream: readonly RecordedEvent<LesseeEvent>[]) => {
+  const state = fold(lesseeDecider, stream);
+  return ("erased_at" in state && state.erased_at) || new Date().toISOString();
+};
+
+export const RETENTION_QUEUE = "personal-data-retention";
+
+/**
+ * The retention job (docs/personal-data.md): the lessees whose every retention is over, judged
+ * again by the law on fresh facts; with `erase`, each is erased as the route would (reason
+ * "retention period over"). Safe to run twice: an erased lessee is no candidate, a repeat is a no-op.
+ */
+export async function runRetention(
+  deps: { sql: Sql; store: CommandContext["store"] },
+  options: { erase: boolean; tenantId: string | null; today?: string },
+) {
+  const today = options.today ?? legalToday();
+  const candidates = await erasureCandidates(deps.sql, {
+    today,
+    years: LEASE_LIMITATION_YEARS,
+    tenantId: options.tenantId,
+  });
+  const due: { tenant_id: string; lessee_id: string; retention: Verdict[] }[] = [];
+  for (const c of candidates) {
+    const retention = lesseeErasureVerdicts(
+      await lesseeErasureFacts(deps.sql, c.tenant_id, c.lessee_id),
+      today,
+    );
+    if (!retention.some((v) => v.status === "FAIL")) due.push({ ...c, retention });
+  }
+  const erased: string[] = [];
+  if (options.erase) {
+    for (const d of due) {
+      const context: CommandContext = {
+        store: deps.store,
+        tenant_id: d.tenant_id,
+        metadata: {
+          tenant_id: d.tenant_id,
+          actor_key_id: null,
+          correlation_id: `${RETENTION_QUEUE}-${today}`,
+          causation_id: null,
+          occurred_at: new Date().toISOString(),
+        },
+      };
+      await runCommand(
+        context,
+        lesseeStream(d.lessee_id),
+        lesseeDecider,
+        {
+          type: "EraseLesseePersonalData",
+          lessee_id: d.lessee_id,
+          reason: "Retention period over (retention job)",
+          erased_by: RETENTION_QUEUE,
+          now: context.metadata.occurred_at,
+          retention: d.retention,
+        },
+        { reserving: lesseeEmailsOf(d.lessee_id) },
+      );
+      await destroySubjectKey(deps.sql, d.tenant_id, lesseeStream(d.lessee_id));
+      erased.push(d.lessee_id);
+    }
+  }
+  return { today, due: due.map(({ tenant_id, lessee_id }) => ({ tenant_id, lessee_id })), erased };
+}

@@ -1,0 +1,104 @@
+import { LOI_89, type Verdict, verdict } from "./verdict.ts";
+
+/**
+ * Whether a data subject's personal data may be erased today (GDPR art. 17), or a legal
+ * retention still applies (art. 17(3)(b) a legal obligation, (e) the establishment, exercise or
+ * defence of legal claims). Pure: the caller gathers the facts (docs/personal-data.md).
+ */
+
+export const RGPD_17 = "Règlement (UE) 2016/679 (RGPD), art. 17";
+export const LOI_89_7_1 = `${LOI_89}, art. 7-1`;
+export const CODE_CIVIL_2224 = "Code civil, art. 2224";
+export const CODE_COMMERCE_L123_22 = "Code de commerce, art. L123-22";
+
+/** Loi 89-462 art. 7-1: every action deriving from a residential lease prescribes in 3 years. */
+export const LEASE_LIMITATION_YEARS = 3;
+/** Code civil art. 2224: personal actions prescribe in 5 years (a contract outside loi 89-462). */
+export const CIVIL_LIMITATION_YEARS = 5;
+/** Code de commerce L123-22: accounting documents and their vouchers are kept 10 years. */
+export const ACCOUNTING_YEARS = 10;
+
+export interface ErasureFacts {
+  /** Associations not ended on leases not over (DRAFT … FINALISATION). */
+  active_lease_count: number;
+  /** Sum of the positive balances (euros) of the accounts of the subject's leases. */
+  unpaid_balance: number;
+  /** The last day the subject was bound by a lease, or null when never (YYYY-MM-DD). */
+  last_lease_end: string | null;
+}
+
+/** `date` plus whole years (29 February goes to 28 February in a common year). */
+export function addYears(date: string, years: number): string {
+  const [y, m, d] = date.split("-").map(Number);
+  const year = y + years;
+  const last = new Date(Date.UTC(year, m, 0)).getUTCDate();
+  return `${String(year).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(Math.min(d, last)).padStart(2, "0")}`;
+}
+
+/** A lessee's retentions, each a verdict; erasure goes ahead only when none FAILs. */
+export function lesseeErasureVerdicts(facts: ErasureFacts, today: string): Verdict[] {
+  const verdicts: Verdict[] = [];
+  verdicts.push(
+    facts.active_lease_count > 0
+      ? verdict(
+          "ACTIVE_LEASE",
+          "FAIL",
+          `The lessee is party to ${facts.active_lease_count} lease(s) not over: their data is needed to perform the lease (RGPD art. 6(1)(b), art. 17(1)(a))`,
+          `${RGPD_17}(1)(a); art. 6(1)(b)`,
+          { active_lease_count: facts.active_lease_count },
+        )
+      : verdict("ACTIVE_LEASE", "PASS", "No lease in progress", `${RGPD_17}(1)(a)`, {
+          active_lease_count: 0,
+        }),
+  );
+  verdicts.push(
+    facts.unpaid_balance > 0
+      ? verdict(
+          "UNPAID_BALANCE",
+          "FAIL",
+          `The lessee's accounts show ${facts.unpaid_balance.toFixed(2)} EUR unpaid: kept to claim it (RGPD art. 17(3)(e); ${LOI_89_7_1}: 3 years)`,
+          `${RGPD_17}(3)(e); ${LOI_89_7_1}`,
+          { unpaid_balance: facts.unpaid_balance },
+        )
+      : verdict("UNPAID_BALANCE", "PASS", "Nothing unpaid", `${RGPD_17}(3)(e)`, { unpaid_balance: 0 }),
+  );
+  if (facts.last_lease_end === null) {
+    verdicts.push(
+      verdict("LEASE_LIMITATION", "NOT_APPLICABLE", "Never party to a lease", LOI_89_7_1, {
+        last_lease_end: null,
+      }),
+    );
+  } else {
+    const until = addYears(facts.last_lease_end, LEASE_LIMITATION_YEARS);
+    verdicts.push(
+      today < until
+        ? verdict(
+            "LEASE_LIMITATION",
+            "FAIL",
+            `Actions deriving from the lease prescribe 3 years after it ended (${LOI_89_7_1}): data kept until ${until} (RGPD art. 17(3)(e))`,
+            `${LOI_89_7_1}; ${RGPD_17}(3)(e)`,
+            { last_lease_end: facts.last_lease_end, retained_until: until },
+          )
+        : verdict("LEASE_LIMITATION", "PASS", `Limitation period over since ${until}`, LOI_89_7_1, {
+            last_lease_end: facts.last_lease_end,
+            retained_until: until,
+          }),
+    );
+  }
+  // The accounting documents (the rent cycle's calls and payments) are kept 10 years, but they hold
+  // amounts, dates and lease ids, none of the erased fields: they do not hold the erasure back.
+  verdicts.push(
+    verdict(
+      "ACCOUNTING_RECORDS",
+      "NOT_APPLICABLE",
+      "Accounting documents are kept 10 years without the erased fields (amounts, dates and lease ids stay)",
+      CODE_COMMERCE_L123_22,
+      { retention_years: ACCOUNTING_YEARS },
+    ),
+  );
+  return verdicts;
+}
+
+/** The first verdict that holds the erasure back, or null. */
+export const retentionThatApplies = (verdicts: readonly Verdict[]) =>
+  verdicts.find((v) => v.status === "FAIL") ?? null;

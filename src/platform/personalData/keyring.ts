@@ -1,0 +1,228 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { Sql } from "../db.ts";
+
+/**
+ * Data keys of data subjects (docs/personal-data.md): one AES-256 key per subject, kept in
+ * `personal_data_keys` (PostgreSQL, outside the log; on EventStoreDB the read-model database),
+ * sealed with the master key. Destroying the key erases the subject's personal fields in every
+ * event at once (crypto-shredding): the log itself stays append-only.
+ */
+
+/** Development only: `npm start` without PMS_DATA_KEY. Anyone with this repository can read it. */
+export const DEVELOPMENT_MASTER_KEY = createHash("sha256")
+  .update("pms development master key: not a secret, set PMS_DATA_KEY")
+  .digest();
+
+/** PMS_DATA_KEY: 32 bytes, base64 or hex. */
+export function parseMasterKey(text: string | undefined): Buffer | null {
+  if (!text) return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+  return key.length === 32 ? key : null;
+}
+
+const IV = 12;
+const TAG = 16;
+
+/** AES-256-GCM: iv (12) | tag (16) | ciphertext; `aad` binds it to its tenant and subject. */
+export function seal(key: Buffer, plaintext: Buffer, aad: string): Buffer {
+  const iv = randomBytes(IV);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+}
+
+export function open(key: Buffer, sealed: Buffer, aad: string): Buffer {
+  const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, IV));
+  decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(sealed.subarray(IV, IV + TAG));
+  return Buffer.concat([decipher.update(sealed.subarray(IV + TAG)), decipher.final()]);
+}
+
+/** A subject's key: live, destroyed by an erasure, or none yet (nothing of it was encrypted). */
+export type SubjectKey = Buffer | "erased" | null;
+
+export interface Keyring {
+  /** The subject's key, created when it has none; throws SubjectErasedError when it was destroyed. */
+  keyForWriting(tenantId: string, subject: string): Promise<Buffer>;
+  /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
+  keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
+  /** Forgets a cached key (its subject was erased). */
+  forget(tenantId: string, subject: string): void;
+  close(): Promise<void>;
+}
+
+export class SubjectErasedError extends Error {
+  constructor(readonly subject: string) {
+    super(`The personal data of ${subject} was erased`);
+    this.name = "SubjectErasedError";
+  }
+}
+
+const CHANNEL = "pms_personal_data_erased";
+
+/** The keyrings of this process, so an erasure here forgets the key at once in each. */
+const local = new Set<Keyring>();
+
+/**
+ * Destroys a subject's key for good (idempotent): the erasure itself. Every keyring of this
+ * process forgets it at once, those of other processes on the notification (or within TTL_MS).
+ */
+export async function destroySubjectKey(sql: Sql, tenantId: string, subject: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key, destroyed_at) VALUES ($1, $2, NULL, now())
+     ON CONFLICT (tenant_id, subject) DO UPDATE SET wrapped_key = NULL,
+       destroyed_at = coalesce(personal_data_keys.destroyed_at, now())`,
+    [tenantId, subject],
+  );
+  for (const keyring of local) keyring.forget(tenantId, subject);
+  await sql.query("SELECT pg_notify($1, $2)", [CHANNEL, `${tenantId}/${subject}`]);
+}
+
+/** When the subject's key was destroyed, or null. */
+export async function keyDestroyedAt(sql: Sql, tenantId: string, subject: string): Promise<string | null> {
+  const [row] = await sql.query<{ destroyed_at: Date | null }>(
+    "SELECT destroyed_at FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+    [tenantId, subject],
+  );
+  return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
+}
+/** Bounds how long a process that missed a notification may still hold a destroyed key. */
+const TTL_MS = 5 * 60_000;
+const CACHE_MAX = 100_000;
+
+/**
+ * `logInSameDatabase`: the events table is in `sql`'s database (PostgreSQL and embedded engines). A
+ * new key then commits without waiting for its WAL flush: the append that follows it flushes the
+ * WAL up to its own commit, the key's included, so no durable event ever lacks its key, and a
+ * create costs no second disk flush. On EventStoreDB the key is flushed before the append.
+ */
+export function createKeyring(
+  sql: Sql,
+  masterKey: Buffer,
+  options: { logInSameDatabase?: boolean } = {},
+): Keyring {
+  const keyring = openKeyring(sql, masterKey, options.logInSameDatabase ?? false);
+  local.add(keyring);
+  const close = keyring.close;
+  keyring.close = async () => {
+    local.delete(keyring);
+    await close();
+  };
+  return keyring;
+}
+
+function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring {
+  const cache = new Map<string, { key: SubjectKey; at: number }>();
+  const id = (tenantId: string, subject: string) => `${tenantId}/${subject}`;
+  const remember = (k: string, key: SubjectKey) => {
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(k, { key, at: Date.now() });
+  };
+  const cached = (k: string) => {
+    const hit = cache.get(k);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit;
+    cache.delete(k);
+    return undefined;
+  };
+  const unwrap = (tenantId: string, subject: string, wrapped: Buffer) =>
+    open(masterKey, wrapped, id(tenantId, subject));
+  let unlisten: Promise<(() => Promise<void>) | null> = sql
+    .listen(CHANNEL, (payload) => cache.delete(payload))
+    .catch(() => null);
+
+  // New keys of concurrent writes go in one statement, one statement out at a time (as appends
+  // are grouped, docs/architecture.md): a create then costs a share of a round trip, not one.
+  type Pending = {
+    tenantId: string;
+    subject: string;
+    wrapped: Buffer;
+    done: (inserted: boolean | Error) => void;
+  };
+  let pending: Pending[] = [];
+  let flushing = false;
+  const insertKey = (tenantId: string, subject: string, wrapped: Buffer) =>
+    new Promise<boolean>((resolve, reject) => {
+      pending.push({
+        tenantId,
+        subject,
+        wrapped,
+        done: (r) => (r instanceof Error ? reject(r) : resolve(r)),
+      });
+      if (!flushing) void flush();
+    });
+  async function flush() {
+    flushing = true;
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      // A subject twice in one batch: the first inserts, the others read its key back.
+      const first = new Map<string, Pending>();
+      for (const p of batch)
+        if (!first.has(id(p.tenantId, p.subject))) first.set(id(p.tenantId, p.subject), p);
+      const rows = [...first.values()];
+      try {
+        // set_config(..., true) in the statement's own transaction: no BEGIN/COMMIT round trips.
+        const inserted = await sql.query<{ tenant_id: string; subject: string }>(
+          `INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
+           SELECT k.t, k.s, k.w FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS k(t, s, w)
+            WHERE set_config('synchronous_commit', coalesce($4::text, current_setting('synchronous_commit')), true) IS NOT NULL
+           ON CONFLICT DO NOTHING RETURNING tenant_id::text, subject`,
+          [
+            rows.map((p) => p.tenantId),
+            rows.map((p) => p.subject),
+            rows.map((p) => p.wrapped),
+            asyncCommit ? "off" : null,
+          ],
+          { prepare: true },
+        );
+        const written = new Set(inserted.map((r) => id(r.tenant_id, r.subject)));
+        for (const p of batch)
+          p.done(first.get(id(p.tenantId, p.subject)) === p && written.has(id(p.tenantId, p.subject)));
+      } catch (error) {
+        for (const p of batch) p.done(error as Error);
+      }
+    }
+    flushing = false;
+  }
+
+  async function load(tenantId: string, subject: string): Promise<{ key: SubjectKey; exists: boolean }> {
+    const [row] = await sql.query<{ wrapped_key: Buffer | null }>(
+      "SELECT wrapped_key FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+      [tenantId, subject],
+    );
+    if (!row) return { key: null, exists: false };
+    return { key: row.wrapped_key ? unwrap(tenantId, subject, row.wrapped_key) : "erased", exists: true };
+  }
+
+  return {
+    async keyForWriting(tenantId, subject) {
+      const k = id(tenantId, subject);
+      const hit = cached(k);
+      if (hit?.key instanceof Buffer) return hit.key;
+      const fresh = randomBytes(32);
+      const inserted = await insertKey(tenantId, subject, seal(masterKey, fresh, k));
+      const key = inserted ? fresh : (await load(tenantId, subject)).key;
+      if (!(key instanceof Buffer)) throw new SubjectErasedError(subject);
+      remember(k, key);
+      return key;
+    },
+    async keyForReading(tenantId, subject) {
+      const k = id(tenantId, subject);
+      const hit = cached(k);
+      if (hit) return hit.key;
+      const { key, exists } = await load(tenantId, subject);
+      // A key not created yet may be created by the next write: only keys seen are remembered.
+      if (exists) remember(k, key);
+      return key;
+    },
+    forget(tenantId, subject) {
+      cache.set(id(tenantId, subject), { key: "erased", at: Date.now() });
+    },
+    async close() {
+      const stop = await unlisten;
+      unlisten = Promise.resolve(null);
+      await stop?.().catch(() => {});
+    },
+  };
+}

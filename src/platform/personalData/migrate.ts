@@ -1,0 +1,84 @@
+import type { Sql } from "../db.ts";
+import type { PersonalDataCodec } from "./codec.ts";
+
+/**
+ * `pms privacy encrypt-existing` (docs/personal-data.md, "Events written before encryption"):
+ * rewrites in place, in the PostgreSQL `events` table, the personal fields that events of lessees,
+ * owners and contacts hold in plaintext, as the service now writes them (sealed with the
+ * subject's key; nulls for a subject already erased). Only `data` changes: ids, positions, types
+ * and metadata stay, so read models, checkpoints and idempotent retries are untouched, and reads
+ * give the same values before and after. Resumable: each batch commits with its checkpoint (the
+ * last position done), so a run stopped anywhere goes on from there; a second run finds nothing.
+ * Run it once after upgrading, before any tamper-evidence chain is computed over old events.
+ */
+
+const NAME = "encrypt-existing";
+
+export interface EncryptionRun {
+  scanned: number;
+  encrypted: number;
+  last_position: number;
+  done: boolean;
+}
+
+export async function encryptExistingEvents(
+  sql: Sql,
+  codec: PersonalDataCodec,
+  options: { categories: string[]; batch?: number; maxBatches?: number; log?: (line: string) => void },
+): Promise<EncryptionRun> {
+  const batch = options.batch ?? 500;
+  const run: EncryptionRun = { scanned: 0, encrypted: 0, last_position: 0, done: false };
+  await sql.query("INSERT INTO personal_data_migration (name) VALUES ($1) ON CONFLICT DO NOTHING", [NAME]);
+  for (let n = 0; options.maxBatches === undefined || n < options.maxBatches; n++) {
+    const done = await sql.transaction(async (tx) => {
+      // The row lock keeps two runs from working on the same batch.
+      const [{ last_position }] = await tx.query<{ last_position: string }>(
+        "SELECT last_position FROM personal_data_migration WHERE name = $1 FOR UPDATE",
+        [NAME],
+      );
+      const rows = await tx.query<{
+        position: string;
+        event_id: string;
+        stream_name: string;
+        type: string;
+        data: unknown;
+        metadata: { tenant_id: string };
+      }>(
+        `SELECT position, event_id::text, stream_name, type, data, metadata FROM events
+          WHERE position > $1 AND split_part(stream_name, '-', 1) = ANY($2::text[])
+          ORDER BY position LIMIT $3`,
+        [last_position, options.categories, batch],
+      );
+      run.last_position = Number(last_position);
+      if (rows.length === 0) return true;
+      let encrypted = 0;
+      for (const row of rows) {
+        if (!codec.hasPlaintext(row.stream_name, row.data)) continue;
+        const [sealed] = await codec.encode(row.stream_name, [
+          { event_id: row.event_id, type: row.type, data: row.data, metadata: row.metadata as never },
+        ]);
+        await tx.query("UPDATE events SET data = $2::jsonb WHERE position = $1", [
+          row.position,
+          JSON.stringify(sealed.data),
+        ]);
+        encrypted++;
+      }
+      const last = rows[rows.length - 1].position;
+      await tx.query(
+        `UPDATE personal_data_migration SET last_position = $2, events_encrypted = events_encrypted + $3,
+           updated_at = now() WHERE name = $1`,
+        [NAME, last, encrypted],
+      );
+      run.scanned += rows.length;
+      run.encrypted += encrypted;
+      run.last_position = Number(last);
+      options.log?.(`encrypt-existing: up to position ${last}, ${run.encrypted} event(s) encrypted so far`);
+      return rows.length < batch;
+    });
+    if (done) {
+      run.done = true;
+      break;
+    }
+  }
+  return run;
+}

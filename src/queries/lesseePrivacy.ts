@@ -1,0 +1,156 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { lesseeStream } from "../events/lessees.ts";
+import { legalToday } from "../law/calendar.ts";
+import type { ErasureFacts } from "../law/retention.ts";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import { readHistory } from "../platform/http/handleCommand.ts";
+import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
+import { ACTIVE_LEASE_STATUSES, activeLeaseCounts } from "./leases.ts";
+import { lesseeBody, readLessee } from "./lessees.ts";
+import { uuidSchema } from "./lesseesSchemas.ts";
+import { readAccount } from "./rentCycle.ts";
+
+/**
+ * A lessee's personal data (docs/personal-data.md): the facts its erasure is judged on (GDPR
+ * art. 17 against the retentions of src/law/retention.ts) and its export (art. 15 and 20).
+ */
+
+/** The day the lessee stopped being bound by each lease that is over, latest first. */
+const LEASE_ENDS = `
+  SELECT ll.lease_id, l.status,
+         coalesce(greatest(ll.end_date, l.terminated_at, l.notice_end_date), l.end_date, l.updated_at::date) AS ended_on
+    FROM lease_lessees ll JOIN leases l ON l.tenant_id = ll.tenant_id AND l.id = ll.lease_id
+   WHERE ll.tenant_id = $1 AND ll.lessee_id = $2`;
+
+export async function lesseeErasureFacts(
+  sql: Sql,
+  tenantId: string,
+  lesseeId: string,
+): Promise<ErasureFacts> {
+  const counts = await activeLeaseCounts(sql, tenantId, [lesseeId]);
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ last_end: string | null; unpaid: string | null }>(
+      `WITH ends AS (${LEASE_ENDS})
+       SELECT (SELECT to_char(max(ended_on), 'YYYY-MM-DD') FROM ends) AS last_end,
+              (SELECT sum(greatest(a.balance, 0)) FROM lease_accounts a
+                WHERE a.tenant_id = $1 AND a.id IN (SELECT lease_id FROM ends)) AS unpaid`,
+      [tenantId, lesseeId],
+    ),
+  );
+  return {
+    active_lease_count: counts.get(lesseeId) ?? 0,
+    unpaid_balance: Number(row?.unpaid ?? 0),
+    last_lease_end: row?.last_end ?? null,
+  };
+}
+
+/**
+ * Lessees of every tenant (or one) whose retention may be over: not erased, no lease in
+ * progress, nothing unpaid, and the last lease ended `years` or more before `today` (or never a
+ * lease and registered that long ago). The retention job judges each again with the law.
+ */
+export async function erasureCandidates(
+  sql: Sql,
+  options: { today?: string; years: number; tenantId?: string | null; limit?: number },
+): Promise<{ tenant_id: string; lessee_id: string }[]> {
+  const today = options.today ?? legalToday();
+  return sql.query(
+    `SELECT s.tenant_id, s.id AS lessee_id FROM lessees s
+      WHERE s.erased_at IS NULL AND ($3::uuid IS NULL OR s.tenant_id = $3)
+        AND NOT EXISTS (SELECT 1 FROM lessee_active_leases a WHERE a.tenant_id = s.tenant_id
+              AND a.lessee_id = s.id AND NOT a.ended AND a.lease_status = ANY($4::text[]))
+        AND coalesce((SELECT max(coalesce(greatest(ll.end_date, l.terminated_at, l.notice_end_date), l.end_date,
+                                          l.updated_at::date))
+                        FROM lease_lessees ll JOIN leases l ON l.tenant_id = ll.tenant_id AND l.id = ll.lease_id
+                       WHERE ll.tenant_id = s.tenant_id AND ll.lessee_id = s.id), s.created_at::date)
+            <= ($1::date - make_interval(years => $2))::date
+      ORDER BY s.created_at, s.id LIMIT $5`,
+    [today, options.years, options.tenantId ?? null, ACTIVE_LEASE_STATUSES, options.limit ?? 1000],
+  );
+}
+
+const exportBody = z
+  .strictObject({
+    exported_at: timestamp,
+    subject: z.strictObject({ type: z.literal("lessee"), id: uuidSchema }),
+    lessee: lesseeBody.nullable().describe("The lessee as the API shows it; null once deleted"),
+    leases: z.array(
+      z.strictObject({
+        lease_id: uuidSchema,
+        role: z.string(),
+        start_date: z.string(),
+        end_date: z.string().nullable(),
+        ended: z.boolean(),
+        status: z.string(),
+        estate_id: uuidSchema,
+        lease_type: z.string(),
+        rent_amount: z.number(),
+        charges_amount: z.number().nullable(),
+        deposit_amount: z.number().nullable(),
+        lease_start_date: z.string(),
+        lease_end_date: z.string().nullable(),
+      }),
+    ),
+    accounts: z.array(
+      z.strictObject({
+        lease_id: uuidSchema,
+        balance: z.number(),
+        credit: z.number(),
+        entries: z.array(z.unknown()),
+      }),
+    ),
+    history: historyBody,
+  })
+  .meta({ id: "LesseeExport", description: "Everything held about a lessee (GDPR art. 15 and 20)" });
+
+export async function lesseePrivacyQueryRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/lessees/:id/export",
+    {
+      schema: {
+        tags: ["Lessees"],
+        summary: "Everything held about a lessee, as JSON (GDPR art. 15 access and art. 20 portability)",
+        params: z.strictObject({ id: uuidSchema }),
+        response: answers(exportBody),
+      },
+      config: { access: "LesseeRead" },
+    },
+    async (request) => {
+      const id = request.params.id.toLowerCase();
+      const tenantId = tenantOf(request);
+      // The log says whether the lessee ever existed here (a deleted one is still a subject).
+      const history = await readHistory(request, lesseeStream(id), () => notFound("Lessee", id));
+      if (history[0]?.type === "LesseeRegistrationAbandoned") throw notFound("Lessee", id);
+      const lessee = await readLessee(sql, tenantId, id);
+      const leases = await sql.asTenant(tenantId, (tx) =>
+        tx.query(
+          `SELECT ll.lease_id, ll.role, to_char(ll.start_date, 'YYYY-MM-DD') AS start_date,
+                  to_char(ll.end_date, 'YYYY-MM-DD') AS end_date, ll.ended, l.status, l.estate_id, l.lease_type,
+                  l.rent_amount::float8 AS rent_amount, l.charges_amount::float8 AS charges_amount,
+                  l.deposit_amount::float8 AS deposit_amount,
+                  to_char(l.start_date, 'YYYY-MM-DD') AS lease_start_date, to_char(l.end_date, 'YYYY-MM-DD') AS lease_end_date
+             FROM lease_lessees ll JOIN leases l ON l.tenant_id = ll.tenant_id AND l.id = ll.lease_id
+            WHERE ll.tenant_id = $1 AND ll.lessee_id = $2 ORDER BY ll.start_date, ll.lease_id`,
+          [tenantId, id],
+        ),
+      );
+      const accounts = [];
+      for (const lease of leases) accounts.push(await readAccount(sql, tenantId, lease.lease_id));
+      return {
+        exported_at: new Date().toISOString(),
+        subject: { type: "lessee" as const, id },
+        lessee: lessee?.body ?? null,
+        leases,
+        accounts,
+        history,
+      };
+    },
+  );
+}

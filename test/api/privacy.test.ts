@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runRetention } from "../../src/commands/lessees/erase.ts";
+import { PERSONAL_DATA } from "../../src/events/personalData.ts";
+import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
+import { encryptExistingEvents } from "../../src/platform/personalData/migrate.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { lesseesProjection } from "../../src/projections/lessees.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
+
+// Personal data (docs/personal-data.md): encrypted at rest per subject, erased by destroying the
+// subject's key (GDPR art. 17) unless a retention applies, exported (art. 15 and 20).
+
+const PERSON = {
+  category: "individual",
+  title: "Mme",
+  first_name: "Zoéprivacy",
+  last_name: "Secretname",
+  email: "zoe.secret@privacy.example",
+  birth_date: "1980-02-03",
+  birth_place: "Quimperlé",
+  mobile_phone: "+33 6 11 22 33 44",
+  address_street: "12 rue Cachée",
+  iban: "FR7630006000011234567890189",
+  identity_documents: { passport: { number: "PASS-SECRET-1" } },
+  custom_fields: { note: "custom-secret" },
+};
+const SECRETS = [
+  "Zoéprivacy",
+  "Secretname",
+  "zoe.secret@privacy.example",
+  "Quimperlé",
+  "11 22 33 44",
+  "rue Cachée",
+  "FR7630006000011234567890189",
+  "PASS-SECRET-1",
+  "custom-secret",
+];
+const ERASED_FIELDS = [
+  "title",
+  "first_name",
+  "last_name",
+  "email",
+  "birth_date",
+  "birth_place",
+  "mobile_phone",
+  "address_street",
+  "iban",
+  "identity_documents",
+  "custom_fields",
+];
+
+describe("personal data", () => {
+  let t: TestApp;
+  const logs: string[] = [];
+  const fx = leaseFixtures(() => t);
+  beforeAll(async () => {
+    // Every log line the service writes (requests included) is kept, to look for personal data.
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      logs.push(String(chunk));
+      return true;
+    });
+    t = await createTestApp("postgres", { LOG_LEVEL: "trace", LOG_FORMAT: "pretty" });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await t?.close();
+  });
+
+  const rawEvents = async (lesseeId: string) =>
+    JSON.stringify(
+      await t.sql.query("SELECT data FROM events WHERE stream_name = $1 OR data->>'lessee_id' = $2", [
+        `lessee-${lesseeId}`,
+        lesseeId,
+      ]),
+    );
+  const createLessee = async (email = PERSON.email) => {
+    const res = await t.request("POST", "/api/lessees", { body: { ...PERSON, email } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  /** A lease of `lesseeId` from `start`, activated, then over on `end`. */
+  const pastLease = async (lesseeId: string, start: string, notice: string, end: string) => {
+    const { id } = await fx.newLease({ primary_lessee_id: lesseeId, start_date: start });
+    expect((await fx.setStatus(id, "ACTIVE", { effective_date: start, reason: "signed" })).statusCode).toBe(
+      200,
+    );
+    const n = await fx.setStatus(id, "NOTICE", { effective_date: notice });
+    expect(n.statusCode, n.body).toBe(200);
+    expect((await fx.setStatus(id, "FINALISATION")).statusCode).toBe(200);
+    const done = await fx.setStatus(id, "TERMINATED", { effective_date: end });
+    expect(done.statusCode, done.body).toBe(200);
+    return id;
+  };
+
+  it("stores personal fields encrypted and reads them back in clear", async () => {
+    const id = await createLessee();
+    const stored = await rawEvents(id);
+    expect(stored).toContain("$personal");
+    for (const secret of SECRETS) expect(stored).not.toContain(secret);
+    // The email reservation holds it sealed too; the lessee reads as written.
+    const got = (await t.request("GET", `/api/lessees/${id}`)).json();
+    expect(got).toMatchObject({ ...PERSON, erased_at: null });
+    const put = await t.request("PUT", `/api/lessees/${id}`, { body: { last_name: "Othersecret" } });
+    expect(put.json().last_name).toBe("Othersecret");
+    expect(await rawEvents(id)).not.toContain("Othersecret");
+    const history = (await t.request("GET", `/api/lessees/${id}/history`)).json();
+    expect(history[1].data.changes.last_name).toBe("Othersecret");
+    const [key] = await t.sql.query(
+      "SELECT wrapped_key, destroyed_at FROM personal_data_keys WHERE subject = $1",
+      [`lessee-${id}`],
+    );
+    expect(key.wrapped_key).not.toBeNull();
+    expect(key.destroyed_at).toBeNull();
+  });
+
+  it("refuses erasure with a 422 naming the retention while a lease is in progress, and writes nothing", async () => {
+    const id = await createLessee("active.lease@privacy.example");
+    const { id: leaseId } = await fx.newLease({ primary_lessee_id: id });
+    await fx.writesNothing(async () => {
+      const res = await t.request("POST", `/api/lessees/${id}/erase`, {
+        body: { reason: "asked by the lessee" },
+      });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().message).toMatch(/RGPD art\. 6\(1\)\(b\)/);
+      expect(res.json().details[0].message).toMatch(/ACTIVE_LEASE/);
+    });
+    expect((await t.request("GET", `/api/lessees/${id}`)).json().first_name).toBe(PERSON.first_name);
+    expect(leaseId).toBeTruthy();
+  });
+
+  it("refuses erasure for 3 years after the last lease ended (loi n° 89-462 art. 7-1)", async () => {
+    const id = await createLessee("recent.lease@privacy.example");
+    await pastLease(id, "2025-01-01", "2025-06-01", "2025-09-01");
+    const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "asked" } });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().message).toMatch(/art\. 7-1.*2028-09-01/);
+  });
+
+  it("erases a lessee whose retention is over: unreadable everywhere, the lease history unchanged", async () => {
+    const id = await createLessee("erase.me@privacy.example");
+    const leaseId = await pastLease(id, "2015-01-01", "2019-06-01", "2019-09-01");
+    const leaseBefore = (await t.request("GET", `/api/leases/${leaseId}`)).json();
+    const leaseHistoryBefore = (await t.request("GET", `/api/leases/${leaseId}/history`)).json();
+    const asOf = `/api/leases/${leaseId}?as_of=${encodeURIComponent(new Date().toISOString())}`;
+    const leaseAsOfBefore = (await t.request("GET", asOf)).json();
+
+    // The retention job lists it (and not the lessee whose lease is in progress).
+    const listed = await runRetention(t.service.platform, { erase: false, tenantId: t.tenant.id });
+    expect(listed.due.map((d) => d.lessee_id)).toContain(id);
+    expect(listed.erased).toEqual([]);
+
+    const before = await eventCount(t);
+    const res = await t.request("POST", `/api/lessees/${id}/erase`, {
+      body: { reason: "GDPR request 2026-11" },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().retention.map((v: { rule: string }) => v.rule)).toContain("LEASE_LIMITATION");
+    const erasedAt = res.json().erased_at;
+    // One PersonalDataErased and the email's release.
+    expect(await eventCount(t)).toBe(before + 2);
+
+    const got = (await t.request("GET", `/api/lessees/${id}`)).json();
+    for (const f of ERASED_FIELDS) expect(got[f], f).toBeNull();
+    expect(got.erased_at).toBe(erasedAt);
+    expect(got.category).toBe("individual");
+
+    const history = (await t.request("GET", `/api/lessees/${id}/history`)).json();
+    expect(history.at(-1)).toMatchObject({
+      type: "PersonalDataErased",
+      data: { reason: "GDPR request 2026-11", erased_at: erasedAt },
+    });
+    expect(history[0].data.first_name).toBeNull();
+    expect(history[0].data.email).toBeNull();
+
+    const exported = (await t.request("GET", `/api/lessees/${id}/export`)).json();
+    expect(exported.lessee.erased_at).toBe(erasedAt);
+    expect(exported.leases.map((l: { lease_id: string }) => l.lease_id)).toEqual([leaseId]);
+
+    // The lease: same answers, same history, same replay.
+    expect((await t.request("GET", `/api/leases/${leaseId}`)).json()).toEqual(leaseBefore);
+    expect((await t.request("GET", `/api/leases/${leaseId}/history`)).json()).toEqual(leaseHistoryBefore);
+    expect((await t.request("GET", asOf)).json()).toEqual(leaseAsOfBefore);
+
+    // A rebuild from the log gives the same erased row.
+    await rebuildProjection(t.sql, t.service.platform.store, lesseesProjection);
+    expect((await t.request("GET", `/api/lessees/${id}`)).json()).toEqual(got);
+
+    // Nowhere in clear: answers above, the log, the read models, the keys, the logs.
+    const everything = JSON.stringify([got, history, exported]) + (await rawEvents(id));
+    const tables = JSON.stringify(await t.sql.query("SELECT * FROM lessees WHERE id = $1", [id]));
+    for (const secret of SECRETS) {
+      expect(everything).not.toContain(secret);
+      expect(tables).not.toContain(secret);
+    }
+    const [key] = await t.sql.query(
+      "SELECT wrapped_key, destroyed_at FROM personal_data_keys WHERE subject = $1",
+      [`lessee-${id}`],
+    );
+    expect(key.wrapped_key).toBeNull();
+    expect(key.destroyed_at).not.toBeNull();
+    expect(logs.join("")).toContain(`/api/lessees/${id}/erase`);
+    for (const secret of SECRETS) expect(logs.join("")).not.toContain(secret);
+
+    // Erased for good: a repeat is a no-op, an update is refused, the email is free again.
+    expect(
+      (await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "again" } })).statusCode,
+    ).toBe(200);
+    expect((await t.request("PUT", `/api/lessees/${id}`, { body: { first_name: "Back" } })).statusCode).toBe(
+      409,
+    );
+    expect(await createLessee("erase.me@privacy.example")).not.toBe(id);
+    const after = await runRetention(t.service.platform, { erase: false, tenantId: t.tenant.id });
+    expect(after.due.map((d) => d.lessee_id)).not.toContain(id);
+  });
+
+  it("exports everything about a lessee as JSON: its data, leases, accounts and history", async () => {
+    const id = await createLessee("export.me@privacy.example");
+    const { id: leaseId } = await fx.newLease({ primary_lessee_id: id });
+    const res = await t.request("GET", `/api/lessees/${id}/export`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.subject).toEqual({ type: "lessee", id });
+    expect(body.lessee).toMatchObject({ ...PERSON, email: "export.me@privacy.example" });
+    expect(body.leases).toEqual([
+      expect.objectContaining({
+        lease_id: leaseId,
+        role: expect.any(String),
+        status: "DRAFT",
+        rent_amount: 800,
+      }),
+    ]);
+    expect(body.accounts).toEqual([expect.objectContaining({ lease_id: leaseId, balance: 0 })]);
+    expect(body.history[0]).toMatchObject({
+      type: "LesseeRegistered",
+      data: { first_name: PERSON.first_name },
+    });
+    // Another tenant's lessee is unknown.
+    expect((await t.request("GET", `/api/lessees/${id}/export`, { as: t.other })).statusCode).toBe(404);
+    expect(
+      (await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "x" }, as: t.other }))
+        .statusCode,
+    ).toBe(404);
+    expect((await t.request("POST", `/api/lessees/${id}/erase`, { body: {} })).statusCode).toBe(400);
+  });
+
+  it("encrypts events written in plaintext before encryption, resumably, reads unchanged", async () => {
+    // Events as the service wrote them before encryption: appended past the encoding layer.
+    const raw = createPostgresEventStore(t.sql);
+    const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    for (const [i, id] of ids.entries()) {
+      await raw.appendToStream(
+        `lessee-${id}`,
+        [
+          {
+            event_id: crypto.randomUUID(),
+            type: "LesseeRegistered",
+            data: { lessee_id: id, ...emptyLessee(), ...PERSON, email: `legacy${i}@privacy.example` },
+            metadata: {
+              tenant_id: t.tenant.id,
+              actor_key_id: null,
+              correlation_id: null,
+              causation_id: null,
+              occurred_at: new Date().toISOString(),
+            },
+          },
+        ],
+        { expected_revision: "no_stream" },
+      );
+    }
+    const history = async (id: string) => (await t.request("GET", `/api/lessees/${id}/history`)).json();
+    const before = await Promise.all(ids.map(history));
+    expect(before[0][0].data.first_name).toBe(PERSON.first_name);
+    expect(await rawEvents(ids[0])).toContain(PERSON.first_name);
+
+    const codec = personalDataCodecOf({}, t.sql);
+    const categories = Object.keys(PERSONAL_DATA);
+    // Stopped after one small batch, then resumed from its checkpoint.
+    const first = await encryptExistingEvents(t.sql, codec, { categories, batch: 2, maxBatches: 1 });
+    expect(first.done).toBe(false);
+    const rest = await encryptExistingEvents(t.sql, codec, { categories, batch: 2 });
+    expect(rest.done).toBe(true);
+    expect(rest.last_position).toBeGreaterThan(first.last_position);
+    expect(first.encrypted + rest.encrypted).toBeGreaterThanOrEqual(ids.length);
+    for (const id of ids) {
+      const stored = await rawEvents(id);
+      expect(stored).toContain("$personal");
+      expect(stored).not.toContain(PERSON.first_name);
+    }
+    expect(await Promise.all(ids.map(history))).toEqual(before);
+    // A second run finds nothing more to do.
+    const again = await encryptExistingEvents(t.sql, codec, { categories });
+    expect(again).toMatchObject({ encrypted: 0, done: true });
+    await codec.keyring.close();
+  });
+});
+
+function emptyLessee() {
+  return Object.fromEntries(
+    [
+      "title",
+      "first_name",
+      "last_name",
+      "legal_name",
+      "birth_date",
+      "birth_place",
+      "mobile_phone",
+      "landline_phone",
+      "address_street",
+      "address_postal_code",
+      "address_city",
+      "address_country",
+      "profession",
+      "employer_name",
+      "employer_phone",
+      "monthly_income",
+      "other_income",
+      "bank_name",
+      "iban",
+      "bic",
+      "additional_addresses",
+      "identity_documents",
+      "additional_contacts",
+      "custom_fields",
+      "auth_user_id",
+    ].map((f) => [f, null]),
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { addYears, lesseeErasureVerdicts, retentionThatApplies } from "../../src/law/retention.ts";
+
+/**
+ * Erasure against the retentions (RGPD art. 17(3)(b)(e)): a lease in progress, an unpaid balance,
+ * loi n° 89-462 art. 7-1 (3 years after the lease), code de commerce L123-22 (accounting, 10 years).
+ */
+
+const facts = { active_lease_count: 0, unpaid_balance: 0, last_lease_end: "2022-09-01" };
+const rule = (today: string, over: Partial<typeof facts> = {}) =>
+  retentionThatApplies(lesseeErasureVerdicts({ ...facts, ...over }, today))?.rule ?? null;
+
+describe("lessee erasure retentions", () => {
+  it("3 years after the lease ended (art. 7-1): held the day before, free on the day", () => {
+    expect(rule("2025-08-31")).toBe("LEASE_LIMITATION");
+    expect(rule("2025-09-01")).toBeNull();
+  });
+
+  it("a lease in progress holds it back whatever the dates", () => {
+    expect(rule("2040-01-01", { active_lease_count: 1 })).toBe("ACTIVE_LEASE");
+  });
+
+  it("an unpaid cent holds it back; a credit does not", () => {
+    expect(rule("2040-01-01", { unpaid_balance: 0.01 })).toBe("UNPAID_BALANCE");
+    expect(rule("2040-01-01", { unpaid_balance: 0 })).toBeNull();
+  });
+
+  it("never party to a lease: the limitation does not apply", () => {
+    const verdicts = lesseeErasureVerdicts({ ...facts, last_lease_end: null }, "2026-01-01");
+    expect(verdicts.find((v) => v.rule === "LEASE_LIMITATION")?.status).toBe("NOT_APPLICABLE");
+    expect(retentionThatApplies(verdicts)).toBeNull();
+  });
+
+  it("accounting documents (L123-22) stay without the erased fields: never a refusal", () => {
+    const v = lesseeErasureVerdicts(facts, "2026-01-01").find((x) => x.rule === "ACCOUNTING_RECORDS");
+    expect(v).toMatchObject({ status: "NOT_APPLICABLE", legal_reference: "Code de commerce, art. L123-22" });
+  });
+
+  it("every refusal cites its article", () => {
+    for (const v of lesseeErasureVerdicts(
+      { active_lease_count: 2, unpaid_balance: 5, last_lease_end: "2026-01-01" },
+      "2026-02-01",
+    ))
+      expect(v.legal_reference).not.toBe("");
+  });
+
+  it("adds years, 29 February to 28 February", () => {
+    expect(addYears("2024-02-29", 3)).toBe("2027-02-28");
+    expect(addYears("2022-09-01", 3)).toBe("2025-09-01");
+  });
+});
