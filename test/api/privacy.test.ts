@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runRetention } from "../../src/commands/lessees/erase.ts";
 import { PERSONAL_DATA } from "../../src/events/personalData.ts";
+import { canonical } from "../../src/platform/eventstore/chain.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
 import { encryptExistingEvents } from "../../src/platform/personalData/migrate.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
@@ -289,6 +291,12 @@ describe("personal data", () => {
       expect(stored).not.toContain(PERSON.first_name);
     }
     expect(await Promise.all(ids.map(history))).toEqual(before);
+    // The hash chain is over the stored form: the rewritten streams are chained again and verify.
+    for (const id of ids) {
+      const stored = await raw.readStream(`lessee-${id}`);
+      expect(stored[0].hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(verifyLines(stored.map((e) => canonical(chainLine(e))))).toMatchObject({ ok: true });
+    }
     // A second run finds nothing more to do.
     const again = await encryptExistingEvents(t.sql, codec, { categories });
     expect(again).toMatchObject({ encrypted: 0, done: true });

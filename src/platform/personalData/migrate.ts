@@ -1,4 +1,5 @@
 import type { Sql } from "../db.ts";
+import { chainStreams } from "../eventstore/postgres/backfillChain.ts";
 import type { PersonalDataCodec } from "./codec.ts";
 
 /**
@@ -9,7 +10,9 @@ import type { PersonalDataCodec } from "./codec.ts";
  * and metadata stay, so read models, checkpoints and idempotent retries are untouched, and reads
  * give the same values before and after. Resumable: each batch commits with its checkpoint (the
  * last position done), so a run stopped anywhere goes on from there; a second run finds nothing.
- * Run it once after upgrading, before any tamper-evidence chain is computed over old events.
+ * The hash chain (docs/audit.md) is over the events as stored: a stream whose events this rewrites
+ * is chained again from its first rewritten event, in the same transaction, so it still verifies
+ * (daily roots recorded before the run keep the old heads: run it before the first daily root).
  */
 
 const NAME = "encrypt-existing";
@@ -40,11 +43,12 @@ export async function encryptExistingEvents(
         position: string;
         event_id: string;
         stream_name: string;
+        stream_revision: string;
         type: string;
         data: unknown;
         metadata: { tenant_id: string };
       }>(
-        `SELECT position, event_id::text, stream_name, type, data, metadata FROM events
+        `SELECT position, event_id::text, stream_name, stream_revision::text, type, data, metadata FROM events
           WHERE position > $1 AND split_part(stream_name, '-', 1) = ANY($2::text[])
           ORDER BY position LIMIT $3`,
         [last_position, options.categories, batch],
@@ -52,6 +56,7 @@ export async function encryptExistingEvents(
       run.last_position = Number(last_position);
       if (rows.length === 0) return true;
       let encrypted = 0;
+      const rewritten = new Map<string, string>();
       for (const row of rows) {
         if (!codec.hasPlaintext(row.stream_name, row.data)) continue;
         const [sealed] = await codec.encode(row.stream_name, [
@@ -62,6 +67,16 @@ export async function encryptExistingEvents(
           JSON.stringify(sealed.data),
         ]);
         encrypted++;
+        if (!rewritten.has(row.stream_name)) rewritten.set(row.stream_name, row.stream_revision);
+      }
+      if (rewritten.size > 0) {
+        await tx.query(
+          `UPDATE events e SET hash = NULL, previous_hash = NULL
+             FROM unnest($1::text[], $2::bigint[]) AS r(stream_name, first_revision)
+            WHERE e.stream_name = r.stream_name AND e.stream_revision >= r.first_revision`,
+          [[...rewritten.keys()], [...rewritten.values()]],
+        );
+        await chainStreams(tx, [...rewritten.keys()]);
       }
       const last = rows[rows.length - 1].position;
       await tx.query(
