@@ -23,6 +23,7 @@ import { lesseeEraseRoutes, RETENTION_QUEUE, runRetention } from "./commands/les
 import { lesseeCommandRoutes } from "./commands/lessees/routes.ts";
 import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
+import { reportReadingsLoop } from "./commands/meters/reportReadings.ts";
 import { meterCommandRoutes } from "./commands/meters/routes.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
@@ -68,6 +69,7 @@ import { leasePdfsProjection } from "./projections/leasePdfs.ts";
 import { leaseProjections } from "./projections/leases.ts";
 import { lesseeProjections } from "./projections/lessees.ts";
 import { mediaProjection } from "./projections/media.ts";
+import { meterReadingsOfReportsProjection } from "./projections/meterReadingsOfReports.ts";
 import { metersProjection } from "./projections/meters.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
@@ -357,7 +359,13 @@ export const areas: Area[] = [
   // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
   { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },
   // Meters and readings (DESIGN.md §7.4, docs/charges.md "Meters").
-  { name: "meters", routes: [meterCommandRoutes, meterQueryRoutes], projections: [metersProjection] },
+  // Readings of signed condition reports go to their meters (docs/charges.md).
+  {
+    name: "meters",
+    routes: [meterCommandRoutes, meterQueryRoutes],
+    projections: [metersProjection, meterReadingsOfReportsProjection],
+    loops: [reportReadingsLoop],
+  },
   // Syndic budgets and fund calls (DESIGN.md §7.4, docs/charges.md "Syndic").
   {
     name: "syndic",

@@ -404,3 +404,25 @@ export async function meterQueryRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 }
+
+/** Signed condition reports whose readings of named meters are not recorded yet, oldest first. */
+export async function pendingReportReadings(sql: Sql, limit: number) {
+  return sql.query<{
+    tenant_id: string;
+    report_id: string;
+    read_on: string;
+    readings: { meter_id: string; kind: string; value: number }[];
+  }>(
+    `SELECT tenant_id::text, id::text AS report_id, to_char(read_on, 'YYYY-MM-DD') AS read_on, readings
+       FROM condition_report_meter_readings WHERE signed AND recorded_at IS NULL ORDER BY id LIMIT $1`,
+    [limit],
+  );
+}
+
+/** Stamps a report's readings as recorded on their meters, with each one's outcome. */
+export async function markReportReadingsRecorded(sql: Sql, reportId: string, outcomes: unknown[]) {
+  await sql.query(
+    "UPDATE condition_report_meter_readings SET recorded_at = now(), outcomes = $2::jsonb WHERE id = $1",
+    [reportId, JSON.stringify(outcomes)],
+  );
+}

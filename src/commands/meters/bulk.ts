@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { type MeterEvent, type MeterState, meterStream } from "../../events/meters.ts";
 import { conflict } from "../../platform/errors.ts";
 import {
+  type EventMetadata,
   type EventStore,
   type Position,
   type StreamWrite,
@@ -57,15 +58,26 @@ const ATTEMPTS = 3;
 const later = (a: Position | null, b: Position): Position =>
   !a || b.commit > a.commit || (b.commit === a.commit && b.prepare > a.prepare) ? b : a;
 
-export async function recordReadingBatch(
+export function recordReadingBatch(
   request: FastifyRequest,
   items: readonly BulkItem[],
   today: string,
 ): Promise<{ outcomes: ReadingOutcome[]; events: MeterEvent[]; position: Position | null }> {
-  const { store } = request.server.platform;
-  const tenantId = tenantOf(request);
+  return recordReadings(
+    { store: request.server.platform.store, tenantId: tenantOf(request), metadata: metadataOf(request) },
+    items,
+    today,
+  );
+}
+
+/** The batch of one tenant's readings, for a request or a reaction (readings of condition reports). */
+export async function recordReadings(
+  writer: { store: EventStore; tenantId: string; metadata: EventMetadata },
+  items: readonly BulkItem[],
+  today: string,
+): Promise<{ outcomes: ReadingOutcome[]; events: MeterEvent[]; position: Position | null }> {
+  const { store, tenantId, metadata } = writer;
   const kept = keptOf(store);
-  const metadata = metadataOf(request);
   // Each meter's items in date order (a stable sort keeps the request's order within a day).
   const byMeter = new Map<string, number[]>();
   items.forEach((item, i) => {
