@@ -130,11 +130,11 @@ async function startOn(
   };
   const { store, jobs } = await oneAtATime(sql, async () => {
     await migrate(sql);
+    // Encrypted once: openEventStore wraps its own log; a store given in options is wrapped here.
     const store = instrumentStore(
-      withPersonalData(
-        options.store ?? (await openEventStore(config, sql)),
-        personalDataCodecOf(config, sql),
-      ),
+      options.store
+        ? withPersonalData(options.store, personalDataCodecOf(config, sql))
+        : await openEventStore(config, sql),
     );
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
