@@ -7996,7 +7996,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits */
                     projection: string;
                 };
             };
