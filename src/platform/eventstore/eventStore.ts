@@ -73,6 +73,18 @@ export interface StreamWrite {
   stream_name: string;
   events: NewEvent[];
   expected_revision: ExpectedRevision;
+  /**
+   * New data keys of the subjects these events are sealed for (docs/personal-data.md), stored in
+   * the append's own transaction. PostgreSQL only (`keepsSubjectKeys`); others refuse them.
+   */
+  subject_keys?: NewSubjectKey[];
+}
+
+/** A data subject's new key, sealed with the master key (src/platform/personalData/keyring.ts). */
+export interface NewSubjectKey {
+  tenant_id: string;
+  subject: string;
+  wrapped_key: Buffer;
 }
 
 export interface ReadAllOptions {
@@ -93,6 +105,8 @@ export interface Subscription {
 
 export interface EventStore {
   readonly engine: "postgres" | "eventstoredb";
+  /** Whether appends take `subject_keys` and commit them with the events (the PostgreSQL log). */
+  readonly keepsSubjectKeys?: boolean;
   /**
    * Fails with WrongExpectedRevisionError when the stream is not at the expected revision.
    *
@@ -110,7 +124,7 @@ export interface EventStore {
   appendToStream(
     stream_name: string,
     events: NewEvent[],
-    options: { expected_revision: ExpectedRevision },
+    options: { expected_revision: ExpectedRevision; subject_keys?: NewSubjectKey[] },
   ): Promise<AppendResult>;
   /**
    * Appends to several streams (each at most once) all or nothing, in one commit. Fails with

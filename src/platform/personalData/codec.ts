@@ -1,5 +1,11 @@
-import type { EventStore, NewEvent, RecordedEvent } from "../eventstore/eventStore.ts";
-import { type Keyring, open, type SubjectKey, seal } from "./keyring.ts";
+import type {
+  EventStore,
+  NewEvent,
+  NewSubjectKey,
+  RecordedEvent,
+  StreamWrite,
+} from "../eventstore/eventStore.ts";
+import { type Keyring, open, SUBJECT_KEY_CLASH, type SubjectKey, seal } from "./keyring.ts";
 
 /**
  * The encoding of personal fields in events (docs/personal-data.md), one layer above the event
@@ -46,8 +52,16 @@ export const categoryOf = (streamName: string) => streamName.slice(0, streamName
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** Where new keys go when they are stored with the append (Keyring.keysWithAppend). */
+export interface AppendKeys {
+  /** Streams the append creates: their subjects have no key yet. */
+  created: ReadonlySet<string>;
+  /** New keys the append must store, pushed by `encode`. */
+  rows: NewSubjectKey[];
+}
+
 export interface PersonalDataCodec {
-  encode(streamName: string, events: NewEvent[]): Promise<NewEvent[]>;
+  encode(streamName: string, events: NewEvent[], keys?: AppendKeys): Promise<NewEvent[]>;
   decode(events: RecordedEvent[]): Promise<RecordedEvent[]>;
   /** Whether `data` (or its `changes`) still holds a personal field in plaintext. */
   hasPlaintext(streamName: string, data: unknown): boolean;
@@ -61,18 +75,25 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   // Only ever read behind a live key: an erased subject's entries are never served (openObject).
   const opened = new Map<string, Record<string, unknown>>();
   const kindOf = (streamName: string) => declaration[categoryOf(streamName)];
+  // Field names as sets: an event's keys are looked up, not each field searched for in a list.
+  const personal = new Map(Object.values(declaration).map((k) => [k, new Set(k.fields)]));
+  const isPersonal = (kind: PersonalDataKind, field: string) => personal.get(kind)!.has(field);
   const present = (kind: PersonalDataKind, obj: Record<string, unknown>) =>
     kind.fields.filter((f) => obj[f] !== undefined);
 
   function sealObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: Buffer | null, aad: string) {
-    const fields = present(kind, obj);
-    if (fields.length === 0 || SEALED in obj) return obj;
+    if (SEALED in obj) return obj;
     const rest: Record<string, unknown> = {};
     const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(obj)) {
-      if (fields.includes(k)) values[k] = v;
-      else rest[k] = v;
+    const fields: string[] = [];
+    for (const k in obj) {
+      const v = obj[k];
+      if (v !== undefined && isPersonal(kind, k)) {
+        values[k] = v;
+        fields.push(k);
+      } else rest[k] = v;
     }
+    if (fields.length === 0) return obj;
     // An erased subject's key is gone: whatever personal value still comes is dropped, never stored.
     if (!key) {
       for (const f of fields) rest[f] = null;
@@ -113,15 +134,17 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     return isObject(top.changes) ? { ...top, changes: fn(top.changes) } : top;
   };
 
-  const touches = (kind: PersonalDataKind, data: unknown) => {
-    if (!isObject(data)) return false;
-    const holds = (o: Record<string, unknown>) => SEALED in o || present(kind, o).length > 0;
-    return holds(data) || (isObject(data.changes) && holds(data.changes));
+  const holds = (kind: PersonalDataKind, o: Record<string, unknown>) => {
+    if (SEALED in o) return true;
+    for (const k in o) if (o[k] !== undefined && isPersonal(kind, k)) return true;
+    return false;
   };
+  const touches = (kind: PersonalDataKind, data: unknown) =>
+    isObject(data) && (holds(kind, data) || (isObject(data.changes) && holds(kind, data.changes)));
 
   return {
     keyring,
-    async encode(streamName, events) {
+    async encode(streamName, events, keys) {
       const kind = kindOf(streamName);
       if (!kind) return events;
       const out: NewEvent[] = [];
@@ -132,7 +155,13 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
           continue;
         }
         const tenantId = event.metadata.tenant_id;
-        const key = await keyring.keyForWriting(tenantId, subject).catch((error) => {
+        const key = await (keys
+          ? keyring.keyForAppend(tenantId, subject, keys.created.has(subject)).then(({ key, row }) => {
+              if (row && !keys.rows.includes(row)) keys.rows.push(row);
+              return key;
+            })
+          : keyring.keyForWriting(tenantId, subject)
+        ).catch((error) => {
           if ((error as Error).name === "SubjectErasedError") return null;
           throw error;
         });
@@ -177,19 +206,53 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
 export function withPersonalData(store: EventStore, codec: PersonalDataCodec): EventStore {
   const appendToStreams = store.appendToStreams?.bind(store);
   const readStreams = store.readStreams?.bind(store);
+  const keysWithAppend = codec.keyring.keysWithAppend && store.keepsSubjectKeys === true;
+
+  /**
+   * Seals the writes and sends them. New keys ride in the append's own transaction when the store
+   * keeps them; a clash with a key kept meanwhile (another writer's, or an erasure) drops ours,
+   * and the writes are sealed again with what is kept.
+   */
+  async function sealAndSend<R>(writes: StreamWrite[], send: (sealed: StreamWrite[]) => Promise<R>) {
+    if (!keysWithAppend) {
+      const sealed = await Promise.all(
+        writes.map(async (w) => ({ ...w, events: await codec.encode(w.stream_name, w.events) })),
+      );
+      return send(sealed);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const created = new Set(
+        attempt === 1
+          ? writes.filter((w) => w.expected_revision === "no_stream").map((w) => w.stream_name)
+          : [],
+      );
+      const rows: NewSubjectKey[] = [];
+      const sealed = await Promise.all(
+        writes.map(async (w) => ({
+          ...w,
+          events: await codec.encode(w.stream_name, w.events, { created, rows }),
+        })),
+      );
+      if (rows.length > 0) sealed[0] = { ...sealed[0], subject_keys: rows };
+      try {
+        const result = await send(sealed);
+        codec.keyring.confirm(rows);
+        return result;
+      } catch (error) {
+        if ((error as { code?: string }).code !== SUBJECT_KEY_CLASH || attempt >= 3) throw error;
+        for (const row of rows) codec.keyring.discard(row.tenant_id, row.subject);
+      }
+    }
+  }
+
   return {
     ...store,
     engine: store.engine,
-    appendToStream: async (stream, events, options) =>
-      store.appendToStream(stream, await codec.encode(stream, events), options),
-    appendToStreams: appendToStreams
-      ? async (writes) =>
-          appendToStreams(
-            await Promise.all(
-              writes.map(async (w) => ({ ...w, events: await codec.encode(w.stream_name, w.events) })),
-            ),
-          )
-      : undefined,
+    appendToStream: (stream, events, options) =>
+      sealAndSend([{ stream_name: stream, events, expected_revision: options.expected_revision }], ([w]) =>
+        store.appendToStream(stream, w.events, { ...options, subject_keys: w.subject_keys }),
+      ),
+    appendToStreams: appendToStreams ? (writes) => sealAndSend(writes, appendToStreams) : undefined,
     readStream: async (stream, options) => codec.decode(await store.readStream(stream, options)),
     readStreams: readStreams
       ? async (streams) => Promise.all((await readStreams(streams)).map((events) => codec.decode(events)))

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { Sql } from "../db.ts";
+import type { NewSubjectKey } from "../eventstore/eventStore.ts";
 
 /**
  * Data keys of data subjects (docs/personal-data.md): one AES-256 key per subject, kept in
@@ -23,9 +24,28 @@ export function parseMasterKey(text: string | undefined): Buffer | null {
 const IV = 12;
 const TAG = 16;
 
+/**
+ * Random bytes taken from a block drawn from the CSPRNG 64 KiB at a time: one `randomBytes` call
+ * per create cost more than the AES-GCM itself (docs/performance.md). Each byte is handed out once.
+ */
+const RANDOM_BLOCK = 64 * 1024;
+let randomBlock = Buffer.alloc(0);
+let randomAt = 0;
+export function freshRandom(n: number): Buffer {
+  if (randomAt + n > randomBlock.length) {
+    randomBlock = randomBytes(RANDOM_BLOCK);
+    randomAt = 0;
+  }
+  // A copy: a key kept in a cache must not pin the whole block.
+  const out = Buffer.from(randomBlock.subarray(randomAt, randomAt + n));
+  randomBlock.fill(0, randomAt, randomAt + n);
+  randomAt += n;
+  return out;
+}
+
 /** AES-256-GCM: iv (12) | tag (16) | ciphertext; `aad` binds it to its tenant and subject. */
 export function seal(key: Buffer, plaintext: Buffer, aad: string): Buffer {
-  const iv = randomBytes(IV);
+  const iv = freshRandom(IV);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -45,8 +65,27 @@ export type SubjectKey = Buffer | "erased" | null;
 export interface Keyring {
   /** The subject's key, created when it has none; throws SubjectErasedError when it was destroyed. */
   keyForWriting(tenantId: string, subject: string): Promise<Buffer>;
+  /**
+   * Whether new keys go with the append that first uses them (`keyForAppend`), in the log's own
+   * transaction: the log is in this keyring's PostgreSQL database.
+   */
+  readonly keysWithAppend: boolean;
+  /**
+   * The subject's key for an append that will store `row` with its events when the key is new.
+   * `isNew`: the subject's own stream is created by that append, so no key can be kept yet and none
+   * is looked up. Throws SubjectErasedError when the key was destroyed.
+   */
+  keyForAppend(
+    tenantId: string,
+    subject: string,
+    isNew: boolean,
+  ): Promise<{ key: Buffer; row: NewSubjectKey | null }>;
+  /** The append that carried these new keys committed: they are the subjects' keys now. */
+  confirm(rows: readonly NewSubjectKey[]): void;
   /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
   keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
+  /** Forgets what this keyring holds of a subject (a key or a new one), so the next use reads it. */
+  discard(tenantId: string, subject: string): void;
   /** Forgets a cached key (its subject was erased). */
   forget(tenantId: string, subject: string): void;
   close(): Promise<void>;
@@ -87,6 +126,9 @@ export async function keyDestroyedAt(sql: Sql, tenantId: string, subject: string
   );
   return row?.destroyed_at ? new Date(row.destroyed_at).toISOString() : null;
 }
+/** SQLSTATE of an append whose new key clashes with the subject's kept key (migration 126). */
+export const SUBJECT_KEY_CLASH = "PMS21";
+
 /** Bounds how long a process that missed a notification may still hold a destroyed key. */
 const TTL_MS = 5 * 60_000;
 const CACHE_MAX = 100_000;
@@ -195,12 +237,52 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
     return { key: row.wrapped_key ? unwrap(tenantId, subject, row.wrapped_key) : "erased", exists: true };
   }
 
+  // New keys handed to appends not yet committed: concurrent writes for one new subject (a
+  // lessee and its email reservation) seal with the same key and carry the same row.
+  const fresh = new Map<string, { key: Buffer; row: NewSubjectKey }>();
+
   return {
+    keysWithAppend: asyncCommit,
+    async keyForAppend(tenantId, subject, isNew) {
+      const k = id(tenantId, subject);
+      const hit = cached(k);
+      if (hit?.key instanceof Buffer) return { key: hit.key, row: null };
+      if (hit?.key === "erased") throw new SubjectErasedError(subject);
+      if (!fresh.has(k) && !isNew) {
+        const { key, exists } = await load(tenantId, subject);
+        if (exists) {
+          remember(k, key);
+          if (key instanceof Buffer) return { key, row: null };
+          throw new SubjectErasedError(subject);
+        }
+      }
+      let entry = fresh.get(k);
+      if (!entry) {
+        const key = freshRandom(32);
+        entry = { key, row: { tenant_id: tenantId, subject, wrapped_key: seal(masterKey, key, k) } };
+        if (fresh.size >= CACHE_MAX) fresh.delete(fresh.keys().next().value!);
+        fresh.set(k, entry);
+      }
+      return entry;
+    },
+    confirm(rows) {
+      for (const row of rows) {
+        const k = id(row.tenant_id, row.subject);
+        const entry = fresh.get(k);
+        if (entry?.row !== row) continue;
+        fresh.delete(k);
+        remember(k, entry.key);
+      }
+    },
+    discard(tenantId, subject) {
+      fresh.delete(id(tenantId, subject));
+      cache.delete(id(tenantId, subject));
+    },
     async keyForWriting(tenantId, subject) {
       const k = id(tenantId, subject);
       const hit = cached(k);
       if (hit?.key instanceof Buffer) return hit.key;
-      const fresh = randomBytes(32);
+      const fresh = freshRandom(32);
       const inserted = await insertKey(tenantId, subject, seal(masterKey, fresh, k));
       const key = inserted ? fresh : (await load(tenantId, subject)).key;
       if (!(key instanceof Buffer)) throw new SubjectErasedError(subject);
@@ -217,6 +299,7 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
       return key;
     },
     forget(tenantId, subject) {
+      fresh.delete(id(tenantId, subject));
       cache.set(id(tenantId, subject), { key: "erased", at: Date.now() });
     },
     async close() {

@@ -105,6 +105,8 @@ export function createEventStoreDbEventStore(
     {
       engine: "eventstoredb",
       async appendToStream(stream_name, events, options) {
+        // Data keys live in PostgreSQL here: the keyring stores them before the append.
+        if (options.subject_keys?.length) throw new Error("EventStoreDB appends take no subject keys");
         const result = await appendToStream(client, stream_name, events, options);
         notify();
         return result;

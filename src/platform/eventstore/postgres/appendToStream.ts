@@ -46,7 +46,8 @@ export class DuplicateEventIdError extends Error {
 const APPEND_UNITS = `
 WITH input AS (
   SELECT * FROM json_to_recordset($1::json)
-    AS w(ord integer, unit integer, stream_name text, stream_json text, mode text, expected bigint, events json)
+    AS w(ord integer, unit integer, stream_name text, stream_json text, mode text, expected bigint, events json,
+      keys json)
 ), checked AS (
   SELECT i.*, c.revision, c.hash,
     coalesce(CASE i.mode
@@ -72,6 +73,15 @@ WITH input AS (
     pms_event_chain(c.events, $3::text[], c.stream_json, c.revision, c.hash) AS e
   ORDER BY c.ord, e.o_idx
   RETURNING stream_name, stream_revision, position, transaction_id
+), subject_keys AS (
+  -- New data keys commit with the events sealed by them (docs/personal-data.md). Another key
+  -- already kept for the subject (another writer's, or destroyed) fails the statement: PMS21.
+  INSERT INTO personal_data_keys (tenant_id, subject, wrapped_key)
+  SELECT DISTINCT k.t, k.s, decode(k.w, 'base64')
+  FROM checked c JOIN units u ON u.unit = c.unit, json_to_recordset(c.keys) AS k(t uuid, s text, w text)
+  ON CONFLICT (tenant_id, subject) DO UPDATE SET wrapped_key = CASE
+    WHEN personal_data_keys.wrapped_key = EXCLUDED.wrapped_key THEN EXCLUDED.wrapped_key
+    ELSE pms_subject_key_clash(EXCLUDED.tenant_id, EXCLUDED.subject) END
 ), per_stream AS (
   -- Grouped once and joined: a subquery over inserted per stream was quadratic (1,000 lessees in bulk: 0.8 s).
   SELECT stream_name, max(stream_revision) AS next_revision, max(position) AS position
@@ -115,6 +125,9 @@ async function tryUnits(sql: Sql, units: StreamWrite[][]): Promise<UnitOutcome[]
           data: canonical(e.data ?? null),
           metadata: metadata.of(e.metadata),
         })),
+        keys: w.subject_keys?.length
+          ? w.subject_keys.map((k) => ({ t: k.tenant_id, s: k.subject, w: k.wrapped_key.toString("base64") }))
+          : null,
       })),
     ),
   );

@@ -32,8 +32,9 @@ export function createPostgresEventStore(sql: Sql): EventStore {
   const append = groupAppends(sql, { inFlight: 1, maxEvents: 512 });
   const store: EventStore = {
     engine: "postgres",
-    async appendToStream(stream_name, events, { expected_revision }) {
-      const [result] = await append([{ stream_name, events, expected_revision }]);
+    keepsSubjectKeys: true,
+    async appendToStream(stream_name, events, { expected_revision, subject_keys }) {
+      const [result] = await append([{ stream_name, events, expected_revision, subject_keys }]);
       notifyAppended();
       fire();
       return result;
