@@ -69,11 +69,15 @@ export interface PersonalDataCodec {
 }
 
 /** Sealed values already opened: a stream read again (commands, history) costs no decryption. */
-const OPENED_MAX = 20_000;
+const OPENED_MAX = 4_000;
 
 export function personalDataCodec(declaration: PersonalDataDeclaration, keyring: Keyring): PersonalDataCodec {
   // Only ever read behind a live key: an erased subject's entries are never served (openObject).
   const opened = new Map<string, Record<string, unknown>>();
+  const remember = (sealed: string, values: Record<string, unknown>) => {
+    if (opened.size >= OPENED_MAX) opened.delete(opened.keys().next().value!);
+    opened.set(sealed, values);
+  };
   const kindOf = (streamName: string) => declaration[categoryOf(streamName)];
   // Field names as sets: an event's keys are looked up, not each field searched for in a list.
   const personal = new Map(Object.values(declaration).map((k) => [k, new Set(k.fields)]));
@@ -101,6 +105,8 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     }
     const sealed = seal(key, Buffer.from(JSON.stringify(values)), aad).toString("base64");
     rest[SEALED] = { fields, sealed } satisfies Sealed;
+    // The projector reads these events next: it finds them opened.
+    remember(sealed, values);
     return rest;
   }
 
@@ -121,8 +127,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         string,
         unknown
       >;
-      if (opened.size >= OPENED_MAX) opened.delete(opened.keys().next().value!);
-      opened.set(envelope.sealed, values);
+      remember(envelope.sealed, values);
     }
     return withValues(obj, values);
   }
@@ -179,7 +184,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         const subject = kind.subject(event.stream_name, event.data);
         if (!subject) continue;
         const tenantId = event.metadata.tenant_id;
-        const key = await keyring.keyForReading(tenantId, subject);
+        const key = keyring.cachedKey(tenantId, subject) ?? (await keyring.keyForReading(tenantId, subject));
         const aad = `${tenantId}/${subject}`;
         out ??= events.slice();
         out[i] = {

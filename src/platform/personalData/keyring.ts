@@ -82,6 +82,8 @@ export interface Keyring {
   ): Promise<{ key: Buffer; row: NewSubjectKey | null }>;
   /** The append that carried these new keys committed: they are the subjects' keys now. */
   confirm(rows: readonly NewSubjectKey[]): void;
+  /** The subject's key when this keyring holds it (no database read), else undefined. */
+  cachedKey(tenantId: string, subject: string): Buffer | "erased" | undefined;
   /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
   keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
   /** Forgets what this keyring holds of a subject (a key or a new one), so the next use reads it. */
@@ -288,6 +290,9 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
       if (!(key instanceof Buffer)) throw new SubjectErasedError(subject);
       remember(k, key);
       return key;
+    },
+    cachedKey(tenantId, subject) {
+      return cached(id(tenantId, subject))?.key ?? undefined;
     },
     async keyForReading(tenantId, subject) {
       const k = id(tenantId, subject);
