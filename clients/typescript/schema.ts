@@ -6659,8 +6659,10 @@ export interface components {
             topic: string;
             /** @enum {string} */
             channel: "email";
-            to: components["schemas"]["MessageRecipient"][];
-            subject: string;
+            /** @description null once a recipient's personal data was erased (docs/personal-data.md) */
+            to: components["schemas"]["MessageRecipient"][] | null;
+            /** @description null once a recipient's personal data was erased */
+            subject: string | null;
             /** @description What the message is about (e.g. kind lease_amendment and its id) */
             related: {
                 kind: string;
@@ -6680,6 +6682,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description When a recipient's personal data was erased (GDPR art. 17): the message is never sent */
+            erased_at: string | null;
         };
         Meter: {
             /**

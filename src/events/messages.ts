@@ -48,6 +48,11 @@ export interface QueuedMessage {
   /** What kind of message this is: "rent-reminder", "amendment-notice", "otp"... */
   topic: string;
   related: MessageRelated | null;
+  /**
+   * The data subjects the message is about or sent to (their streams: `lessee-<id>`...): erasing
+   * one erases the message's recipients and content too (docs/personal-data.md). Absent: none known.
+   */
+  data_subjects?: string[];
 }
 
 export type MessageEvent =
@@ -86,6 +91,14 @@ export type MessageEvent =
       type: "MessageOutcomeUnknown";
       data: { message_id: string; attempt: number; reason: string; detected_at: string };
     }
+  /**
+   * A data subject of the message was erased (GDPR art. 17): the message's key is destroyed next,
+   * its recipients and content read null, and it is never sent (or sent again).
+   */
+  | {
+      type: "MessagePersonalDataErased";
+      data: { message_id: string; data_subject: string; erased_at: string };
+    }
   /** An operator settled an UNCERTAIN message: it did arrive, or it is to be sent again. */
   | {
       type: "MessageOutcomeResolved";
@@ -100,6 +113,7 @@ export const messageEventTypes = [
   "MessageDeliveryFailed",
   "MessageOutcomeUnknown",
   "MessageOutcomeResolved",
+  "MessagePersonalDataErased",
 ] as const satisfies readonly MessageEvent["type"][];
 
 export interface MessageState {
@@ -166,12 +180,22 @@ export function evolveMessage(state: MessageState, event: MessageEvent): Message
       return event.data.resolution === "DELIVERED"
         ? { ...state, status: "DELIVERED", delivered_at: event.data.resolved_at }
         : { ...state, status: "QUEUED", next_attempt_at: null };
+    case "MessagePersonalDataErased":
+      return state.status === "DELIVERED" || state.status === "FAILED"
+        ? state
+        : { ...state, ...NEVER_SENT, claim_expires_at: null, next_attempt_at: null };
     default: {
       const exhaustive: never = event;
       return exhaustive;
     }
   }
 }
+
+/** What a message not yet delivered becomes when its recipient's personal data is erased. */
+export const NEVER_SENT = {
+  status: "FAILED",
+  last_error: "Personal data of a recipient erased (GDPR art. 17): not sent",
+} as const;
 
 /** Whether a deliverer may claim the message at `now`. */
 export const isDue = (state: MessageState, now: Date): boolean =>

@@ -39,5 +39,7 @@ export const PERSONAL_DATA: PersonalDataDeclaration = {
     subject: (_stream, data) => (typeof data.lessee_id === "string" ? `lessee-${data.lessee_id}` : null),
   },
   owner: { fields: PARTY_PERSONAL_FIELDS, subject: ownStream },
+  // Each message has its own key, destroyed when one of its data subjects is erased.
+  message: { fields: ["to", "from", "subject", "text", "html", "attachments"], subject: ownStream },
   contact: { fields: PARTY_PERSONAL_FIELDS, subject: ownStream },
 };

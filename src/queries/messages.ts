@@ -31,8 +31,11 @@ export const messageBody = z
     id: uuid(),
     topic: z.string().describe("What kind of message: rent-reminder, amendment-notice, ..."),
     channel: z.enum(["email"]),
-    to: z.array(recipient),
-    subject: z.string(),
+    to: z
+      .array(recipient)
+      .nullable()
+      .describe("null once a recipient's personal data was erased (docs/personal-data.md)"),
+    subject: z.string().nullable().describe("null once a recipient's personal data was erased"),
     related: z
       .strictObject({ kind: z.string(), id: z.string() })
       .nullable()
@@ -49,6 +52,9 @@ export const messageBody = z
     delivered_at: timestamp.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
+    erased_at: timestamp
+      .nullable()
+      .describe("When a recipient's personal data was erased (GDPR art. 17): the message is never sent"),
   })
   .meta({ id: "Message", description: "An outbound message and its delivery status (docs/messages.md)" });
 
@@ -63,14 +69,14 @@ const listQuery = z.strictObject({
 });
 
 const COLUMNS =
-  "id, topic, channel, recipients, subject, related_kind, related_id, status, attempts, last_error, next_attempt_at, provider_message_id, delivered_at, revision, created_at, updated_at";
+  "id, topic, channel, recipients, subject, related_kind, related_id, status, attempts, last_error, next_attempt_at, provider_message_id, delivered_at, revision, created_at, updated_at, erased_at";
 
 export const toMessage = (r: Row): MessageBody => ({
   id: String(r.id),
   topic: String(r.topic),
   channel: "email",
-  to: r.recipients as MessageBody["to"],
-  subject: String(r.subject),
+  to: (r.recipients as MessageBody["to"]) ?? null,
+  subject: (r.subject as string | null) ?? null,
   related: r.related_kind ? { kind: String(r.related_kind), id: String(r.related_id) } : null,
   status: r.status as MessageBody["status"],
   attempts: Number(r.attempts),
@@ -81,6 +87,7 @@ export const toMessage = (r: Row): MessageBody => ({
   delivered_at: iso(r.delivered_at),
   created_at: iso(r.created_at) ?? "",
   updated_at: iso(r.updated_at) ?? "",
+  erased_at: iso(r.erased_at),
 });
 
 /** One message of the tenant with its stream revision, or null (another tenant's reads as absent). */

@@ -36,13 +36,13 @@ export interface LetterFacts {
   rent_amount: number;
   charges_amount: number;
   landlord: { name: string; address: string };
-  lessees: { first_name: string; last_name: string; email: string }[];
+  lessees: { lessee_id: string; first_name: string; last_name: string; email: string }[];
   estate: { address: string };
 }
 
 const LETTER_FACTS = `
   SELECT to_jsonb(l) AS lease,
-    (SELECT coalesce(jsonb_agg(jsonb_build_object('first_name', coalesce(p.first_name, p.legal_name, ''),
+    (SELECT coalesce(jsonb_agg(jsonb_build_object('lessee_id', a.lessee_id, 'first_name', coalesce(p.first_name, p.legal_name, ''),
          'last_name', coalesce(p.last_name, ''), 'email', p.email)
        ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id), '[]')
      FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runRetention } from "../../src/commands/lessees/erase.ts";
 import { LESSEE_FIELDS } from "../../src/events/lessees.ts";
@@ -5,10 +6,12 @@ import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import { canonical } from "../../src/platform/eventstore/chain.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
+import { queueMessage } from "../../src/platform/outbox/queueMessage.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
 import { encryptExistingEvents } from "../../src/platform/personalData/migrate.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { lesseesProjection } from "../../src/projections/lessees.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 
@@ -216,6 +219,59 @@ describe("personal data", () => {
     expect(await createLessee("erase.me@privacy.example")).not.toBe(id);
     const after = await runRetention(t.service.platform, { erase: false, tenantId: t.tenant.id });
     expect(after.due.map((d) => d.lessee_id)).not.toContain(id);
+  });
+
+  it("erases the messages about an erased lessee: recipients and content unreadable, never sent", async () => {
+    const id = await createLessee("erase.mail@privacy.example");
+    await pastLease(id, "2015-01-01", "2019-06-01", "2019-09-01");
+    const message_id = randomUUID();
+    await queueMessage(t.service.platform, {
+      tenant_id: t.tenant.id,
+      message_id,
+      to: [{ email: "erase.mail@privacy.example", name: "Zoéprivacy Secretname" }],
+      subject: "Quittance de Zoéprivacy",
+      text: "Bonjour Zoéprivacy Secretname, rue Cachée",
+      topic: "test",
+      data_subjects: [`lessee-${id}`],
+    });
+    const other = randomUUID();
+    await queueMessage(t.service.platform, {
+      tenant_id: t.tenant.id,
+      message_id: other,
+      to: [{ email: "someone.else@privacy.example", name: null }],
+      subject: "Another",
+      text: "Not about the lessee",
+      topic: "test",
+    });
+    // Encrypted at rest from the start, as the lessee's own fields.
+    const raw = async (m: string) =>
+      JSON.stringify(
+        await t.sql.query("SELECT type, data FROM events WHERE stream_name = $1", [`message-${m}`]),
+      );
+    expect(await raw(message_id)).not.toContain("Secretname");
+    await eventually(
+      () => t.request("GET", `/api/messages/${message_id}`),
+      (r) => r.statusCode === 200,
+    );
+
+    const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "GDPR request" } });
+    expect(res.statusCode, res.body).toBe(200);
+    const erased = await eventually(
+      () => t.request("GET", `/api/messages/${message_id}`),
+      (r) => r.json().erased_at !== null,
+    );
+    expect(erased.json()).toMatchObject({ to: null, subject: null });
+    expect(["DELIVERED", "FAILED"]).toContain(erased.json().status);
+    expect(await raw(message_id)).toContain("MessagePersonalDataErased");
+    const stream = await t.service.platform.store.readStream(`message-${message_id}`);
+    expect(stream[0].data).toMatchObject({ to: null, subject: null, text: null });
+    const table = JSON.stringify(await t.sql.query("SELECT * FROM messages WHERE id = $1", [message_id]));
+    expect(table).not.toContain("Secretname");
+    // A message not about the lessee is untouched.
+    expect((await t.request("GET", `/api/messages/${other}`)).json()).toMatchObject({
+      subject: "Another",
+      erased_at: null,
+    });
   });
 
   it("exports everything about a lessee as JSON: its data, leases, accounts and history", async () => {

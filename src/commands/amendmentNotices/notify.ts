@@ -1,3 +1,4 @@
+import { lesseeStream } from "../../events/lessees.ts";
 import { senderOf } from "../../platform/config.ts";
 import type { Sql } from "../../platform/db.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
@@ -88,6 +89,7 @@ async function queueNotice(deps: NoticeDeps, notice: PendingNotice): Promise<boo
       text,
       topic: "amendment-notice",
       related: { kind: "lease_amendment", id: notice.amendment_id },
+      data_subjects: [lesseeStream(lessee.lessee_id)],
       causation_id: notice.id,
     });
   }

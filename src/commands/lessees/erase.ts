@@ -11,8 +11,9 @@ import { fold } from "../../platform/decider.ts";
 import { notFound } from "../../platform/errors.ts";
 import type { RecordedEvent } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { handleCommand, metadataOf, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers } from "../../platform/http/responses.ts";
+import { eraseMessagesOf } from "../../platform/outbox/eraseMessages.ts";
 import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
 import { erasureCandidates, lesseeErasureFacts } from "../../queries/lesseePrivacy.ts";
@@ -90,6 +91,7 @@ export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
       );
       // After the event, so an erasure is never without its audit; again on a repeat (idempotent).
       await destroySubjectKey(sql, tenantId, lesseeStream(id));
+      await eraseMessagesOf(app.platform, tenantId, lesseeStream(id), metadataOf(request));
       const erased_at = erasedAt(result.stream);
       return replyAfterProjection(request, reply, {
         position: result.position,
@@ -160,6 +162,7 @@ export async function runRetention(
         { reserving: lesseeEmailsOf(d.lessee_id) },
       );
       await destroySubjectKey(deps.sql, d.tenant_id, lesseeStream(d.lessee_id));
+      await eraseMessagesOf(deps, d.tenant_id, lesseeStream(d.lessee_id), context.metadata);
       erased.push(d.lessee_id);
     }
   }

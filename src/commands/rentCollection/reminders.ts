@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { lesseeStream } from "../../events/lessees.ts";
 import type { CollectionState, RentReminderSentData } from "../../events/rentCollection.ts";
 import { leaseAccountStream } from "../../events/rentCycle.ts";
 import { DEFAULT_SENDER_EMAIL } from "../../events/settings.ts";
@@ -118,6 +119,7 @@ async function queueReminder(
     ...email,
     topic: "rent-reminder",
     related: { kind: "rent_call", id: reminder.call_id },
+    data_subjects: facts.lessees.map((l) => lesseeStream(l.lessee_id)),
     correlation_id,
   });
 }

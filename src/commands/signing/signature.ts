@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { leaseStream } from "../../events/leases.ts";
 import { isLiveLease } from "../../events/leaseView.ts";
+import { lesseeStream } from "../../events/lessees.ts";
 import type { Signatory, SignatoryRole, SigningStep } from "../../events/signing.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { ApiError, conflict, notFound } from "../../platform/errors.ts";
@@ -289,6 +290,7 @@ async function requestCode(
     ].join("\n"),
     topic: "signature-code",
     related: { kind: "lease", id: leaseId },
+    data_subjects: signatory.lessee_id ? [lesseeStream(signatory.lessee_id)] : [],
     actor_key_id: context.metadata.actor_key_id,
     correlation_id: context.metadata.correlation_id,
   });

@@ -1,4 +1,4 @@
-import { type MessageEvent, messageEventTypes } from "../../events/messages.ts";
+import { type MessageEvent, messageEventTypes, NEVER_SENT } from "../../events/messages.ts";
 import type { Sql } from "../db.ts";
 import { type Row, rowProjection, tenantPolicy } from "../projections/projection.ts";
 
@@ -25,6 +25,8 @@ export const MESSAGE_COLUMNS = [
   "revision",
   "created_at",
   "updated_at",
+  "data_subjects",
+  "erased_at",
 ] as const;
 
 const at = (event: { metadata: { occurred_at: string }; stream_revision: bigint }) => ({
@@ -34,7 +36,7 @@ const at = (event: { metadata: { occurred_at: string }; stream_revision: bigint 
 
 export const messagesProjection = rowProjection<MessageEvent>({
   name: "messages",
-  version: 1,
+  version: 2,
   table: "messages",
   columns: MESSAGE_COLUMNS,
   schema: `
@@ -43,8 +45,8 @@ CREATE TABLE messages (
   id uuid PRIMARY KEY,
   topic text NOT NULL,
   channel text NOT NULL,
-  recipients jsonb NOT NULL,
-  subject text NOT NULL,
+  recipients jsonb,
+  subject text,
   related_kind text,
   related_id text,
   status text NOT NULL,
@@ -56,9 +58,12 @@ CREATE TABLE messages (
   delivered_at timestamptz,
   revision bigint NOT NULL,
   created_at timestamptz NOT NULL,
-  updated_at timestamptz NOT NULL
+  updated_at timestamptz NOT NULL,
+  data_subjects text[] NOT NULL,
+  erased_at timestamptz
 );
 CREATE INDEX messages_list ON messages (tenant_id, created_at, id);
+CREATE INDEX messages_data_subjects ON messages USING gin (data_subjects);
 CREATE INDEX messages_due ON messages (next_attempt_at) WHERE status IN ('QUEUED', 'RETRY_SCHEDULED');
 CREATE INDEX messages_claimed ON messages (claim_expires_at) WHERE status = 'SENDING';
 ${tenantPolicy("messages")}`,
@@ -85,6 +90,8 @@ ${tenantPolicy("messages")}`,
           provider_message_id: null,
           delivered_at: null,
           created_at: event.metadata.occurred_at,
+          data_subjects: m.data_subjects ?? [],
+          erased_at: null,
           ...at(event),
         };
       }
@@ -129,6 +136,19 @@ ${tenantPolicy("messages")}`,
         return event.data.resolution === "DELIVERED"
           ? { ...row, status: "DELIVERED", delivered_at: event.data.resolved_at, ...at(event) }
           : { ...row, status: "QUEUED", next_attempt_at: event.metadata.occurred_at, ...at(event) };
+      case "MessagePersonalDataErased": {
+        if (!row) return row;
+        const erased = {
+          ...row,
+          recipients: null,
+          subject: null,
+          erased_at: event.data.erased_at,
+          ...at(event),
+        };
+        return row.status === "DELIVERED" || row.status === "FAILED"
+          ? erased
+          : { ...erased, ...NEVER_SENT, next_attempt_at: null, claim_expires_at: null };
+      }
       default: {
         const exhaustive: never = event;
         return exhaustive;

@@ -28,6 +28,8 @@ export interface MessageToQueue {
   attachments?: MessageAttachment[];
   topic: string;
   related?: MessageRelated | null;
+  /** The data subjects it is about or sent to (`lessee-<id>`...): their erasure erases it. */
+  data_subjects?: string[];
   /** Who or what asked (metadata of the MessageQueued event). */
   actor_key_id?: string | null;
   correlation_id?: string | null;
@@ -99,5 +101,6 @@ function checkedMessage(m: MessageToQueue): QueuedMessage {
     attachments,
     topic: m.topic,
     related: m.related ?? null,
+    ...(m.data_subjects?.length ? { data_subjects: m.data_subjects } : {}),
   };
 }
