@@ -9233,7 +9233,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9268,8 +9271,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9282,7 +9285,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9340,7 +9346,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9375,8 +9384,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9389,7 +9398,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9447,7 +9459,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9482,8 +9497,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9496,7 +9511,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9549,7 +9567,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9590,7 +9611,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9631,7 +9655,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
