@@ -9237,7 +9237,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9272,8 +9275,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9286,7 +9289,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9344,7 +9350,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9379,8 +9388,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9393,7 +9402,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9451,7 +9463,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9486,8 +9501,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
                     code?: string;
+                    name: string;
                 };
             };
         };
@@ -9500,7 +9515,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9553,7 +9571,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9594,7 +9615,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";
@@ -9635,7 +9659,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                         */
                         id: string;
                         /** @enum {string} */
                         kind: "estate" | "room" | "equipment";

@@ -1,6 +1,11 @@
+import { z } from "zod";
+import { text } from "../platform/http/schemas.ts";
+import { defineResource } from "../platform/resource/resource.ts";
+
 /**
- * Types of estates, rooms and equipment. The global catalog is static data shipped by the
- * migration 010_types_catalog.sql; a tenant adds its own types as events on stream `type-<uuid>`.
+ * Types of estates, rooms and equipment (a catalog, src/platform/resource/catalog.ts). The global
+ * catalog is static data shipped by the migration 010_types_catalog.sql; a tenant adds its own
+ * types as events on stream `type-<uuid>`, the uuid derived from (tenant, kind, code).
  */
 
 export const typeStream = (id: string) => `type-${id}`;
@@ -8,12 +13,32 @@ export const typeStream = (id: string) => `type-${id}`;
 export const typeKinds = ["estate", "room", "equipment"] as const;
 export type TypeKind = (typeof typeKinds)[number];
 
-export type TypeEvent = {
-  type: "TenantTypeCreated";
-  data: { type_id: string; kind: TypeKind; code: string; name: string };
-};
-
-export const typeEventTypes = ["TenantTypeCreated"] as const;
+export const typeResource = defineResource({
+  name: "type",
+  stream: typeStream,
+  label: "Type",
+  table: "tenant_types",
+  path: "/api/types",
+  tag: "Types",
+  access: { read: "PropertiesRead", write: "PropertiesWrite", delete: "PropertiesDelete" },
+  fields: {
+    /** Optional stable code; derived from the name when absent. */
+    code: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9_]{0,63}$/, "Lower-case letters, digits and underscores, at most 64")
+      .optional(),
+    name: text(255),
+  },
+  sqlTypes: { code: "text NOT NULL" },
+  kinds: { estate: "estates", room: "rooms", equipment: "equipment" } satisfies Record<TypeKind, string>,
+  catalog: "types_catalog",
+  unique: ["kind", "code"],
+  timestamps: ["created_at"],
+  // Only created is ever written: types are not updated or deleted.
+  events: { created: "TenantTypeCreated", updated: "TenantTypeUpdated", deleted: "TenantTypeDeleted" },
+  commands: { create: "CreateTenantType", update: "UpdateTenantType", delete: "DeleteTenantType" },
+});
 
 /** The fixed ids of the global catalog (the same as in the migration), for fixtures and clients. */
 export const globalTypeIds = {

@@ -51,6 +51,8 @@ export interface Rules<R extends Resource, X extends Facts> {
   ) => ErrorDetail[];
   /** Throws to refuse a delete (e.g. a 409 while other resources need it). */
   deletable?: (command: DeleteCommand<R, X>, fields: ResourceFields<R>) => void;
+  /** Throws to refuse a create, before the kit's 409 on an existing stream (e.g. a catalog's code). */
+  creatable?: (command: CreateCommand<R, X>, state: ResourceState<R>) => void;
 }
 
 /** The child is not under the parent of the path: 400 on the parent's id (as for any id in a body). */
@@ -75,9 +77,12 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
   const fieldNames = resource.fieldNames.filter((f) => !readOnly.has(f));
   const invalid = `Invalid ${label.toLowerCase()} data`;
   const keysOf = (command: Loose) =>
-    (parentKey
-      ? { [idKey]: command[idKey], [parentKey]: command[parentKey] }
-      : { [idKey]: command[idKey] }) as ResourceKeys<R>;
+    ({
+      ...(parentKey
+        ? { [idKey]: command[idKey], [parentKey]: command[parentKey] }
+        : { [idKey]: command[idKey] }),
+      ...(resource.kinds ? { kind: command.kind } : {}),
+    }) as ResourceKeys<R>;
   const refuseIf = (details: ErrorDetail[]) => {
     if (details.length > 0) throw validationError(invalid, details);
   };
@@ -120,6 +125,7 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
       const c = command as unknown as Loose;
       switch (command.type) {
         case commands.create: {
+          rules.creatable?.(command as CreateCommand<R, X>, state);
           if (state.status !== "absent") throw conflict(`${label} ${c[idKey]} already exists`);
           const input = c.input as Loose;
           const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, input[f] ?? null])) as Fields;

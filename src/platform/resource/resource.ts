@@ -73,6 +73,17 @@ export interface Declaration<
   invalidBodyMessage?: string;
   /** GET <path>/:id/history, the stream's events (audit). */
   history?: boolean;
+  /**
+   * Kinds sharing the stream category and the table, each at `<path>/<segment>` (kind -> segment;
+   * catalog.ts): `kind` is a key of every command, event and row after the parent's, in the body.
+   */
+  kinds?: Record<string, string>;
+  /** A static table of global rows (tenant_id NULL) listed before the tenant's; the body's `scope` says which. */
+  catalog?: string;
+  /** Columns unique per tenant (types: kind and code). */
+  unique?: string[];
+  /** The timestamps the body shows (default both; the table keeps both). */
+  timestamps?: ("created_at" | "updated_at")[];
 }
 
 /** The fields as events and state carry them: every field present, unset ones null. */
@@ -188,16 +199,31 @@ export function defineResource<
     }),
   );
   const updateSchema = z.strictObject({ ...updateFields, ...parentInput }).meta({ id: `${label}Changes` });
+  const kindKeys = declaration.kinds ? ["kind"] : [];
+  const kindShape = declaration.kinds
+    ? { kind: z.enum(Object.keys(declaration.kinds) as [string, ...string[]]) }
+    : {};
+  const shownTimestamps = declaration.timestamps ?? ["created_at", "updated_at"];
   const body = z
     .strictObject({
       id: uuid(),
+      ...kindShape,
       ...rowShape(createSchema.shape),
-      created_at: timestamp,
-      updated_at: timestamp,
+      ...(declaration.catalog ? { scope: z.enum(["global", "tenant"]) } : {}),
+      ...Object.fromEntries(shownTimestamps.map((t) => [t, timestamp])),
     })
     .meta({ id: label });
   const keys = parentKey ? [parentKey] : [];
-  const columns = ["tenant_id", "id", ...keys, ...fieldNames, "revision", "created_at", "updated_at"];
+  const columns = [
+    "tenant_id",
+    "id",
+    ...keys,
+    ...kindKeys,
+    ...fieldNames,
+    "revision",
+    "created_at",
+    "updated_at",
+  ];
   const sqlTypes = declaration.sqlTypes as Record<string, string> | undefined;
   const sqlTypeOfField = (f: keyof S & string) => sqlTypes?.[f] ?? sqlTypeOf(fields[f] as z.ZodType);
   const columnDdl = fieldNames.map((f) => {
@@ -207,16 +233,19 @@ export function defineResource<
   const index = parentKey
     ? `CREATE INDEX ${table}_${parent} ON ${table} (tenant_id, ${parentKey}, created_at, id);`
     : `CREATE INDEX ${table}_tenant_order ON ${table} (tenant_id, created_at, id);`;
+  const unique = declaration.unique
+    ? `\nCREATE UNIQUE INDEX ${table}_unique ON ${table} (tenant_id, ${declaration.unique.join(", ")});`
+    : "";
   const ddl = `
 CREATE TABLE ${table} (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
-${keys.map((k) => `  ${k} uuid NOT NULL,\n`).join("")}${columnDdl.join("\n")}
+${keys.map((k) => `  ${k} uuid NOT NULL,\n`).join("")}${kindKeys.map((k) => `  ${k} text NOT NULL,\n`).join("")}${columnDdl.join("\n")}
   revision bigint NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );
-${index}
+${index}${unique}
 ${tenantPolicy(table)}
 CREATE TABLE ${table}_counts (
   tenant_id uuid NOT NULL,
@@ -250,7 +279,14 @@ ${tenantPolicy(`${table}_counts`)}`;
     updateSchema,
     body,
     columns,
-    responseColumns: ["id", ...keys, ...fieldNames, "created_at", "updated_at"],
+    responseColumns: [
+      "id",
+      ...keys,
+      ...kindKeys,
+      ...fieldNames,
+      ...(declaration.catalog ? ["scope"] : []),
+      ...shownTimestamps,
+    ],
     numericColumns: fieldNames.filter((f) => sqlTypeOfField(f).startsWith("numeric")),
     ddl,
     version: Number.parseInt(hash.slice(0, 7), 16),
