@@ -233,11 +233,12 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
 
   describe("reminders (the rent-reminders job)", () => {
     const at = (day: string, time = "07:00:00") => new Date(`${day}T${time}Z`);
+    // Through the store: a message's recipients and content are sealed at rest (docs/personal-data.md).
     const messageEvents = async (messageId: string) =>
-      t.sql.query<{ type: string; data: Record<string, unknown> }>(
-        "SELECT type, data FROM events WHERE stream_name = $1 ORDER BY stream_revision",
-        [`message-${messageId}`],
-      );
+      (await t.service.platform.store.readStream(`message-${messageId}`)).map(({ type, data }) => ({
+        type,
+        data: data as Record<string, unknown>,
+      }));
 
     it("day 4 nothing, day 5 the first reminder queued once; dry run writes nothing; paid, then reopened", async () => {
       const tenant = await t.newTenant();
