@@ -101,7 +101,7 @@ import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseePrivacyQueryRoutes } from "./queries/lesseePrivacy.ts";
 import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
 import { lesseeQueryRoutes } from "./queries/lessees.ts";
-import { mediaQueryRoutes } from "./queries/media.ts";
+import { mediaFileRoutes, mediaQueries } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
 import { meterQueryRoutes } from "./queries/meters.ts";
 import { ownerQueries } from "./queries/owners.ts";
@@ -268,7 +268,11 @@ export const areas: Area[] = [
   { name: "owners", routes: [ownerRoutes, ownerQueries], projections: [ownersProjection] },
   { name: "estates", routes: [estateRoutes, estateQueries], projections: [estatesProjection] },
   { name: "rooms", routes: [roomRoutes, roomQueries], projections: [roomsProjection] },
-  { name: "media", routes: [mediaCommandRoutes, mediaQueryRoutes], projections: [mediaProjection] },
+  {
+    name: "media",
+    routes: [mediaCommandRoutes, mediaQueries, mediaFileRoutes],
+    projections: [mediaProjection],
+  },
   {
     name: "energyDiagnoses",
     routes: [energyDiagnosisCommandRoutes, energyDiagnosisQueryRoutes],

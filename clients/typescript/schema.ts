@@ -1124,7 +1124,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/media/{id}": {
+    "/api/media/{media_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1132,10 +1132,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read media/{id}
+         * Get a media's metadata (its bytes are at /api/media/{media_id}/file)
          * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
-        get: operations["getMediaById"];
+        get: operations["getMediaByMediaId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1144,7 +1144,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/media/{id}/file": {
+    "/api/media/{media_id}/file": {
         parameters: {
             query?: never;
             header?: never;
@@ -1152,10 +1152,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read media/{id}/file
+         * Download a media's bytes
          * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
-        get: operations["getMediaByIdFile"];
+        get: operations["getMediaByMediaIdFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5382,6 +5382,20 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        Media: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            filename: string;
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
         };
         Place: {
             /**
@@ -10606,24 +10620,12 @@ export interface operations {
             /** @description Created (the Location header names it) */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        filename: string;
-                        /** @enum {string} */
-                        content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/gif" | "image/webp";
-                        size: number;
-                        sha256: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Media"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */
@@ -10648,12 +10650,12 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getMediaById: {
+    getMediaByMediaId: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                media_id: string;
             };
             cookie?: never;
         };
@@ -10662,23 +10664,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                         */
-                        id: string;
-                        filename: string;
-                        /** @enum {string} */
-                        content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/gif" | "image/webp";
-                        size: number;
-                        sha256: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Media"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10691,12 +10681,12 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
-    getMediaByIdFile: {
+    getMediaByMediaIdFile: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                media_id: string;
             };
             cookie?: never;
         };

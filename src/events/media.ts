@@ -1,37 +1,38 @@
-import type { MediaContentType } from "../platform/blobs/uploads.ts";
-import type { Decider, DomainEvent } from "../platform/decider.ts";
+import { z } from "zod";
+import { MEDIA_CONTENT_TYPES } from "../platform/blobs/uploads.ts";
+import { defineResource, type ResourceEvent, type ResourceFields } from "../platform/resource/resource.ts";
 
 export { MEDIA_CONTENT_TYPES, type MediaContentType } from "../platform/blobs/uploads.ts";
 
-export interface MediaMetadata {
-  media_id: string;
-  filename: string;
-  content_type: MediaContentType;
-  size: number;
-  sha256: string;
-  /** Where the bytes are in the blob store; the store is a port, so the key is opaque. */
-  blob_key: string;
-}
-
-/** Stream `media-<uuid>`; created_at is the event's metadata.occurred_at. */
-export type MediaEvent = DomainEvent<"MediaUploaded", MediaMetadata>;
-
-export type MediaEventType = MediaEvent["type"];
-export const mediaEventTypes: readonly MediaEventType[] = ["MediaUploaded"];
-
 export const mediaStream = (id: string) => `media-${id}`;
 
-export type MediaState = { status: "absent" } | { status: "uploaded"; media: MediaMetadata };
-
-/** The fold of a media stream: the decider's state and the facts other areas look up. */
-export const mediaFold: Pick<Decider<MediaState, unknown, MediaEvent>, "initialState" | "evolve"> = {
-  initialState: () => ({ status: "absent" }),
-  evolve(state, event) {
-    switch (event.type) {
-      case "MediaUploaded":
-        return { status: "uploaded", media: event.data };
-      default:
-        return state;
-    }
+/**
+ * Uploaded files (DESIGN.md §7): stream `media-<uuid>`, one `MediaUploaded` each. Created only by
+ * the multipart upload (src/commands/media/routes.ts), never changed; the bytes are in the blob
+ * store under `blob_key`, which no answer shows (the store is a port: the key is opaque).
+ */
+export const mediaResource = defineResource({
+  name: "media",
+  stream: mediaStream,
+  label: "Media",
+  table: "media",
+  path: "/api/media",
+  tag: "Media",
+  access: { read: "PropertiesRead", write: "PropertiesWrite", delete: "PropertiesWrite" },
+  fields: {
+    filename: z.string(),
+    content_type: z.enum(MEDIA_CONTENT_TYPES),
+    size: z.number().int(),
+    sha256: z.string(),
+    blob_key: z.string(),
   },
-};
+  hidden: ["blob_key"],
+  timestamps: ["created_at"],
+  routes: ["get"],
+  summaries: { get: "Get a media's metadata (its bytes are at /api/media/{media_id}/file)" },
+  events: { created: "MediaUploaded", updated: "MediaChanged", deleted: "MediaDeleted" },
+  commands: { create: "RecordMediaUpload", update: "ChangeMedia", delete: "DeleteMedia" },
+});
+
+export type MediaMetadata = ResourceFields<typeof mediaResource>;
+export type MediaEvent = ResourceEvent<typeof mediaResource>;

@@ -1,47 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { MEDIA_CONTENT_TYPES, mediaFold, mediaStream } from "../events/media.ts";
+import { mediaResource } from "../events/media.ts";
 import { blobStoreFor } from "../platform/blobs/index.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
-import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
-import { setEtag } from "../platform/http/etag.ts";
-import { stateOf } from "../platform/http/handleCommand.ts";
-import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
+import { answers, fileBytes } from "../platform/http/responses.ts";
 import { id } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { resourceRecorded } from "../platform/resource/read.ts";
+import { resourceQueryRoutes } from "../platform/resource/routes.ts";
 
-/** GET routes of the Media area: metadata from the `media` read model, bytes from the blob store. */
+/** GET routes of the Media area: metadata from the `media` read model (the kit), bytes from the blob store. */
 
-/** A media's metadata as the API shows it (the bytes are at .../file). */
-export const mediaBody = z.strictObject({
-  id,
-  filename: z.string(),
-  content_type: z.enum(MEDIA_CONTENT_TYPES),
-  size: z.number().int(),
-  sha256: z.string(),
-  created_at: timestamp,
-});
-
-export function toMediaResponse(row: Row): Record<string, unknown> {
-  return {
-    id: row.id,
-    filename: row.filename,
-    content_type: row.content_type,
-    size: Number(row.size),
-    sha256: row.sha256,
-    created_at: iso(row.created_at),
-  };
-}
-
+/** A media's row with its hidden `blob_key`, for the areas that read its bytes. */
 export async function findMediaRow(sql: Sql, tenantId: string, mediaId: string): Promise<Row | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(
-      `SELECT id, filename, content_type, size, sha256, blob_key, created_at, revision
-       FROM media WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, mediaId],
-    ),
+    tx.query<Row>("SELECT * FROM media WHERE tenant_id = $1 AND id = $2", [tenantId, mediaId]),
   );
   return row ?? null;
 }
@@ -56,35 +31,25 @@ export function contentDisposition(kind: "attachment" | "inline", filename: stri
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
-const tag = { tags: ["Media"] };
-const idParams = z.strictObject({ id });
+/** GET /api/media/{media_id} (the kit). */
+export const mediaQueries = resourceQueryRoutes(mediaResource);
 
-export async function mediaQueryRoutes(app: FastifyInstance) {
+/** GET /api/media/{media_id}/file: the bytes, from the blob store. */
+export async function mediaFileRoutes(app: FastifyInstance) {
   const { sql } = app.platform;
-
   app.get(
-    "/api/media/:id",
+    "/api/media/:media_id/file",
     {
-      schema: { ...tag, params: idParams, response: answers(mediaBody) },
+      schema: {
+        tags: ["Media"],
+        summary: "Download a media's bytes",
+        params: z.strictObject({ media_id: id }),
+        response: answers(fileBytes),
+      },
       config: { access: "PropertiesRead" },
     },
     async (request, reply) => {
-      const { id: mediaId } = request.params as { id: string };
-      const row = await findMediaRow(sql, tenantOf(request), mediaId);
-      if (!row) throw notFound("Media", mediaId);
-      setEtag(reply, Number(row.revision));
-      return toMediaResponse(row);
-    },
-  );
-
-  app.get(
-    "/api/media/:id/file",
-    {
-      schema: { ...tag, params: idParams, response: answers(fileBytes) },
-      config: { access: "PropertiesRead" },
-    },
-    async (request, reply) => {
-      const { id: mediaId } = request.params as { id: string };
+      const { media_id: mediaId } = request.params as { media_id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);
       if (!row) throw notFound("Media", mediaId);
       const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
@@ -102,5 +67,5 @@ export async function mediaQueryRoutes(app: FastifyInstance) {
 }
 
 /** Fact for other areas' commands, from the stream (not a read model that may lag). */
-export const mediaRecorded = async (request: FastifyRequest, id: string) =>
-  (await stateOf(request, mediaStream(id), mediaFold)).status === "uploaded";
+export const mediaRecorded = (request: FastifyRequest, id: string) =>
+  resourceRecorded(request, mediaResource, id);

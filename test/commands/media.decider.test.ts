@@ -87,8 +87,8 @@ describe("cleanFilename", () => {
 });
 
 describe("media decider", () => {
-  const media: MediaMetadata = {
-    media_id: "9e000000-0000-4000-8000-000000000001",
+  const media_id = "9e000000-0000-4000-8000-000000000001";
+  const input: MediaMetadata = {
     filename: "dpe.pdf",
     content_type: "application/pdf",
     size: 1234,
@@ -99,11 +99,11 @@ describe("media decider", () => {
   it("records an upload once", () => {
     spec
       .given([])
-      .when({ type: "RecordMediaUpload", media })
-      .then([{ type: "MediaUploaded", data: media }]);
+      .when({ type: "RecordMediaUpload", media_id, input })
+      .then([{ type: "MediaUploaded", data: { media_id, ...input } }]);
     spec
-      .given([{ type: "MediaUploaded", data: media }])
-      .when({ type: "RecordMediaUpload", media })
+      .given([{ type: "MediaUploaded", data: { media_id, ...input } }])
+      .when({ type: "RecordMediaUpload", media_id, input })
       .thenRefuses(409);
   });
 });

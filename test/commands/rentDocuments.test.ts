@@ -20,7 +20,14 @@ const facts: LetterFacts = {
   rent_amount: 800,
   charges_amount: 50,
   landlord: { name: "SCI Les Tilleuls", address: "12 rue des Lilas, 75011 Paris" },
-  lessees: [{ lessee_id: "5b0e7a43-1c1f-4b7e-9d55-2f6f1a4c0c11", first_name: "Léa", last_name: "Bernard", email: "lea@example.fr" }],
+  lessees: [
+    {
+      lessee_id: "5b0e7a43-1c1f-4b7e-9d55-2f6f1a4c0c11",
+      first_name: "Léa",
+      last_name: "Bernard",
+      email: "lea@example.fr",
+    },
+  ],
   estate: { address: "3 avenue Foch, 69006 Lyon" },
 };
 const call = callView({

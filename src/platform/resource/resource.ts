@@ -23,7 +23,11 @@ export interface CommandNames {
   update: string;
   delete: string;
 }
-type Route = "list" | "get" | "create" | "update" | "delete" | "history";
+export type Route = "list" | "get" | "create" | "update" | "delete" | "history";
+
+/** Whether the resource mounts the standard route `route` (all unless `routes` names some). */
+export const mounts = (resource: { routes?: Route[] }, route: Route) =>
+  !resource.routes || resource.routes.includes(route);
 
 /** A list filter: the schema of its query field, the SQL condition on its value `$n`. */
 export interface Filter {
@@ -84,6 +88,10 @@ export interface Declaration<
   unique?: string[];
   /** The timestamps the body shows (default both; the table keeps both). */
   timestamps?: ("created_at" | "updated_at")[];
+  /** Fields the read model keeps that no answer shows (media: `blob_key`, where the bytes are). */
+  hidden?: (keyof S & string)[];
+  /** The standard routes mounted (default all): others are the area's own (media's upload). */
+  routes?: Route[];
 }
 
 /** The fields as events and state carry them: every field present, unset ones null. */
@@ -204,11 +212,14 @@ export function defineResource<
     ? { kind: z.enum(Object.keys(declaration.kinds) as [string, ...string[]]) }
     : {};
   const shownTimestamps = declaration.timestamps ?? ["created_at", "updated_at"];
+  const hidden = new Set<string>(declaration.hidden ?? []);
+  const shownFields = fieldNames.filter((f) => !hidden.has(f));
+  const shownShape = Object.fromEntries(Object.entries(createSchema.shape).filter(([f]) => !hidden.has(f)));
   const body = z
     .strictObject({
       id: uuid(),
       ...kindShape,
-      ...rowShape(createSchema.shape),
+      ...rowShape(shownShape),
       ...(declaration.catalog ? { scope: z.enum(["global", "tenant"]) } : {}),
       ...Object.fromEntries(shownTimestamps.map((t) => [t, timestamp])),
     })
@@ -283,7 +294,7 @@ ${tenantPolicy(`${table}_counts`)}`;
       "id",
       ...keys,
       ...kindKeys,
-      ...fieldNames,
+      ...shownFields,
       ...(declaration.catalog ? ["scope"] : []),
       ...shownTimestamps,
     ],

@@ -15,6 +15,7 @@ import { readResource } from "./read.ts";
 import {
   applyFilters,
   type CreateInput,
+  mounts,
   type Resource,
   type ResourceEvent,
   type UpdateInput,
@@ -98,49 +99,55 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
     });
     const idOf = (request: FastifyRequest) => (request.params as Params)[idKey];
 
-    app.post(
-      path,
-      {
-        schema: {
-          ...schema("create", path),
-          body: resource.createSchema,
-          response: createdAnswers(resource.body),
+    if (mounts(resource, "create"))
+      app.post(
+        path,
+        {
+          schema: {
+            ...schema("create", path),
+            body: resource.createSchema,
+            response: createdAnswers(resource.body),
+          },
+          config: { access: access.write, ...bodyConfig },
         },
-        config: { access: access.write, ...bodyConfig },
-      },
-      async (request, reply) => {
-        const { params, ...done } = await run(request, newResourceId(request), "create");
-        return replyWithResource(request, reply, 201, {
-          ...done,
-          location: `${fill(path, params)}/${done.id}`,
-        });
-      },
-    );
-
-    app.put(
-      item,
-      {
-        schema: {
-          ...schema("update", item),
-          body: resource.updateSchema,
-          response: updatedAnswers(resource.body),
+        async (request, reply) => {
+          const { params, ...done } = await run(request, newResourceId(request), "create");
+          return replyWithResource(request, reply, 201, {
+            ...done,
+            location: `${fill(path, params)}/${done.id}`,
+          });
         },
-        config: { access: access.write, ...bodyConfig },
-      },
-      async (request, reply) => {
-        const { params: _, ...done } = await run(request, idOf(request), "update");
-        return replyWithResource(request, reply, 200, done);
-      },
-    );
+      );
 
-    app.delete(
-      item,
-      { schema: { ...schema("delete", item), response: deletedAnswers }, config: { access: access.delete } },
-      async (request, reply) => {
-        const { id, position } = await run(request, idOf(request), "delete");
-        return replyWithResource(request, reply, 204, { id, position });
-      },
-    );
+    if (mounts(resource, "update"))
+      app.put(
+        item,
+        {
+          schema: {
+            ...schema("update", item),
+            body: resource.updateSchema,
+            response: updatedAnswers(resource.body),
+          },
+          config: { access: access.write, ...bodyConfig },
+        },
+        async (request, reply) => {
+          const { params: _, ...done } = await run(request, idOf(request), "update");
+          return replyWithResource(request, reply, 200, done);
+        },
+      );
+
+    if (mounts(resource, "delete"))
+      app.delete(
+        item,
+        {
+          schema: { ...schema("delete", item), response: deletedAnswers },
+          config: { access: access.delete },
+        },
+        async (request, reply) => {
+          const { id, position } = await run(request, idOf(request), "delete");
+          return replyWithResource(request, reply, 204, { id, position });
+        },
+      );
   };
 }
 
@@ -165,77 +172,79 @@ export function resourceQueryRoutes(resource: Resource, options: { within?: With
   return async (app: FastifyInstance) => {
     const { sql } = app.platform;
 
-    app.get(
-      path,
-      {
-        schema: {
-          tags,
-          summary: summaries?.list,
-          ...paramsOf(path),
-          querystring: listQuery,
-          response: answers(z.array(resource.body)),
+    if (mounts(resource, "list"))
+      app.get(
+        path,
+        {
+          schema: {
+            tags,
+            summary: summaries?.list,
+            ...paramsOf(path),
+            querystring: listQuery,
+            response: answers(z.array(resource.body)),
+          },
+          config,
         },
-        config,
-      },
-      async (request, reply) => {
-        const tenantId = tenantOf(request);
-        const params = request.params as Params;
-        await options.within?.(request, params);
-        const query = request.query as Record<string, string> & {
-          page: number;
-          limit: number;
-          after?: string;
-        };
-        const where = ["tenant_id = $1"];
-        const values: unknown[] = [tenantId];
-        if (parentKey) {
-          values.push(params[parentKey]);
-          where.push(`${parentKey} = $${values.length}`);
-        }
-        const keys = where.length;
-        applyFilters(resource.filters ?? {}, query, where, values);
-        // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale");
-        // without a filter the total is the maintained count of the tenant's (parent's) rows.
-        const filter = where.join(" AND ");
-        const count =
-          where.length === keys
-            ? `SELECT coalesce(sum(n), 0)::int AS total FROM ${resource.table}_counts
+        async (request, reply) => {
+          const tenantId = tenantOf(request);
+          const params = request.params as Params;
+          await options.within?.(request, params);
+          const query = request.query as Record<string, string> & {
+            page: number;
+            limit: number;
+            after?: string;
+          };
+          const where = ["tenant_id = $1"];
+          const values: unknown[] = [tenantId];
+          if (parentKey) {
+            values.push(params[parentKey]);
+            where.push(`${parentKey} = $${values.length}`);
+          }
+          const keys = where.length;
+          applyFilters(resource.filters ?? {}, query, where, values);
+          // One statement: the total and the page as JSON (docs/performance.md, "Lists at scale");
+          // without a filter the total is the maintained count of the tenant's (parent's) rows.
+          const filter = where.join(" AND ");
+          const count =
+            where.length === keys
+              ? `SELECT coalesce(sum(n), 0)::int AS total FROM ${resource.table}_counts
                WHERE tenant_id = $1 AND ${parentKey ? "parent_id = $2" : "parent_id IS NULL"}`
-            : `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
-        // Cached (readCache.ts): the table and its counts are the resource's projection's.
-        const { json, total, next } = await runCachedJsonPage(
-          app,
-          tenantId,
-          resource.table,
-          pageSql(source, filter, values, count, query),
-        );
-        const { page, limit } = query;
-        if (query.after !== undefined)
-          return sendJsonCursorPage(request, reply, { json, total, next, limit });
-        return sendJsonPage(request, reply, { json, total, page, limit });
-      },
-    );
+              : `SELECT count(*)::int AS total FROM ${resource.table} WHERE ${filter}`;
+          // Cached (readCache.ts): the table and its counts are the resource's projection's.
+          const { json, total, next } = await runCachedJsonPage(
+            app,
+            tenantId,
+            resource.table,
+            pageSql(source, filter, values, count, query),
+          );
+          const { page, limit } = query;
+          if (query.after !== undefined)
+            return sendJsonCursorPage(request, reply, { json, total, next, limit });
+          return sendJsonPage(request, reply, { json, total, page, limit });
+        },
+      );
 
-    app.get(
-      item,
-      {
-        schema: { tags, summary: summaries?.get, ...paramsOf(item), response: answers(resource.body) },
-        config,
-      },
-      async (request, reply) => {
-        const params = request.params as Params;
-        await options.within?.(request, params);
-        const id = params[idKey];
-        const found = await readResource(sql, resource, tenantOf(request), id);
-        if (!found) throw notFound(label, id);
-        if (parentKey && found.parent_id !== params[parentKey])
-          throw notUnderParent(resource, id, params[parentKey]);
-        setEtag(reply, found.revision);
-        return found.body;
-      },
-    );
+    if (mounts(resource, "get"))
+      app.get(
+        item,
+        {
+          schema: { tags, summary: summaries?.get, ...paramsOf(item), response: answers(resource.body) },
+          config,
+        },
+        async (request, reply) => {
+          const params = request.params as Params;
+          await options.within?.(request, params);
+          const id = params[idKey];
+          const found = await readResource(sql, resource, tenantOf(request), id);
+          if (!found) throw notFound(label, id);
+          if (parentKey && found.parent_id !== params[parentKey])
+            throw notUnderParent(resource, id, params[parentKey]);
+          setEtag(reply, found.revision);
+          return found.body;
+        },
+      );
 
-    if (!resource.history) return;
+    if (!resource.history || !mounts(resource, "history")) return;
     app.get(
       `${item}/history`,
       {
