@@ -1,5 +1,6 @@
 import { ownerResource } from "../events/owners.ts";
 import type { Sql } from "../platform/db.ts";
+import { resourceExportRoute } from "../platform/resource/personalRoutes.ts";
 import { resourceExists } from "../platform/resource/read.ts";
 import { resourceQueryRoutes } from "../platform/resource/routes.ts";
 
@@ -8,3 +9,6 @@ export const ownerQueries = resourceQueryRoutes(ownerResource);
 
 export const ownerExists = (sql: Sql, tenantId: string, id: string) =>
   resourceExists(sql, ownerResource, tenantId, id);
+
+/** GET /api/owners/{id}/export (GDPR art. 15 and 20): the owner, and its history. */
+export const ownerExport = resourceExportRoute(ownerResource);

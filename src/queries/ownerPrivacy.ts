@@ -1,0 +1,23 @@
+import type { OwnerErasureFacts } from "../law/retention.ts";
+import type { Sql } from "../platform/db.ts";
+import { countEstates } from "./estates.ts";
+import { ACTIVE_LEASE_STATUSES } from "./leases.ts";
+
+/** The facts an owner's erasure is judged on (src/law/retention.ts): its estates and their leases in progress. */
+export async function ownerErasureFacts(
+  sql: Sql,
+  tenantId: string,
+  ownerId: string,
+): Promise<OwnerErasureFacts> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+        WHERE l.tenant_id = $1 AND e.owner_id = $2 AND l.status = ANY($3::text[])`,
+      [tenantId, ownerId, ACTIVE_LEASE_STATUSES],
+    ),
+  );
+  return {
+    estate_count: await countEstates(sql, tenantId, "owner_id", ownerId),
+    active_lease_count: Number(row?.n ?? 0),
+  };
+}
