@@ -6505,6 +6505,21 @@ export interface components {
             };
             /** @description The owner as the API shows it; null once deleted */
             owner: components["schemas"]["Owner"] | null;
+            /** @description The estates it owns (owned) or owned before their last transfer */
+            estates: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                place_id: string;
+                name: string;
+                owned: boolean;
+            }[];
             history: components["schemas"]["HistoryEvent"][];
         };
         LeaseInventory: {

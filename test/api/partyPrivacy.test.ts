@@ -109,8 +109,19 @@ describe("owners' and contacts' personal data", () => {
       erased_at: null,
     });
 
-    // Once the estate is gone, the erasure goes ahead.
-    expect((await t.request("DELETE", `/api/estates/${estateId}`)).statusCode).toBe(204);
+    const owned = (await t.request("GET", `/api/owners/${id}/export`)).json().estates;
+    expect(owned).toEqual([
+      { estate_id: estateId, place_id: placeId, name: expect.any(String), owned: true },
+    ]);
+
+    // Once the estate is transferred away, the erasure goes ahead; the export still names it.
+    const away = await t.request("PUT", `/api/places/${placeId}/estates/${estateId}`, {
+      body: { owner_id: null },
+    });
+    expect(away.statusCode, away.body).toBe(200);
+    expect((await t.request("GET", `/api/owners/${id}/export`)).json().estates).toEqual([
+      { ...owned[0], owned: false },
+    ]);
     const ok = await t.request("POST", `/api/owners/${id}/erase`, { body: { reason: "asked by the owner" } });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json().retention.map((v: { rule: string; status: string }) => [v.rule, v.status])).toEqual([
@@ -191,7 +202,8 @@ describe("owners' and contacts' personal data", () => {
     const res = await t.request("GET", `/api/owners/${id}/export`);
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(Object.keys(body)).toEqual(["exported_at", "subject", "owner", "history"]);
+    expect(Object.keys(body)).toEqual(["exported_at", "subject", "owner", "estates", "history"]);
+    expect(body.estates).toEqual([]);
     expect(body.subject).toEqual({ type: "owner", id });
     expect(body.owner).toEqual((await t.request("GET", `/api/owners/${id}`)).json());
     expect(body.owner).toMatchObject({
