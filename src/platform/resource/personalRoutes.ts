@@ -3,9 +3,10 @@ import { z } from "zod";
 import { type Decider, fold } from "../decider.ts";
 import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
-import { handleCommand, readHistory, replyAfterProjection } from "../http/handleCommand.ts";
+import { handleCommand, metadataOf, readHistory, replyAfterProjection } from "../http/handleCommand.ts";
 import { answers, historyBody, timestamp } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
+import { eraseMessagesOf } from "../outbox/eraseMessages.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
 import type { EraseCommand, Facts, ResourceCommand, ResourceState, RetentionVerdict } from "./decider.ts";
 import { readResource } from "./read.ts";
@@ -112,6 +113,8 @@ export function resourceEraseRoute<R extends Resource, X extends Facts = Facts>(
         );
         // After the event, so an erasure is never without its audit; again on a repeat.
         await destroySubjectKey(sql, tenantId, resource.stream(id));
+        // Messages naming the subject (none names an owner or contact yet: docs/personal-data.md).
+        await eraseMessagesOf(app.platform, tenantId, resource.stream(id), metadataOf(request));
         const state = fold(decider, result.stream);
         const erased_at = ("erased_at" in state && state.erased_at) || command.now;
         return replyAfterProjection(request, reply, {
