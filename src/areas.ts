@@ -4,6 +4,7 @@ import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
+import { contactEraseRoute } from "./commands/contacts/erase.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
 import { creditCommandRoutes } from "./commands/credits/routes.ts";
 import { depositCommandRoutes } from "./commands/deposits/routes.ts";
@@ -25,6 +26,7 @@ import { mediaCommandRoutes } from "./commands/media/routes.ts";
 import { messageCommandRoutes } from "./commands/messages/resolve.ts";
 import { reportReadingsLoop } from "./commands/meters/reportReadings.ts";
 import { meterCommandRoutes } from "./commands/meters/routes.ts";
+import { ownerEraseRoute } from "./commands/owners/erase.ts";
 import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
@@ -85,7 +87,7 @@ import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
-import { contactQueries } from "./queries/contacts.ts";
+import { contactExport, contactQueries } from "./queries/contacts.ts";
 import { creditQueries } from "./queries/credits.ts";
 import { depositQueries } from "./queries/deposits.ts";
 import { energyDiagnosisQueryRoutes } from "./queries/energyDiagnoses.ts";
@@ -104,7 +106,7 @@ import { lesseeQueryRoutes } from "./queries/lessees.ts";
 import { mediaFileRoutes, mediaQueries } from "./queries/media.ts";
 import { messageQueryRoutes } from "./queries/messages.ts";
 import { meterQueryRoutes } from "./queries/meters.ts";
-import { ownerQueries } from "./queries/owners.ts";
+import { ownerExport, ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
@@ -265,7 +267,11 @@ export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
   { name: "types", routes: [typeRoutes, typeQueries], projections: [tenantTypesProjection] },
-  { name: "owners", routes: [ownerRoutes, ownerQueries], projections: [ownersProjection] },
+  {
+    name: "owners",
+    routes: [ownerRoutes, ownerQueries, ownerEraseRoute, ownerExport],
+    projections: [ownersProjection],
+  },
   { name: "estates", routes: [estateRoutes, estateQueries], projections: [estatesProjection] },
   { name: "rooms", routes: [roomRoutes, roomQueries], projections: [roomsProjection] },
   {
@@ -301,7 +307,11 @@ export const areas: Area[] = [
     routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
     projections: [leasePdfsProjection],
   },
-  { name: "contacts", routes: [contactRoutes, contactQueries], projections: [contactsProjection] },
+  {
+    name: "contacts",
+    routes: [contactRoutes, contactQueries, contactEraseRoute, contactExport],
+    projections: [contactsProjection],
+  },
   // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
   { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
   // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.

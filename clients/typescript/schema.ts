@@ -886,6 +886,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/owners/{owner_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an owner's personal data for good (GDPR art. 17); 422 while a retention applies (an estate owned, a lease in progress on its estates)
+         * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postOwnersByOwnerIdErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held about the owner, as JSON (GDPR art. 15 access and art. 20 portability)
+         * @description Needs a tenant API key with the PropertiesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getOwnersByOwnerIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/places/{place_id}/estates": {
         parameters: {
             query?: never;
@@ -2138,6 +2178,46 @@ export interface paths {
          *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
          */
         get: operations["getContactsByContactIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contact_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact's personal data for good (GDPR art. 17)
+         * @description Needs a tenant API key with the SettingsWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postContactsByContactIdErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contact_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held about the contact, as JSON (GDPR art. 15 access and art. 20 portability)
+         * @description Needs a tenant API key with the SettingsRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getContactsByContactIdExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5382,6 +5462,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
+            erased_at: string | null;
         };
         Media: {
             /**
@@ -6114,6 +6196,26 @@ export interface components {
                 }[];
             }[];
         };
+        PersonalDataErasure: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description When the personal data was erased (ISO 8601 UTC) */
+            erased_at: string;
+            /** @description The retentions checked, each a verdict of the law */
+            retention: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
         /** @description A checkout session opened at the payment provider */
         CreditCheckoutSession: {
             /** @description The provider's checkout session id */
@@ -6384,7 +6486,7 @@ export interface components {
             first_name: string | null;
             last_name: string | null;
             legal_name: string | null;
-            email: string;
+            email: string | null;
             phone: string | null;
             address_street: string | null;
             address_postal_code: string | null;
@@ -6399,6 +6501,40 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
+            erased_at: string | null;
+        };
+        /** @description Everything held about the owner (GDPR art. 15 and 20) */
+        OwnerExport: {
+            /** Format: date-time */
+            exported_at: string;
+            subject: {
+                /** @constant */
+                type: "owner";
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+            };
+            /** @description The owner as the API shows it; null once deleted */
+            owner: components["schemas"]["Owner"] | null;
+            /** @description The estates it owns (owned) or owned before their last transfer */
+            estates: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                place_id: string;
+                name: string;
+                owned: boolean;
+            }[];
+            history: components["schemas"]["HistoryEvent"][];
         };
         LeaseInventory: {
             /**
@@ -6640,23 +6776,6 @@ export interface components {
                 entries: unknown[];
             }[];
             history: components["schemas"]["HistoryEvent"][];
-        };
-        PersonalDataErasure: {
-            /** Format: uuid */
-            id: string;
-            /** @description When the personal data was erased (ISO 8601 UTC) */
-            erased_at: string;
-            /** @description The retentions checked, each a verdict of the law */
-            retention: {
-                rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-                message: string;
-                legal_reference: string;
-                details: {
-                    [key: string]: unknown;
-                };
-            }[];
         };
         MessageRecipient: {
             email: string;
@@ -7121,6 +7240,23 @@ export interface components {
             updated_at: string;
             /** @description whsec_ and 24 random bytes in base64: shown in this answer only, keep it to verify signatures */
             secret: string;
+        };
+        /** @description Everything held about the contact (GDPR art. 15 and 20) */
+        ContactExport: {
+            /** Format: date-time */
+            exported_at: string;
+            subject: {
+                /** @constant */
+                type: "contact";
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+            };
+            /** @description The contact as the API shows it; null once deleted */
+            contact: components["schemas"]["Contact"] | null;
+            history: components["schemas"]["HistoryEvent"][];
         };
         /** @description A package of credits one can buy */
         CreditPackage: {
@@ -9907,6 +10043,80 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOwnersByOwnerIdErase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the data is erased (the data subject's request, end of retention, ...): kept in the audit */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalDataErasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOwnersByOwnerIdExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];
@@ -13839,6 +14049,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postContactsByContactIdErase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the data is erased (the data subject's request, end of retention, ...): kept in the audit */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalDataErasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getContactsByContactIdExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactExport"];
                 };
             };
             400: components["responses"]["BadRequest"];

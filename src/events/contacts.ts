@@ -7,6 +7,7 @@ import {
   type ResourceEvent,
   type ResourceFields,
 } from "../platform/resource/resource.ts";
+import { PARTY_PERSONAL_FIELDS } from "./personalData.ts";
 
 /** The tenant's third parties (DESIGN.md §7.2). Stream `contact-<uuid>`. */
 
@@ -37,6 +38,12 @@ export const contactResource = defineResource({
   commands: { create: "CreateContact", update: "UpdateContact", delete: "DeleteContact" },
   filters: contactSearch(z.enum(contactCategories)),
   invalidBodyMessage: "Invalid contact data",
+  // Erase and export (docs/personal-data.md); the fields are those the codec encrypts.
+  personalData: {
+    fields: PARTY_PERSONAL_FIELDS,
+    erased: "ContactPersonalDataErased",
+    erase: "EraseContactPersonalData",
+  },
   history: true,
 });
 

@@ -14,6 +14,7 @@ import {
   type ResourceEvent,
   type ResourceFields,
 } from "../platform/resource/resource.ts";
+import { PARTY_PERSONAL_FIELDS } from "./personalData.ts";
 
 /** Owners of estates (individuals or companies). Stream `owner-<uuid>`. */
 
@@ -43,6 +44,12 @@ export const ownerResource = defineResource({
   filters: contactSearch(z.enum(ownerCategories)),
   summaries: { delete: "Delete an owner (refused while owning estates)" },
   invalidBodyMessage: "Invalid owner data",
+  // Erase and export (docs/personal-data.md); the fields are those the codec encrypts.
+  personalData: {
+    fields: PARTY_PERSONAL_FIELDS,
+    erased: "OwnerPersonalDataErased",
+    erase: "EraseOwnerPersonalData",
+  },
 });
 
 export type OwnerFields = ResourceFields<typeof ownerResource>;

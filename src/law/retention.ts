@@ -102,3 +102,69 @@ export function lesseeErasureVerdicts(facts: ErasureFacts, today: string): Verdi
 /** The first verdict that holds the erasure back, or null. */
 export const retentionThatApplies = (verdicts: readonly Verdict[]) =>
   verdicts.find((v) => v.status === "FAIL") ?? null;
+
+export interface OwnerErasureFacts {
+  /** Estates the owner owns now (estates read model). */
+  estate_count: number;
+  /** Leases not over (DRAFT … FINALISATION) on those estates. */
+  active_lease_count: number;
+}
+
+/**
+ * An owner's retentions (docs/personal-data.md): held while it owns an estate or one of its
+ * estates has a lease in progress (the management of the estate and the lease need the owner:
+ * RGPD art. 6(1)(b), 17(1)(a)). Its accounting records stay 10 years without the erased fields.
+ */
+export function ownerErasureVerdicts(facts: OwnerErasureFacts): Verdict[] {
+  const { estate_count, active_lease_count } = facts;
+  return [
+    estate_count > 0
+      ? verdict(
+          "ESTATES_OWNED",
+          "FAIL",
+          `The owner owns ${estate_count} estate(s): their data is needed to manage them (RGPD art. 6(1)(b), art. 17(1)(a)); transfer or delete the estates first`,
+          `${RGPD_17}(1)(a); art. 6(1)(b)`,
+          { estate_count },
+        )
+      : verdict("ESTATES_OWNED", "PASS", "Owns no estate", `${RGPD_17}(1)(a)`, { estate_count: 0 }),
+    active_lease_count > 0
+      ? verdict(
+          "ACTIVE_LEASE",
+          "FAIL",
+          `The owner is the lessor of ${active_lease_count} lease(s) not over: their data is needed to perform the lease (RGPD art. 6(1)(b), art. 17(1)(a))`,
+          `${RGPD_17}(1)(a); art. 6(1)(b)`,
+          { active_lease_count },
+        )
+      : verdict("ACTIVE_LEASE", "PASS", "No lease in progress on its estates", `${RGPD_17}(1)(a)`, {
+          active_lease_count: 0,
+        }),
+    accountingRecords(),
+  ];
+}
+
+/**
+ * A contact's retentions: none found in the law for a third party's contact details (a
+ * tradesperson, an insurer, a syndic, an agency, a notary); the accounting records naming it
+ * as a provider hold its id only. Erasure goes ahead (docs/personal-data.md).
+ */
+export function contactErasureVerdicts(): Verdict[] {
+  return [
+    verdict(
+      "CONTRACT_IN_PROGRESS",
+      "NOT_APPLICABLE",
+      "No contract with a contact is recorded here: its data serves to reach it, which erasure ends (RGPD art. 17(1)(a))",
+      `${RGPD_17}(1)(a)`,
+    ),
+    accountingRecords(),
+  ];
+}
+
+/** Accounting documents are kept, without the erased fields: they do not hold an erasure back. */
+const accountingRecords = () =>
+  verdict(
+    "ACCOUNTING_RECORDS",
+    "NOT_APPLICABLE",
+    "Accounting documents are kept 10 years without the erased fields (amounts, dates and ids stay)",
+    CODE_COMMERCE_L123_22,
+    { retention_years: ACCOUNTING_YEARS },
+  );

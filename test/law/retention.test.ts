@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { addYears, lesseeErasureVerdicts, retentionThatApplies } from "../../src/law/retention.ts";
+import {
+  addYears,
+  contactErasureVerdicts,
+  lesseeErasureVerdicts,
+  ownerErasureVerdicts,
+  retentionThatApplies,
+} from "../../src/law/retention.ts";
 
 /**
  * Erasure against the retentions (RGPD art. 17(3)(b)(e)): a lease in progress, an unpaid balance,
@@ -47,5 +53,35 @@ describe("lessee erasure retentions", () => {
   it("adds years, 29 February to 28 February", () => {
     expect(addYears("2024-02-29", 3)).toBe("2027-02-28");
     expect(addYears("2022-09-01", 3)).toBe("2025-09-01");
+  });
+});
+
+describe("owner and contact erasure retentions", () => {
+  const owner = (estate_count: number, active_lease_count: number) =>
+    ownerErasureVerdicts({ estate_count, active_lease_count });
+
+  it("an owner owning an estate, or lessor of a lease in progress, is held back; else free", () => {
+    expect(retentionThatApplies(owner(1, 0))?.rule).toBe("ESTATES_OWNED");
+    expect(retentionThatApplies(owner(0, 1))?.rule).toBe("ACTIVE_LEASE");
+    expect(
+      owner(2, 1)
+        .filter((v) => v.status === "FAIL")
+        .map((v) => v.rule),
+    ).toEqual(["ESTATES_OWNED", "ACTIVE_LEASE"]);
+    expect(retentionThatApplies(owner(0, 0))).toBeNull();
+  });
+
+  it("a contact is never held back; accounting (L123-22) is cited, not applied", () => {
+    expect(retentionThatApplies(contactErasureVerdicts())).toBeNull();
+    for (const verdicts of [owner(0, 0), contactErasureVerdicts()])
+      expect(verdicts.find((v) => v.rule === "ACCOUNTING_RECORDS")).toMatchObject({
+        status: "NOT_APPLICABLE",
+        legal_reference: "Code de commerce, art. L123-22",
+      });
+  });
+
+  it("every verdict cites its article", () => {
+    for (const v of [...owner(3, 2), ...owner(0, 0), ...contactErasureVerdicts()])
+      expect(v.legal_reference).toMatch(/RGPD|Code de commerce/);
   });
 });

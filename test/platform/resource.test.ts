@@ -34,7 +34,10 @@ describe("a resource declaration", () => {
     expect(roomResource.ddl).toContain("floor integer,");
     expect(roomResource.ddl).toContain("rooms_estate ON rooms (tenant_id, estate_id, created_at, id)");
     expect(ownerResource.ddl).toContain("custom_fields jsonb,");
-    expect(ownerResource.ddl).toContain("email text NOT NULL,");
+    expect(ownerResource.ddl).toContain("category text NOT NULL,");
+    // Personal fields may read null once erased, required or not (docs/personal-data.md).
+    expect(ownerResource.ddl).toContain("email text,\n");
+    expect(ownerResource.ddl).toContain("erased_at text,\n");
     expect(roomResource.columns).toEqual([
       "tenant_id",
       "id",
@@ -95,6 +98,74 @@ describe("a resource's decider", () => {
   });
 });
 
+describe("a resource's personal data", () => {
+  const gadgets = defineResource({
+    ...declaration,
+    name: "gadget",
+    stream: (id: string) => `gadget-${id}`,
+    label: "Gadget",
+    table: "gadgets",
+    fields: { name: text(10), email: text(50), note: text(10).nullish() },
+    events: { created: "GadgetCreated", updated: "GadgetUpdated", deleted: "GadgetDeleted" },
+    commands: { create: "CreateGadget", update: "UpdateGadget", delete: "DeleteGadget" },
+    personalData: { fields: ["email", "note", "phone"], erased: "GadgetErased", erase: "EraseGadget" },
+  });
+  const decider = resourceDecider(gadgets);
+  const { given } = deciderSpec(decider);
+  const gadget_id = randomUUID();
+  const created = { type: "GadgetCreated", data: { gadget_id, name: "A", email: "a@b.fr", note: "n" } };
+  const pass = { rule: "R", status: "PASS", message: "ok", legal_reference: "L", details: {} } as const;
+  const erase = (retention: object[] = [pass]) =>
+    ({
+      type: "EraseGadget",
+      gadget_id,
+      reason: "asked",
+      erased_by: "k",
+      now: "2026-11-26T00:00:00.000Z",
+      retention,
+    }) as never;
+  const erased = {
+    type: "GadgetErased",
+    data: {
+      gadget_id,
+      erased_at: "2026-11-26T00:00:00.000Z",
+      erased_by: "k",
+      reason: "asked",
+      retention: [{ rule: "R", status: "PASS", legal_reference: "L" }],
+    },
+  };
+
+  it("keeps the declared fields it has; they may read null in the body; erased_at added", () => {
+    expect(gadgets.erasedFields).toEqual(["email", "note"]);
+    expect(gadgets.body.shape.email.safeParse(null).success).toBe(true);
+    expect(gadgets.body.shape.name.safeParse(null).success).toBe(false);
+    expect(gadgets.responseColumns.at(-1)).toBe("erased_at");
+    expect(gadgets.eventTypes).toContain("GadgetErased");
+  });
+
+  it("erases once (a repeat decides nothing), refuses while a retention FAILs, then refuses updates", () => {
+    given([created as never])
+      .when(erase())
+      .then([erased as never]);
+    given([created, erased] as never[])
+      .when(erase())
+      .then([]);
+    const fail = { ...pass, rule: "HELD", status: "FAIL", message: "held by law" };
+    given([created as never])
+      .when(erase([pass, fail]))
+      .thenRefuses(422, "held by law", ["retention"]);
+    given([]).when(erase()).thenRefuses(404);
+    given([created, erased] as never[])
+      .when({ type: "UpdateGadget", gadget_id, input: { name: "B" } } as never)
+      .thenRefuses(409, `Gadget ${gadget_id} was erased (GDPR art. 17)`);
+    const state = given([created, erased] as never[]).state;
+    expect(state).toMatchObject({
+      erased_at: erased.data.erased_at,
+      fields: { name: "A", email: null, note: null },
+    });
+  });
+});
+
 describe.each(databaseKinds)("a resource's projection on %s", (kind) => {
   let spec: Awaited<ReturnType<typeof projectionSpec>>;
   beforeAll(async () => {
@@ -131,5 +202,35 @@ describe.each(databaseKinds)("a resource's projection on %s", (kind) => {
     });
     expect(new Date(row.updated_at).getTime()).toBeGreaterThan(new Date(row.created_at).getTime());
     expect(await t.rows("owners")).toEqual([]);
+  });
+
+  it("erases a row's personal fields, keeps the others and stamps erased_at", async () => {
+    const owner = randomUUID();
+    const t = await spec.given([
+      on(`owner-${owner}`, {
+        type: "OwnerRegistered",
+        data: { owner_id: owner, category: "company", legal_name: "SCI", email: "a@b.fr", bic: "BNPAFRPP" },
+      }),
+      on(`owner-${owner}`, {
+        type: "OwnerPersonalDataErased",
+        data: {
+          owner_id: owner,
+          erased_at: "2026-11-26T10:00:00.000Z",
+          erased_by: null,
+          reason: "r",
+          retention: [],
+        },
+      }),
+    ]);
+    const [row] = await t.rows("owners");
+    expect(row).toMatchObject({
+      id: owner,
+      category: "company",
+      legal_name: null,
+      email: null,
+      bic: null,
+      erased_at: "2026-11-26T10:00:00.000Z",
+      revision: 1,
+    });
   });
 });

@@ -15,6 +15,7 @@ import { handleCommand, metadataOf, replyAfterProjection } from "../../platform/
 import { answers } from "../../platform/http/responses.ts";
 import { eraseMessagesOf } from "../../platform/outbox/eraseMessages.ts";
 import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
+import { eraseBody, erasureBody } from "../../platform/resource/personalRoutes.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
 import { erasureCandidates, lesseeErasureFacts } from "../../queries/lesseePrivacy.ts";
 import { uuidSchema } from "../../queries/lesseesSchemas.ts";
@@ -27,32 +28,7 @@ import { lesseeEmailsOf } from "./handlers.ts";
  * key destroyed, after which every personal field of its events reads null everywhere.
  */
 
-const eraseBody = z.strictObject({
-  reason: z
-    .string()
-    .trim()
-    .min(1, "Must not be empty")
-    .max(1000, "Must be at most 1000 characters")
-    .describe(
-      "Why the data is erased (the data subject's request, end of retention, ...): kept in the audit",
-    ),
-});
-
-const verdictBody = z.strictObject({
-  rule: z.string(),
-  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-  message: z.string(),
-  legal_reference: z.string(),
-  details: z.record(z.string(), z.unknown()),
-});
-
-const erasedBody = z
-  .strictObject({
-    id: uuidSchema,
-    erased_at: z.string().describe("When the personal data was erased (ISO 8601 UTC)"),
-    retention: z.array(verdictBody).describe("The retentions checked, each a verdict of the law"),
-  })
-  .meta({ id: "PersonalDataErasure" });
+// The body and the answer are the kit's (src/platform/resource/personalRoutes.ts): one shape for every subject.
 
 export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -67,7 +43,7 @@ export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
           "Erase a lessee's personal data for good (GDPR art. 17); 422 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)",
         params: z.strictObject({ id: uuidSchema }),
         body: eraseBody,
-        response: answers(erasedBody),
+        response: answers(erasureBody),
       },
       config: { access: "LesseeDelete", invalidBodyMessage: "Invalid erasure request" },
     },

@@ -1,5 +1,12 @@
 import { changedFields, type Decider } from "../decider.ts";
-import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../errors.ts";
+import {
+  conflict,
+  type ErrorDetail,
+  fieldError,
+  notFound,
+  unprocessable,
+  validationError,
+} from "../errors.ts";
 import type {
   CreateInput,
   Resource,
@@ -39,7 +46,13 @@ export type ResourceCommand<R extends Resource, X extends Facts = Facts> =
 
 export type ResourceState<R extends Resource> =
   | { status: "absent" }
-  | { status: "active" | "deleted"; fields: ResourceFields<R>; parent_id: string | null };
+  | {
+      status: "active" | "deleted";
+      fields: ResourceFields<R>;
+      parent_id: string | null;
+      /** Set once its personal data was erased (`personalData` resources). */
+      erased_at?: string;
+    };
 
 /** The area's own rules, on top of the kit's (exists, not twice, parent never changes). */
 export interface Rules<R extends Resource, X extends Facts> {
@@ -105,6 +118,7 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
 
     evolve(state, e) {
       const data = e.data as Loose;
+      if (e.type === resource.personalData?.erased) return evolveErasure(resource, state, data);
       switch (e.type) {
         case events.created: {
           const fields = Object.fromEntries(resource.fieldNames.map((f) => [f, data[f]])) as Fields;
@@ -123,6 +137,8 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
 
     decide(command, state) {
       const c = command as unknown as Loose;
+      if (c.type === resource.personalData?.erase)
+        return decideErasure(resource, state, c as unknown as EraseCommand) as ResourceEvent<R>[];
       switch (command.type) {
         case commands.create: {
           rules.creatable?.(command as CreateCommand<R, X>, state);
@@ -138,6 +154,7 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
         }
         case commands.update: {
           const current = active(state, c);
+          if (current.erased_at) throw conflict(`${label} ${c[idKey]} was erased (GDPR art. 17)`);
           const input = c.input as Loose;
           const changes = changedFields(current.fields, input as Partial<Fields>, fieldNames);
           const merged = { ...current.fields, ...changes };
@@ -160,4 +177,78 @@ export function resourceDecider<R extends Resource, X extends Facts = Facts>(
       }
     },
   };
+}
+
+/** A verdict of a retention (src/law/verdict.ts, by its shape: the platform imports no law). */
+export interface RetentionVerdict {
+  rule: string;
+  status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+  message: string;
+  legal_reference: string;
+  details: Record<string, unknown>;
+}
+
+/** Erase the personal data of a `personalData` resource (GDPR art. 17): the route judged the retentions. */
+export interface EraseCommand {
+  type: string;
+  reason: string;
+  /** The API key or user id erasing. */
+  erased_by: string | null;
+  now: string;
+  retention: RetentionVerdict[];
+  [key: string]: unknown;
+}
+
+/** The erasure event's data: keys, who, when, why and the retentions checked (the audit). */
+export interface ErasedData {
+  erased_at: string;
+  erased_by: string | null;
+  reason: string;
+  retention: { rule: string; status: string; legal_reference: string }[];
+}
+
+/**
+ * Absent: 404; erased already: nothing (a repeat is a no-op); a retention FAILs: 422 naming each;
+ * else the erasure event, also for a deleted resource (its events still hold the data).
+ */
+export function decideErasure<R extends Resource>(
+  resource: R,
+  state: ResourceState<R>,
+  command: EraseCommand,
+): { type: string; data: Loose }[] {
+  const { idKey, parentKey, label, personalData } = resource;
+  const id = String(command[idKey]);
+  if (!personalData || state.status === "absent") throw notFound(label, id);
+  if (parentKey && state.parent_id !== command[parentKey])
+    throw notUnderParent(resource, id, String(command[parentKey]));
+  if (state.erased_at) return [];
+  const held = command.retention.filter((v) => v.status === "FAIL");
+  if (held.length > 0)
+    throw unprocessable(
+      held.map((v) => v.message).join("; "),
+      held.map((v) => ({ field: "retention", message: `${v.rule}: ${v.legal_reference}` })),
+    );
+  const keys = parentKey ? { [idKey]: id, [parentKey]: command[parentKey] } : { [idKey]: id };
+  const data: ErasedData = {
+    erased_at: command.now,
+    erased_by: command.erased_by,
+    reason: command.reason,
+    retention: command.retention.map(({ rule, status, legal_reference }) => ({
+      rule,
+      status,
+      legal_reference,
+    })),
+  };
+  return [{ type: personalData.erased, data: { ...keys, ...data } }];
+}
+
+/** Its erased fields null from the erasure on (they read null in the log too, the key being gone). */
+export function evolveErasure<R extends Resource>(
+  resource: R,
+  state: ResourceState<R>,
+  data: Loose,
+): ResourceState<R> {
+  if (state.status === "absent") return state;
+  const nulls = Object.fromEntries(resource.erasedFields.map((f) => [f, null]));
+  return { ...state, fields: { ...state.fields, ...nulls }, erased_at: String(data.erased_at) };
 }

@@ -23,6 +23,7 @@ export function resourceProjection<R extends Resource>(resource: R): RowProjecti
     evolve(row: Row | null, event: RecordedEvent<ResourceEvent<R>>): Row | null {
       const stamp = { revision: Number(event.stream_revision), updated_at: event.metadata.occurred_at };
       const { [idKey]: _, ...data } = event.data as Record<string, unknown>;
+      if (event.type === resource.personalData?.erased) return row && erasedRow(resource, row, data, stamp);
       switch (event.type) {
         case events.created:
           return { ...data, created_at: event.metadata.occurred_at, ...stamp };
@@ -35,6 +36,12 @@ export function resourceProjection<R extends Resource>(resource: R): RowProjecti
       }
     },
   });
+}
+
+/** The row once its personal data was erased: those fields null, `erased_at` set; the others stay. */
+function erasedRow(resource: Resource, row: Row, data: Record<string, unknown>, stamp: Row): Row {
+  const nulls = Object.fromEntries(resource.erasedFields.map((f) => [f, null]));
+  return { ...row, ...nulls, erased_at: data.erased_at, ...stamp };
 }
 
 /**

@@ -92,6 +92,21 @@ export interface Declaration<
   hidden?: (keyof S & string)[];
   /** The standard routes mounted (default all): others are the area's own (media's upload). */
   routes?: Route[];
+  /**
+   * Personal data (docs/personal-data.md): the fields erased with the subject's key (those of the
+   * list the resource has), the erasure's event and command names. Adds `erased_at` to the read
+   * model and the body, the erase and export routes (personalRoutes.ts).
+   */
+  personalData?: PersonalData;
+}
+
+/** A resource's personal data: see `Declaration.personalData`. */
+export interface PersonalData {
+  fields: readonly string[];
+  /** Event type name of the erasure (the log holds it: never changes). */
+  erased: string;
+  /** Command type name of the erasure. */
+  erase: string;
 }
 
 /** The fields as events and state carry them: every field present, unset ones null. */
@@ -131,6 +146,8 @@ export interface Resource<
   ddl: string;
   /** Derived from the table and the events: a change rebuilds the read model. */
   version: number;
+  /** The personal fields erased with the subject's key (empty without `personalData`). */
+  erasedFields: (keyof S & string)[];
   /** Types only (never set): what the helpers below read. */
   "~types"?: {
     fields: FieldsOf<S>;
@@ -215,6 +232,7 @@ export function defineResource<
   const hidden = new Set<string>(declaration.hidden ?? []);
   const shownFields = fieldNames.filter((f) => !hidden.has(f));
   const shownShape = Object.fromEntries(Object.entries(createSchema.shape).filter(([f]) => !hidden.has(f)));
+  const erasedFields = erasedFieldsOf(declaration.personalData, fieldNames);
   const body = z
     .strictObject({
       id: uuid(),
@@ -222,9 +240,11 @@ export function defineResource<
       ...rowShape(shownShape),
       ...(declaration.catalog ? { scope: z.enum(["global", "tenant"]) } : {}),
       ...Object.fromEntries(shownTimestamps.map((t) => [t, timestamp])),
+      ...erasureShape(createSchema.shape, erasedFields),
     })
     .meta({ id: label });
   const keys = parentKey ? [parentKey] : [];
+  const erasure = declaration.personalData ? ["erased_at"] : [];
   const columns = [
     "tenant_id",
     "id",
@@ -234,13 +254,16 @@ export function defineResource<
     "revision",
     "created_at",
     "updated_at",
+    ...erasure,
   ];
   const sqlTypes = declaration.sqlTypes as Record<string, string> | undefined;
   const sqlTypeOfField = (f: keyof S & string) => sqlTypes?.[f] ?? sqlTypeOf(fields[f] as z.ZodType);
   const columnDdl = fieldNames.map((f) => {
     const schema = fields[f] as z.ZodType;
-    return `  ${f} ${sqlTypeOfField(f)}${unwrap(schema).optional ? "" : " NOT NULL"},`;
+    return `  ${f} ${sqlTypeOfField(f)}${unwrap(schema).optional || erasedFields.includes(f) ? "" : " NOT NULL"},`;
   });
+  // ISO 8601 as the erasure event has it (text: read as is by GET one and the list).
+  if (declaration.personalData) columnDdl.push("  erased_at text,");
   const index = parentKey
     ? `CREATE INDEX ${table}_${parent} ON ${table} (tenant_id, ${parentKey}, created_at, id);`
     : `CREATE INDEX ${table}_tenant_order ON ${table} (tenant_id, created_at, id);`;
@@ -267,6 +290,7 @@ CREATE TABLE ${table}_counts (
 CREATE INDEX ${table}_counts_parent ON ${table}_counts (tenant_id, parent_id);
 ${tenantPolicy(`${table}_counts`)}`;
   const eventTypes = [declaration.events.created, declaration.events.updated, declaration.events.deleted];
+  if (declaration.personalData) eventTypes.push(declaration.personalData.erased as E[keyof EventNames]);
   const hash = createHash("sha256")
     .update(`kit 1\n${ddl}\n${eventTypes.join(",")}`)
     .digest("hex");
@@ -297,11 +321,27 @@ ${tenantPolicy(`${table}_counts`)}`;
       ...shownFields,
       ...(declaration.catalog ? ["scope"] : []),
       ...shownTimestamps,
+      ...erasure,
     ],
     numericColumns: fieldNames.filter((f) => sqlTypeOfField(f).startsWith("numeric")),
     ddl,
     version: Number.parseInt(hash.slice(0, 7), 16),
+    erasedFields,
   };
+}
+
+const erasedFieldsOf = <F extends string>(personal: PersonalData | undefined, fieldNames: F[]): F[] =>
+  personal ? fieldNames.filter((f) => personal.fields.includes(f)) : [];
+
+/** The body's changes for a resource with personal data: its erased fields may read null, `erased_at`. */
+function erasureShape(shape: Shape, erasedFields: readonly string[]): Shape {
+  if (erasedFields.length === 0) return {};
+  const out: Shape = {};
+  for (const f of erasedFields) if (!unwrap(shape[f]).optional) out[f] = shape[f].nullable();
+  out.erased_at = timestamp
+    .nullable()
+    .describe("When the personal data was erased (GDPR art. 17): its personal fields are then null");
+  return out;
 }
 
 /**
