@@ -33,7 +33,7 @@ import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
 import type { Found } from "../platform/http/replyWithResource.ts";
-import { answers } from "../platform/http/responses.ts";
+import { answers, verdictBody } from "../platform/http/responses.ts";
 import { isoDate, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { resourceQueryRoutes } from "../platform/resource/routes.ts";
@@ -85,14 +85,6 @@ export const distributionKeyBody = z
 export const chargeFreezeBody = z
   .strictObject({ id: uuid(), place_id: uuid(), from: isoDate, to: isoDate, created_at: z.iso.datetime() })
   .meta({ id: "ChargeFreeze" });
-
-const verdictBody = z.strictObject({
-  rule: z.string(),
-  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-  message: z.string(),
-  legal_reference: z.string(),
-  details: z.record(z.string(), z.unknown()),
-});
 
 export const regularisationBody = z
   .strictObject({

@@ -8,7 +8,7 @@ import { notFound, validationError } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
-import { answers, timestamp } from "../platform/http/responses.ts";
+import { answers, timestamp, verdictBody } from "../platform/http/responses.ts";
 import { isoDate, uuid } from "../platform/http/schemas.ts";
 import { readEstate } from "./estates.ts";
 import { requirePlace } from "./places.ts";
@@ -200,15 +200,7 @@ const readingsQuery = z.strictObject({
   anomaly: z.enum(["true", "false"]).optional(),
 });
 const periodQuery = z.strictObject({ from: isoDate, to: isoDate });
-const verdictBody = z
-  .strictObject({
-    rule: z.string(),
-    status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-    message: z.string(),
-    legal_reference: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "MeterVerdict" });
+const meterVerdictBody = verdictBody.meta({ id: "MeterVerdict" });
 
 async function listMeters(
   sql: Sql,
@@ -374,7 +366,7 @@ export async function meterQueryRoutes(app: FastifyInstance): Promise<void> {
           "Whether the sub-meters consumed more than this meter over a period (readings dated in (from, to])",
         params: meterParams,
         querystring: periodQuery,
-        response: answers(verdictBody),
+        response: answers(meterVerdictBody),
       },
       config: read,
     },

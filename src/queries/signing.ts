@@ -17,7 +17,7 @@ import { notFound } from "../platform/errors.ts";
 import { iso, isoDay } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
-import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
+import { answers, fileBytes, timestamp, verdictBody } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { sha256Of } from "../platform/pdf/renderCache.ts";
 import { renderPdf } from "../platform/pdf/renderPdf.ts";
@@ -75,13 +75,6 @@ export const annexBody = z
   .meta({ id: "LeaseAnnex", description: "An annex attached to a lease" });
 
 const problem = z.strictObject({ code: annexCode, reason: z.string(), legal_reference: z.string() });
-const verdictBody = z.strictObject({
-  rule: z.string(),
-  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-  message: z.string(),
-  legal_reference: z.string(),
-  details: z.record(z.string(), z.unknown()),
-});
 
 export const complianceBody = z
   .strictObject({

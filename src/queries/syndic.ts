@@ -10,7 +10,7 @@ import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { setEtag } from "../platform/http/etag.ts";
 import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
-import { answers, timestamp } from "../platform/http/responses.ts";
+import { answers, timestamp, verdictBody } from "../platform/http/responses.ts";
 import { isoDate, uuid } from "../platform/http/schemas.ts";
 import { requirePlace } from "./places.ts";
 
@@ -18,14 +18,6 @@ import { requirePlace } from "./places.ts";
 
 const tags = ["Syndic"];
 const read = { access: "FinanceRead" as const };
-
-const verdictBody = z.strictObject({
-  rule: z.string(),
-  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-  message: z.string(),
-  legal_reference: z.string(),
-  details: z.record(z.string(), z.unknown()),
-});
 
 export const syndicBudgetBody = z
   .strictObject({

@@ -105,3 +105,12 @@ export function rowShape<S extends z.ZodRawShape>(shape: S): Present<S> {
   }
   return out as Present<S>;
 }
+
+/** A verdict of the law (src/law/verdict.ts) as the answers show it. */
+export const verdictBody = z.strictObject({
+  rule: z.string(),
+  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
+  message: z.string(),
+  legal_reference: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});

@@ -4,7 +4,7 @@ import { type Decider, fold } from "../decider.ts";
 import { notFound } from "../errors.ts";
 import { tenantOf } from "../http/auth.ts";
 import { handleCommand, metadataOf, readHistory, replyAfterProjection } from "../http/handleCommand.ts";
-import { answers, historyBody, timestamp } from "../http/responses.ts";
+import { answers, historyBody, timestamp, verdictBody } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
 import { eraseMessagesOf } from "../outbox/eraseMessages.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
@@ -27,14 +27,6 @@ export const eraseBody = z.strictObject({
     .describe(
       "Why the data is erased (the data subject's request, end of retention, ...): kept in the audit",
     ),
-});
-
-const verdictBody = z.strictObject({
-  rule: z.string(),
-  status: z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]),
-  message: z.string(),
-  legal_reference: z.string(),
-  details: z.record(z.string(), z.unknown()),
 });
 
 export const erasureBody = z
