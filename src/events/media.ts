@@ -1,19 +1,11 @@
 import { z } from "zod";
 import { MEDIA_CONTENT_TYPES } from "../platform/blobs/uploads.ts";
-import { defineResource, type ResourceEvent, type ResourceFields } from "../platform/resource/resource.ts";
+import { defineResource, type ResourceFields } from "../platform/resource/resource.ts";
 
-export { MEDIA_CONTENT_TYPES, type MediaContentType } from "../platform/blobs/uploads.ts";
-
-export const mediaStream = (id: string) => `media-${id}`;
-
-/**
- * Uploaded files (DESIGN.md §7): stream `media-<uuid>`, one `MediaUploaded` each. Created only by
- * the multipart upload (src/commands/media/routes.ts), never changed; the bytes are in the blob
- * store under `blob_key`, which no answer shows (the store is a port: the key is opaque).
- */
+/** Uploaded files (DESIGN.md §7), never changed; the bytes are in the blob store under `blob_key` (hidden). */
 export const mediaResource = defineResource({
   name: "media",
-  stream: mediaStream,
+  stream: (id) => `media-${id}`,
   label: "Media",
   table: "media",
   path: "/api/media",
@@ -28,11 +20,13 @@ export const mediaResource = defineResource({
   },
   hidden: ["blob_key"],
   timestamps: ["created_at"],
-  routes: ["get"],
-  summaries: { get: "Get a media's metadata (its bytes are at /api/media/{media_id}/file)" },
+  routes: ["create", "get"],
+  summaries: {
+    create: "Upload a file (multipart/form-data, field `file`): PDF, JPEG, PNG, GIF or WebP, at most 20 MiB",
+    get: "Get a media's metadata (its bytes are at /api/media/{media_id}/file)",
+  },
   events: { created: "MediaUploaded", updated: "MediaChanged", deleted: "MediaDeleted" },
   commands: { create: "RecordMediaUpload", update: "ChangeMedia", delete: "DeleteMedia" },
 });
 
 export type MediaMetadata = ResourceFields<typeof mediaResource>;
-export type MediaEvent = ResourceEvent<typeof mediaResource>;

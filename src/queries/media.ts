@@ -11,8 +11,6 @@ import type { Row } from "../platform/projections/projection.ts";
 import { resourceRecorded } from "../platform/resource/read.ts";
 import { resourceQueryRoutes } from "../platform/resource/routes.ts";
 
-/** GET routes of the Media area: metadata from the `media` read model (the kit), bytes from the blob store. */
-
 /** A media's row with its hidden `blob_key`, for the areas that read its bytes. */
 export async function findMediaRow(sql: Sql, tenantId: string, mediaId: string): Promise<Row | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -31,7 +29,7 @@ export function contentDisposition(kind: "attachment" | "inline", filename: stri
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
-/** GET /api/media/{media_id} (the kit). */
+/** GET /api/media/{media_id}: the metadata, from the `media` read model (the kit). */
 export const mediaQueries = resourceQueryRoutes(mediaResource);
 
 /** GET /api/media/{media_id}/file: the bytes, from the blob store. */
@@ -51,9 +49,8 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { media_id: mediaId } = request.params as { media_id: string };
       const row = await findMediaRow(sql, tenantOf(request), mediaId);
-      if (!row) throw notFound("Media", mediaId);
-      const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
-      if (!blob) throw notFound("Media", mediaId);
+      const blob = row && (await blobStoreFor(sql).getBlob(String(row.blob_key)));
+      if (!row || !blob) throw notFound("Media", mediaId);
       return reply
         .header("content-type", String(row.content_type))
         .header("content-length", String(blob.bytes.byteLength))

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Decider } from "../decider.ts";
 import { notFound } from "../errors.ts";
@@ -56,6 +56,20 @@ export interface CommandRouteOptions<R extends Resource, X extends Facts> {
     update?: (request: FastifyRequest, c: Context & { input: UpdateInput<R> }) => Promise<Extra<X, "update">>;
     delete?: (request: FastifyRequest, c: Context) => Promise<Extra<X, "delete">>;
   };
+  /**
+   * A create whose body is not JSON (media's multipart upload): the OpenAPI of its body (`uploadBody`),
+   * and `create` reading the request into the command's input and running `record` with it (null: it
+   * has answered, e.g. an Idempotency-Key replay).
+   */
+  upload?: {
+    body: object;
+    create: <T>(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      id: string,
+      record: (input: CreateInput<R>) => Promise<T>,
+    ) => Promise<T | null>;
+  };
 }
 
 /** POST, PUT and DELETE of a resource. */
@@ -69,15 +83,16 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
   const tags = [resource.tag];
   const bodyConfig = resource.invalidBodyMessage ? { invalidBodyMessage: resource.invalidBodyMessage } : {};
   const facts = options.facts ?? {};
+  const { upload } = options;
 
   return async (app: FastifyInstance) => {
     const { sql } = app.platform;
     /** The command of the request (its type, the path's ids, the body, the facts), run. */
-    const run = async (request: FastifyRequest, id: string, kind: keyof Facts) => {
+    const run = async (request: FastifyRequest, id: string, kind: keyof Facts, body = request.body) => {
       const params = request.params as Params;
       const tenantId = tenantOf(request);
       await options.within?.(request, params);
-      const input = request.body as CreateInput<R> & UpdateInput<R>;
+      const input = body as CreateInput<R> & UpdateInput<R>;
       const parent = parentKey ? { [parentKey]: params[parentKey] } : {};
       const found = (await facts[kind]?.(request, { tenantId, id, params, input })) ?? {};
       const command = { type: commands[kind], [idKey]: id, ...parent, input, ...found };
@@ -105,13 +120,18 @@ export function resourceCommandRoutes<R extends Resource, X extends Facts = Fact
         {
           schema: {
             ...schema("create", path),
-            body: resource.createSchema,
+            ...(upload ? upload.body : { body: resource.createSchema }),
             response: createdAnswers(resource.body),
           },
           config: { access: access.write, ...bodyConfig },
         },
         async (request, reply) => {
-          const { params, ...done } = await run(request, newResourceId(request), "create");
+          const id = newResourceId(request);
+          const ran = upload
+            ? await upload.create(request, reply, id, (input) => run(request, id, "create", input))
+            : await run(request, id, "create");
+          if (!ran) return reply;
+          const { params, ...done } = ran;
           return replyWithResource(request, reply, 201, {
             ...done,
             location: `${fill(path, params)}/${done.id}`,
