@@ -36,6 +36,8 @@ export interface LetterFacts {
   rent_amount: number;
   charges_amount: number;
   landlord: { name: string; address: string };
+  /** The owner whose name the letters print (a data subject of the messages that carry them). */
+  owner_id: string | null;
   lessees: { lessee_id: string; first_name: string; last_name: string; email: string }[];
   estate: { address: string };
 }
@@ -88,6 +90,7 @@ export async function readLetterFacts(
     rent_amount: Number(lease.rent_amount),
     charges_amount: Number(lease.charges_amount ?? 0),
     landlord: ownerOf((row.owner as Row | null) ?? null),
+    owner_id: ((row.owner as Row | null)?.id as string | undefined) ?? null,
     lessees: (row.lessees as LetterFacts["lessees"]) ?? [],
     estate: { address: String(row.estate_address ?? row.estate_name ?? "") },
   };

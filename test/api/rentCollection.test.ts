@@ -268,6 +268,8 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         topic: "rent-reminder",
         to: [expect.objectContaining({ email: expect.any(String) })],
       });
+      // Its lessees (and the owner its letter names; this estate has none): erasing one erases it.
+      expect(queued.data.data_subjects).toEqual([expect.stringMatching(/^lessee-/)]);
       expect(String(queued.data.subject)).toContain("Rappel");
       expect(String(queued.data.text)).toContain("850,00 €");
       expect(String(queued.data.text)).toContain("sans frais");

@@ -20,6 +20,7 @@ const facts: LetterFacts = {
   rent_amount: 800,
   charges_amount: 50,
   landlord: { name: "SCI Les Tilleuls", address: "12 rue des Lilas, 75011 Paris" },
+  owner_id: null,
   lessees: [
     {
       lessee_id: "5b0e7a43-1c1f-4b7e-9d55-2f6f1a4c0c11",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { lesseeStream } from "../../events/lessees.ts";
+import { ownerResource } from "../../events/owners.ts";
 import type { CollectionState, RentReminderSentData } from "../../events/rentCollection.ts";
 import { leaseAccountStream } from "../../events/rentCycle.ts";
 import { DEFAULT_SENDER_EMAIL } from "../../events/settings.ts";
@@ -119,7 +120,10 @@ async function queueReminder(
     ...email,
     topic: "rent-reminder",
     related: { kind: "rent_call", id: reminder.call_id },
-    data_subjects: facts.lessees.map((l) => lesseeStream(l.lessee_id)),
+    data_subjects: [
+      ...facts.lessees.map((l) => lesseeStream(l.lessee_id)),
+      ...(facts.owner_id ? [ownerResource.stream(facts.owner_id)] : []),
+    ],
     correlation_id,
   });
 }
