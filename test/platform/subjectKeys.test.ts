@@ -92,6 +92,32 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
     expect((await second.readStream(`lessee_email-${id}`))[0].data.email).toBe(`${id}@keys.test`);
   });
 
+  it("reads the keys of a batch of events in one statement", async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids)
+      await first.appendToStream(`lessee-${id}`, [registered(tenant, id, `Batch ${id}`)], {
+        expected_revision: "no_stream",
+      });
+    // A third process, cold: counts its key reads.
+    let keyReads = 0;
+    const counting: Sql = {
+      ...sql,
+      query: (text, params, options) => {
+        if (/FROM personal_data_keys/.test(text)) keyReads++;
+        return sql.query(text, params, options);
+      },
+    };
+    const cold = withPersonalData(createPostgresEventStore(counting), personalDataCodecOf({}, counting));
+    try {
+      const all = await cold.readAll();
+      expect(keyReads).toBe(1);
+      const mine = all.filter((e) => (ids as string[]).includes(String(e.data.lessee_id)));
+      expect(mine.map((e) => lastName(e.data))).toEqual(ids.map((id) => `Batch ${id}`));
+    } finally {
+      await cold.close();
+    }
+  });
+
   it("stores no key when the append is refused", async () => {
     const id = randomUUID();
     const stream = `lessee-${id}`;

@@ -176,6 +176,17 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       return out;
     },
     async decode(events) {
+      // A batch (catch-up, a rebuild, a long stream) reads its subjects' keys in one statement.
+      if (events.length > 1) {
+        const subjects: { tenantId: string; subject: string }[] = [];
+        for (const event of events) {
+          const kind = kindOf(event.stream_name);
+          if (!kind || !touches(kind, event.data)) continue;
+          const subject = kind.subject(event.stream_name, event.data);
+          if (subject) subjects.push({ tenantId: event.metadata.tenant_id, subject });
+        }
+        await keyring.preload(subjects);
+      }
       let out: RecordedEvent[] | null = null;
       for (let i = 0; i < events.length; i++) {
         const event = events[i];
