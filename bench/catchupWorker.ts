@@ -1,5 +1,7 @@
 import { createPostgresSql } from "../src/platform/db.ts";
 import { createPostgresEventStore } from "../src/platform/eventstore/postgres/postgresEventStore.ts";
+import { withPersonalData } from "../src/platform/personalData/codec.ts";
+import { personalDataCodecOf } from "../src/platform/personalData/codecOf.ts";
 import { rebuildProjection } from "../src/platform/projections/rebuildProjection.ts";
 import { lesseesProjection } from "../src/projections/lessees.ts";
 import { procMemory } from "./lib/rss.ts";
@@ -9,7 +11,10 @@ import { procMemory } from "./lib/rss.ts";
  * lessees projection over DATABASE_URL's log and prints BENCH_RESULT {events, ms, ...}.
  */
 const sql = createPostgresSql(process.env.DATABASE_URL!);
-const store = createPostgresEventStore(sql);
+// DECRYPT=1: personal fields decrypted on the way, as the service's projector reads them.
+const store = process.env.DECRYPT
+  ? withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql))
+  : createPostgresEventStore(sql);
 try {
   const before = procMemory(process.pid);
   const started = performance.now();

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createPostgresSql } from "../../src/platform/db.ts";
+import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { migrate } from "../../src/platform/migrate.ts";
+import { withPersonalData } from "../../src/platform/personalData/codec.ts";
+import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
 import { runScript } from "../lib/children.ts";
 import { atLeast, atMost, type Context } from "../lib/context.ts";
 import { lesseeRegisteredData } from "../lib/lessees.ts";
@@ -41,12 +44,50 @@ export async function seedLesseeEvents(url: string, from: number, count: number)
   }
 }
 
-async function rebuildOnce(ctx: Context, url: string, label: string, total: number) {
+/**
+ * Appends `count` LesseeRegistered events through the encrypting store, as the service writes them:
+ * each lessee's personal fields sealed with its own new key (docs/personal-data.md).
+ */
+export async function seedSealedLesseeEvents(url: string, count: number): Promise<void> {
+  const sql = createPostgresSql(url, { max: 2 });
+  const store = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+  try {
+    const metadata = {
+      tenant_id: randomUUID(),
+      actor_key_id: null,
+      correlation_id: null,
+      causation_id: null,
+    };
+    for (let start = 0; start < count; start += 500) {
+      const ids = Array.from({ length: Math.min(500, count - start) }, () => randomUUID());
+      await store.appendToStreams!(
+        ids.map((id, i) => ({
+          stream_name: `lessee-${id}`,
+          expected_revision: "no_stream" as const,
+          events: [
+            {
+              event_id: randomUUID(),
+              type: "LesseeRegistered",
+              data: lesseeRegisteredData(id, `sealed-${start + i}@example.test`, start + i),
+              metadata: { ...metadata, occurred_at: new Date().toISOString() },
+            },
+          ],
+        })),
+      );
+    }
+    await sql.query("ANALYZE events");
+  } finally {
+    await store.close();
+    await sql.close();
+  }
+}
+
+async function rebuildOnce(ctx: Context, url: string, label: string, total: number, decrypt = false) {
   let rss: ReturnType<typeof sampleRss> | null = null;
   const result = await runScript(
     "catch-up",
     "bench/catchupWorker.ts",
-    { DATABASE_URL: url },
+    { DATABASE_URL: url, ...(decrypt ? { DECRYPT: "1" } : {}) },
     30 * 60_000,
     (pid) => {
       rss = sampleRss(pid, 100);
@@ -92,6 +133,18 @@ export async function catchupStep(ctx: Context): Promise<void> {
   await seedLesseeEvents(url, 0, 100_000);
   console.log(`  seeded 100000 events in ${Date.now() - t} ms`);
   await rebuildOnce(ctx, url, "100k", 100_000);
+  // The same rebuild over sealed events, decrypted as the service reads them (issue 28's target).
+  const sealedUrl = await ctx.dbs.create("catchup_sealed");
+  const sealedSql = createPostgresSql(sealedUrl, { max: 2 });
+  try {
+    await migrate(sealedSql);
+  } finally {
+    await sealedSql.close();
+  }
+  t = Date.now();
+  await seedSealedLesseeEvents(sealedUrl, 100_000);
+  console.log(`  seeded 100000 sealed events in ${Date.now() - t} ms`);
+  await rebuildOnce(ctx, sealedUrl, "100k decrypted", 100_000, true);
   if (ctx.big) {
     t = Date.now();
     await seedLesseeEvents(url, 100_000, 900_000);
