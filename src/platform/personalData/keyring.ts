@@ -82,8 +82,12 @@ export interface Keyring {
   ): Promise<{ key: Buffer; row: NewSubjectKey | null }>;
   /** The append that carried these new keys committed: they are the subjects' keys now. */
   confirm(rows: readonly NewSubjectKey[]): void;
-  /** Reads the keys of these subjects not held yet in one statement (a batch of events to decode). */
-  preload(subjects: readonly { tenantId: string; subject: string }[]): Promise<void>;
+  /**
+   * Reads the keys of these subjects not held yet in one statement, for a batch of events read
+   * before it: each subject's key, or null when it has none (its events of that batch are plaintext:
+   * a sealed event commits with its key). Keyed by `<tenant>/<subject>`.
+   */
+  preload(subjects: readonly { tenantId: string; subject: string }[]): Promise<Map<string, SubjectKey>>;
   /** The subject's key when this keyring holds it (no database read), else undefined. */
   cachedKey(tenantId: string, subject: string): Buffer | "erased" | undefined;
   /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
@@ -299,19 +303,27 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
         const k = id(s.tenantId, s.subject);
         if (!missing.has(k) && !cached(k)) missing.set(k, s);
       }
-      if (missing.size < 2) return;
+      const found = new Map<string, SubjectKey>();
+      if (missing.size < 2) return found;
       const wanted = [...missing.values()];
       const rows = await sql.query<{ tenant_id: string; subject: string; wrapped_key: Buffer | null }>(
         `SELECT k.tenant_id::text, k.subject, k.wrapped_key FROM personal_data_keys k
           JOIN unnest($1::uuid[], $2::text[]) AS w(t, s) ON k.tenant_id = w.t AND k.subject = w.s`,
         [wanted.map((w) => w.tenantId), wanted.map((w) => w.subject)],
       );
-      // Subjects without a key are not remembered: the next write may create theirs.
-      for (const row of rows)
-        remember(
-          id(row.tenant_id, row.subject),
-          row.wrapped_key ? unwrap(row.tenant_id, row.subject, row.wrapped_key) : "erased",
-        );
+      const kept = new Map(rows.map((r) => [id(r.tenant_id, r.subject), r.wrapped_key]));
+      for (const [k, w] of missing) {
+        const wrapped = kept.get(id(w.tenantId.toLowerCase(), w.subject));
+        if (wrapped === undefined) {
+          found.set(k, null);
+          continue;
+        }
+        const key = wrapped ? unwrap(w.tenantId, w.subject, wrapped) : "erased";
+        found.set(k, key);
+        remember(k, key);
+      }
+      // Subjects without a key are not remembered beyond the batch: the next write may create theirs.
+      return found;
     },
     cachedKey(tenantId, subject) {
       return cached(id(tenantId, subject))?.key ?? undefined;
