@@ -4430,6 +4430,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/deposit/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle the held part of the deposit once the building's accounts are approved (loi n° 89-462 art. 22 al. 5)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postLeasesByLeaseIdDepositBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/deposit/return": {
         parameters: {
             query?: never;
@@ -4998,6 +5018,17 @@ export interface components {
              * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
              */
             keys_returned_on?: string;
+        };
+        DepositBalanceSettlementInput: {
+            /**
+             * Format: date
+             * @description The day the building's annual accounts were approved
+             */
+            accounts_approved_on: string;
+            /** @description The tenant's share of the charges still owed, taken from the held part */
+            charges_deducted: number;
+            /** Format: date */
+            settled_on: string;
         };
         NewRoomInput: {
             name: string;
@@ -6276,6 +6307,23 @@ export interface components {
             late_months: number;
             /** @description 10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today */
             late_penalty: number;
+            /** @description The held part settled once the building's accounts were approved; null: not yet */
+            balance: {
+                /** Format: date */
+                settled_on: string;
+                /** Format: date */
+                accounts_approved_on: string;
+                charges_deducted: number;
+                /** @description held − charges_deducted */
+                balance_returned: number;
+                /**
+                 * Format: date
+                 * @description A month after the building's accounts' approval (art. 22 al. 5)
+                 */
+                due_on: string;
+                late_months: number;
+                late_penalty: number;
+            } | null;
         };
         EstateKey: {
             /**
@@ -19442,6 +19490,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdDepositBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositBalanceSettlementInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

@@ -30,12 +30,36 @@ export interface DepositReturn {
   late_penalty: number;
 }
 
-export type DepositEvent = DomainEvent<"LeaseDepositReturned", DepositReturn>;
-export const depositEventTypes: readonly DepositEvent["type"][] = ["LeaseDepositReturned"];
+/** The held part settled once the building's accounts are approved (art. 22 al. 5). */
+export interface DepositBalance {
+  lease_id: string;
+  settled_on: string;
+  accounts_approved_on: string;
+  /** The tenant's share of the building's charges still owed, taken from the held part. */
+  charges_deducted: number;
+  balance_returned: number;
+  /** A month after the accounts' approval. */
+  due_on: string;
+  late_months: number;
+  late_penalty: number;
+}
 
-export const evolveDeposit = (_state: DepositReturn | null, event: DepositEvent): DepositReturn | null => {
+export type DepositEvent =
+  | DomainEvent<"LeaseDepositReturned", DepositReturn>
+  | DomainEvent<"LeaseDepositBalanceSettled", DepositBalance>;
+export const depositEventTypes = [
+  "LeaseDepositReturned",
+  "LeaseDepositBalanceSettled",
+] as const satisfies readonly DepositEvent["type"][];
+
+/** The deposit's stream folded: its return, then the held part's balance. */
+export type DepositState = (DepositReturn & { balance: DepositBalance | null }) | null;
+
+export const evolveDeposit = (state: DepositState, event: DepositEvent): DepositState => {
   switch (event.type) {
     case "LeaseDepositReturned":
-      return event.data;
+      return { ...event.data, balance: null };
+    case "LeaseDepositBalanceSettled":
+      return state && { ...state, balance: event.data };
   }
 };

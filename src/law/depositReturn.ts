@@ -124,3 +124,35 @@ export function depositReturnVerdict(facts: DepositReturnFacts): Verdict {
     held: toEuros(cents(facts.held)),
   });
 }
+
+/**
+ * The balance of the held part (art. 22 al. 5): "la régularisation définitive et la restitution du
+ * solde, déduction faite, le cas échéant, des sommes restant dues au bailleur [...], sont effectuées
+ * dans le mois qui suit l'approbation définitive des comptes de l'immeuble". PASS with
+ * `details.balance_returned` (held − charges) and `details.due_on` (a month after the approval);
+ * FAIL when the charges deducted pass what was held.
+ */
+export function depositBalanceVerdict(facts: {
+  held: number;
+  charges_deducted: number;
+  accounts_approved_on: string;
+}): Verdict {
+  const held = cents(facts.held);
+  const charges = cents(facts.charges_deducted);
+  const due_on = addMonths(facts.accounts_approved_on, 1);
+  if (charges > held)
+    return verdict(
+      "DEPOSIT_BALANCE",
+      "FAIL",
+      `The charges deducted (${euros(charges)}) pass what was held (${euros(held)}): only the held part may settle them`,
+      `${ART_22} al. 5`,
+      { errors: [{ field: "charges_deducted", message: `At most the held ${euros(held)}` }] },
+    );
+  return verdict(
+    "DEPOSIT_BALANCE",
+    "PASS",
+    `The balance ${euros(held - charges)} is due within a month of the building's accounts' approval, by ${due_on}`,
+    `${ART_22} al. 5`,
+    { balance_returned: toEuros(held - charges), due_on },
+  );
+}

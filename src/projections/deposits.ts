@@ -20,7 +20,7 @@ type Handled = Extract<LeaseEvent, { type: (typeof LEASE_TYPES)[number] }> | Dep
 
 export const depositsProjection = rowProjection<Handled>({
   name: "lease_deposits",
-  version: 1,
+  version: 2,
   table: "lease_deposits",
   columns: [
     "tenant_id",
@@ -38,6 +38,7 @@ export const depositsProjection = rowProjection<Handled>({
     "returned_amount",
     "late_months",
     "late_penalty",
+    "balance",
   ],
   schema: `
 CREATE TABLE lease_deposits (
@@ -55,7 +56,8 @@ CREATE TABLE lease_deposits (
   held numeric,
   returned_amount numeric,
   late_months integer,
-  late_penalty numeric
+  late_penalty numeric,
+  balance jsonb
 );
 ${tenantPolicy("lease_deposits")}`,
   handles: [...LEASE_TYPES, ...depositEventTypes],
@@ -101,6 +103,10 @@ ${tenantPolicy("lease_deposits")}`,
           row?.amount ??
           returned.returned_amount + returned.held + returned.deductions.reduce((s, d) => s + d.amount, 0);
         return { monthly_rent: 0, ended: true, ...row, amount, ...returned };
+      }
+      case "LeaseDepositBalanceSettled": {
+        const { lease_id: _, ...balance } = event.data;
+        return row && { ...row, balance };
       }
     }
   },

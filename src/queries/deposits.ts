@@ -42,6 +42,18 @@ export const depositBody = z
     late_penalty: z
       .number()
       .describe("10 % of the monthly rent per started month late (art. 22 al. 7); unreturned: as of today"),
+    balance: z
+      .strictObject({
+        settled_on: z.iso.date(),
+        accounts_approved_on: z.iso.date(),
+        charges_deducted: z.number(),
+        balance_returned: z.number().describe("held − charges_deducted"),
+        due_on: z.iso.date().describe("A month after the building's accounts' approval (art. 22 al. 5)"),
+        late_months: z.number().int(),
+        late_penalty: z.number(),
+      })
+      .nullable()
+      .describe("The held part settled once the building's accounts were approved; null: not yet"),
   })
   .meta({ id: "LeaseDeposit" });
 export type DepositAnswer = z.output<typeof depositBody>;
@@ -54,7 +66,7 @@ export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, t
     tx.query<Row>(
       `SELECT amount, monthly_rent, ended, to_char(keys_returned_on, 'YYYY-MM-DD') AS keys_returned_on, exit_report_id,
          exit_report_matches, to_char(due_on, 'YYYY-MM-DD') AS due_on, to_char(returned_on, 'YYYY-MM-DD') AS returned_on,
-         deductions, held, returned_amount, late_months, late_penalty
+         deductions, held, returned_amount, late_months, late_penalty, balance
        FROM lease_deposits WHERE tenant_id = $1 AND id = $2`,
       [tenantId, leaseId],
     ),
@@ -78,6 +90,7 @@ export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, t
     returned_amount: row.returned_amount === null ? null : Number(row.returned_amount),
     late_months: accruing ? (accruing.details.late_months as number) : Number(row.late_months ?? 0),
     late_penalty: accruing ? (accruing.details.late_penalty as number) : Number(row.late_penalty ?? 0),
+    balance: (row.balance as DepositAnswer["balance"]) ?? null,
   };
   return answer;
 }

@@ -285,6 +285,49 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     });
     expect(twice.statusCode).toBe(409);
     expect((await t.request("GET", `/api/leases/${id}/deposit`, { as: t.other })).statusCode).toBe(404);
+
+    // The held 160 settled once the building's accounts are approved (art. 22 al. 5).
+    const balance = (body: Record<string, unknown>) =>
+      t.request("POST", `/api/leases/${id}/deposit/balance`, { body });
+    await writesNothing(async () => {
+      const tooMuch = await balance({
+        accounts_approved_on: "2026-06-10",
+        charges_deducted: 160.01,
+        settled_on: "2026-07-01",
+      });
+      expect(tooMuch.statusCode, tooMuch.body).toBe(422);
+      expect(tooMuch.json().details[0].field).toBe("charges_deducted");
+      const beforeReturn = await balance({
+        accounts_approved_on: "2026-03-01",
+        charges_deducted: 0,
+        settled_on: "2026-04-18",
+      });
+      expect(beforeReturn.statusCode).toBe(422);
+      expect(beforeReturn.json().details[0].field).toBe("settled_on");
+    });
+    // Due a month after the approval (2026-07-10); paid 10 days late: one started month, 10 % of 800.
+    const settled = await balance({
+      accounts_approved_on: "2026-06-10",
+      charges_deducted: 45.5,
+      settled_on: "2026-07-20",
+    });
+    expect(settled.statusCode, settled.body).toBe(200);
+    expect(settled.json().balance).toEqual({
+      settled_on: "2026-07-20",
+      accounts_approved_on: "2026-06-10",
+      charges_deducted: 45.5,
+      balance_returned: 114.5,
+      due_on: "2026-07-10",
+      late_months: 1,
+      late_penalty: 80,
+    });
+    expect((await t.request("GET", `/api/leases/${id}/deposit`)).json().balance.balance_returned).toBe(114.5);
+    const again = await balance({
+      accounts_approved_on: "2026-06-10",
+      charges_deducted: 0,
+      settled_on: "2026-07-20",
+    });
+    expect(again.statusCode).toBe(409);
   });
 
   it("a lease ended through the status route: the keys' return comes with the deposit's return", async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  depositBalanceVerdict,
   depositDueOn,
   depositReturnVerdict,
   latePenalty,
@@ -106,5 +107,31 @@ describe("the split of the deposit (art. 22 al. 3 and 5)", () => {
         },
       ),
     );
+  });
+});
+
+describe("the held part's balance (art. 22 al. 5)", () => {
+  it("returns the held part less the charges, a month after the accounts' approval", () => {
+    const v = depositBalanceVerdict({
+      held: 160,
+      charges_deducted: 45.5,
+      accounts_approved_on: "2026-01-31",
+    });
+    expect(v.status).toBe("PASS");
+    expect(v.details).toEqual({ balance_returned: 114.5, due_on: "2026-02-28" });
+    expect(v.legal_reference).toContain("art. 22 al. 5");
+  });
+  it("refuses charges beyond what was held, to the cent", () => {
+    expect(
+      depositBalanceVerdict({ held: 160, charges_deducted: 160, accounts_approved_on: "2026-06-10" }).details
+        .balance_returned,
+    ).toBe(0);
+    const over = depositBalanceVerdict({
+      held: 160,
+      charges_deducted: 160.01,
+      accounts_approved_on: "2026-06-10",
+    });
+    expect(over.status).toBe("FAIL");
+    expect(over.details.errors).toEqual([{ field: "charges_deducted", message: "At most the held 160.00" }]);
   });
 });

@@ -1,6 +1,11 @@
-import type { Deduction, DepositEvent, DepositReturn } from "../../events/deposits.ts";
+import type { Deduction, DepositEvent, DepositState } from "../../events/deposits.ts";
 import { evolveDeposit } from "../../events/deposits.ts";
-import { depositDueOn, depositReturnVerdict, latePenalty } from "../../law/depositReturn.ts";
+import {
+  depositBalanceVerdict,
+  depositDueOn,
+  depositReturnVerdict,
+  latePenalty,
+} from "../../law/depositReturn.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, enforce, fieldError, unprocessable } from "../../platform/errors.ts";
 
@@ -26,6 +31,16 @@ export interface ReturnDeposit {
   };
 }
 
+/** Settling the held part once the building's accounts are approved (art. 22 al. 5). */
+export interface SettleDepositBalance {
+  type: "SettleDepositBalance";
+  lease_id: string;
+  settled_on: string;
+  accounts_approved_on: string;
+  charges_deducted: number;
+  monthly_rent: number;
+}
+
 /** The keys' return and the due day: the termination's, else from the keys given now (no exit report: 2 months). */
 function clockOf(command: ReturnDeposit): { keys: string; due_on: string } {
   const { lease } = command;
@@ -43,10 +58,46 @@ function clockOf(command: ReturnDeposit): { keys: string; due_on: string } {
   };
 }
 
-export const depositDecider: Decider<DepositReturn | null, ReturnDeposit, DepositEvent> = {
+function settleBalance(command: SettleDepositBalance, state: DepositState): DepositEvent[] {
+  if (state === null)
+    throw conflict(`The deposit of lease ${command.lease_id} is not returned yet: its held part comes after`);
+  if (state.held === 0) throw conflict(`Nothing of the deposit of lease ${command.lease_id} was held`);
+  if (state.balance)
+    throw conflict(`The held part of lease ${command.lease_id} was settled on ${state.balance.settled_on}`);
+  if (command.settled_on < state.returned_on)
+    throw unprocessable("The balance comes after the deposit's return (loi n° 89-462 art. 22 al. 5)", [
+      { field: "settled_on", message: `Before the deposit's return on ${state.returned_on}` },
+    ]);
+  const balance = depositBalanceVerdict({
+    held: state.held,
+    charges_deducted: command.charges_deducted,
+    accounts_approved_on: command.accounts_approved_on,
+  });
+  enforce(balance);
+  const due_on = balance.details.due_on as string;
+  const late = latePenalty(due_on, command.settled_on, command.monthly_rent);
+  return [
+    {
+      type: "LeaseDepositBalanceSettled",
+      data: {
+        lease_id: command.lease_id,
+        settled_on: command.settled_on,
+        accounts_approved_on: command.accounts_approved_on,
+        charges_deducted: command.charges_deducted,
+        balance_returned: balance.details.balance_returned as number,
+        due_on,
+        late_months: late.details.late_months as number,
+        late_penalty: late.details.late_penalty as number,
+      },
+    },
+  ];
+}
+
+export const depositDecider: Decider<DepositState, ReturnDeposit | SettleDepositBalance, DepositEvent> = {
   initialState: () => null,
   evolve: evolveDeposit,
   decide(command, state) {
+    if (command.type === "SettleDepositBalance") return settleBalance(command, state);
     if (state !== null)
       throw conflict(`The deposit of lease ${command.lease_id} was returned on ${state.returned_on}`);
     const lease = command.lease;

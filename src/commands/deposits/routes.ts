@@ -8,7 +8,7 @@ import { cents, toEuros } from "../../law/money.ts";
 import { type ErrorDetail, fieldError, notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
-import { createdAnswers } from "../../platform/http/responses.ts";
+import { answers, createdAnswers } from "../../platform/http/responses.ts";
 import { text, uuid } from "../../platform/http/schemas.ts";
 import { depositBody, readDeposit, readDepositFacts } from "../../queries/deposits.ts";
 import { keysReturnedOn } from "../../queries/estateKeys.ts";
@@ -62,8 +62,54 @@ const returnSchema = z
   })
   .meta({ id: "DepositReturn" });
 
+const balanceSchema = z
+  .strictObject({
+    accounts_approved_on: date()
+      .refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)")
+      .describe("The day the building's annual accounts were approved"),
+    charges_deducted: money().describe(
+      "The tenant's share of the charges still owed, taken from the held part",
+    ),
+    settled_on: date().refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)"),
+  })
+  .meta({ id: "DepositBalanceSettlement" });
+
 export async function depositCommandRoutes(app: FastifyInstance): Promise<void> {
   const { sql } = app.platform;
+  app.withTypeProvider<ZodTypeProvider>().post(
+    "/api/leases/:lease_id/deposit/balance",
+    {
+      schema: {
+        tags: ["Moving in and out"],
+        summary:
+          "Settle the held part of the deposit once the building's accounts are approved (loi n° 89-462 art. 22 al. 5)",
+        params: leaseParams,
+        body: balanceSchema,
+        response: answers(depositBody),
+      },
+      config: { access: "FinanceWrite", invalidBodyMessage: "Invalid deposit balance" },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { lease_id } = request.params;
+      const facts = await readDepositFacts(sql, tenantId, lease_id);
+      if (!facts) throw notFound("Lease", lease_id);
+      const result = await handleCommand(
+        request,
+        depositStream(lease_id),
+        depositDecider,
+        { type: "SettleDepositBalance", lease_id, ...request.body, monthly_rent: facts.monthly_rent },
+        { notFound: () => notFound("Lease", lease_id) },
+      );
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 200,
+        id: lease_id,
+        read: () => readDeposit(sql, tenantId, lease_id),
+      });
+    },
+  );
+
   app.withTypeProvider<ZodTypeProvider>().post(
     "/api/leases/:lease_id/deposit/return",
     {
