@@ -109,10 +109,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
     };
     const cold = withPersonalData(createPostgresEventStore(counting), personalDataCodecOf({}, counting));
     try {
-      const all = await cold.readAll();
+      // The events as stored (readAll's horizon may lag behind other databases' transactions), then
+      // decoded as one batch, as the projector decodes what it read.
+      const bare = createPostgresEventStore(sql);
+      const stored = (await Promise.all(ids.map((id) => bare.readStream(`lessee-${id}`)))).flat();
+      const decoded = await cold.decodeRead!(stored);
       expect(keyReads).toBe(1);
-      const mine = all.filter((e) => (ids as string[]).includes(String(e.data.lessee_id)));
-      expect(mine.map((e) => lastName(e.data))).toEqual(ids.map((id) => `Batch ${id}`));
+      expect(decoded.map((e) => lastName(e.data))).toEqual(ids.map((id) => `Batch ${id}`));
     } finally {
       await cold.close();
     }
