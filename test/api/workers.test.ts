@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addDays, legalToday } from "../../src/law/calendar.ts";
 import { loadConfig } from "../../src/platform/config.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { startService } from "../../src/platform/startService.ts";
@@ -9,8 +10,9 @@ import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const today = () => new Date().toISOString().slice(0, 10);
-const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+// The jobs judge dates by the legal day (Europe/Paris), which is not the UTC day near midnight.
+const today = () => legalToday();
+const tomorrow = () => addDays(legalToday(), 1);
 
 /** The Workers area (docs/operations.md, "Workers routes"): the test app runs the worker role. */
 describe.each(databaseKinds)("Workers area on %s", (kind) => {
