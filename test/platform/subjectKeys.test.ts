@@ -9,7 +9,12 @@ import {
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { SEALED, withPersonalData } from "../../src/platform/personalData/codec.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
-import { destroySubjectKey } from "../../src/platform/personalData/keyring.ts";
+import {
+  DEVELOPMENT_MASTER_KEY,
+  destroySubjectKey,
+  keyWrapping,
+  seal,
+} from "../../src/platform/personalData/keyring.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 
 // A subject's new data key commits in the append that first seals with it (docs/personal-data.md):
@@ -118,6 +123,39 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
       expect(decoded.map((e) => lastName(e.data))).toEqual(ids.map((id) => `Batch ${id}`));
     } finally {
       await cold.close();
+    }
+  });
+
+  it("reads events whose key was wrapped the former way (AES-256-GCM), one at a time or in a batch", async () => {
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) {
+      await first.appendToStream(`lessee-${id}`, [registered(tenant, id, `Former ${id}`)], {
+        expected_revision: "no_stream",
+      });
+      // The key as an earlier version stored it: sealed by GCM, bound to tenant and subject.
+      const [{ wrapped_key }] = await sql.query<{ wrapped_key: Buffer }>(
+        "SELECT wrapped_key FROM personal_data_keys WHERE tenant_id = $1 AND subject = $2",
+        [tenant, `lessee-${id}`],
+      );
+      expect(wrapped_key).toHaveLength(32);
+      const key = keyWrapping(DEVELOPMENT_MASTER_KEY).unwrapAll([{ key: wrapped_key, aad: "" }])[0];
+      await sql.query(
+        "UPDATE personal_data_keys SET wrapped_key = $3 WHERE tenant_id = $1 AND subject = $2",
+        [tenant, `lessee-${id}`, seal(DEVELOPMENT_MASTER_KEY, key, `${tenant}/lessee-${id}`)],
+      );
+    }
+    const cold = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    const batch = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    try {
+      expect(lastName((await cold.readStream(`lessee-${ids[0]}`))[0].data)).toBe(`Former ${ids[0]}`);
+      const bare = createPostgresEventStore(sql);
+      const stored = (await Promise.all(ids.map((id) => bare.readStream(`lessee-${id}`)))).flat();
+      expect((await batch.decodeRead!(stored)).map((e) => lastName(e.data))).toEqual(
+        ids.map((id) => `Former ${id}`),
+      );
+    } finally {
+      await cold.close();
+      await batch.close();
     }
   });
 

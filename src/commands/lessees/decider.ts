@@ -14,6 +14,7 @@ import {
   unprocessable,
   validationError,
 } from "../../platform/errors.ts";
+import { erasureRecord } from "../../platform/resource/decider.ts";
 import { categoryRuleDetails, INVALID_DATA, type LesseeUpdateInput } from "./schemas.ts";
 
 /** The write model of one lessee stream. */
@@ -116,26 +117,8 @@ export function decide(command: LesseeCommand, state: LesseeState): LesseeEvent[
       if (state.status !== "active" && state.status !== "deleted")
         throw notFound("Lessee", command.lessee_id);
       if (state.erased_at) return [];
-      const held = command.retention.find((v) => v.status === "FAIL");
-      if (held)
-        throw unprocessable(held.message, [
-          { field: "retention", message: `${held.rule}: ${held.legal_reference}` },
-        ]);
       return [
-        {
-          type: "PersonalDataErased",
-          data: {
-            lessee_id: command.lessee_id,
-            erased_at: command.now,
-            erased_by: command.erased_by,
-            reason: command.reason,
-            retention: command.retention.map(({ rule, status, legal_reference }) => ({
-              rule,
-              status,
-              legal_reference,
-            })),
-          },
-        },
+        { type: "PersonalDataErased", data: { lessee_id: command.lessee_id, ...erasureRecord(command) } },
       ];
     }
     case "AbandonLesseeRegistration": {

@@ -222,14 +222,24 @@ export function decideErasure<R extends Resource>(
   if (parentKey && state.parent_id !== command[parentKey])
     throw notUnderParent(resource, id, String(command[parentKey]));
   if (state.erased_at) return [];
+  const keys = parentKey ? { [idKey]: id, [parentKey]: command[parentKey] } : { [idKey]: id };
+  return [{ type: personalData.erased, data: { ...keys, ...erasureRecord(command) } }];
+}
+
+/**
+ * The record of an erasure (who, when, why, the retentions checked), for every subject's erasure
+ * event; a retention that FAILs refuses it: 422 naming each.
+ */
+export function erasureRecord(
+  command: Pick<EraseCommand, "now" | "erased_by" | "reason" | "retention">,
+): ErasedData {
   const held = command.retention.filter((v) => v.status === "FAIL");
   if (held.length > 0)
     throw unprocessable(
       held.map((v) => v.message).join("; "),
       held.map((v) => ({ field: "retention", message: `${v.rule}: ${v.legal_reference}` })),
     );
-  const keys = parentKey ? { [idKey]: id, [parentKey]: command[parentKey] } : { [idKey]: id };
-  const data: ErasedData = {
+  return {
     erased_at: command.now,
     erased_by: command.erased_by,
     reason: command.reason,
@@ -239,7 +249,6 @@ export function decideErasure<R extends Resource>(
       legal_reference,
     })),
   };
-  return [{ type: personalData.erased, data: { ...keys, ...data } }];
 }
 
 /** Its erased fields null from the erasure on (they read null in the log too, the key being gone). */
