@@ -116,7 +116,10 @@ export interface Keyring {
    * before it: each subject's key, or null when it has none (its events of that batch are plaintext:
    * a sealed event commits with its key). Keyed by `<tenant>/<subject>`.
    */
-  preload(subjects: readonly { tenantId: string; subject: string }[]): Promise<Map<string, SubjectKey>>;
+  preload(
+    subjects: readonly { tenantId: string; subject: string }[],
+    options?: { remember: boolean },
+  ): Promise<Map<string, SubjectKey>>;
   /** The subject's key when this keyring holds it (no database read), else undefined. */
   cachedKey(tenantId: string, subject: string): Buffer | "erased" | undefined;
   /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
@@ -327,7 +330,7 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
       remember(k, key);
       return key;
     },
-    async preload(subjects) {
+    async preload(subjects, options = { remember: true }) {
       const missing = new Map<string, { tenantId: string; subject: string }>();
       for (const s of subjects) {
         const k = id(s.tenantId, s.subject);
@@ -356,7 +359,7 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
           continue;
         }
         found.set(k, key);
-        remember(k, key);
+        if (options.remember) remember(k, key);
       }
       // Subjects without a key are not remembered beyond the batch: the next write may create theirs.
       return found;
