@@ -100,8 +100,9 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   // Field names as sets: an event's keys are looked up, not each field searched for in a list.
   const personal = new Map(Object.values(declaration).map((k) => [k, new Set(k.fields)]));
   const isPersonal = (kind: PersonalDataKind, field: string) => personal.get(kind)!.has(field);
+  // A null is no personal data: it stays as it is, in the clear (a smaller envelope to write and read).
   const present = (kind: PersonalDataKind, obj: Record<string, unknown>) =>
-    kind.fields.filter((f) => obj[f] !== undefined);
+    kind.fields.filter((f) => obj[f] != null);
 
   function sealObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: Buffer | null, aad: string) {
     if (SEALED in obj) return obj;
@@ -110,7 +111,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     const fields: string[] = [];
     for (const k in obj) {
       const v = obj[k];
-      if (v !== undefined && isPersonal(kind, k)) {
+      if (v != null && isPersonal(kind, k)) {
         values[k] = v;
         fields.push(k);
       } else rest[k] = v;
@@ -165,7 +166,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
 
   const holds = (kind: PersonalDataKind, o: Record<string, unknown>) => {
     if (SEALED in o) return true;
-    for (const k in o) if (o[k] !== undefined && isPersonal(kind, k)) return true;
+    for (const k in o) if (o[k] != null && isPersonal(kind, k)) return true;
     return false;
   };
   const touches = (kind: PersonalDataKind, data: unknown) =>
