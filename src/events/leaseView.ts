@@ -54,6 +54,8 @@ export interface LeaseView {
   signed_at: string | null;
   notice_date: string | null;
   notice_end_date: string | null;
+  /** Who gave the notice in progress (null: none, or one recorded before it was kept); not a column. */
+  notice_given_by: "LESSEE" | "LESSOR" | null;
   terminated_at: string | null;
   /** By lessee id: a lessee holds at most one association per lease. */
   lessees: Record<string, LeaseTenant>;
@@ -97,6 +99,7 @@ function created(event: Extract<LeaseEvent, { type: "LeaseCreated" }>): LeaseVie
     signed_at: null,
     notice_date: null,
     notice_end_date: null,
+    notice_given_by: null,
     terminated_at: null,
     lessees: {},
     amendments: {},
@@ -121,9 +124,10 @@ function withStatus(lease: LeaseView, event: Of<LeaseStatusEvent>): LeaseView {
         status: "NOTICE",
         notice_date: event.data.effective_date,
         notice_end_date: event.data.notice_end_date ?? null,
+        notice_given_by: event.data.given_by ?? null,
       };
     case "LeaseNoticeWithdrawn":
-      return { ...lease, status: "ACTIVE", notice_date: null, notice_end_date: null };
+      return { ...lease, status: "ACTIVE", notice_date: null, notice_end_date: null, notice_given_by: null };
     case "LeaseTerminated":
     case "LeaseExpired":
       return {

@@ -1,5 +1,5 @@
 import { addDays, addMonths, termEnd } from "./calendar.ts";
-import type { LeaseTermFacts } from "./leaseTypes.ts";
+import { furnished, type LeaseTermFacts, type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
 /**
@@ -220,5 +220,66 @@ export function noticeReasonVerdict(
     reduced ? `${reason}: a case of art. 15 I for a one-month notice` : "No reduced-notice case invoked",
     `${LOI_89}, art. 15 I`,
     { reduced_notice: reduced },
+  );
+}
+
+/**
+ * Until when rent and charges are owed when the keys come back during a notice (the lease's end,
+ * `details.owed_until`). Under loi n° 89-462 (art. 15 I unfurnished, art. 25-8 I furnished,
+ * the same words: "Pendant le délai de préavis..."): a lessee who gave notice owes its whole period, unless the dwelling is let to
+ * another lessee before its end with the lessor's agreement (not known here: settle it by a credit);
+ * after the lessor's notice, only the time the lessee actually occupied the place, up to the keys'
+ * return to the lessor (Cass. civ. 3e, 2 May 2012, n° 11-17.299). A notice whose giver was not
+ * recorded (before 2026-11): its whole period, UNKNOWN. Keys back after the notice's end: their day.
+ */
+export function rentOwedUntilVerdict(facts: {
+  lease_type: LeaseType;
+  given_by: NoticeGiver | null;
+  notice_end_date: string | null;
+  keys_returned_on: string;
+}): Verdict {
+  const RENT_RULE = "RENT_OWED_DURING_NOTICE";
+  const { given_by, notice_end_date: end, keys_returned_on: keys } = facts;
+  if (end === null || end <= keys)
+    return verdict(
+      RENT_RULE,
+      "PASS",
+      `Rent is owed until the keys' return on ${keys}`,
+      `${LOI_89}, art. 15 I`,
+      {
+        owed_until: keys,
+      },
+    );
+  if (!underLoi89(facts.lease_type))
+    return verdict(
+      RENT_RULE,
+      "NOT_APPLICABLE",
+      `A ${facts.lease_type} lease is outside ${LOI_89}: rent is owed until the notice's end on ${end}, as agreed`,
+      "UNKNOWN",
+      { owed_until: end },
+    );
+  const law = `${LOI_89}, art. ${furnished(facts.lease_type) ? "25-8 I" : "15 I"}`;
+  if (given_by === "LESSOR")
+    return verdict(
+      RENT_RULE,
+      "PASS",
+      `After the lessor's notice the lessee owes rent only for the time actually occupied: until the keys' return on ${keys}`,
+      `${law}; Cass. civ. 3e, 2 mai 2012, n° 11-17.299`,
+      { owed_until: keys },
+    );
+  if (given_by === "LESSEE")
+    return verdict(
+      RENT_RULE,
+      "PASS",
+      `The lessee who gave notice owes rent for its whole period, until ${end}, unless the dwelling is let again before then with the lessor's agreement`,
+      law,
+      { owed_until: end },
+    );
+  return verdict(
+    RENT_RULE,
+    "UNKNOWN",
+    `Who gave the notice was not recorded: rent is taken as owed until its end on ${end}`,
+    law,
+    { owed_until: end },
   );
 }

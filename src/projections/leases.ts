@@ -43,6 +43,8 @@ function viewOfRow(row: Row): LeaseView {
     signed_at: row.signed_at as string | null,
     notice_date: row.notice_date as string | null,
     notice_end_date: row.notice_end_date as string | null,
+    // Not a column: only the decider's termination reads it.
+    notice_given_by: null,
     terminated_at: row.terminated_at as string | null,
     lessees: {},
     amendments: {},

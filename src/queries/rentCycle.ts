@@ -441,6 +441,8 @@ export interface RentCallCandidate {
   start_date: string;
   end_date: string | null;
   notice_end_date: string | null;
+  /** A TERMINATED lease's end (rent is owed until then: its notice's end, or the keys' return). */
+  terminated_at: string | null;
   rent_frequency: "MONTHLY" | "QUARTERLY" | "ANNUALLY" | null;
   payment_terms: "TERME_A_ECHOIR" | "TERME_ECHU" | null;
   payment_day: number | null;
@@ -452,15 +454,20 @@ export interface RentCallCandidate {
 }
 
 /**
- * Every ACTIVE or NOTICE lease started by `today` (across tenants: the job is no tenant), with its
- * account's revision and last called period; `uncalledOnly`: those with no call yet (the
+ * Every ACTIVE or NOTICE lease started by `today` (across tenants: the job is no tenant), and every
+ * TERMINATED one called before whose end is after its last called period (keys back before the
+ * notice's end: its rent runs on, loi n° 89-462 art. 15 I), with its account's revision and last
+ * called period; `uncalledOnly`: those with no call yet (the
  * first-call pass), `tenantId`: one tenant's.
  */
 export async function readRentCallCandidates(
   sql: Sql,
   options: { today: string; uncalledOnly?: boolean; tenantId?: string | null },
 ): Promise<RentCallCandidate[]> {
-  const where = [`l.status IN ('ACTIVE', 'NOTICE')`, `l.start_date <= $1::date`];
+  const where = [
+    `(l.status IN ('ACTIVE', 'NOTICE') OR (l.status = 'TERMINATED' AND l.terminated_at > a.last_period_start))`,
+    `l.start_date <= $1::date`,
+  ];
   const params: unknown[] = [options.today];
   if (options.uncalledOnly) where.push("a.id IS NULL");
   if (options.tenantId) {
@@ -470,6 +477,7 @@ export async function readRentCallCandidates(
   const rows = await sql.query<Row>(
     `SELECT l.tenant_id, l.id, l.status, l.lease_type, to_char(l.start_date, 'YYYY-MM-DD') AS start_date,
        to_char(l.end_date, 'YYYY-MM-DD') AS end_date, to_char(l.notice_end_date, 'YYYY-MM-DD') AS notice_end_date,
+       to_char(l.terminated_at, 'YYYY-MM-DD') AS terminated_at,
        l.rent_frequency, l.payment_terms, l.payment_day, l.rent_amount, l.charges_amount,
        a.revision AS account_revision, to_char(a.last_period_start, 'YYYY-MM-DD') AS last_period_start
      FROM leases l LEFT JOIN lease_accounts a ON a.id = l.id
@@ -484,6 +492,7 @@ export async function readRentCallCandidates(
     start_date: String(r.start_date),
     end_date: (r.end_date as string | null) ?? null,
     notice_end_date: (r.notice_end_date as string | null) ?? null,
+    terminated_at: (r.terminated_at as string | null) ?? null,
     rent_frequency: (r.rent_frequency as RentCallCandidate["rent_frequency"]) ?? null,
     payment_terms: (r.payment_terms as RentCallCandidate["payment_terms"]) ?? null,
     payment_day: r.payment_day === null ? null : Number(r.payment_day),

@@ -330,6 +330,57 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     expect(again.statusCode).toBe(409);
   });
 
+  it("keys back before a notice's end: the lessee's notice is owed to its end, the lessor's to the keys (art. 15 I)", async () => {
+    const callsOf = async (id: string, count: number) =>
+      eventually(
+        async () =>
+          (await t.request("GET", `/api/leases/${id}/rent-calls`)).json() as {
+            period_start: string;
+            period_end: string;
+            prorated: { days: number; of_days: number } | null;
+          }[],
+        (found) => found.length === count,
+      );
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    const ended = async (given_by: "LESSEE" | "LESSOR", reason: string | null) => {
+      // First term 2027-12-31: the lessor's notice runs to it.
+      const { id } = await activeLease({ duration_months: 36 });
+      await issueRentCalls(deps, { today: "2025-02-15", tenantId: t.tenant.id });
+      await callsOf(id, 2);
+      ok(
+        await t.request("POST", `/api/leases/${id}/notices`, {
+          body: { given_by, received_on: "2025-02-20", reason },
+        }),
+        201,
+      );
+      const end = await t.request("POST", `/api/leases/${id}/termination`, {
+        body: { keys_returned_on: "2025-03-05" },
+      });
+      ok(end, 200);
+      return { id, terminated_at: end.json().terminated_at as string };
+    };
+    // The lessee's 3-month notice: rent runs to 2025-05-20 although the keys came back on 03-05.
+    const lessees = await ended("LESSEE", null);
+    expect(lessees.terminated_at).toBe("2025-05-20");
+    await issueRentCalls(deps, { today: "2025-07-15", tenantId: t.tenant.id });
+    const calls = await callsOf(lessees.id, 5);
+    expect(calls.map((c) => c.period_start).sort()).toEqual([
+      "2025-01-01",
+      "2025-02-01",
+      "2025-03-01",
+      "2025-04-01",
+      "2025-05-01",
+    ]);
+    const may = calls.find((c) => c.period_start === "2025-05-01");
+    expect(may).toMatchObject({ period_end: "2025-05-20", prorated: { days: 20, of_days: 31 } });
+    // The lessor's notice: rent only for the time occupied, to the keys' return.
+    const lessors = await ended("LESSOR", "SALE");
+    expect(lessors.terminated_at).toBe("2025-03-05");
+    await issueRentCalls(deps, { today: "2025-07-15", tenantId: t.tenant.id });
+    const march = (await callsOf(lessors.id, 3)).find((c) => c.period_start === "2025-03-01");
+    expect(march).toMatchObject({ period_end: "2025-03-05", prorated: { days: 5, of_days: 31 } });
+  });
+
   it("a lease ended through the status route: the keys' return comes with the deposit's return", async () => {
     const { id } = await activeLease();
     ok(await setStatus(id, "TERMINATED", { effective_date: "2026-08-31" }), 200);

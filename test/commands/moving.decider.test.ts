@@ -100,6 +100,27 @@ describe("termination at the keys' return (art. 22)", () => {
     const [event] = spec.given(underNotice).when(terminate("2026-06-15", true)).thenEvents();
     expect(event.data).toMatchObject({ effective_date: "2026-06-15", deposit_due_on: "2026-07-15" });
   });
+  it("after the lessor's notice, ends at the keys' return: rent only for the time occupied (art. 15 I)", () => {
+    const lessors = [
+      ...active,
+      noticeGiven("2026-03-10", "2026-12-31", { given_by: "LESSOR", reason: "SALE" }),
+    ];
+    const [event] = spec.given(lessors).when(terminate("2026-05-20")).thenEvents();
+    expect(event.data).toMatchObject({ effective_date: "2026-05-20", keys_returned_on: "2026-05-20" });
+  });
+  it("a notice recorded without its giver: its whole period, as a lessee's", () => {
+    const unknown = [...active, noticeGiven("2026-03-10", "2026-06-10", { given_by: undefined })];
+    const [event] = spec.given(unknown).when(terminate("2026-05-20")).thenEvents();
+    expect(event.data).toMatchObject({ effective_date: "2026-06-10" });
+  });
+  it("a notice withdrawn: an ACTIVE lease ends at the keys' return", () => {
+    const withdrawn: LeaseEvent[] = [
+      ...underNotice,
+      { type: "LeaseNoticeWithdrawn", data: { lease_id, effective_date: "2026-04-01", reason: null } },
+    ];
+    const [event] = spec.given(withdrawn).when(terminate("2026-05-20")).thenEvents();
+    expect(event.data).toMatchObject({ effective_date: "2026-05-20" });
+  });
   it("refused on a draft, or keys before the start", () => {
     spec
       .given(draft)

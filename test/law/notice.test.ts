@@ -5,6 +5,7 @@ import {
   type NoticeFacts,
   noticeReasonVerdict,
   noticeVerdict,
+  rentOwedUntilVerdict,
 } from "../../src/law/notice.ts";
 
 /** Notice periods (loi n° 89-462 art. 15 I, 25-8 I, 25-14, 25-15): each verdict cites its article. */
@@ -191,5 +192,52 @@ describe("the reason of a notice (art. 15 I, 25-8 I)", () => {
     expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", "FIRST_JOB").details.reduced_notice).toBe(true);
     expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", null).details.reduced_notice).toBe(false);
     expect(noticeReasonVerdict("UNFURNISHED", "LESSEE", "SALE").status).toBe("FAIL");
+  });
+});
+
+describe("rent owed when the keys come back during a notice (loi n° 89-462 art. 15 I, 25-8 I)", () => {
+  const during = { notice_end_date: "2026-06-10", keys_returned_on: "2026-05-20" };
+  it("the lessee's notice: its whole period", () => {
+    const v = rentOwedUntilVerdict({ lease_type: "UNFURNISHED", given_by: "LESSEE", ...during });
+    expect(v).toMatchObject({ status: "PASS", details: { owed_until: "2026-06-10" } });
+    expect(v.legal_reference).toBe("loi n° 89-462 du 6 juillet 1989, art. 15 I");
+    expect(v.message).toMatch(/let again/);
+  });
+  it("the lessor's notice: the time actually occupied, to the keys' return", () => {
+    const v = rentOwedUntilVerdict({ lease_type: "FURNISHED", given_by: "LESSOR", ...during });
+    expect(v).toMatchObject({ status: "PASS", details: { owed_until: "2026-05-20" } });
+    expect(v.legal_reference).toMatch(/art\. 25-8 I; Cass\. civ\. 3e, 2 mai 2012, n° 11-17\.299/);
+  });
+  it("a notice whose giver was not recorded: UNKNOWN, its whole period", () => {
+    expect(rentOwedUntilVerdict({ lease_type: "UNFURNISHED", given_by: null, ...during })).toMatchObject({
+      status: "UNKNOWN",
+      details: { owed_until: "2026-06-10" },
+    });
+  });
+  it("keys back at or after the notice's end, or no notice: the keys' day", () => {
+    for (const given_by of ["LESSEE", "LESSOR", null] as const) {
+      expect(
+        rentOwedUntilVerdict({
+          lease_type: "UNFURNISHED",
+          given_by,
+          notice_end_date: "2026-06-10",
+          keys_returned_on: "2026-06-12",
+        }).details.owed_until,
+      ).toBe("2026-06-12");
+      expect(
+        rentOwedUntilVerdict({
+          lease_type: "UNFURNISHED",
+          given_by,
+          notice_end_date: null,
+          keys_returned_on: "2026-05-20",
+        }).details.owed_until,
+      ).toBe("2026-05-20");
+    }
+  });
+  it("outside loi n° 89-462: NOT_APPLICABLE, the notice's end as agreed", () => {
+    expect(rentOwedUntilVerdict({ lease_type: "COMMERCIAL", given_by: "LESSOR", ...during })).toMatchObject({
+      status: "NOT_APPLICABLE",
+      details: { owed_until: "2026-06-10" },
+    });
   });
 });

@@ -26,11 +26,13 @@ export const FIRST_RENT_CALLS_QUEUE = "rent-calls-first";
 const CHUNK = 1000;
 
 /**
- * The lease's last day as the schedule sees it: a lease under notice ends on its notice's end; a
- * lease that ends at its term (bail mobilité, étudiant) on its end date; others renew tacitly and
- * run on (the lease-expiry job moves their end date).
+ * The lease's last day as the schedule sees it: a terminated lease ends on its end (the notice's,
+ * when the keys came back before it after the lessee's notice); a lease under notice on its
+ * notice's end; a lease that ends at its term (bail mobilité, étudiant) on its end date; others
+ * renew tacitly and run on (the lease-expiry job moves their end date).
  */
 function lastDayOf(lease: RentCallCandidate): string | null {
+  if (lease.status === "TERMINATED" && lease.terminated_at) return lease.terminated_at;
   if (lease.status === "NOTICE" && lease.notice_end_date) return lease.notice_end_date;
   return endsAtTerm(lease.lease_type as LeaseType) ? lease.end_date : null;
 }

@@ -9,6 +9,7 @@ import {
   type NoticeReason,
   noticeReasonVerdict,
   noticeVerdict,
+  rentOwedUntilVerdict,
 } from "../../../law/notice.ts";
 import { conflict, enforce, unprocessable } from "../../../platform/errors.ts";
 import { activePrimaries, type LeaseState, live } from "./rules.ts";
@@ -185,8 +186,9 @@ function giveNotice(
 
 /**
  * The end of the lease at the keys' return (loi n° 89-462 art. 22): the deposit is due 1 month
- * later when the exit report matches the entry one, else 2. The lease ends at its notice's end
- * when the keys come back earlier (the notice's rent stays owed, art. 15 I), else on their return.
+ * later when the exit report matches the entry one, else 2. The lease ends when rent stops being
+ * owed: at the notice's end when the keys come back earlier after the lessee's notice, at the keys'
+ * return after the lessor's (art. 15 I, 25-8 I).
  */
 function terminate(
   command: Extract<StatusCommand, { type: "TerminateLease" }>,
@@ -200,9 +202,14 @@ function terminate(
       { field: "keys_returned_on", message: `Before the start date ${lease.terms.start_date}` },
     ]);
   const due = depositDueOn(command.keys_returned_on, command.exit_report_matches);
-  const noticeEnd = lease.status === "ACTIVE" ? null : lease.notice_end_date;
-  const effective_date =
-    noticeEnd !== null && noticeEnd > command.keys_returned_on ? noticeEnd : command.keys_returned_on;
+  // Rent runs to the lease's end: the notice's, or the keys' return (art. 15 I, rentOwedUntilVerdict).
+  const owed = rentOwedUntilVerdict({
+    lease_type: lease.terms.lease_type,
+    given_by: lease.notice_given_by,
+    notice_end_date: lease.status === "ACTIVE" ? null : lease.notice_end_date,
+    keys_returned_on: command.keys_returned_on,
+  });
+  const effective_date = owed.details.owed_until as string;
   return [
     {
       type: "LeaseTerminated",
