@@ -5128,6 +5128,8 @@ export interface components {
             keys_returned_on?: string;
             /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */
             exit_report_id?: string | null;
+            /** @description The day another lessee occupies the dwelling with the lessor's agreement: after the lessee's notice, its rent stops the day before (loi n° 89-462 art. 15 I) */
+            relet_on?: string | null;
         };
         MessageResolutionInput: {
             /**

@@ -163,6 +163,8 @@ export interface LeaseTermination extends StatusChange {
   exit_report_id?: string | null;
   exit_report_matches?: boolean | null;
   deposit_due_on?: string;
+  /** The day another lessee occupied the dwelling with the lessor's agreement, when known (art. 15 I). */
+  relet_on?: string;
 }
 
 export type LeaseEvent =

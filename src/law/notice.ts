@@ -229,7 +229,8 @@ export function noticeReasonVerdict(
  * the same words: "Pendant le délai de préavis..."): a lessee who gave notice owes its whole period, unless the dwelling is let to
  * another lessee before its end with the lessor's agreement (not known here: settle it by a credit);
  * after the lessor's notice, only the time the lessee actually occupied the place, up to the keys'
- * return to the lessor (Cass. civ. 3e, 2 May 2012, n° 11-17.299). A notice whose giver was not
+ * return to the lessor (Cass. civ. 3e, 2 May 2012, n° 11-17.299). `relet_on`: the day another
+ * lessee, with the lessor's agreement, occupies the dwelling; the lessee's rent stops the day before. A notice whose giver was not
  * recorded (before 2026-11): its whole period, UNKNOWN. Keys back after the notice's end: their day.
  */
 export function rentOwedUntilVerdict(facts: {
@@ -237,6 +238,7 @@ export function rentOwedUntilVerdict(facts: {
   given_by: NoticeGiver | null;
   notice_end_date: string | null;
   keys_returned_on: string;
+  relet_on?: string | null;
 }): Verdict {
   const RENT_RULE = "RENT_OWED_DURING_NOTICE";
   const { given_by, notice_end_date: end, keys_returned_on: keys } = facts;
@@ -267,6 +269,17 @@ export function rentOwedUntilVerdict(facts: {
       `${law}; Cass. civ. 3e, 2 mai 2012, n° 11-17.299`,
       { owed_until: keys },
     );
+  const relet = facts.relet_on ?? null;
+  if (relet !== null && relet <= end) {
+    const until = addDays(relet, -1) > keys ? addDays(relet, -1) : keys;
+    return verdict(
+      RENT_RULE,
+      "PASS",
+      `The dwelling is let again from ${relet} with the lessor's agreement: rent is owed until ${until}`,
+      law,
+      { owed_until: until },
+    );
+  }
   if (given_by === "LESSEE")
     return verdict(
       RENT_RULE,

@@ -342,7 +342,7 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
         (found) => found.length === count,
       );
     const deps = { sql: t.sql, store: t.service.platform.store };
-    const ended = async (given_by: "LESSEE" | "LESSOR", reason: string | null) => {
+    const ended = async (given_by: "LESSEE" | "LESSOR", reason: string | null, relet_on?: string) => {
       // First term 2027-12-31: the lessor's notice runs to it.
       const { id } = await activeLease({ duration_months: 36 });
       await issueRentCalls(deps, { today: "2025-02-15", tenantId: t.tenant.id });
@@ -354,7 +354,7 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
         201,
       );
       const end = await t.request("POST", `/api/leases/${id}/termination`, {
-        body: { keys_returned_on: "2025-03-05" },
+        body: { keys_returned_on: "2025-03-05", relet_on },
       });
       ok(end, 200);
       return { id, terminated_at: end.json().terminated_at as string };
@@ -379,6 +379,9 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     await issueRentCalls(deps, { today: "2025-07-15", tenantId: t.tenant.id });
     const march = (await callsOf(lessors.id, 3)).find((c) => c.period_start === "2025-03-01");
     expect(march).toMatchObject({ period_end: "2025-03-05", prorated: { days: 5, of_days: 31 } });
+    // Let again from 04-15 with the lessor's agreement: the lessee's rent stops the day before.
+    const relet = await ended("LESSEE", null, "2025-04-15");
+    expect(relet.terminated_at).toBe("2025-04-14");
   });
 
   it("a lease ended through the status route: the keys' return comes with the deposit's return", async () => {

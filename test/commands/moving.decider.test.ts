@@ -108,6 +108,13 @@ describe("termination at the keys' return (art. 22)", () => {
     const [event] = spec.given(lessors).when(terminate("2026-05-20")).thenEvents();
     expect(event.data).toMatchObject({ effective_date: "2026-05-20", keys_returned_on: "2026-05-20" });
   });
+  it("the dwelling let again with the lessor's agreement: the lessee's rent stops the day before", () => {
+    const [event] = spec
+      .given(underNotice)
+      .when({ ...terminate("2026-05-20"), relet_on: "2026-06-01" } as LeaseCommand)
+      .thenEvents();
+    expect(event.data).toMatchObject({ effective_date: "2026-05-31", relet_on: "2026-06-01" });
+  });
   it("a notice recorded without its giver: its whole period, as a lessee's", () => {
     const unknown = [...active, noticeGiven("2026-03-10", "2026-06-10", { given_by: undefined })];
     const [event] = spec.given(unknown).when(terminate("2026-05-20")).thenEvents();

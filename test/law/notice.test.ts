@@ -241,3 +241,30 @@ describe("rent owed when the keys come back during a notice (loi n° 89-462 art.
     });
   });
 });
+
+describe("the dwelling let again before the lessee's notice ends (art. 15 I)", () => {
+  const facts = {
+    lease_type: "UNFURNISHED" as const,
+    notice_end_date: "2026-06-10",
+    keys_returned_on: "2026-05-20",
+  };
+  it("the lessee's rent stops the day before the new lessee's", () => {
+    expect(rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-06-01" })).toMatchObject({
+      status: "PASS",
+      details: { owed_until: "2026-05-31" },
+    });
+  });
+  it("never before the keys' return; a re-let after the notice's end changes nothing", () => {
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-05-10" }).details.owed_until,
+    ).toBe("2026-05-20");
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-07-01" }).details.owed_until,
+    ).toBe("2026-06-10");
+  });
+  it("after the lessor's notice: the keys' return still", () => {
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSOR", relet_on: "2026-06-01" }).details.owed_until,
+    ).toBe("2026-05-20");
+  });
+});

@@ -47,6 +47,8 @@ export type StatusCommand =
       exit_report_id: string | null;
       /** exitReportMatchesEntry's answer for exit_report_id; null without a report. */
       exit_report_matches: boolean | null;
+      /** The day another lessee occupies the dwelling with the lessor's agreement (art. 15 I). */
+      relet_on?: string | null;
     };
 
 /** DESIGN.md §6 Leases: the transitions allowed from each status. */
@@ -208,6 +210,7 @@ function terminate(
     given_by: lease.notice_given_by,
     notice_end_date: lease.status === "ACTIVE" ? null : lease.notice_end_date,
     keys_returned_on: command.keys_returned_on,
+    relet_on: command.relet_on,
   });
   const effective_date = owed.details.owed_until as string;
   return [
@@ -221,6 +224,7 @@ function terminate(
         exit_report_id: command.exit_report_id,
         exit_report_matches: command.exit_report_matches,
         deposit_due_on: due.details.due_on as string,
+        ...(command.relet_on ? { relet_on: command.relet_on } : {}),
       },
     },
   ];

@@ -40,6 +40,11 @@ const terminationSchema = z
     exit_report_id: uuid()
       .nullish()
       .describe("The SIGNED exit condition report; without: the deposit is due in 2 months"),
+    relet_on: date()
+      .nullish()
+      .describe(
+        "The day another lessee occupies the dwelling with the lessor's agreement: after the lessee's notice, its rent stops the day before (loi n° 89-462 art. 15 I)",
+      ),
   })
   .meta({ id: "Termination" });
 
@@ -132,6 +137,7 @@ function terminationRoute(app: FastifyInstance) {
         keys_returned_on: keys,
         exit_report_id,
         exit_report_matches: matches,
+        relet_on: request.body.relet_on ?? null,
       }));
       return replyWithResource(request, reply, 200, { id: lease_id, ...result, read: result.answer });
     },
