@@ -309,6 +309,57 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       expect(reopened.sent.map((s) => [s.level, s.kind])).toEqual([[2, "SECOND_REMINDER"]]);
     });
 
+    it("a reminder names the owner its letter prints: erasing that owner erases the message too", async () => {
+      const tenant = await t.newTenant();
+      const { id, calls } = await leaseWithCalls("2027-01-01", "2027-01-10", tenant);
+      const lease = (await t.request("GET", `/api/leases/${id}`, { as: tenant })).json();
+      const estate = (await t.request("GET", `/api/estates/${lease.estate_id}`, { as: tenant })).json();
+      const owner = await t.request("POST", "/api/owners", {
+        body: {
+          category: "individual",
+          first_name: "Odile",
+          last_name: "Bailleresse",
+          email: "odile@owner.example",
+        },
+        as: tenant,
+      });
+      expect(owner.statusCode, owner.body).toBe(201);
+      const ownerId = owner.json().id as string;
+      const own = (owner_id: string | null) =>
+        t.request("PUT", `/api/places/${estate.place_id}/estates/${estate.id}`, {
+          body: { owner_id },
+          as: tenant,
+        });
+      expect((await own(ownerId)).statusCode).toBe(200);
+
+      const call = calls[0];
+      await sendRentReminders(deps(), {
+        dry_run: false,
+        tenant_id: tenant.id,
+        now: at(addDays(call.due_date, 5)),
+      });
+      const messageId = reminderMessageId(call.id, 1);
+      const [queued] = await messageEvents(messageId);
+      expect(queued.data.data_subjects).toEqual([expect.stringMatching(/^lessee-/), `owner-${ownerId}`]);
+
+      // The estate transferred away, the owner's erasure goes ahead and reaches the reminder.
+      expect((await own(null)).statusCode).toBe(200);
+      const erased = await t.request("POST", `/api/owners/${ownerId}/erase`, {
+        body: { reason: "asked by the owner" },
+        as: tenant,
+      });
+      expect(erased.statusCode, erased.body).toBe(200);
+      expect((await messageEvents(messageId)).map((e) => e.type)).toEqual([
+        "MessageQueued",
+        "MessagePersonalDataErased",
+      ]);
+      const shown = await eventually(
+        () => t.request("GET", `/api/messages/${messageId}`, { as: tenant }),
+        (res) => res.json().erased_at != null,
+      );
+      expect(shown.json()).toMatchObject({ to: null, subject: null });
+    });
+
     it("a run cut off between the reminder and its email: the next run queues it, once, and records nothing again", async () => {
       const tenant = await t.newTenant();
       const { id, calls } = await leaseWithCalls("2027-01-01", "2027-01-10", tenant);
