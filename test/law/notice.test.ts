@@ -254,6 +254,17 @@ describe("the dwelling let again before the lessee's notice ends (art. 15 I)", (
       details: { owed_until: "2026-05-31" },
     });
   });
+  it("at the boundaries: let again on the notice's last day, or the day after the keys", () => {
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-06-10" }).details.owed_until,
+    ).toBe("2026-06-09");
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-05-21" }).details.owed_until,
+    ).toBe("2026-05-20");
+    expect(
+      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-06-11" }).details.owed_until,
+    ).toBe("2026-06-10");
+  });
   it("never before the keys' return; a re-let after the notice's end changes nothing", () => {
     expect(
       rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-05-10" }).details.owed_until,

@@ -41,7 +41,8 @@ interface Sealed {
  * to dictionary mode past 16 properties (V8's limit for keyed stores), and the projections'
  * `...data` and field reads are then several times slower (a lessee has 26 fields); so each shape
  * is built once with `Object.fromEntries` and then copied (a spread keeps the copy's fast shape)
- * and filled in: half the cost of `Object.fromEntries` per event, measured.
+ * and filled in (decode and spread of a lessee event 17 to 25 µs against 23 to 36 µs with
+ * `Object.fromEntries`, measured).
  */
 const shapes = new Map<string, Record<string, unknown>>();
 function withValues(obj: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
