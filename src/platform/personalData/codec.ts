@@ -5,7 +5,15 @@ import type {
   RecordedEvent,
   StreamWrite,
 } from "../eventstore/eventStore.ts";
-import { type Keyring, open, SUBJECT_KEY_CLASH, type SubjectKey, seal } from "./keyring.ts";
+import {
+  type DataKey,
+  isLiveKey,
+  type Keyring,
+  open,
+  SUBJECT_KEY_CLASH,
+  type SubjectKey,
+  seal,
+} from "./keyring.ts";
 
 /**
  * The encoding of personal fields in events (docs/personal-data.md), one layer above the event
@@ -105,7 +113,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   const present = (kind: PersonalDataKind, obj: Record<string, unknown>) =>
     kind.fields.filter((f) => obj[f] != null);
 
-  function sealObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: Buffer | null, aad: string) {
+  function sealObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: DataKey | null, aad: string) {
     if (SEALED in obj) return obj;
     const rest: Record<string, unknown> = {};
     const values: Record<string, unknown> = {};
@@ -145,7 +153,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       if (fields.length === 0) return obj;
       return withValues(obj, Object.fromEntries(fields.map((f) => [f, null])));
     }
-    if (!(key instanceof Buffer))
+    if (!isLiveKey(key))
       return withValues(obj, Object.fromEntries(envelope.fields.map((f) => [f, null])));
     let values = cache ? opened.get(envelope.sealed) : undefined;
     if (!values) {
@@ -202,14 +210,16 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       return out;
     },
     async decode(events) {
-      // The events holding personal data, each with its subject.
-      const personal: { i: number; kind: PersonalDataKind; tenantId: string; subject: string }[] = [];
+      // The events holding personal data, each with its subject; `id` (`<tenant>/<subject>`) is
+      // also the AAD its values were sealed with.
+      const personal: { i: number; kind: PersonalDataKind; tenantId: string; subject: string; id: string }[] = [];
       for (let i = 0; i < events.length; i++) {
         const event = events[i];
         const kind = kindOf(event.stream_name);
         if (!kind || !touches(kind, event.data)) continue;
         const subject = kind.subject(event.stream_name, event.data);
-        if (subject) personal.push({ i, kind, tenantId: event.metadata.tenant_id, subject });
+        const tenantId = event.metadata.tenant_id;
+        if (subject) personal.push({ i, kind, tenantId, subject, id: `${tenantId}/${subject}` });
       }
       if (personal.length === 0) return events;
       // Small reads (a command's stream, the live projector) may find keys and values this process
@@ -219,15 +229,14 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       // A batch (catch-up, a rebuild, a long stream) reads its subjects' keys in one statement.
       const batch = personal.length > 1 ? await keyring.preload(personal, { remember: cache }) : null;
       const out = events.slice();
-      for (const { i, kind, tenantId, subject } of personal) {
+      for (const { i, kind, tenantId, subject, id } of personal) {
         const event = events[i];
-        const aad = `${tenantId}/${subject}`;
-        const key = batch?.has(aad)
-          ? (batch.get(aad) as SubjectKey)
+        const key = batch?.has(id)
+          ? (batch.get(id) as SubjectKey)
           : (keyring.cachedKey(tenantId, subject) ?? (await keyring.keyForReading(tenantId, subject)));
         out[i] = {
           ...event,
-          data: mapData(event.data, (o) => openObject(o, kind, key, aad, cache)),
+          data: mapData(event.data, (o) => openObject(o, kind, key, id, cache)),
         } as RecordedEvent;
       }
       return out;
