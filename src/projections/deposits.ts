@@ -1,6 +1,13 @@
-import { type DepositEvent, depositEventTypes } from "../events/deposits.ts";
+import {
+  type DepositBalance,
+  type DepositEvent,
+  type DepositReturn,
+  type DepositState,
+  depositEventTypes,
+  evolveDeposit,
+} from "../events/deposits.ts";
 import type { LeaseEvent } from "../events/leases.ts";
-import { rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import { type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
 /**
  * `lease_deposits`: one row per lease with its deposit (docs/moving.md "Deposit"): the amount and
@@ -96,18 +103,50 @@ ${tenantPolicy("lease_deposits")}`,
       }
       case "LeaseDeleted":
         return null;
-      case "LeaseDepositReturned": {
-        const { lease_id: _, ...returned } = event.data;
+      case "LeaseDepositReturned":
+      case "LeaseDepositBalanceSettled": {
+        // The deposit's columns are its stream's one fold (evolveDeposit), as the decider sees it.
+        const deposit = evolveDeposit(depositOf(row, event.data.lease_id), event);
+        if (!deposit) return row;
+        const { lease_id: _, balance, ...returned } = deposit;
         // The lease's row exists (a return needs its termination); the amount is the parts' sum anyway.
         const amount =
           row?.amount ??
           returned.returned_amount + returned.held + returned.deductions.reduce((s, d) => s + d.amount, 0);
-        return { monthly_rent: 0, ended: true, ...row, amount, ...returned };
-      }
-      case "LeaseDepositBalanceSettled": {
-        const { lease_id: _, ...balance } = event.data;
-        return row && { ...row, balance };
+        return {
+          monthly_rent: 0,
+          ended: true,
+          ...row,
+          amount,
+          ...returned,
+          balance: balance && answerOf(balance),
+        };
       }
     }
   },
 });
+
+const RETURN_COLUMNS = [
+  "returned_on",
+  "deductions",
+  "held",
+  "returned_amount",
+  "keys_returned_on",
+  "due_on",
+  "late_months",
+  "late_penalty",
+] as const satisfies readonly Exclude<keyof DepositReturn, "lease_id">[];
+
+/** The deposit's state kept in its row: none before its return. */
+function depositOf(row: Row | null, lease_id: string): DepositState {
+  if (!row || row.returned_on === null || row.returned_on === undefined) return null;
+  const returned = Object.fromEntries(RETURN_COLUMNS.map((c) => [c, row[c]])) as Omit<
+    DepositReturn,
+    "lease_id"
+  >;
+  const balance = row.balance as Omit<DepositBalance, "lease_id"> | null | undefined;
+  return { lease_id, ...returned, balance: balance ? { lease_id, ...balance } : null };
+}
+
+/** The balance as the `balance` column keeps it (the lease is the row's). */
+const answerOf = ({ lease_id: _, ...balance }: DepositBalance) => balance;
