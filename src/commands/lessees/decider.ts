@@ -7,13 +7,7 @@ import {
 } from "../../events/lessees.ts";
 import type { Verdict } from "../../law/verdict.ts";
 import type { Decider } from "../../platform/decider.ts";
-import {
-  conflict,
-  type ErrorDetail,
-  notFound,
-  unprocessable,
-  validationError,
-} from "../../platform/errors.ts";
+import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
 import { erasureRecord } from "../../platform/resource/decider.ts";
 import { categoryRuleDetails, INVALID_DATA, type LesseeUpdateInput } from "./schemas.ts";
 

@@ -113,7 +113,12 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   const present = (kind: PersonalDataKind, obj: Record<string, unknown>) =>
     kind.fields.filter((f) => obj[f] != null);
 
-  function sealObject(obj: Record<string, unknown>, kind: PersonalDataKind, key: DataKey | null, aad: string) {
+  function sealObject(
+    obj: Record<string, unknown>,
+    kind: PersonalDataKind,
+    key: DataKey | null,
+    aad: string,
+  ) {
     if (SEALED in obj) return obj;
     const rest: Record<string, unknown> = {};
     const values: Record<string, unknown> = {};
@@ -153,8 +158,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       if (fields.length === 0) return obj;
       return withValues(obj, Object.fromEntries(fields.map((f) => [f, null])));
     }
-    if (!isLiveKey(key))
-      return withValues(obj, Object.fromEntries(envelope.fields.map((f) => [f, null])));
+    if (!isLiveKey(key)) return withValues(obj, Object.fromEntries(envelope.fields.map((f) => [f, null])));
     let values = cache ? opened.get(envelope.sealed) : undefined;
     if (!values) {
       values = JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString()) as Record<
@@ -212,7 +216,8 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     async decode(events) {
       // The events holding personal data, each with its subject; `id` (`<tenant>/<subject>`) is
       // also the AAD its values were sealed with.
-      const personal: { i: number; kind: PersonalDataKind; tenantId: string; subject: string; id: string }[] = [];
+      const personal: { i: number; kind: PersonalDataKind; tenantId: string; subject: string; id: string }[] =
+        [];
       for (let i = 0; i < events.length; i++) {
         const event = events[i];
         const kind = kindOf(event.stream_name);
