@@ -14,4 +14,4 @@ ENV PMS_DATA_DIR=/app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 3000
-CMD ["node", "--max-old-space-size=1024", "bin/pms.js", "serve", "--role", "all"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=16", "bin/pms.js", "serve", "--role", "all"]

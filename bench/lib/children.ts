@@ -143,7 +143,7 @@ export async function startChild(
 }
 
 /**
- * Runs `node --import tsx <script>` to completion (killed after `timeoutMs`); `onStart` gets the
+ * Runs `node <service flags> --import tsx <script>` to completion (killed after `timeoutMs`); `onStart` gets the
  * pid (to sample its memory). Resolves with the JSON the script printed on a `BENCH_RESULT ` line.
  */
 export async function runScript(
@@ -153,11 +153,17 @@ export async function runScript(
   timeoutMs: number,
   onStart: (pid: number) => void = () => {},
 ): Promise<Record<string, any>> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--import", GUARD, script], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // With the service's node flags: a rebuild runs in the service's projector or in `npm run pms`,
+  // both with them (docs/operations.md, "Memory").
+  const proc = spawn(
+    process.execPath,
+    [...SERVICE_NODE_FLAGS, "--import", "tsx", "--import", GUARD, script],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const stop = async () => {
     proc.kill("SIGKILL");
   };

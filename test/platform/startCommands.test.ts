@@ -10,10 +10,12 @@ const execForms = (text: string) =>
 
 // docs/operations.md, "Memory": every way the service is started gives node the same flags.
 describe("the service's start commands", () => {
-  it("npm start caps the heap, and the bench runs the service with npm start's flags", async () => {
-    const start = JSON.parse(await read("package.json")).scripts.start as string;
-    expect(nodeFlagsOf(start)).toEqual(["--max-old-space-size=1024"]);
-    expect(SERVICE_NODE_FLAGS).toEqual(nodeFlagsOf(start));
+  it("npm start caps the heap and the young generation, and the bench runs the service with npm start's flags", async () => {
+    const scripts = JSON.parse(await read("package.json")).scripts as Record<string, string>;
+    expect(nodeFlagsOf(scripts.start)).toEqual(["--max-old-space-size=1024", "--max-semi-space-size=16"]);
+    expect(SERVICE_NODE_FLAGS).toEqual(nodeFlagsOf(scripts.start));
+    // The CLI (a rebuild, a migration) runs with the same flags through `npm run pms`.
+    expect(nodeFlagsOf(scripts.pms)).toEqual(nodeFlagsOf(scripts.start));
   });
 
   it("the Dockerfile and every compose role start node with the same flags", async () => {
