@@ -4,9 +4,14 @@ import { nodeFlagsOf, SERVICE_NODE_FLAGS } from "../../bench/lib/children.ts";
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
 
-/** `["node", "--a", "bin/pms.js", …]` (a JSON array in a Dockerfile or compose line) -> "node --a bin/pms.js …". */
+/**
+ * `["node", "--a", "bin/pms.js", …]` (an exec form in a Dockerfile, or in compose, where the
+ * formatter may spread it over lines with a trailing comma) -> "node --a bin/pms.js …".
+ */
 const execForms = (text: string) =>
-  [...text.matchAll(/\[("node"[^\]]*)\]/g)].map((m) => (JSON.parse(`[${m[1]}]`) as string[]).join(" "));
+  [...text.matchAll(/\[\s*("node"[^\]]*?),?\s*\]/g)].map((m) =>
+    (JSON.parse(`[${m[1]}]`) as string[]).join(" "),
+  );
 
 // docs/operations.md, "Memory": every way the service is started gives node the same flags.
 describe("the service's start commands", () => {
