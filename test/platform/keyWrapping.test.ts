@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { KeyObject, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { keyWrapping, open, seal } from "../../src/platform/personalData/keyring.ts";
+import { dataKey, isLiveKey, keyWrapping, open, seal } from "../../src/platform/personalData/keyring.ts";
 
 // Subject keys wrapped with the master key (docs/personal-data.md): a block cipher over the key's
 // two blocks, a batch in one call; keys wrapped the former way (AES-256-GCM) still open.
@@ -45,5 +45,21 @@ describe("subject key wrapping", () => {
 
   it("refuses a wrapped key of neither length", () => {
     expect(() => keyWrapping(master).unwrapAll([{ key: randomBytes(20), aad: "" }])).toThrow(/20 bytes/);
+  });
+
+  it("hands keys to ciphers as KeyObjects on Node 24 and later, and either form opens what the other sealed", () => {
+    const raw = randomBytes(32);
+    const key = dataKey(raw);
+    expect(key instanceof KeyObject).toBe(Number(process.versions.node.split(".")[0]) >= 24);
+    expect(isLiveKey(key)).toBe(true);
+    expect([null, "erased", undefined].some((k) => isLiveKey(k as never))).toBe(false);
+    // A value sealed by a process on one runtime opens on the other (the key's bytes are the key).
+    const values = Buffer.from('{"last_name":"Martin"}');
+    const asBuffer = seal(raw, values, "t/lessee-1");
+    const asObject = seal(key, values, "t/lessee-1");
+    expect(open(key, asBuffer, "t/lessee-1").equals(values)).toBe(true);
+    expect(open(raw, asObject, "t/lessee-1").equals(values)).toBe(true);
+    expect(() => open(key, asBuffer, "t/lessee-2")).toThrow();
+    expect(() => open(dataKey(randomBytes(32)), asObject, "t/lessee-1")).toThrow();
   });
 });
