@@ -238,7 +238,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         const event = events[i];
         const key = batch?.has(id)
           ? (batch.get(id) as SubjectKey)
-          : (keyring.cachedKey(tenantId, subject) ?? (await keyring.keyForReading(tenantId, subject)));
+          : (keyring.cachedKey(tenantId, subject, id) ?? (await keyring.keyForReading(tenantId, subject)));
         out[i] = {
           ...event,
           data: mapData(event.data, (o) => openObject(o, kind, key, id, cache)),

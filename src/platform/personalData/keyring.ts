@@ -143,8 +143,11 @@ export interface Keyring {
     subjects: readonly { tenantId: string; subject: string; id?: string }[],
     options?: { remember: boolean },
   ): Promise<Map<string, SubjectKey>>;
-  /** The subject's key when this keyring holds it (no database read), else undefined. */
-  cachedKey(tenantId: string, subject: string): DataKey | "erased" | undefined;
+  /**
+   * The subject's key when this keyring holds it (no database read), else undefined. `id`: the
+   * caller's `<tenant>/<subject>` string, when it has one (a fresh string costs a hash per look-up).
+   */
+  cachedKey(tenantId: string, subject: string, id?: string): DataKey | "erased" | undefined;
   /** The subject's key, "erased" when destroyed, null when never created (nothing of it was encrypted). */
   keyForReading(tenantId: string, subject: string): Promise<SubjectKey>;
   /** Forgets what this keyring holds of a subject (a key or a new one), so the next use reads it. */
@@ -379,8 +382,8 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
       if (options.remember) for (const r of rows) remember(ids[r.n - 1], found.get(ids[r.n - 1])!);
       return found;
     },
-    cachedKey(tenantId, subject) {
-      return cached(id(tenantId, subject))?.key ?? undefined;
+    cachedKey(tenantId, subject, known) {
+      return cached(known ?? id(tenantId, subject))?.key ?? undefined;
     },
     async keyForReading(tenantId, subject) {
       const k = id(tenantId, subject);
