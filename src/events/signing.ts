@@ -45,6 +45,11 @@ export interface Signatory {
   name: string;
   /** Where the one-time password goes; null: the signatory cannot be sent one. */
   email: string | null;
+  /**
+   * The estate's owner signing as lessor, whose name and email these are: their erasure reaches the
+   * messages sent to them. Absent in processes initiated before it was recorded.
+   */
+  owner_id?: string | null;
 }
 
 /** Who did a step and from where: the evidence file's lines (docs/signing.md, "Evidence file"). */
@@ -75,7 +80,7 @@ export interface SignatureCodeSentData {
   lease_id: string;
   process_id: string;
   signatory_id: string;
-  /** scrypt of the code with `salt`: the code itself is never stored. */
+  /** HMAC-SHA256 of the code keyed by `salt` (codeHash): the code itself is never stored. */
   code_hash: string;
   salt: string;
   expires_at: string;

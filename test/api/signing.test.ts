@@ -257,6 +257,21 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(late.json().message).toMatch(/expired/);
 
     expect((await request(lessor.signatory_id)).statusCode).toBe(200);
+    // Each code's message names the person it goes to, so their erasure reaches it
+    // (docs/personal-data.md): the lessee, or the estate's owner signing as lessor.
+    const ownerId = (await t.request("GET", `/api/estates/${lease.estate_id}`)).json().owner_id;
+    expect(ownerId).toMatch(/^[0-9a-f-]{36}$/);
+    const store = t.app.platform.store;
+    const sent = (await store.readStream(`lease_signing-${lease.id}`)).flatMap((e) =>
+      e.type === "LeaseSignatureCodeSent" ? [e.data as { signatory_id: string; message_id: string }] : [],
+    );
+    const subjectsOf = async (signatoryId: string) => {
+      const { message_id } = sent.filter((d) => d.signatory_id === signatoryId).at(-1)!;
+      const [queued] = await store.readStream(`message-${message_id}`);
+      return (queued.data as { data_subjects?: string[] }).data_subjects;
+    };
+    expect(await subjectsOf(tenant.signatory_id)).toEqual([`lessee-${tenant.lessee_id}`]);
+    expect(await subjectsOf(lessor.signatory_id)).toEqual([`owner-${ownerId}`]);
     const wrong = (await codeFor(lessor.email, sentAt)) === "000000" ? "111111" : "000000";
     for (let attempt = 1; attempt <= 4; attempt++) {
       const res = await validate(lessor.signatory_id, wrong);

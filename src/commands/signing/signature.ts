@@ -5,6 +5,7 @@ import { z } from "zod";
 import { leaseStream } from "../../events/leases.ts";
 import { isLiveLease } from "../../events/leaseView.ts";
 import { lesseeStream } from "../../events/lessees.ts";
+import { ownerResource } from "../../events/owners.ts";
 import type { Signatory, SignatoryRole, SigningStep } from "../../events/signing.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { ApiError, conflict, notFound } from "../../platform/errors.ts";
@@ -96,6 +97,7 @@ function signatoriesOf(facts: NonNullable<Awaited<ReturnType<typeof signingFacts
     auth_user_id: null,
     name: facts.owner ? personName(facts.owner) : "Bailleur (propriétaire non renseigné)",
     email: (facts.owner?.email as string | null) ?? null,
+    owner_id: facts.owner ? String(facts.owner.id) : null,
   };
   return [...tenants, lessor];
 }
@@ -290,7 +292,12 @@ async function requestCode(
     ].join("\n"),
     topic: "signature-code",
     related: { kind: "lease", id: leaseId },
-    data_subjects: signatory.lessee_id ? [lesseeStream(signatory.lessee_id)] : [],
+    // The person the code goes to: a lessee, or the owner signing as lessor.
+    data_subjects: signatory.lessee_id
+      ? [lesseeStream(signatory.lessee_id)]
+      : signatory.owner_id
+        ? [ownerResource.stream(signatory.owner_id)]
+        : [],
     actor_key_id: context.metadata.actor_key_id,
     correlation_id: context.metadata.correlation_id,
   });
