@@ -226,12 +226,12 @@ export function noticeReasonVerdict(
 /**
  * Until when rent and charges are owed when the keys come back during a notice (the lease's end,
  * `details.owed_until`). Under loi n° 89-462 (art. 15 I unfurnished, art. 25-8 I furnished,
- * the same words: "Pendant le délai de préavis..."): a lessee who gave notice owes its whole period, unless the dwelling is let to
- * another lessee before its end with the lessor's agreement (not known here: settle it by a credit);
- * after the lessor's notice, only the time the lessee actually occupied the place, up to the keys'
- * return to the lessor (Cass. civ. 3e, 2 May 2012, n° 11-17.299). `relet_on`: the day another
- * lessee, with the lessor's agreement, occupies the dwelling; the lessee's rent stops the day before. A notice whose giver was not
- * recorded (before 2026-11): its whole period, UNKNOWN. Keys back after the notice's end: their day.
+ * the same words: "Pendant le délai de préavis..."): a lessee who gave notice owes its whole period,
+ * unless the dwelling is let to another lessee before its end with the lessor's agreement
+ * (`relet_on`, the new lessee's first day: the rent stops the day before, never before the keys'
+ * return); after the lessor's notice, only the time the lessee actually occupied the place, up to
+ * the keys' return to the lessor (Cass. civ. 3e, 2 May 2012, n° 11-17.299). A notice whose giver was
+ * not recorded (before 2026-11): its whole period, UNKNOWN. Keys back after the notice's end: their day.
  */
 export function rentOwedUntilVerdict(facts: {
   lease_type: LeaseType;
@@ -271,7 +271,9 @@ export function rentOwedUntilVerdict(facts: {
     );
   const relet = facts.relet_on ?? null;
   if (relet !== null && relet <= end) {
-    const until = addDays(relet, -1) > keys ? addDays(relet, -1) : keys;
+    // The day before the new lessee's first, never before the keys' return.
+    let until = addDays(relet, -1);
+    if (until < keys) until = keys;
     return verdict(
       RENT_RULE,
       "PASS",

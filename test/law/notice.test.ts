@@ -254,24 +254,17 @@ describe("the dwelling let again before the lessee's notice ends (art. 15 I)", (
       details: { owed_until: "2026-05-31" },
     });
   });
-  it("at the boundaries: let again on the notice's last day, or the day after the keys", () => {
-    expect(
-      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-06-10" }).details.owed_until,
-    ).toBe("2026-06-09");
-    expect(
-      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-05-21" }).details.owed_until,
-    ).toBe("2026-05-20");
-    expect(
-      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-06-11" }).details.owed_until,
-    ).toBe("2026-06-10");
-  });
-  it("never before the keys' return; a re-let after the notice's end changes nothing", () => {
-    expect(
-      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-05-10" }).details.owed_until,
-    ).toBe("2026-05-20");
-    expect(
-      rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on: "2026-07-01" }).details.owed_until,
-    ).toBe("2026-06-10");
+  // Keys back on 2026-05-20, notice ending 2026-06-10.
+  it.each([
+    ["let again on the notice's last day", "2026-06-10", "2026-06-09"],
+    ["let again the day after the keys' return", "2026-05-21", "2026-05-20"],
+    ["let again the day after the notice's end: nothing changes", "2026-06-11", "2026-06-10"],
+    ["let again before the keys' return: never before them", "2026-05-10", "2026-05-20"],
+    ["let again well after the notice's end: nothing changes", "2026-07-01", "2026-06-10"],
+  ])("at the boundaries, %s (%s): rent owed until %s", (_, relet_on, owed_until) => {
+    expect(rentOwedUntilVerdict({ ...facts, given_by: "LESSEE", relet_on }).details.owed_until).toBe(
+      owed_until,
+    );
   });
   it("after the lessor's notice: the keys' return still", () => {
     expect(

@@ -236,9 +236,12 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       const out = events.slice();
       for (const { i, kind, tenantId, subject, id } of personal) {
         const event = events[i];
-        const key = batch?.has(id)
-          ? (batch.get(id) as SubjectKey)
-          : (keyring.cachedKey(tenantId, subject, id) ?? (await keyring.keyForReading(tenantId, subject)));
+        // One look-up: a batch maps every subject it read (null: no key), undefined when it skipped one.
+        const fromBatch = batch?.get(id);
+        const key =
+          fromBatch !== undefined
+            ? fromBatch
+            : (keyring.cachedKey(tenantId, subject, id) ?? (await keyring.keyForReading(tenantId, subject)));
         out[i] = {
           ...event,
           data: mapData(event.data, (o) => openObject(o, kind, key, id, cache)),
