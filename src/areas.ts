@@ -17,7 +17,7 @@ import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
-import { generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
+import { eraseLeasePdfsOf, generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
 import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeEraseRoutes, RETENTION_QUEUE, runRetention } from "./commands/lessees/erase.ts";
@@ -41,6 +41,7 @@ import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { annexCommandRoutes } from "./commands/signing/annexes.ts";
+import { eraseSigningOf } from "./commands/signing/erase.ts";
 import { signingLoop } from "./commands/signing/loop.ts";
 import { signatureCommandRoutes } from "./commands/signing/signature.ts";
 import { syndicCommandRoutes } from "./commands/syndic/routes.ts";
@@ -50,8 +51,10 @@ import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
 import { legalToday } from "./law/calendar.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
 import { type AreaJob, areaJob } from "./platform/jobs.ts";
+import { eraseMessagesOf } from "./platform/outbox/eraseMessages.ts";
 import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
 import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
+import type { SubjectErasure } from "./platform/personalData/erasure.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
@@ -130,7 +133,12 @@ export interface Area {
   jobs?: AreaJob[];
   /** Steps every worker process runs continuously (the outbox's deliverer, reactions). */
   loops?: WorkerLoop[];
+  /** What it erases of a data subject it names elsewhere than the subject's own stream. */
+  erasures?: SubjectErasure[];
 }
+
+/** Every area's erasures: run by each erasure of a lessee, owner or contact (docs/personal-data.md). */
+export const subjectErasures = (): SubjectErasure[] => areas.flatMap((a) => a.erasures ?? []);
 
 /**
  * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a
@@ -306,6 +314,7 @@ export const areas: Area[] = [
     name: "leasePdfs",
     routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
     projections: [leasePdfsProjection],
+    erasures: [eraseLeasePdfsOf],
   },
   {
     name: "contacts",
@@ -342,6 +351,7 @@ export const areas: Area[] = [
     routes: [messageCommandRoutes, messageQueryRoutes],
     projections: [messagesProjection],
     loops: [outboxLoop],
+    erasures: [eraseMessagesOf],
   },
   // Outbound webhooks (docs/webhooks.md): subscriptions, the deliveries the log gives, the deliverer.
   {
@@ -369,6 +379,7 @@ export const areas: Area[] = [
     routes: [annexCommandRoutes, signatureCommandRoutes, signingQueryRoutes],
     projections: signingProjections,
     loops: [signingLoop],
+    erasures: [eraseSigningOf],
   },
   // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
   { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },

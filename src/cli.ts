@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { areas } from "./areas.ts";
+import { areas, subjectErasures } from "./areas.ts";
 import { expireLeases } from "./commands/leases/expire.ts";
 import { PERSONAL_DATA } from "./events/personalData.ts";
 import { ConfigError, loadConfig } from "./platform/config.ts";
@@ -251,7 +251,9 @@ async function jobs(config: ReturnType<typeof loadConfig>, sql: Sql, action: str
   }
   const store = await openEventStore(config, sql);
   try {
-    const output = await kind.run({ sql, store }, parsed.data, { tenant_id: values.tenant ?? null });
+    const output = await kind.run({ sql, store, erasures: subjectErasures() }, parsed.data, {
+      tenant_id: values.tenant ?? null,
+    });
     console.log(JSON.stringify(output ?? null, null, 2));
     return 0;
   } finally {

@@ -7108,7 +7108,8 @@ export interface components {
                 /** @enum {string} */
                 role: "Primary" | "CoTenant" | "Guarantor" | "Lessor";
                 lessee_id: string | null;
-                name: string;
+                /** @description Null once a data subject of the process was erased */
+                name: string | null;
                 email: string | null;
                 /** @enum {string} */
                 status: "PENDING" | "SIGNED" | "LOCKED";
@@ -7131,6 +7132,8 @@ export interface components {
             initiated_at: string;
             completed_at: string | null;
             ended_at: string | null;
+            /** @description When a signatory's personal data was erased (GDPR art. 17): names, emails and where each signed from are gone */
+            erased_at: string | null;
         };
         SyndicBudget: {
             /**

@@ -42,4 +42,11 @@ export const PERSONAL_DATA: PersonalDataDeclaration = {
   // Each message has its own key, destroyed when one of its data subjects is erased.
   message: { fields: ["to", "from", "subject", "text", "html", "attachments"], subject: ownStream },
   contact: { fields: PARTY_PERSONAL_FIELDS, subject: ownStream },
+  // A lease's signing stream has its own key, destroyed when a signatory it names is erased: the
+  // signatories' names and emails, and who signed from where (src/events/signing.ts).
+  lease_signing: {
+    fields: [],
+    within: { signatories: ["name", "email"], step: ["ip", "user_agent", "actor"] },
+    subject: ownStream,
+  },
 };

@@ -42,7 +42,8 @@ export interface Signatory {
   lessee_id: string | null;
   /** The lessee's sign-in subject (their own space signs only for them); null when none. */
   auth_user_id: string | null;
-  name: string;
+  /** Null once erased (LeaseSigningPersonalDataErased). */
+  name: string | null;
   /** Where the one-time password goes; null: the signatory cannot be sent one. */
   email: string | null;
   /**
@@ -130,6 +131,19 @@ export interface SignatureEndedData {
   step: SigningStep;
 }
 
+/**
+ * A data subject named by the lease's signing stream was erased (GDPR art. 17, docs/personal-data.md):
+ * the stream's key is destroyed, so every signatory's name and email and every step's ip, user agent
+ * and actor read null, in this process as in the others of the stream (one per process).
+ */
+export interface SigningPersonalDataErasedData {
+  lease_id: string;
+  process_id: string;
+  /** The erased subject's stream (`lessee-<id>`, `owner-<id>`). */
+  data_subject: string;
+  erased_at: string;
+}
+
 export type SigningEvent =
   | DomainEvent<"LeaseAnnexAttached", AnnexData>
   | DomainEvent<"LeaseSignatureInitiated", SignatureInitiatedData>
@@ -137,7 +151,8 @@ export type SigningEvent =
   | DomainEvent<"LeaseSignatureCodeRejected", SignatureCodeRejectedData>
   | DomainEvent<"LeaseSignatorySigned", SignatorySignedData>
   | DomainEvent<"LeaseSignatureCompleted", SignatureCompletedData>
-  | DomainEvent<"LeaseSignatureEnded", SignatureEndedData>;
+  | DomainEvent<"LeaseSignatureEnded", SignatureEndedData>
+  | DomainEvent<"LeaseSigningPersonalDataErased", SigningPersonalDataErasedData>;
 
 export const signingEventTypes = [
   "LeaseAnnexAttached",
@@ -147,6 +162,7 @@ export const signingEventTypes = [
   "LeaseSignatorySigned",
   "LeaseSignatureCompleted",
   "LeaseSignatureEnded",
+  "LeaseSigningPersonalDataErased",
 ] as const satisfies readonly SigningEvent["type"][];
 
 // ---------------------------------------------------------------- the fold
@@ -250,6 +266,17 @@ export function evolveSigning(state: SigningState, event: SigningEvent): Signing
       return onProcess(state, (p) => ({ ...p, status: "COMPLETED" }));
     case "LeaseSignatureEnded":
       return onProcess(state, (p) => ({ ...p, status: "CANCELLED" }));
+    case "LeaseSigningPersonalDataErased":
+      return onProcess(state, (p) =>
+        p.process_id !== event.data.process_id
+          ? p
+          : {
+              ...p,
+              signatories: Object.fromEntries(
+                Object.entries(p.signatories).map(([id, s]) => [id, { ...s, name: null, email: null }]),
+              ),
+            },
+      );
     default: {
       const _exhaustive: never = event;
       return _exhaustive;

@@ -168,3 +168,52 @@ const accountingRecords = () =>
     CODE_COMMERCE_L123_22,
     { retention_years: ACCOUNTING_YEARS },
   );
+
+export interface LeaseRecordsFacts {
+  /** The lease is over (neither DRAFT nor PENDING_SIGNATURE, ACTIVE, NOTICE, FINALISATION). */
+  over: boolean;
+  /** The last day it bound anyone (YYYY-MM-DD); null when it never did (a draft given up). */
+  ended_on: string | null;
+  /** The positive balance of its account (euros). */
+  unpaid_balance: number;
+}
+
+/**
+ * Whether a lease's own records, which name every party to it (the signed contract, the evidence
+ * of its signature, its contract PDFs), may go with one party's erasure: only once the lease needs
+ * them no more. While it is in progress, something is unpaid on it, or its actions have not
+ * prescribed (3 years after it ended, loi n° 89-462 art. 7-1), they are kept to establish or defend
+ * its claims (RGPD art. 17(3)(e)), though the party was erased elsewhere (docs/personal-data.md).
+ */
+export function leaseRecordsVerdict(facts: LeaseRecordsFacts, today: string): Verdict {
+  const rule = "LEASE_RECORDS";
+  if (!facts.over)
+    return verdict(
+      rule,
+      "FAIL",
+      "The lease is in progress: its signed contract and its evidence are kept to perform it (RGPD art. 6(1)(b), art. 17(1)(a))",
+      `${RGPD_17}(1)(a); art. 6(1)(b)`,
+    );
+  if (facts.unpaid_balance > 0)
+    return verdict(
+      rule,
+      "FAIL",
+      `The lease's account shows ${facts.unpaid_balance.toFixed(2)} EUR unpaid: its signed contract is kept to claim it (RGPD art. 17(3)(e); ${LOI_89_7_1})`,
+      `${RGPD_17}(3)(e); ${LOI_89_7_1}`,
+      { unpaid_balance: facts.unpaid_balance },
+    );
+  if (facts.ended_on !== null) {
+    const until = addYears(facts.ended_on, LEASE_LIMITATION_YEARS);
+    if (today < until)
+      return verdict(
+        rule,
+        "FAIL",
+        `Actions deriving from the lease prescribe 3 years after it ended (${LOI_89_7_1}): its signed contract is kept until ${until} (RGPD art. 17(3)(e))`,
+        `${LOI_89_7_1}; ${RGPD_17}(3)(e)`,
+        { ended_on: facts.ended_on, retained_until: until },
+      );
+  }
+  return verdict(rule, "PASS", "The lease is over, nothing unpaid, its actions prescribed", LOI_89_7_1, {
+    ended_on: facts.ended_on,
+  });
+}

@@ -4,6 +4,7 @@ import { sweepBlobParts } from "./blobs/sqlBlobStore.ts";
 import type { Sql } from "./db.ts";
 import { notFound, validationError } from "./errors.ts";
 import { type EventStore, positionToString } from "./eventstore/eventStore.ts";
+import type { SubjectErasure } from "./personalData/erasure.ts";
 import type { Projection } from "./projections/projection.ts";
 import { rebuildProjection } from "./projections/rebuildProjection.ts";
 import { issuesToDetails } from "./validation.ts";
@@ -13,6 +14,8 @@ export const REBUILD_QUEUE = "projection-rebuild";
 export interface JobDeps {
   sql: Sql;
   store: EventStore;
+  /** What the areas erase of a data subject they name (the retention job's erasures). */
+  erasures: readonly SubjectErasure[];
 }
 
 /** Who asked: the tenant of the worker key (Workers routes), null for a scheduled or admin run. */
@@ -142,6 +145,7 @@ export async function startJobs(options: {
   store: EventStore;
   projections: Projection[];
   jobs?: AreaJob[];
+  erasures?: readonly SubjectErasure[];
   work: boolean;
   log: { info(msg: string): void; error(obj: unknown, msg: string): void };
 }): Promise<Jobs> {
@@ -172,7 +176,9 @@ export async function startJobs(options: {
       await boss.work<Envelope>(kind.queue, { pollingIntervalSeconds: 1 }, async ([job]) => {
         // The queue table is no trusted input either: the data is checked again before it runs.
         const input = kind.input ? kind.input.parse(job.data?.input ?? {}) : (job.data?.input ?? {});
-        const output = await kind.run({ sql, store }, input, { tenant_id: job.data?.tenant_id ?? null });
+        const output = await kind.run({ sql, store, erasures: options.erasures ?? [] }, input, {
+          tenant_id: job.data?.tenant_id ?? null,
+        });
         // pg-boss stores the handler's result as the job's output (one job per fetch).
         return output ?? null;
       });

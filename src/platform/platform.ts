@@ -4,6 +4,7 @@ import type { EventStore } from "./eventstore/eventStore.ts";
 import type { Permission } from "./http/auth.ts";
 import type { LesseeScope, UserIdentity } from "./http/userTokens.ts";
 import type { Jobs } from "./jobs.ts";
+import type { SubjectErasure } from "./personalData/erasure.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
 
 /**
@@ -19,6 +20,8 @@ export interface Platform {
   store: EventStore;
   projections: ProjectionRuntime;
   jobs: Jobs;
+  /** What the areas erase of a data subject they name (src/areas.ts). */
+  erasures: readonly SubjectErasure[];
 }
 
 declare module "fastify" {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { areas } from "../areas.ts";
+import { areas, subjectErasures } from "../areas.ts";
 import { STREAM_CATEGORIES } from "../events/streams.ts";
 import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
@@ -142,6 +142,7 @@ async function startOn(
       store,
       projections,
       jobs: areas.flatMap((a) => a.jobs ?? []),
+      erasures: subjectErasures(),
       work: roles.has("worker"),
       log: logger,
     });
@@ -165,7 +166,7 @@ async function startOn(
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
-  const platform: Platform = { config, sql, store, projections: runtime, jobs };
+  const platform: Platform = { config, sql, store, projections: runtime, jobs, erasures: subjectErasures() };
 
   let firstRunKey: string | null = null;
   if (!config.DATABASE_URL && !config.PMS_ADMIN_API_KEY && (await listTenants(sql)).length === 0) {

@@ -82,6 +82,31 @@ export function sameLeasePdf(records: Row[], contractSha256: string): (Found & {
   return row ? { id: String(row.id), body: toLeasePdf(row), revision: Number(row.revision) } : null;
 }
 
+/**
+ * The contract PDFs that print a data subject, and their leases: those of the leases a lessee
+ * (`lessee-<id>`) is party to, or of the estates an owner (`owner-<id>`) owns or owned before its
+ * last transfer. The leases area's part of an erasure.
+ */
+export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: string) {
+  const [kind, ...rest] = dataSubject.split("-");
+  if (kind !== "lessee" && kind !== "owner") return { pdfs: [], lease_ids: [] };
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ pdfs: { id: string; lease_id: string }[]; lease_ids: string[] }>(
+      `WITH named AS (
+         SELECT lease_id FROM lease_lessees WHERE tenant_id = $1 AND lessee_id = $2 AND $3 = 'lessee'
+         UNION
+         SELECT l.id FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
+          WHERE l.tenant_id = $1 AND $3 = 'owner' AND (e.owner_id = $2 OR e.previous_owner_id = $2))
+       SELECT coalesce((SELECT json_agg(json_build_object('id', p.id, 'lease_id', p.lease_id) ORDER BY p.id)
+                          FROM lease_pdfs p
+                         WHERE p.tenant_id = $1 AND p.lease_id IN (SELECT lease_id FROM named)), '[]') AS pdfs,
+              coalesce((SELECT array_agg(lease_id::text) FROM named), '{}') AS lease_ids`,
+      [tenantId, rest.join("-"), kind],
+    ),
+  );
+  return row;
+}
+
 export async function readLeasePdf(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const row = await findLeasePdf(sql, tenantId, id);
   return row ? { body: toLeasePdf(row), revision: Number(row.revision) } : null;

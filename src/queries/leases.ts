@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { LEASE_STATUSES, LEASE_TYPES } from "../events/leases.ts";
+import { legalToday } from "../law/calendar.ts";
+import { type LeaseRecordsFacts, leaseRecordsVerdict } from "../law/retention.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { offsetOf, pageQuery } from "../platform/http/pagination.ts";
@@ -214,6 +216,43 @@ export const ACTIVE_LEASE_STATUSES = [
   "NOTICE",
   "FINALISATION",
 ] as const;
+
+/**
+ * The facts a lease's records are erased on (src/law/retention.ts, leaseRecordsVerdict), by lease
+ * id; a lease the read model no longer holds is absent.
+ */
+export async function leaseRecordsFacts(
+  sql: Sql,
+  tenantId: string,
+  leaseIds: string[],
+): Promise<Map<string, LeaseRecordsFacts>> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ id: string; over: boolean; ended_on: string | null; unpaid: string | null }>(
+      `SELECT l.id, NOT (l.status = ANY($3::text[])) AS over,
+              to_char(coalesce(greatest(l.terminated_at, l.notice_end_date), l.end_date, l.updated_at::date),
+                      'YYYY-MM-DD') AS ended_on,
+              greatest(a.balance, 0) AS unpaid
+         FROM leases l LEFT JOIN lease_accounts a ON a.tenant_id = l.tenant_id AND a.id = l.id
+        WHERE l.tenant_id = $1 AND l.id = ANY($2::uuid[])`,
+      [tenantId, leaseIds, ACTIVE_LEASE_STATUSES],
+    ),
+  );
+  return new Map(
+    rows.map((r) => [r.id, { over: r.over, ended_on: r.ended_on, unpaid_balance: Number(r.unpaid ?? 0) }]),
+  );
+}
+
+/** Of these leases, those whose records may go with a party's erasure today; one no longer held too. */
+export async function leasesWithRecordsErasable(sql: Sql, tenantId: string, leaseIds: string[]) {
+  const facts = await leaseRecordsFacts(sql, tenantId, leaseIds);
+  const today = legalToday();
+  return new Set(
+    leaseIds.filter((id) => {
+      const f = facts.get(id);
+      return !f || leaseRecordsVerdict(f, today).status === "PASS";
+    }),
+  );
+}
 
 /** Active-lease counts of the given lessees of one tenant; lessees without any are absent. */
 export async function activeLeaseCounts(

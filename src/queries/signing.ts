@@ -93,7 +93,7 @@ const signatoryBody = z.strictObject({
   signatory_id: uuid(),
   role: z.enum(SIGNATORY_ROLES),
   lessee_id: uuid().nullable(),
-  name: z.string(),
+  name: z.string().nullable().describe("Null once a data subject of the process was erased"),
   email: z.string().nullable(),
   status: z.enum(["PENDING", "SIGNED", "LOCKED"]),
   attempts: z.number().int(),
@@ -128,6 +128,11 @@ export const signatureBody = z
     initiated_at: timestamp,
     completed_at: timestamp.nullable(),
     ended_at: timestamp.nullable(),
+    erased_at: timestamp
+      .nullable()
+      .describe(
+        "When a signatory's personal data was erased (GDPR art. 17): names, emails and where each signed from are gone",
+      ),
   })
   .meta({ id: "LeaseSignature", description: "A lease's signature process (simple electronic signature)" });
 
@@ -185,6 +190,26 @@ export async function readAnnex(sql: Sql, tenantId: string, leaseId: string, ann
   return row ? { body: toAnnex(row), revision: 0, row } : null;
 }
 
+/**
+ * The leases whose signing processes name a data subject (`lessee-<id>`, or `owner-<id>` as the
+ * lessor), with the stored files of every process of theirs: the signing area's part of an erasure.
+ */
+export async function signingNaming(sql: Sql, tenantId: string, dataSubject: string) {
+  const [kind, ...rest] = dataSubject.split("-");
+  const id = rest.join("-");
+  const field = kind === "lessee" ? "lessee_id" : kind === "owner" ? "owner_id" : null;
+  if (!field) return [];
+  return sql.asTenant(tenantId, (tx) =>
+    tx.query<{ lease_id: string; blob_keys: string[] }>(
+      `SELECT lease_id, array_remove(array_agg(signed_pdf->>'blob_key') || array_agg(evidence->>'blob_key'), NULL) AS blob_keys
+         FROM lease_signatures WHERE tenant_id = $1 AND lease_id IN
+              (SELECT lease_id FROM lease_signatures WHERE tenant_id = $1 AND signatories @> $2::jsonb)
+        GROUP BY lease_id ORDER BY lease_id`,
+      [tenantId, JSON.stringify([{ [field]: id }])],
+    ),
+  );
+}
+
 /** The lease's newest signature process row, or null. */
 export async function readSignatureRow(sql: Sql, tenantId: string, leaseId: string): Promise<Row | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -204,7 +229,8 @@ const toSignature = (row: Row) => ({
   document_sha256: row.document_sha256,
   contract: row.contract,
   annexes: row.annexes,
-  signatories: row.signatories,
+  // owner_id stays in the read model: it finds an owner's processes for their erasure.
+  signatories: (row.signatories as Row[]).map(({ owner_id: _, ...s }) => s),
   signed_pdf: row.signed_pdf
     ? { sha256: (row.signed_pdf as Row).sha256, size: (row.signed_pdf as Row).size }
     : null,
@@ -214,6 +240,7 @@ const toSignature = (row: Row) => ({
   initiated_at: iso(row.initiated_at),
   completed_at: iso(row.completed_at),
   ended_at: iso(row.ended_at),
+  erased_at: iso(row.personal_data_erased_at),
 });
 
 /** `forLessee`: the signatories' emails are not shown to a lessee (co-tenants', the lessor's). */

@@ -8,6 +8,7 @@ import { createPostgresEventStore } from "../../src/platform/eventstore/postgres
 import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { queueMessage } from "../../src/platform/outbox/queueMessage.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
+import { destroySubjectKey } from "../../src/platform/personalData/keyring.ts";
 import { encryptExistingEvents } from "../../src/platform/personalData/migrate.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { lesseesProjection } from "../../src/projections/lessees.ts";
@@ -358,6 +359,146 @@ describe("personal data", () => {
     const again = await encryptExistingEvents(t.sql, codec, { categories });
     expect(again).toMatchObject({ encrypted: 0, done: true });
     await codec.keyring.close();
+  });
+});
+
+describe("personal data inside lease signing streams", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp("postgres");
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const leaseId = randomUUID();
+  const stream = `lease_signing-${leaseId}`;
+  const signatory = (name: string, email: string) => ({
+    signatory_id: randomUUID(),
+    role: "Primary",
+    lessee_id: randomUUID(),
+    auth_user_id: null,
+    name,
+    email,
+  });
+  const step = {
+    at: "2020-01-02T10:00:00.000Z",
+    ip: "203.0.113.9",
+    user_agent: "LegacyAgent/1",
+    channel: "api",
+    actor: "key-1",
+  };
+  const initiated = {
+    lease_id: leaseId,
+    process_id: randomUUID(),
+    reservation_id: randomUUID(),
+    lease_revision: 3,
+    contract: { pdf_id: randomUUID(), sha256: "c".repeat(64), filename: "bail.pdf" },
+    annexes: [],
+    document_sha256: "d".repeat(64),
+    signatories: [
+      signatory("Legacy Signer", "legacy.signer@privacy.example"),
+      signatory("Other Signer", "other@privacy.example"),
+    ],
+    step,
+  };
+  const metadata = () => ({
+    tenant_id: t.tenant.id,
+    actor_key_id: null,
+    correlation_id: null,
+    causation_id: null,
+    occurred_at: new Date().toISOString(),
+  });
+  const secrets = [
+    "Legacy Signer",
+    "legacy.signer@privacy.example",
+    "Other Signer",
+    "203.0.113.9",
+    "LegacyAgent/1",
+    "key-1",
+  ];
+  const stored = async () =>
+    JSON.stringify(await t.sql.query("SELECT data FROM events WHERE stream_name = $1", [stream]));
+
+  it("seals the signatories' names and emails and the step's origin, and keeps the rest readable", async () => {
+    // Events written before signing streams were sealed: appended past the encoding layer.
+    const raw = createPostgresEventStore(t.sql);
+    await raw.appendToStream(
+      stream,
+      [{ event_id: randomUUID(), type: "LeaseSignatureInitiated", data: initiated, metadata: metadata() }],
+      { expected_revision: "no_stream" },
+    );
+    expect(await stored()).toContain("Legacy Signer");
+    // A deployment that ran encrypt-existing before: its one checkpoint is past this event.
+    await t.sql.query("DELETE FROM personal_data_migration");
+    await t.sql.query(
+      "INSERT INTO personal_data_migration (name, last_position) SELECT 'encrypt-existing', max(position) FROM events",
+    );
+    const codec = personalDataCodecOf({}, t.sql);
+    const run = await encryptExistingEvents(t.sql, codec, { categories: Object.keys(PERSONAL_DATA) });
+    await codec.keyring.close();
+    // The lease signing category has its own checkpoint, from the start; the others went on from theirs.
+    expect(run).toMatchObject({ encrypted: 1, done: true });
+    for (const secret of secrets) expect(await stored()).not.toContain(secret);
+    const [read] = await t.service.platform.store.readStream(stream);
+    expect(read.data).toEqual(initiated);
+
+    // Written through the service, sealed from the first append.
+    const signed = {
+      lease_id: leaseId,
+      process_id: initiated.process_id,
+      signatory_id: initiated.signatories[0].signatory_id,
+      document_sha256: initiated.document_sha256,
+      step: { ...step, at: "2020-01-03T10:00:00.000Z" },
+    };
+    await t.service.platform.store.appendToStream(
+      stream,
+      [{ event_id: randomUUID(), type: "LeaseSignatorySigned", data: signed, metadata: metadata() }],
+      { expected_revision: 0n },
+    );
+    for (const secret of secrets) expect(await stored()).not.toContain(secret);
+    expect((await t.service.platform.store.readStream(stream))[1].data).toEqual(signed);
+  });
+
+  it("reads them as null once the stream's key is destroyed, the ids, roles and dates intact", async () => {
+    await destroySubjectKey(t.sql, t.tenant.id, stream);
+    const [first, second] = await t.service.platform.store.readStream(stream);
+    expect(first.data).toEqual({
+      ...initiated,
+      signatories: initiated.signatories.map((s) => ({ ...s, name: null, email: null })),
+      step: { ...step, ip: null, user_agent: null, actor: null },
+    });
+    expect((second.data as { step: unknown }).step).toEqual({
+      at: "2020-01-03T10:00:00.000Z",
+      ip: null,
+      user_agent: null,
+      channel: "api",
+      actor: null,
+    });
+    // A process that had not heard of the erasure writes no personal value.
+    await t.service.platform.store.appendToStream(
+      stream,
+      [
+        {
+          event_id: randomUUID(),
+          type: "LeaseSignatureEnded",
+          data: {
+            lease_id: leaseId,
+            process_id: initiated.process_id,
+            reservation_id: initiated.reservation_id,
+            cause: "CANCELLED",
+            reason: "x",
+            step,
+          },
+          metadata: metadata(),
+        },
+      ],
+      { expected_revision: 1n },
+    );
+    for (const secret of secrets) expect(await stored()).not.toContain(secret);
+    expect((await t.service.platform.store.readStream(stream))[2].data).toMatchObject({
+      step: { at: step.at, ip: null, user_agent: null, channel: "api", actor: null },
+    });
   });
 });
 

@@ -4,7 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
 import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
 import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { runCommand } from "../../src/platform/runCommand.ts";
+import { leaseSignaturesProjection } from "../../src/projections/signing.ts";
 import { eventually } from "../support/eventually.ts";
 import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
 import { lesseeSpaceFixtures, registerProvider } from "../support/lesseeSpace.ts";
@@ -75,7 +77,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
   };
 
   /** A DRAFT lease whose estate has an owner with an email, and its contract PDF. */
-  const draftLease = async (extra: { primary_lessee_id?: string } = {}) => {
+  const draftLease = async (extra: { primary_lessee_id?: string; start_date?: string } = {}) => {
     const lessor = await t.request("POST", "/api/owners", {
       body: { category: "company", legal_name: "SCI Dupont", email: "bailleur@sci-dupont.fr" },
     });
@@ -101,7 +103,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
   };
   const contractPdf = async (leaseId: string) =>
     expect((await t.request("POST", `/api/leases/${leaseId}/pdf`)).statusCode).toBe(201);
-  const readyLease = async (extra: { primary_lessee_id?: string } = {}) => {
+  const readyLease = async (extra: { primary_lessee_id?: string; start_date?: string } = {}) => {
     const lease = await draftLease(extra);
     await attachMandatory(lease.id);
     await contractPdf(lease.id);
@@ -379,6 +381,169 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       balance: before.balance - 1,
     });
     expect(await leaseStatus(lease.id)).toBe("DRAFT");
+  });
+
+  /** A lease from 2015 (with a co-tenant, if given), signed by all (user agent SignerAgent/7), ACTIVE. */
+  const signedLease = async (lesseeId: string, coTenant?: string) => {
+    const lease = await readyLease({ primary_lessee_id: lesseeId, start_date: "2015-01-01" });
+    if (coTenant)
+      expect(
+        (
+          await t.request("POST", `/api/leases/${lease.id}/lessees`, {
+            body: { lessee_id: coTenant, role: "CoTenant" },
+          })
+        ).statusCode,
+      ).toBe(201);
+    // The contract of the lease as it now stands.
+    if (coTenant) await contractPdf(lease.id);
+    await buyCredits();
+    const started = await initiate(lease.id);
+    expect(started.statusCode, started.body).toBe(201);
+    for (const s of started.json().signatories) {
+      const sentAt = smtp.accepted.length;
+      const path = `/api/leases/${lease.id}/signature`;
+      expect(
+        (await t.request("POST", `${path}/request`, { body: { signatory_id: s.signatory_id } })).statusCode,
+      ).toBe(200);
+      const otp = await codeFor(s.email, sentAt);
+      const signed = await t.request("POST", `${path}/validate`, {
+        body: { signatory_id: s.signatory_id, otp },
+        headers: { "user-agent": "SignerAgent/7" },
+      });
+      expect(signed.statusCode, signed.body).toBe(200);
+    }
+    expect(await leaseStatus(lease.id)).toBe("ACTIVE");
+    return lease;
+  };
+  /** The same, over since 2019-09-01. */
+  const signedPastLease = async (lesseeId: string) => {
+    const lease = await signedLease(lesseeId);
+    for (const [status, extra] of [
+      ["NOTICE", { effective_date: "2019-06-01" }],
+      ["FINALISATION", {}],
+      ["TERMINATED", { effective_date: "2019-09-01" }],
+    ] as const)
+      expect((await f.setStatus(lease.id, status, extra)).statusCode).toBe(200);
+    return lease;
+  };
+
+  it("erasing a signatory erases the lease signing's names, emails and steps, and its signed files", async () => {
+    const lesseeId = await f.newLessee();
+    const person = (await t.request("GET", `/api/lessees/${lesseeId}`)).json();
+    const lease = await signedPastLease(lesseeId);
+    const stored = async () =>
+      JSON.stringify(
+        await t.sql.query("SELECT data FROM events WHERE stream_name = $1", [`lease_signing-${lease.id}`]),
+      );
+    const secrets = [person.last_name, person.email, "SignerAgent/7", "bailleur@sci-dupont.fr", "SCI Dupont"];
+    // Sealed in the log from the start, readable through the API.
+    for (const secret of secrets) expect(await stored()).not.toContain(secret);
+    const before = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
+    expect(before.signatories[0]).toMatchObject({ lessee_id: lesseeId, email: person.email });
+    expect(before.erased_at).toBeNull();
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature/evidence`)).body).toContain(
+      "SignerAgent/7",
+    );
+
+    const contracts = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json();
+    expect(contracts.length).toBeGreaterThan(0);
+    const cached = "SELECT count(*)::int AS n FROM pdf_render_cache WHERE subject_id = $1";
+    expect((await t.sql.query(cached, [lease.id]))[0].n).toBe(1);
+
+    const erased = await t.request("POST", `/api/lessees/${lesseeId}/erase`, { body: { reason: "asked" } });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const after = await t.request("GET", `/api/leases/${lease.id}/signature`);
+    expect(after.statusCode, after.body).toBe(200);
+    expect(after.json().erased_at).not.toBeNull();
+    for (const s of after.json().signatories) expect(s).toMatchObject({ name: null, email: null });
+    // The rest of the process stands: who signed when, what was signed.
+    expect(after.json()).toMatchObject({
+      status: "COMPLETED",
+      document_sha256: before.document_sha256,
+      signed_pdf: before.signed_pdf,
+    });
+    expect(after.json().signatories.map((s: { signed_at: string }) => s.signed_at)).toEqual(
+      before.signatories.map((s: { signed_at: string }) => s.signed_at),
+    );
+    // The signed lease and its evidence file printed them: gone.
+    for (const file of ["document", "evidence"])
+      expect((await t.request("GET", `/api/leases/${lease.id}/signature/${file}`)).statusCode).toBe(404);
+    // The contract PDFs printed them too: deleted, and their render dropped.
+    expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).toEqual([]);
+    for (const c of contracts)
+      expect((await t.request("GET", `/api/leases/pdf/${c.id}`)).statusCode).toBe(404);
+    expect((await t.sql.query(cached, [lease.id]))[0].n).toBe(0);
+    // Replayed from the log: the same erased process.
+    await rebuildProjection(t.sql, t.service.platform.store, leaseSignaturesProjection);
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`)).json()).toEqual(after.json());
+    const [key] = await t.sql.query("SELECT wrapped_key FROM personal_data_keys WHERE subject = $1", [
+      `lease_signing-${lease.id}`,
+    ]);
+    expect(key.wrapped_key).toBeNull();
+    // Again: nothing more appended.
+    const count = (
+      await t.sql.query("SELECT count(*)::int AS n FROM events WHERE stream_name = $1", [
+        `lease_signing-${lease.id}`,
+      ])
+    )[0].n;
+    expect(
+      (await t.request("POST", `/api/lessees/${lesseeId}/erase`, { body: { reason: "again" } })).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await t.sql.query("SELECT count(*)::int AS n FROM events WHERE stream_name = $1", [
+          `lease_signing-${lease.id}`,
+        ])
+      )[0].n,
+    ).toBe(count);
+  });
+
+  it("erasing the owner who signed as lessor, once the estate is transferred, erases the lease signing", async () => {
+    const lease = await signedPastLease(await f.newLessee());
+    const lessorId = (await t.request("GET", `/api/estates/${lease.estate_id}`)).json().owner_id;
+    const buyer = await t.request("POST", "/api/owners", {
+      body: { category: "company", legal_name: "SCI Achat", email: "achat@sci-achat.fr" },
+    });
+    expect(buyer.statusCode, buyer.body).toBe(201);
+    const sold = await t.request("PUT", `/api/estates/${lease.estate_id}`, {
+      body: { owner_id: buyer.json().id },
+    });
+    expect(sold.statusCode, sold.body).toBe(200);
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`)).json().signatories[1]).toMatchObject(
+      {
+        role: "Lessor",
+        name: "SCI Dupont",
+      },
+    );
+
+    const erased = await t.request("POST", `/api/owners/${lessorId}/erase`, { body: { reason: "asked" } });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const after = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
+    expect(after.erased_at).not.toBeNull();
+    for (const s of after.signatories) expect(s).toMatchObject({ name: null, email: null });
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature/document`)).statusCode).toBe(404);
+    expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).toEqual([]);
+  });
+
+  it("a co-tenant erased after leaving leaves the signing of the lease going on with the other untouched", async () => {
+    const [leaving, staying] = [await f.newLessee(), await f.newLessee()];
+    const lease = await signedLease(leaving, staying);
+    const path = `/api/leases/${lease.id}/lessees`;
+    expect((await t.request("PUT", `${path}/${staying}`, { body: { role: "Primary" } })).statusCode).toBe(
+      200,
+    );
+    const left = await t.request("PUT", `${path}/${leaving}/end`, { body: { end_date: "2019-06-30" } });
+    expect(left.statusCode, left.body).toBe(200);
+    const before = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
+    expect(before.signatories).toHaveLength(3);
+
+    const erased = await t.request("POST", `/api/lessees/${leaving}/erase`, { body: { reason: "asked" } });
+    expect(erased.statusCode, erased.body).toBe(200);
+    // The lease is in progress: its signed contract, evidence and PDFs are kept (RGPD art. 17(3)(e)).
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`)).json()).toEqual(before);
+    for (const file of ["document", "evidence"])
+      expect((await t.request("GET", `/api/leases/${lease.id}/signature/${file}`)).statusCode).toBe(200);
+    expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).not.toEqual([]);
   });
 
   it("end to end: from a DRAFT lease to a signed ACTIVE one, the lessee signing with their own token", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   addYears,
   contactErasureVerdicts,
+  leaseRecordsVerdict,
   lesseeErasureVerdicts,
   ownerErasureVerdicts,
   retentionThatApplies,
@@ -83,5 +84,21 @@ describe("owner and contact erasure retentions", () => {
   it("every verdict cites its article", () => {
     for (const v of [...owner(3, 2), ...owner(0, 0), ...contactErasureVerdicts()])
       expect(v.legal_reference).toMatch(/RGPD|Code de commerce/);
+  });
+});
+
+describe("a lease's records (signed contract, evidence, PDFs) going with a party's erasure", () => {
+  const over = { over: true, ended_on: "2022-09-01", unpaid_balance: 0 };
+  it.each([
+    ["in progress", { ...over, over: false }, "2040-01-01", "FAIL", /in progress/],
+    ["a cent unpaid", { ...over, unpaid_balance: 0.01 }, "2040-01-01", "FAIL", /0\.01 EUR unpaid/],
+    ["the day before its actions prescribe", over, "2025-08-31", "FAIL", /art\. 7-1.*2025-09-01/],
+    ["the day they prescribe", over, "2025-09-01", "PASS", /prescribed/],
+    ["a lease that bound no one", { ...over, ended_on: null }, "2020-01-01", "PASS", /prescribed/],
+  ] as const)("%s: %s", (_case, facts, today, status, message) => {
+    const v = leaseRecordsVerdict(facts, today);
+    expect(v).toMatchObject({ rule: "LEASE_RECORDS", status });
+    expect(v.message).toMatch(message);
+    expect(v.legal_reference).not.toBe("");
   });
 });

@@ -280,7 +280,7 @@ export async function startPlatformApp(
   const projections = [widgetProjection, ...(options.projections ?? [])];
   const runtime = runProjections({ sql, store, projections, log: silentLog });
   const jobs = await startJobs({ sql, store, projections, work: true, log: silentLog });
-  const platform: Platform = { config, sql, store, projections: runtime, jobs };
+  const platform: Platform = { config, sql, store, projections: runtime, jobs, erasures: [] };
   const routes = [widgetRoutes, ...(options.routes ?? [])];
   const app = await buildApp(platform, routes);
   await app.ready();

@@ -7,7 +7,7 @@ import { mobilityMotiveVerdict } from "../../law/leaseTypes.ts";
 import { blobKey, blobStoreFor } from "../../platform/blobs/index.ts";
 import type { Sql } from "../../platform/db.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, enforce, notFound } from "../../platform/errors.ts";
+import { ApiError, conflict, enforce, notFound } from "../../platform/errors.ts";
 import type { EventStore, Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { commandContext, handleCommand } from "../../platform/http/handleCommand.ts";
@@ -17,19 +17,22 @@ import {
   cachedRender,
   clearRenderCache,
   countRenderCacheHit,
+  dropRenderCache,
   sha256Of,
   stableJson,
 } from "../../platform/pdf/renderCache.ts";
+import type { SubjectErasure } from "../../platform/personalData/erasure.ts";
 import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
 import { readLeaseContractFacts } from "../../queries/leaseContractFacts.ts";
 import {
   LEASE_CONTRACT_CACHE,
   leasePdfBody,
   leasePdfParams,
+  leasePdfsNaming,
   readLeasePdf,
   sameLeasePdf,
 } from "../../queries/leasePdfs.ts";
-import { leaseParams } from "../../queries/leases.ts";
+import { leaseParams, leasesWithRecordsErasable } from "../../queries/leases.ts";
 import { buildLeaseContract } from "./contract/buildLeaseContract.ts";
 import {
   contractFileName,
@@ -282,3 +285,38 @@ export async function leasePdfCommandRoutes(app: FastifyInstance): Promise<void>
     async (request) => ({ cleared: await clearRenderCache(sql, tenantOf(request), LEASE_CONTRACT_CACHE) }),
   );
 }
+
+/**
+ * An erasure reaches the contract PDFs printing the subject (docs/personal-data.md): each record
+ * is deleted as `DELETE /api/leases/pdf/{id}` does (LeaseContractPdfDeleted, then its bytes), and
+ * the render cache of those leases is dropped. A contract made again prints the erased fields empty.
+ * A lease that still needs its records (leaseRecordsVerdict) keeps them.
+ */
+export const eraseLeasePdfsOf: SubjectErasure = async (deps, tenantId, dataSubject, metadata) => {
+  const named = await leasePdfsNaming(deps.sql, tenantId, dataSubject);
+  // Kept while the lease needs them: its other parties' claims (src/law/retention.ts).
+  const erasable = await leasesWithRecordsErasable(deps.sql, tenantId, named.lease_ids);
+  const pdf_ids = named.pdfs.filter((p) => erasable.has(p.lease_id)).map((p) => p.id);
+  const lease_ids = [...erasable];
+  const context: CommandContext = {
+    store: deps.store,
+    tenant_id: tenantId,
+    metadata: { ...metadata, tenant_id: tenantId },
+  };
+  const blobs = blobStoreFor(deps.sql);
+  let position: Position | null = null;
+  for (const pdf_id of pdf_ids) {
+    const deleted = await runCommand(context, leasePdfStream(pdf_id), leasePdfDecider, {
+      type: "DeleteLeaseContractPdf",
+      pdf_id,
+    }).catch((error) => {
+      // Deleted meanwhile (the read model had not caught up): its bytes go all the same.
+      if (!(error instanceof ApiError && error.code === "NotFound")) throw error;
+      return null;
+    });
+    position = deleted?.position ?? position;
+    await blobs.deleteBlob(blobKey(tenantId, "lease-pdfs", pdf_id));
+  }
+  await dropRenderCache(deps.sql, tenantId, LEASE_CONTRACT_CACHE, lease_ids);
+  return position;
+};

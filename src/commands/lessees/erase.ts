@@ -6,14 +6,13 @@ import { lesseeStream } from "../../events/lessees.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { LEASE_LIMITATION_YEARS, lesseeErasureVerdicts } from "../../law/retention.ts";
 import type { Verdict } from "../../law/verdict.ts";
-import type { Sql } from "../../platform/db.ts";
 import { fold } from "../../platform/decider.ts";
 import { notFound } from "../../platform/errors.ts";
-import type { RecordedEvent } from "../../platform/eventstore/eventStore.ts";
+import { latestPosition, type RecordedEvent } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, metadataOf, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers } from "../../platform/http/responses.ts";
-import { eraseMessagesOf } from "../../platform/outbox/eraseMessages.ts";
+import { type ErasureDeps, eraseWhereNamed } from "../../platform/personalData/erasure.ts";
 import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
 import { eraseBody, erasureBody } from "../../platform/resource/personalRoutes.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
@@ -67,10 +66,10 @@ export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
       );
       // After the event, so an erasure is never without its audit; again on a repeat (idempotent).
       await destroySubjectKey(sql, tenantId, lesseeStream(id));
-      await eraseMessagesOf(app.platform, tenantId, lesseeStream(id), metadataOf(request));
+      const named = await eraseWhereNamed(app.platform, tenantId, lesseeStream(id), metadataOf(request));
       const erased_at = erasedAt(result.stream);
       return replyAfterProjection(request, reply, {
-        position: result.position,
+        position: latestPosition([result.position, named]),
         status: 200,
         id,
         read: async () => ({ id, erased_at, retention }),
@@ -92,7 +91,7 @@ export const RETENTION_QUEUE = "personal-data-retention";
  * "retention period over"). Safe to run twice: an erased lessee is no candidate, a repeat is a no-op.
  */
 export async function runRetention(
-  deps: { sql: Sql; store: CommandContext["store"] },
+  deps: ErasureDeps,
   options: { erase: boolean; tenantId: string | null; today?: string },
 ) {
   const today = options.today ?? legalToday();
@@ -138,7 +137,7 @@ export async function runRetention(
         { reserving: lesseeEmailsOf(d.lessee_id) },
       );
       await destroySubjectKey(deps.sql, d.tenant_id, lesseeStream(d.lessee_id));
-      await eraseMessagesOf(deps, d.tenant_id, lesseeStream(d.lessee_id), context.metadata);
+      await eraseWhereNamed(deps, d.tenant_id, lesseeStream(d.lessee_id), context.metadata);
       erased.push(d.lessee_id);
     }
   }

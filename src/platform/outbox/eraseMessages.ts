@@ -1,29 +1,31 @@
 import { randomUUID } from "node:crypto";
 import { messageStream } from "../../events/messages.ts";
 import type { Sql } from "../db.ts";
-import type { EventMetadata, EventStore } from "../eventstore/eventStore.ts";
+import type { EventMetadata, EventStore, Position } from "../eventstore/eventStore.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
 
 /**
  * A data subject's erasure reaches the outbox (docs/personal-data.md): each message naming the
  * subject in `data_subjects` gets `MessagePersonalDataErased` (never sent from then on), then its
- * own key is destroyed, so its recipients and content read null everywhere. Idempotent.
+ * own key is destroyed, so its recipients and content read null everywhere. Idempotent. Answers
+ * the position of the last event appended (a SubjectErasure, src/platform/personalData/erasure.ts).
  */
 export async function eraseMessagesOf(
   deps: { sql: Sql; store: EventStore },
   tenantId: string,
   dataSubject: string,
   metadata: Omit<EventMetadata, "tenant_id">,
-): Promise<number> {
+): Promise<Position | null> {
   const rows = await deps.sql.asTenant(tenantId, (tx) =>
     tx.query<{ id: string; erased: boolean }>(
       "SELECT id, erased_at IS NOT NULL AS erased FROM messages WHERE tenant_id = $1 AND data_subjects @> ARRAY[$2]::text[]",
       [tenantId, dataSubject],
     ),
   );
+  let position: Position | null = null;
   for (const { id, erased } of rows) {
     if (!erased)
-      await deps.store.appendToStream(
+      ({ position } = await deps.store.appendToStream(
         messageStream(id),
         [
           {
@@ -34,8 +36,8 @@ export async function eraseMessagesOf(
           },
         ],
         { expected_revision: "stream_exists" },
-      );
+      ));
     await destroySubjectKey(deps.sql, tenantId, messageStream(id));
   }
-  return rows.length;
+  return position;
 }

@@ -139,6 +139,14 @@ export async function renderCacheStats(sql: Sql, tenantId: string, kind: string)
   };
 }
 
+/** Drops the entries of these subjects (an erasure: docs/personal-data.md). */
+export async function dropRenderCache(sql: Sql, tenantId: string, kind: string, subjectIds: string[]) {
+  await sql.query(
+    "DELETE FROM pdf_render_cache WHERE tenant_id = $1 AND kind = $2 AND subject_id = ANY($3::uuid[])",
+    [tenantId, kind, subjectIds],
+  );
+}
+
 /** Drops the tenant's entries (never a PDF record's bytes); the counters keep counting. */
 export async function clearRenderCache(sql: Sql, tenantId: string, kind: string): Promise<number> {
   const rows = await sql.query(

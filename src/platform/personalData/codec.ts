@@ -23,7 +23,9 @@ import {
  * An object holding personal fields (an event's `data`, or its `changes`) is stored without them
  * and with `"$personal": {fields, sealed}`: the names of the fields it held (names are not
  * personal) and their values as JSON sealed with the subject's key (AES-256-GCM, keyring.ts).
- * Events written before encryption (plaintext) read as they are while the subject's key lives,
+ * A field declared `within` is kept in the clear with its personal sub-fields set to null; the
+ * envelope holds those sub-fields (an object, or an array of objects by index) and reading merges
+ * them back. Events written before encryption (plaintext) read as they are while the subject's key lives,
  * with nulls once it is destroyed; `pms privacy encrypt-existing` rewrites them (migrate.ts).
  */
 
@@ -32,6 +34,12 @@ export const SEALED = "$personal";
 export interface PersonalDataKind {
   /** Fields holding personal data, at the top of `data` or of `data.changes`. */
   fields: readonly string[];
+  /**
+   * Personal fields inside a top-level field holding an object or an array of objects, e.g.
+   * `{signatories: ["name", "email"]}`: only those are sealed (and erased), the rest of each
+   * object (ids, roles, dates) stays readable, so a fold still finds its way once they are gone.
+   */
+  within?: Readonly<Record<string, readonly string[]>>;
   /** The data subject an event of this stream is about: the subject's stream name. */
   subject: (streamName: string, data: Record<string, unknown>) => string | null;
 }
@@ -77,6 +85,40 @@ export const categoryOf = (streamName: string) => streamName.slice(0, streamName
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * A `within` field's value split in two: `clear`, with the personal sub-fields set to null, and
+ * `personal`, those sub-fields' values (for an array, one object or null per element). Null when
+ * it holds no personal value.
+ */
+function splitWithin(value: unknown, subFields: readonly string[]) {
+  const one = (o: unknown): { clear: unknown; personal: Record<string, unknown> | null } => {
+    if (!isObject(o)) return { clear: o, personal: null };
+    let personal: Record<string, unknown> | null = null;
+    let clear = o;
+    for (const f of subFields)
+      if (o[f] != null) {
+        personal ??= {};
+        personal[f] = o[f];
+        clear = { ...clear, [f]: null };
+      }
+    return { clear, personal };
+  };
+  if (Array.isArray(value)) {
+    const parts = value.map(one);
+    if (parts.every((p) => p.personal === null)) return null;
+    return { clear: parts.map((p) => p.clear), personal: parts.map((p) => p.personal) };
+  }
+  const part = one(value);
+  return part.personal ? part : null;
+}
+
+/** The inverse of splitWithin: the sealed sub-fields put back into the clear value. */
+function mergeWithin(clear: unknown, personal: unknown): unknown {
+  const one = (o: unknown, p: unknown) => (isObject(o) && isObject(p) ? { ...o, ...p } : o);
+  if (Array.isArray(clear)) return clear.map((o, i) => one(o, Array.isArray(personal) ? personal[i] : null));
+  return one(clear, personal);
+}
+
 /** Where new keys go when they are stored with the append (Keyring.keysWithAppend). */
 export interface AppendKeys {
   /** Streams the append creates: their subjects have no key yet. */
@@ -109,9 +151,21 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   // Field names as sets: an event's keys are looked up, not each field searched for in a list.
   const personal = new Map(Object.values(declaration).map((k) => [k, new Set(k.fields)]));
   const isPersonal = (kind: PersonalDataKind, field: string) => personal.get(kind)!.has(field);
+  const withinOf = new Map(
+    Object.values(declaration).map((k) => [k, new Map(Object.entries(k.within ?? {}))] as const),
+  );
   // A null is no personal data: it stays as it is, in the clear (a smaller envelope to write and read).
   const present = (kind: PersonalDataKind, obj: Record<string, unknown>) =>
     kind.fields.filter((f) => obj[f] != null);
+  /** `within` fields of `obj` holding personal values in the clear, split. */
+  const plainWithin = (kind: PersonalDataKind, obj: Record<string, unknown>) => {
+    const found: [string, NonNullable<ReturnType<typeof splitWithin>>][] = [];
+    for (const [field, subFields] of withinOf.get(kind)!) {
+      const split = obj[field] != null ? splitWithin(obj[field], subFields) : null;
+      if (split) found.push([field, split]);
+    }
+    return found;
+  };
 
   function sealObject(
     obj: Record<string, unknown>,
@@ -130,10 +184,16 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         fields.push(k);
       } else rest[k] = v;
     }
+    for (const [field, split] of plainWithin(kind, obj)) {
+      rest[field] = split.clear;
+      values[field] = split.personal;
+      fields.push(field);
+    }
     if (fields.length === 0) return obj;
     // An erased subject's key is gone: whatever personal value still comes is dropped, never stored.
     if (!key) {
-      for (const f of fields) rest[f] = null;
+      const within = withinOf.get(kind)!;
+      for (const f of fields) if (!within.has(f)) rest[f] = null;
       return rest;
     }
     const sealed = seal(key, Buffer.from(JSON.stringify(values)), aad).toString("base64");
@@ -151,14 +211,20 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     cache: boolean,
   ) {
     const envelope = obj[SEALED] as Sealed | undefined;
+    const within = withinOf.get(kind)!;
     if (!envelope) {
       if (key !== "erased") return obj;
       // Plaintext written before encryption, of an erased subject: erased on read too.
-      const fields = present(kind, obj);
-      if (fields.length === 0) return obj;
-      return withValues(obj, Object.fromEntries(fields.map((f) => [f, null])));
+      const erased: Record<string, unknown> = Object.fromEntries(present(kind, obj).map((f) => [f, null]));
+      if (within.size > 0) for (const [field, split] of plainWithin(kind, obj)) erased[field] = split.clear;
+      return Object.keys(erased).length === 0 ? obj : withValues(obj, erased);
     }
-    if (!isLiveKey(key)) return withValues(obj, Object.fromEntries(envelope.fields.map((f) => [f, null])));
+    // Erased: a `within` field's clear value already holds nulls where its personal sub-fields were.
+    if (!isLiveKey(key))
+      return withValues(
+        obj,
+        Object.fromEntries(envelope.fields.filter((f) => !within.has(f)).map((f) => [f, null])),
+      );
     let values = cache ? opened.get(envelope.sealed) : undefined;
     if (!values) {
       values = JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString()) as Record<
@@ -166,6 +232,13 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         unknown
       >;
       if (cache) remember(envelope.sealed, values);
+    }
+    if (within.size > 0) {
+      // A copy: `values` may be the opened-values cache's.
+      const merged = { ...values };
+      for (const field of envelope.fields)
+        if (within.has(field)) merged[field] = mergeWithin(obj[field], values[field]);
+      values = merged;
     }
     return withValues(obj, values);
   }
@@ -180,7 +253,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   const holds = (kind: PersonalDataKind, o: Record<string, unknown>) => {
     if (SEALED in o) return true;
     for (const k in o) if (o[k] != null && isPersonal(kind, k)) return true;
-    return false;
+    return withinOf.get(kind)!.size > 0 && plainWithin(kind, o).length > 0;
   };
   const touches = (kind: PersonalDataKind, data: unknown) =>
     isObject(data) && (holds(kind, data) || (isObject(data.changes) && holds(kind, data.changes)));
@@ -252,7 +325,8 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     hasPlaintext(streamName, data) {
       const kind = kindOf(streamName);
       if (!kind || !isObject(data)) return false;
-      const plain = (o: Record<string, unknown>) => !(SEALED in o) && present(kind, o).length > 0;
+      const plain = (o: Record<string, unknown>) =>
+        !(SEALED in o) && (present(kind, o).length > 0 || plainWithin(kind, o).length > 0);
       return plain(data) || (isObject(data.changes) && plain(data.changes));
     },
   };

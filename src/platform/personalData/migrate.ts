@@ -13,9 +13,17 @@ import type { PersonalDataCodec } from "./codec.ts";
  * The hash chain (docs/audit.md) is over the events as stored: a stream whose events this rewrites
  * is chained again from its first rewritten event, in the same transaction, so it still verifies
  * (daily roots recorded before the run keep the old heads: run it before the first daily root).
+ * Categories are done one after the other, each with its own checkpoint; `last_position` is the
+ * furthest any of them reached.
  */
 
 const NAME = "encrypt-existing";
+/**
+ * One checkpoint per stream category (`encrypt-existing:<category>`), so a category declared
+ * personal later (lease signing streams) is scanned from the start. These five shared the one
+ * checkpoint `encrypt-existing` before: theirs start where it stood.
+ */
+const FIRST_CATEGORIES = ["lessee", "lessee_email", "owner", "message", "contact"];
 
 export interface EncryptionRun {
   scanned: number;
@@ -31,13 +39,35 @@ export async function encryptExistingEvents(
 ): Promise<EncryptionRun> {
   const batch = options.batch ?? 500;
   const run: EncryptionRun = { scanned: 0, encrypted: 0, last_position: 0, done: false };
-  await sql.query("INSERT INTO personal_data_migration (name) VALUES ($1) ON CONFLICT DO NOTHING", [NAME]);
-  for (let n = 0; options.maxBatches === undefined || n < options.maxBatches; n++) {
-    const done = await sql.transaction(async (tx) => {
+  await sql.query(
+    `INSERT INTO personal_data_migration (name, last_position)
+     SELECT $2 || ':' || c, CASE WHEN c = ANY($3::text[])
+              THEN coalesce((SELECT last_position FROM personal_data_migration WHERE name = $2), 0) ELSE 0 END
+       FROM unnest($1::text[]) AS c
+     ON CONFLICT DO NOTHING`,
+    [options.categories, NAME, FIRST_CATEGORIES],
+  );
+  let batches = 0;
+  let categoriesDone = 0;
+  for (const category of options.categories) {
+    const name = `${NAME}:${category}`;
+    for (; options.maxBatches === undefined || batches < options.maxBatches; batches++) {
+      if (await encryptBatch(name, category)) {
+        categoriesDone++;
+        break;
+      }
+    }
+  }
+  run.done = categoriesDone === options.categories.length;
+  return run;
+
+  /** One batch of a category, committed with its checkpoint; true once the category is done. */
+  function encryptBatch(name: string, category: string) {
+    return sql.transaction(async (tx) => {
       // The row lock keeps two runs from working on the same batch.
       const [{ last_position }] = await tx.query<{ last_position: string }>(
         "SELECT last_position FROM personal_data_migration WHERE name = $1 FOR UPDATE",
-        [NAME],
+        [name],
       );
       const rows = await tx.query<{
         position: string;
@@ -49,11 +79,11 @@ export async function encryptExistingEvents(
         metadata: { tenant_id: string };
       }>(
         `SELECT position, event_id::text, stream_name, stream_revision::text, type, data, metadata FROM events
-          WHERE position > $1 AND split_part(stream_name, '-', 1) = ANY($2::text[])
+          WHERE position > $1 AND split_part(stream_name, '-', 1) = $2
           ORDER BY position LIMIT $3`,
-        [last_position, options.categories, batch],
+        [last_position, category, batch],
       );
-      run.last_position = Number(last_position);
+      run.last_position = Math.max(run.last_position, Number(last_position));
       if (rows.length === 0) return true;
       let encrypted = 0;
       const rewritten = new Map<string, string>();
@@ -82,18 +112,15 @@ export async function encryptExistingEvents(
       await tx.query(
         `UPDATE personal_data_migration SET last_position = $2, events_encrypted = events_encrypted + $3,
            updated_at = now() WHERE name = $1`,
-        [NAME, last, encrypted],
+        [name, last, encrypted],
       );
       run.scanned += rows.length;
       run.encrypted += encrypted;
-      run.last_position = Number(last);
-      options.log?.(`encrypt-existing: up to position ${last}, ${run.encrypted} event(s) encrypted so far`);
+      run.last_position = Math.max(run.last_position, Number(last));
+      options.log?.(
+        `encrypt-existing: ${category} up to position ${last}, ${run.encrypted} event(s) encrypted so far`,
+      );
       return rows.length < batch;
     });
-    if (done) {
-      run.done = true;
-      break;
-    }
   }
-  return run;
 }

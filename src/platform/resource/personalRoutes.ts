@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type Decider, fold } from "../decider.ts";
 import { notFound } from "../errors.ts";
+import { latestPosition } from "../eventstore/eventStore.ts";
 import { tenantOf } from "../http/auth.ts";
 import { handleCommand, metadataOf, readHistory, replyAfterProjection } from "../http/handleCommand.ts";
 import { answers, historyBody, timestamp, verdictBody } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
-import { eraseMessagesOf } from "../outbox/eraseMessages.ts";
+import { eraseWhereNamed } from "../personalData/erasure.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
 import type { EraseCommand, Facts, ResourceCommand, ResourceState, RetentionVerdict } from "./decider.ts";
 import { readResource } from "./read.ts";
@@ -105,12 +106,12 @@ export function resourceEraseRoute<R extends Resource, X extends Facts = Facts>(
         );
         // After the event, so an erasure is never without its audit; again on a repeat.
         await destroySubjectKey(sql, tenantId, resource.stream(id));
-        // Messages naming the subject (none names an owner or contact yet: docs/personal-data.md).
-        await eraseMessagesOf(app.platform, tenantId, resource.stream(id), metadataOf(request));
+        // Messages and signing processes naming the subject (docs/personal-data.md).
+        const named = await eraseWhereNamed(app.platform, tenantId, resource.stream(id), metadataOf(request));
         const state = fold(decider, result.stream);
         const erased_at = ("erased_at" in state && state.erased_at) || command.now;
         return replyAfterProjection(request, reply, {
-          position: result.position,
+          position: latestPosition([result.position, named]),
           status: 200,
           id,
           read: async () => ({ id, erased_at, retention }),
