@@ -17,7 +17,7 @@ import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
-import { eraseLeasePdfsOf, generateLeasePdfs, leasePdfCommandRoutes } from "./commands/leases/pdfs.ts";
+import { generateLeasePdfs, leasePdfCommandRoutes, leasePdfErasure } from "./commands/leases/pdfs.ts";
 import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeEraseRoutes, RETENTION_QUEUE, runRetention } from "./commands/lessees/erase.ts";
@@ -41,7 +41,7 @@ import { rentRegulationCommandRoutes } from "./commands/rentRegulation/routes.ts
 import { roomRoutes } from "./commands/rooms/routes.ts";
 import { settingsCommandRoutes } from "./commands/settings/routes.ts";
 import { annexCommandRoutes } from "./commands/signing/annexes.ts";
-import { eraseSigningOf } from "./commands/signing/erase.ts";
+import { signingErasure } from "./commands/signing/erase.ts";
 import { signingLoop } from "./commands/signing/loop.ts";
 import { signatureCommandRoutes } from "./commands/signing/signature.ts";
 import { syndicCommandRoutes } from "./commands/syndic/routes.ts";
@@ -314,7 +314,7 @@ export const areas: Area[] = [
     name: "leasePdfs",
     routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
     projections: [leasePdfsProjection],
-    erasures: [eraseLeasePdfsOf],
+    erasures: [leasePdfErasure],
   },
   {
     name: "contacts",
@@ -351,7 +351,7 @@ export const areas: Area[] = [
     routes: [messageCommandRoutes, messageQueryRoutes],
     projections: [messagesProjection],
     loops: [outboxLoop],
-    erasures: [eraseMessagesOf],
+    erasures: [{ erase: eraseMessagesOf }],
   },
   // Outbound webhooks (docs/webhooks.md): subscriptions, the deliveries the log gives, the deliverer.
   {
@@ -379,7 +379,7 @@ export const areas: Area[] = [
     routes: [annexCommandRoutes, signatureCommandRoutes, signingQueryRoutes],
     projections: signingProjections,
     loops: [signingLoop],
-    erasures: [eraseSigningOf],
+    erasures: [signingErasure],
   },
   // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
   { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },

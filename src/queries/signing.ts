@@ -210,6 +210,25 @@ export async function signingNaming(sql: Sql, tenantId: string, dataSubject: str
   );
 }
 
+/**
+ * Erased lessees and owners that signing processes not erased still name (kept while their lease
+ * needed them): the retention job erases them again (src/platform/personalData/erasure.ts).
+ */
+export async function signingKeptMentions(sql: Sql, tenantId: string | null) {
+  return sql.query<{ tenant_id: string; data_subject: string }>(
+    `SELECT DISTINCT s.tenant_id, 'lessee-' || l.id AS data_subject
+       FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
+       JOIN lessees l ON l.tenant_id = s.tenant_id AND l.id::text = x->>'lessee_id'
+      WHERE s.personal_data_erased_at IS NULL AND l.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)
+     UNION
+     SELECT DISTINCT s.tenant_id, 'owner-' || o.id
+       FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
+       JOIN owners o ON o.tenant_id = s.tenant_id AND o.id::text = x->>'owner_id'
+      WHERE s.personal_data_erased_at IS NULL AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)`,
+    [tenantId],
+  );
+}
+
 /** The lease's newest signature process row, or null. */
 export async function readSignatureRow(sql: Sql, tenantId: string, leaseId: string): Promise<Row | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
 import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
 import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
+import { eraseKeptMentions } from "../../src/platform/personalData/erasure.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { runCommand } from "../../src/platform/runCommand.ts";
 import { leaseSignaturesProjection } from "../../src/projections/signing.ts";
@@ -525,7 +526,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).toEqual([]);
   });
 
-  it("a co-tenant erased after leaving leaves the signing of the lease going on with the other untouched", async () => {
+  it("a co-tenant erased after leaving: the lease's signing kept while it goes on, erased once it needs it no more", async () => {
     const [leaving, staying] = [await f.newLessee(), await f.newLessee()];
     const lease = await signedLease(leaving, staying);
     const path = `/api/leases/${lease.id}/lessees`;
@@ -544,6 +545,37 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     for (const file of ["document", "evidence"])
       expect((await t.request("GET", `/api/leases/${lease.id}/signature/${file}`)).statusCode).toBe(200);
     expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).not.toEqual([]);
+    const rerun = () =>
+      eraseKeptMentions(t.service.platform, t.tenant.id, () => ({
+        actor_key_id: null,
+        correlation_id: "retention",
+        causation_id: null,
+        occurred_at: new Date().toISOString(),
+      }));
+    await rerun();
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature`)).json()).toEqual(before);
+
+    // Over since 2020, its actions prescribed in 2023: the retention job's rerun lets them go.
+    for (const [status, extra] of [
+      ["NOTICE", { effective_date: "2020-06-01" }],
+      ["FINALISATION", {}],
+      ["TERMINATED", { effective_date: "2020-09-01" }],
+    ] as const)
+      expect((await f.setStatus(lease.id, status, extra)).statusCode).toBe(200);
+    expect(await rerun()).toBeGreaterThan(0);
+    await eventually(
+      async () => (await t.request("GET", `/api/leases/${lease.id}/signature`)).json(),
+      (s) => s.erased_at !== null,
+    );
+    const after = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
+    for (const s of after.signatories) expect(s).toMatchObject({ name: null, email: null });
+    expect((await t.request("GET", `/api/leases/${lease.id}/signature/evidence`)).statusCode).toBe(404);
+    expect(
+      await eventually(
+        async () => (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json(),
+        (pdfs) => pdfs.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it("end to end: from a DRAFT lease to a signed ACTIVE one, the lessee signing with their own token", async () => {

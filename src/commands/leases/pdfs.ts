@@ -27,6 +27,7 @@ import { readLeaseContractFacts } from "../../queries/leaseContractFacts.ts";
 import {
   LEASE_CONTRACT_CACHE,
   leasePdfBody,
+  leasePdfKeptMentions,
   leasePdfParams,
   leasePdfsNaming,
   readLeasePdf,
@@ -292,31 +293,34 @@ export async function leasePdfCommandRoutes(app: FastifyInstance): Promise<void>
  * the render cache of those leases is dropped. A contract made again prints the erased fields empty.
  * A lease that still needs its records (leaseRecordsVerdict) keeps them.
  */
-export const eraseLeasePdfsOf: SubjectErasure = async (deps, tenantId, dataSubject, metadata) => {
-  const named = await leasePdfsNaming(deps.sql, tenantId, dataSubject);
-  // Kept while the lease needs them: its other parties' claims (src/law/retention.ts).
-  const erasable = await leasesWithRecordsErasable(deps.sql, tenantId, named.lease_ids);
-  const pdf_ids = named.pdfs.filter((p) => erasable.has(p.lease_id)).map((p) => p.id);
-  const lease_ids = [...erasable];
-  const context: CommandContext = {
-    store: deps.store,
-    tenant_id: tenantId,
-    metadata: { ...metadata, tenant_id: tenantId },
-  };
-  const blobs = blobStoreFor(deps.sql);
-  let position: Position | null = null;
-  for (const pdf_id of pdf_ids) {
-    const deleted = await runCommand(context, leasePdfStream(pdf_id), leasePdfDecider, {
-      type: "DeleteLeaseContractPdf",
-      pdf_id,
-    }).catch((error) => {
-      // Deleted meanwhile (the read model had not caught up): its bytes go all the same.
-      if (!(error instanceof ApiError && error.code === "NotFound")) throw error;
-      return null;
-    });
-    position = deleted?.position ?? position;
-    await blobs.deleteBlob(blobKey(tenantId, "lease-pdfs", pdf_id));
-  }
-  await dropRenderCache(deps.sql, tenantId, LEASE_CONTRACT_CACHE, lease_ids);
-  return position;
+export const leasePdfErasure: SubjectErasure = {
+  erase: async (deps, tenantId, dataSubject, metadata) => {
+    const named = await leasePdfsNaming(deps.sql, tenantId, dataSubject);
+    // Kept while the lease needs them: its other parties' claims (src/law/retention.ts).
+    const erasable = await leasesWithRecordsErasable(deps.sql, tenantId, named.lease_ids);
+    const pdf_ids = named.pdfs.filter((p) => erasable.has(p.lease_id)).map((p) => p.id);
+    const lease_ids = [...erasable];
+    const context: CommandContext = {
+      store: deps.store,
+      tenant_id: tenantId,
+      metadata: { ...metadata, tenant_id: tenantId },
+    };
+    const blobs = blobStoreFor(deps.sql);
+    let position: Position | null = null;
+    for (const pdf_id of pdf_ids) {
+      const deleted = await runCommand(context, leasePdfStream(pdf_id), leasePdfDecider, {
+        type: "DeleteLeaseContractPdf",
+        pdf_id,
+      }).catch((error) => {
+        // Deleted meanwhile (the read model had not caught up): its bytes go all the same.
+        if (!(error instanceof ApiError && error.code === "NotFound")) throw error;
+        return null;
+      });
+      position = deleted?.position ?? position;
+      await blobs.deleteBlob(blobKey(tenantId, "lease-pdfs", pdf_id));
+    }
+    await dropRenderCache(deps.sql, tenantId, LEASE_CONTRACT_CACHE, lease_ids);
+    return position;
+  },
+  kept: leasePdfKeptMentions,
 };

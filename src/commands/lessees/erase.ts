@@ -12,7 +12,7 @@ import { latestPosition, type RecordedEvent } from "../../platform/eventstore/ev
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, metadataOf, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers } from "../../platform/http/responses.ts";
-import { type ErasureDeps, eraseWhereNamed } from "../../platform/personalData/erasure.ts";
+import { type ErasureDeps, eraseKeptMentions, eraseWhereNamed } from "../../platform/personalData/erasure.ts";
 import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
 import { eraseBody, erasureBody } from "../../platform/resource/personalRoutes.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
@@ -88,7 +88,9 @@ export const RETENTION_QUEUE = "personal-data-retention";
 /**
  * The retention job (docs/personal-data.md): the lessees whose every retention is over, judged
  * again by the law on fresh facts; with `erase`, each is erased as the route would (reason
- * "retention period over"). Safe to run twice: an erased lessee is no candidate, a repeat is a no-op.
+ * "retention period over"), and what the areas kept at earlier erasures because a lease still
+ * needed it is erased once it no longer does (`kept_rerun`: the erasures run again). Safe to run
+ * twice: an erased lessee is no candidate, a repeat is a no-op.
  */
 export async function runRetention(
   deps: ErasureDeps,
@@ -141,5 +143,19 @@ export async function runRetention(
       erased.push(d.lessee_id);
     }
   }
-  return { today, due: due.map(({ tenant_id, lessee_id }) => ({ tenant_id, lessee_id })), erased };
+  // What was kept at earlier erasures (a lease's records it still needed) and may go now.
+  const kept_rerun = options.erase
+    ? await eraseKeptMentions(deps, options.tenantId, () => ({
+        actor_key_id: null,
+        correlation_id: `${RETENTION_QUEUE}-${today}`,
+        causation_id: null,
+        occurred_at: new Date().toISOString(),
+      }))
+    : 0;
+  return {
+    today,
+    due: due.map(({ tenant_id, lessee_id }) => ({ tenant_id, lessee_id })),
+    erased,
+    kept_rerun,
+  };
 }

@@ -8,18 +8,26 @@ import {
 
 /**
  * What an area erases of a data subject that it names outside the subject's own stream (the
- * messages sent to them, the signing processes they signed), docs/personal-data.md. Each area
- * declares its own in `src/areas.ts`; an erasure runs them all, after the subject's key is
- * destroyed. Idempotent: a repeated erasure runs them again and changes nothing more. Each answers
- * the position of the last event it appended (null: none), which the erasure's answer waits for.
+ * messages sent to them, the signing processes they signed, the contracts printing them),
+ * docs/personal-data.md. Each area declares its own in `src/areas.ts`; an erasure runs them all,
+ * after the subject's key is destroyed. Idempotent: run again, they change nothing more.
  */
-export type SubjectErasure = (
-  deps: { sql: Sql; store: EventStore },
-  tenantId: string,
-  /** The subject's stream: `lessee-<id>`, `owner-<id>`, `contact-<id>`. */
-  dataSubject: string,
-  metadata: Omit<EventMetadata, "tenant_id">,
-) => Promise<Position | null>;
+export interface SubjectErasure {
+  /** Erases what names `dataSubject`; the position of the last event appended (null: none). */
+  erase(
+    deps: { sql: Sql; store: EventStore },
+    tenantId: string,
+    /** The subject's stream: `lessee-<id>`, `owner-<id>`, `contact-<id>`. */
+    dataSubject: string,
+    metadata: Omit<EventMetadata, "tenant_id">,
+  ): Promise<Position | null>;
+  /**
+   * Subjects already erased that the area still names, because a record was kept then (a lease
+   * that still needed its signed contract): the retention job runs `erase` for them again, and
+   * what is no longer needed goes. Of one tenant, or of all (null).
+   */
+  kept?(sql: Sql, tenantId: string | null): Promise<{ tenant_id: string; data_subject: string }[]>;
+}
 
 export interface ErasureDeps {
   sql: Sql;
@@ -35,6 +43,24 @@ export async function eraseWhereNamed(
   metadata: Omit<EventMetadata, "tenant_id">,
 ): Promise<Position | null> {
   const positions: (Position | null)[] = [];
-  for (const erase of deps.erasures) positions.push(await erase(deps, tenantId, dataSubject, metadata));
+  for (const e of deps.erasures) positions.push(await e.erase(deps, tenantId, dataSubject, metadata));
   return latestPosition(positions);
+}
+
+/**
+ * The retention job's second half: what the areas kept at an erasure and may now let go
+ * (`SubjectErasure.kept`), erased again. The number of (area, subject) pairs run.
+ */
+export async function eraseKeptMentions(
+  deps: ErasureDeps,
+  tenantId: string | null,
+  metadata: (tenantId: string) => Omit<EventMetadata, "tenant_id">,
+): Promise<number> {
+  let runs = 0;
+  for (const e of deps.erasures)
+    for (const { tenant_id, data_subject } of (await e.kept?.(deps.sql, tenantId)) ?? []) {
+      await e.erase(deps, tenant_id, data_subject, metadata(tenant_id));
+      runs++;
+    }
+  return runs;
 }
