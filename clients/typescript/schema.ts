@@ -6825,6 +6825,34 @@ export interface components {
                 credit: number;
                 entries: unknown[];
             }[];
+            /** @description The lessee's own part in each lease signature process (the other signatories left out) */
+            signatures: {
+                /** Format: uuid */
+                lease_id: string;
+                /** Format: uuid */
+                process_id: string;
+                process_status: string;
+                role: string;
+                name: string | null;
+                email: string | null;
+                status: string;
+                signed_at: string | null;
+                /** Format: date-time */
+                initiated_at: string;
+                completed_at: string | null;
+            }[];
+            /** @description The messages about or to the lessee (their recipients left out: they may name others) */
+            messages: {
+                /** Format: uuid */
+                id: string;
+                topic: string;
+                status: string;
+                subject: string | null;
+                /** Format: date-time */
+                created_at: string;
+                delivered_at: string | null;
+                erased_at: string | null;
+            }[];
             history: components["schemas"]["HistoryEvent"][];
         };
         MessageRecipient: {

@@ -6,6 +6,7 @@ import { legalToday } from "../law/calendar.ts";
 import type { ErasureFacts } from "../law/retention.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
+import { iso } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { answers, historyBody, timestamp } from "../platform/http/responses.ts";
@@ -103,6 +104,35 @@ const exportBody = z
         entries: z.array(z.unknown()),
       }),
     ),
+    signatures: z
+      .array(
+        z.strictObject({
+          lease_id: uuidSchema,
+          process_id: uuidSchema,
+          process_status: z.string(),
+          role: z.string(),
+          name: z.string().nullable(),
+          email: z.string().nullable(),
+          status: z.string(),
+          signed_at: timestamp.nullable(),
+          initiated_at: timestamp,
+          completed_at: timestamp.nullable(),
+        }),
+      )
+      .describe("The lessee's own part in each lease signature process (the other signatories left out)"),
+    messages: z
+      .array(
+        z.strictObject({
+          id: uuidSchema,
+          topic: z.string(),
+          status: z.string(),
+          subject: z.string().nullable(),
+          created_at: timestamp,
+          delivered_at: timestamp.nullable(),
+          erased_at: timestamp.nullable(),
+        }),
+      )
+      .describe("The messages about or to the lessee (their recipients left out: they may name others)"),
     history: historyBody,
   })
   .meta({ id: "LesseeExport", description: "Everything held about a lessee (GDPR art. 15 and 20)" });
@@ -143,12 +173,49 @@ export async function lesseePrivacyQueryRoutes(app: FastifyInstance): Promise<vo
       );
       const accounts = [];
       for (const lease of leases) accounts.push(await readAccount(sql, tenantId, lease.lease_id));
+      const signatures = await sql.asTenant(tenantId, (tx) =>
+        tx.query<{ signatory: Record<string, unknown> } & Record<string, unknown>>(
+          `SELECT s.lease_id, s.id AS process_id, s.status AS process_status, x AS signatory,
+                  s.initiated_at, s.completed_at
+             FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
+            WHERE s.tenant_id = $1 AND x->>'lessee_id' = $2 ORDER BY s.initiated_at, s.id`,
+          [tenantId, id],
+        ),
+      );
+      const messages = await sql.asTenant(tenantId, (tx) =>
+        tx.query<Record<string, unknown>>(
+          `SELECT id, topic, status, subject, created_at, delivered_at, erased_at FROM messages
+            WHERE tenant_id = $1 AND data_subjects @> ARRAY[$2]::text[] ORDER BY created_at, id`,
+          [tenantId, lesseeStream(id)],
+        ),
+      );
       return {
         exported_at: new Date().toISOString(),
         subject: { type: "lessee" as const, id },
         lessee: lessee?.body ?? null,
         leases,
         accounts,
+        signatures: signatures.map(({ signatory: s, ...p }) => ({
+          lease_id: String(p.lease_id),
+          process_id: String(p.process_id),
+          process_status: String(p.process_status),
+          role: String(s.role),
+          name: (s.name as string | null) ?? null,
+          email: (s.email as string | null) ?? null,
+          status: String(s.status),
+          signed_at: (s.signed_at as string | null) ?? null,
+          initiated_at: iso(p.initiated_at) as string,
+          completed_at: iso(p.completed_at),
+        })),
+        messages: messages.map((m) => ({
+          id: String(m.id),
+          topic: String(m.topic),
+          status: String(m.status),
+          subject: (m.subject as string | null) ?? null,
+          created_at: iso(m.created_at) as string,
+          delivered_at: iso(m.delivered_at),
+          erased_at: iso(m.erased_at),
+        })),
         history,
       };
     },

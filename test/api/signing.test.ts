@@ -446,6 +446,18 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       "SignerAgent/7",
     );
 
+    // The lessee's export holds their own part of the process and the codes sent to them, no one else's.
+    const exported = (await t.request("GET", `/api/lessees/${lesseeId}/export`)).json();
+    expect(exported.signatures).toEqual([
+      expect.objectContaining({
+        lease_id: lease.id,
+        role: "Primary",
+        name: before.signatories[0].name,
+        status: "SIGNED",
+      }),
+    ]);
+    expect(exported.messages.length).toBeGreaterThan(0);
+    expect(JSON.stringify(exported)).not.toContain("bailleur@sci-dupont.fr");
     const contracts = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json();
     expect(contracts.length).toBeGreaterThan(0);
     const cached = "SELECT count(*)::int AS n FROM pdf_render_cache WHERE subject_id = $1";
@@ -457,6 +469,9 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(after.statusCode, after.body).toBe(200);
     expect(after.json().erased_at).not.toBeNull();
     for (const s of after.json().signatories) expect(s).toMatchObject({ name: null, email: null });
+    const exportedAfter = (await t.request("GET", `/api/lessees/${lesseeId}/export`)).json();
+    expect(exportedAfter.signatures[0]).toMatchObject({ name: null, email: null, status: "SIGNED" });
+    for (const m of exportedAfter.messages) expect(m.erased_at).not.toBeNull();
     // The rest of the process stands: who signed when, what was signed.
     expect(after.json()).toMatchObject({
       status: "COMPLETED",
