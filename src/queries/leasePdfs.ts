@@ -10,6 +10,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { answers, fileBytes, timestamp } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { renderCacheStats } from "../platform/pdf/renderCache.ts";
+import { subjectOf } from "../platform/personalData/erasure.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { leaseParams, readLease } from "./leases.ts";
 import { contentDisposition } from "./media.ts";
@@ -88,7 +89,7 @@ export function sameLeasePdf(records: Row[], contractSha256: string): (Found & {
  * last transfer. The leases area's part of an erasure.
  */
 export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: string) {
-  const [kind, ...rest] = dataSubject.split("-");
+  const { kind, id } = subjectOf(dataSubject);
   if (kind !== "lessee" && kind !== "owner") return { pdfs: [], lease_ids: [] };
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<{ pdfs: { id: string; lease_id: string }[]; lease_ids: string[] }>(
@@ -101,7 +102,7 @@ export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: s
                           FROM lease_pdfs p
                          WHERE p.tenant_id = $1 AND p.lease_id IN (SELECT lease_id FROM named)), '[]') AS pdfs,
               coalesce((SELECT array_agg(lease_id::text) FROM named), '{}') AS lease_ids`,
-      [tenantId, rest.join("-"), kind],
+      [tenantId, id, kind],
     ),
   );
   return row;
@@ -113,13 +114,13 @@ export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: s
  */
 export async function leasePdfKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(
-    `SELECT DISTINCT p.tenant_id, 'lessee-' || l.id AS data_subject
+    `SELECT p.tenant_id, 'lessee-' || l.id AS data_subject
        FROM lease_pdfs p
        JOIN lease_lessees ll ON ll.tenant_id = p.tenant_id AND ll.lease_id = p.lease_id
        JOIN lessees l ON l.tenant_id = ll.tenant_id AND l.id = ll.lessee_id
       WHERE l.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
      UNION
-     SELECT DISTINCT p.tenant_id, 'owner-' || o.id
+     SELECT p.tenant_id, 'owner-' || o.id
        FROM lease_pdfs p
        JOIN leases le ON le.tenant_id = p.tenant_id AND le.id = p.lease_id
        JOIN estates e ON e.tenant_id = le.tenant_id AND e.id = le.estate_id

@@ -22,6 +22,7 @@ import { uuid } from "../platform/http/schemas.ts";
 import { sha256Of } from "../platform/pdf/renderCache.ts";
 import { renderPdf } from "../platform/pdf/renderPdf.ts";
 import { documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
+import { subjectOf } from "../platform/personalData/erasure.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
 import { readLeaseContractFacts } from "./leaseContractFacts.ts";
@@ -195,8 +196,7 @@ export async function readAnnex(sql: Sql, tenantId: string, leaseId: string, ann
  * lessor), with the stored files of every process of theirs: the signing area's part of an erasure.
  */
 export async function signingNaming(sql: Sql, tenantId: string, dataSubject: string) {
-  const [kind, ...rest] = dataSubject.split("-");
-  const id = rest.join("-");
+  const { kind, id } = subjectOf(dataSubject);
   const field = kind === "lessee" ? "lessee_id" : kind === "owner" ? "owner_id" : null;
   if (!field) return [];
   return sql.asTenant(tenantId, (tx) =>
@@ -216,12 +216,12 @@ export async function signingNaming(sql: Sql, tenantId: string, dataSubject: str
  */
 export async function signingKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(
-    `SELECT DISTINCT s.tenant_id, 'lessee-' || l.id AS data_subject
+    `SELECT s.tenant_id, 'lessee-' || l.id AS data_subject
        FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
        JOIN lessees l ON l.tenant_id = s.tenant_id AND l.id::text = x->>'lessee_id'
       WHERE s.personal_data_erased_at IS NULL AND l.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)
      UNION
-     SELECT DISTINCT s.tenant_id, 'owner-' || o.id
+     SELECT s.tenant_id, 'owner-' || o.id
        FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
        JOIN owners o ON o.tenant_id = s.tenant_id AND o.id::text = x->>'owner_id'
       WHERE s.personal_data_erased_at IS NULL AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)`,

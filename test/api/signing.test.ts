@@ -416,15 +416,19 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(await leaseStatus(lease.id)).toBe("ACTIVE");
     return lease;
   };
+  /** Notice given in `year`-06-01, the lease TERMINATED on `year`-09-01. */
+  const terminate = async (leaseId: string, year: number) => {
+    for (const [status, extra] of [
+      ["NOTICE", { effective_date: `${year}-06-01` }],
+      ["FINALISATION", {}],
+      ["TERMINATED", { effective_date: `${year}-09-01` }],
+    ] as const)
+      expect((await f.setStatus(leaseId, status, extra)).statusCode).toBe(200);
+  };
   /** The same, over since 2019-09-01. */
   const signedPastLease = async (lesseeId: string) => {
     const lease = await signedLease(lesseeId);
-    for (const [status, extra] of [
-      ["NOTICE", { effective_date: "2019-06-01" }],
-      ["FINALISATION", {}],
-      ["TERMINATED", { effective_date: "2019-09-01" }],
-    ] as const)
-      expect((await f.setStatus(lease.id, status, extra)).statusCode).toBe(200);
+    await terminate(lease.id, 2019);
     return lease;
   };
 
@@ -571,12 +575,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect((await t.request("GET", `/api/leases/${lease.id}/signature`)).json()).toEqual(before);
 
     // Over since 2020, its actions prescribed in 2023: the retention job's rerun lets them go.
-    for (const [status, extra] of [
-      ["NOTICE", { effective_date: "2020-06-01" }],
-      ["FINALISATION", {}],
-      ["TERMINATED", { effective_date: "2020-09-01" }],
-    ] as const)
-      expect((await f.setStatus(lease.id, status, extra)).statusCode).toBe(200);
+    await terminate(lease.id, 2020);
     expect(await rerun()).toBeGreaterThan(0);
     await eventually(
       async () => (await t.request("GET", `/api/leases/${lease.id}/signature`)).json(),

@@ -29,6 +29,12 @@ export interface SubjectErasure {
   kept?(sql: Sql, tenantId: string | null): Promise<{ tenant_id: string; data_subject: string }[]>;
 }
 
+/** A data subject's stream name (`lessee-<id>`) split into its kind and id. */
+export function subjectOf(dataSubject: string): { kind: string; id: string } {
+  const dash = dataSubject.indexOf("-");
+  return { kind: dataSubject.slice(0, dash), id: dataSubject.slice(dash + 1) };
+}
+
 export interface ErasureDeps {
   sql: Sql;
   store: EventStore;

@@ -51,12 +51,12 @@ export async function encryptExistingEvents(
   let categoriesDone = 0;
   for (const category of options.categories) {
     const name = `${NAME}:${category}`;
-    for (; options.maxBatches === undefined || batches < options.maxBatches; batches++) {
-      if (await encryptBatch(name, category)) {
-        categoriesDone++;
-        break;
-      }
+    let done = false;
+    while (!done && (options.maxBatches === undefined || batches < options.maxBatches)) {
+      done = await encryptBatch(name, category);
+      batches++;
     }
+    if (done) categoriesDone++;
   }
   run.done = categoriesDone === options.categories.length;
   return run;
