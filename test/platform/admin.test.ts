@@ -193,7 +193,9 @@ describe.each(databaseKinds)("admin API on %s", (kind) => {
         row = (await admin("GET", "/api/admin/projections"))
           .json()
           .find((x: { name: string }) => x.name === "admin_counter");
-        if (row?.last_error) break;
+        // A transaction open meanwhile in this database (pg-boss, another projector) hides the
+        // newest events from the head for a moment, as it does from a projector: poll for both.
+        if (row?.last_error && row.lag >= 2) break;
         await sleep(50);
       }
       expect(row!.last_error).toContain("poisoned event");
