@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 
 /**
  * Lessee events (stream `lessee-<uuid>`) and the email reservation events
- * (stream `lessee_email-<tenant>-<sha256(lower(email))>`) that keep emails unique per tenant
+ * (stream `lessee_email-<tenant>-k<keyed hash of the email>`) that keep emails unique per tenant
  * on every event store engine (docs/architecture.md §1: invariants across aggregates).
  */
 
@@ -175,6 +175,21 @@ export const erasedLessee = (lessee: LesseeData): LesseeData =>
 /** The key of email uniqueness: trimmed and lower-cased. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/** Hashed so any email gives a short, safe stream name. */
-export const lesseeEmailStream = (tenantId: string, normalizedEmail: string) =>
-  `lessee_email-${tenantId}-${createHash("sha256").update(normalizedEmail.toLowerCase()).digest("hex")}`;
+/**
+ * An email's reservation stream: `lessee_email-<tenant>-k<keyed hash>`, the keyed hash being
+ * `pseudonym` (the store's, an HMAC under a secret key) of the email's SHA-256, so the name reveals
+ * nothing to whoever guesses the email. Without `pseudonym` (EventStoreDB) the unkeyed SHA-256 names
+ * it, as every reservation was named before (legacyEmailHash; reservationNames.ts renames those).
+ */
+export const lesseeEmailStream = (
+  tenantId: string,
+  normalizedEmail: string,
+  pseudonym?: (value: string) => string,
+) => {
+  const hash = legacyEmailHash(normalizedEmail);
+  return `lessee_email-${tenantId}-${pseudonym ? `k${pseudonym(hash)}` : hash}`;
+};
+
+/** The unkeyed hash that named reservation streams before pseudonyms: the SHA-256 of the email. */
+export const legacyEmailHash = (normalizedEmail: string) =>
+  createHash("sha256").update(normalizedEmail.toLowerCase()).digest("hex");

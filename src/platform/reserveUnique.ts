@@ -3,6 +3,7 @@ import { conflict } from "./errors.ts";
 import {
   type AppendResult,
   certainlyUnwritten,
+  type EventStore,
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
@@ -30,8 +31,8 @@ import type { CommandContext } from "./runCommand.ts";
  * (EventStoreDB) reservations go first, then the holders; a refusal releases what was reserved.
  */
 export interface Uniqueness {
-  /** The reservation stream of a key in a tenant. */
-  stream(tenantId: string, key: string): string;
+  /** The reservation stream of a key in a tenant (`store`: its `pseudonym`, for keys that are personal data). */
+  stream(tenantId: string, key: string, store: EventStore): string;
   holderStream(holderId: string): string;
   /** Whether the holder, as its stream reads now, holds the key. */
   holds(holderEvents: RecordedEvent[], key: string): boolean;
@@ -76,7 +77,7 @@ export async function readReservation(
   u: Uniqueness,
   key: string,
 ): Promise<Reservation> {
-  const stream = u.stream(context.tenant_id, key);
+  const stream = u.stream(context.tenant_id, key, context.store);
   const reservation: Reservation = {
     stream,
     revision: null,
@@ -262,7 +263,7 @@ async function commitAtOnce(context: CommandContext, u: Uniqueness, writes: Hold
   const holders = holderStreams(writes);
   // A new key is the common case: the first try assumes fresh reservation streams, unread.
   const fresh = (claim: Claim): Reservation => ({
-    stream: u.stream(context.tenant_id, claim.key),
+    stream: u.stream(context.tenant_id, claim.key, context.store),
     revision: null,
     holder: null,
     holder_revision: -1,

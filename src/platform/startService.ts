@@ -14,6 +14,7 @@ import { createLogger } from "./log.ts";
 import { migrate } from "./migrate.ts";
 import { withPersonalData } from "./personalData/codec.ts";
 import { personalDataCodecOf } from "./personalData/codecOf.ts";
+import { renameLegacyReservations } from "./personalData/reservationNames.ts";
 import type { Platform } from "./platform.ts";
 import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
@@ -136,6 +137,7 @@ async function startOn(
         ? withPersonalData(options.store, personalDataCodecOf(config, sql))
         : await openEventStore(config, sql),
     );
+    if (store.pseudonym) await renameLegacyReservations(sql, store.pseudonym);
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
       sql,

@@ -313,7 +313,7 @@ describe.each(databaseKinds)("lessees API on %s", (kind) => {
       const address = email("orphan");
       const { store } = t.service.platform;
       await store.appendToStream(
-        lesseeEmailStream(t.tenant.id, address),
+        lesseeEmailStream(t.tenant.id, address, store.pseudonym),
         [
           {
             event_id: randomUUID(),

@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runRetention } from "../../src/commands/lessees/erase.ts";
-import { LESSEE_FIELDS } from "../../src/events/lessees.ts";
+import { LESSEE_FIELDS, legacyEmailHash, lesseeEmailStream } from "../../src/events/lessees.ts";
 import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import { canonical } from "../../src/platform/eventstore/chain.ts";
+import { chainStreams } from "../../src/platform/eventstore/postgres/backfillChain.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { queueMessage } from "../../src/platform/outbox/queueMessage.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
 import { destroySubjectKey } from "../../src/platform/personalData/keyring.ts";
 import { encryptExistingEvents } from "../../src/platform/personalData/migrate.ts";
+import { renameLegacyReservations } from "../../src/platform/personalData/reservationNames.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { lesseesProjection } from "../../src/projections/lessees.ts";
 import { eventually } from "../support/eventually.ts";
@@ -359,6 +361,47 @@ describe("personal data", () => {
     const again = await encryptExistingEvents(t.sql, codec, { categories });
     expect(again).toMatchObject({ encrypted: 0, done: true });
     await codec.keyring.close();
+  });
+
+  it("names email reservations by a keyed hash, and renames those named by the email's bare SHA-256", async () => {
+    const { store } = t.service.platform;
+    const address = `renamed-${randomUUID()}@privacy.example`;
+    const legacy = legacyEmailHash(address);
+    const keyed = lesseeEmailStream(t.tenant.id, address, store.pseudonym);
+    expect(keyed).toMatch(new RegExp(`^lessee_email-${t.tenant.id}-k[0-9a-f]{64}$`));
+    expect(keyed).not.toContain(legacy);
+    // The start already ran the renaming on this fresh database, and marked it done.
+    const doneRow = "SELECT 1 FROM personal_data_migration WHERE name = 'keyed-reservation-names'";
+    expect(await t.sql.query(doneRow)).toHaveLength(1);
+    const id = await createLessee(address);
+    const streamsNamed = async (hash: string) =>
+      (
+        await t.sql.query("SELECT DISTINCT stream_name FROM events WHERE stream_name LIKE $1", [`%${hash}`])
+      ).map((r) => r.stream_name);
+    expect(await streamsNamed(keyed.slice(-64))).toEqual([keyed]);
+    expect(await streamsNamed(legacy)).toEqual([]);
+
+    // The log as an earlier version left it: the same reservation under the email's bare hash.
+    const old = `lessee_email-${t.tenant.id}-${legacy}`;
+    await t.sql.query(
+      "UPDATE events SET stream_name = $2, hash = NULL, previous_hash = NULL WHERE stream_name = $1",
+      [keyed, old],
+    );
+    await chainStreams(t.sql, [old]);
+    await t.sql.query("DELETE FROM personal_data_migration WHERE name = 'keyed-reservation-names'");
+
+    expect(await renameLegacyReservations(t.sql, store.pseudonym!)).toBeGreaterThanOrEqual(1);
+    expect(await streamsNamed(legacy)).toEqual([]);
+    const renamed = await createPostgresEventStore(t.sql).readStream(keyed);
+    expect(renamed.map((e) => e.type)).toEqual(["LesseeEmailReserved"]);
+    expect(verifyLines(renamed.map((e) => canonical(chainLine(e))))).toMatchObject({ ok: true });
+    // The reservation still binds: the email stays taken, and is free again once the lessee is deleted.
+    const again = await t.request("POST", "/api/lessees", { body: { ...PERSON, email: address } });
+    expect(again.statusCode, again.body).toBe(409);
+    expect((await t.request("DELETE", `/api/lessees/${id}`)).statusCode).toBe(204);
+    await createLessee(address);
+    // Done: a second run scans nothing.
+    expect(await renameLegacyReservations(t.sql, store.pseudonym!)).toBe(0);
   });
 });
 

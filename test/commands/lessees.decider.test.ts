@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { type LesseeCommand, lesseeDecider } from "../../src/commands/lessees/decider.ts";
 import { invalidBodyMessage, toLesseeData, updateLesseeSchema } from "../../src/commands/lessees/schemas.ts";
-import { type LesseeData, type LesseeEvent, lesseeEmailStream } from "../../src/events/lessees.ts";
+import {
+  type LesseeData,
+  type LesseeEvent,
+  legacyEmailHash,
+  lesseeEmailStream,
+} from "../../src/events/lessees.ts";
 import { ibanProblem } from "../../src/platform/http/schemas.ts";
+import { pseudonymFor } from "../../src/platform/personalData/keyring.ts";
 import { createLesseeSchema } from "../../src/queries/lesseesSchemas.ts";
 import { deciderSpec, refusal as refusalOf, validBody } from "../support/deciderSpec.ts";
 
@@ -478,10 +484,20 @@ describe("abandoning an orphaned registration", () => {
 });
 
 describe("email reservation stream", () => {
-  it("is keyed by the hashed, lower-cased email", () => {
-    const a = lesseeEmailStream("t1", "marie@example.fr");
-    expect(a).toMatch(/^lessee_email-t1-[0-9a-f]{64}$/);
-    expect(lesseeEmailStream("t1", "Marie@Example.FR")).toBe(a);
-    expect(lesseeEmailStream("t2", "marie@example.fr")).not.toBe(a);
+  it("is named by a keyed hash of the lower-cased email", () => {
+    const pseudonym = pseudonymFor(Buffer.alloc(32, 1));
+    const a = lesseeEmailStream("t1", "marie@example.fr", pseudonym);
+    expect(a).toMatch(/^lessee_email-t1-k[0-9a-f]{64}$/);
+    expect(lesseeEmailStream("t1", "Marie@Example.FR", pseudonym)).toBe(a);
+    expect(lesseeEmailStream("t2", "marie@example.fr", pseudonym)).not.toBe(a);
+    // Another key, another name; the bare SHA-256 of the email appears in none.
+    expect(lesseeEmailStream("t1", "marie@example.fr", pseudonymFor(Buffer.alloc(32, 2)))).not.toBe(a);
+    expect(a).not.toContain(legacyEmailHash("marie@example.fr"));
+  });
+
+  it("is named by the email's bare SHA-256 where the store has no pseudonyms (EventStoreDB)", () => {
+    expect(lesseeEmailStream("t1", "Marie@example.fr")).toBe(
+      `lessee_email-t1-${legacyEmailHash("marie@example.fr")}`,
+    );
   });
 });

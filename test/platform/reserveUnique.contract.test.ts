@@ -156,7 +156,7 @@ describe.each(cases)("reserveUnique on $label", ({ engine, multi }) => {
   const orphan = async (k: string) => {
     const id = randomUUID();
     await ctx.store.appendToStream(
-      badges.stream(ctx.tenant_id, k),
+      badges.stream(ctx.tenant_id, k, ctx.store),
       [
         {
           event_id: randomUUID(),

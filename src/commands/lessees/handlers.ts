@@ -26,9 +26,9 @@ import { INVALID_DATA } from "./schemas.ts";
  * mechanism (docs/architecture.md, "Invariants across streams") and the bulk operations.
  */
 
-/** Email reservations: stream `lessee_email-<tenant>-<sha256(email)>`, holder a lessee. */
+/** Email reservations: stream `lessee_email-<tenant>-k<keyed hash of the email>`, holder a lessee. */
 export const lesseeEmails: Uniqueness = {
-  stream: lesseeEmailStream,
+  stream: (tenantId, email, store) => lesseeEmailStream(tenantId, email, store.pseudonym),
   holderStream: lesseeStream,
   holds(events, key) {
     const state = fold(lesseeDecider, events as RecordedEvent<LesseeEvent>[]);

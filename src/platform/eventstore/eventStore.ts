@@ -163,6 +163,12 @@ export interface EventStore {
    * as the port's own reads give them: personal fields decrypted (src/platform/personalData/).
    */
   decodeRead?(events: RecordedEvent[]): Promise<RecordedEvent[]>;
+  /**
+   * A keyed, stable name for a personal value, for stream names made of one (email reservations):
+   * present where the store seals personal data and its legacy names were renamed (the PostgreSQL
+   * log; src/platform/personalData/reservationNames.ts).
+   */
+  pseudonym?(value: string): string;
   close(): Promise<void>;
 }
 

@@ -397,6 +397,8 @@ export function withPersonalData(store: EventStore, codec: PersonalDataCodec): E
     onAppended: store.onAppended.bind(store),
     headPosition: store.headPosition.bind(store),
     decodeRead: (events) => codec.decode(events),
+    // EventStoreDB streams cannot be renamed: its reservations keep their unkeyed names (reservationNames.ts).
+    pseudonym: store.engine === "postgres" ? codec.keyring.pseudonym : undefined,
     close: async () => {
       await codec.keyring.close();
       await store.close();

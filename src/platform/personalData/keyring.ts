@@ -2,7 +2,9 @@ import {
   createCipheriv,
   createDecipheriv,
   createHash,
+  createHmac,
   createSecretKey,
+  hkdfSync,
   type KeyObject,
   randomBytes,
 } from "node:crypto";
@@ -154,6 +156,8 @@ export interface Keyring {
   discard(tenantId: string, subject: string): void;
   /** Forgets a cached key (its subject was erased). */
   forget(tenantId: string, subject: string): void;
+  /** A keyed name for a personal value (pseudonymFor): the same value, the same name. */
+  pseudonym(value: string): string;
   close(): Promise<void>;
 }
 
@@ -197,6 +201,17 @@ export const SUBJECT_KEY_CLASH = "PMS21";
 
 /** Bounds how long a process that missed a notification may still hold a destroyed key. */
 const TTL_MS = 5 * 60_000;
+/**
+ * Names derived from a personal value (an email's reservation stream) without revealing it: the
+ * HMAC-SHA-256 of the value under a key derived from the master key (HKDF, RFC 5869), in hex. An
+ * unkeyed hash would let anyone holding a guess test it against the log, erasure or not
+ * (docs/personal-data.md, "Names made of personal values").
+ */
+export function pseudonymFor(masterKey: Buffer): (value: string) => string {
+  const key = Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), "pms stream name pseudonyms", 32));
+  return (value) => createHmac("sha256", key).update(value).digest("hex");
+}
+
 const CACHE_MAX = 100_000;
 
 /**
@@ -308,8 +323,11 @@ function openKeyring(sql: Sql, masterKey: Buffer, asyncCommit: boolean): Keyring
   // lessee and its email reservation) seal with the same key and carry the same row.
   const fresh = new Map<string, { key: DataKey; row: NewSubjectKey }>();
 
+  const pseudonym = pseudonymFor(masterKey);
+
   return {
     keysWithAppend: asyncCommit,
+    pseudonym,
     async keyForAppend(tenantId, subject, isNew) {
       const k = id(tenantId, subject);
       const hit = cached(k);
