@@ -26,6 +26,11 @@ export interface LeaseContractPdfData {
   blob_key: string;
   /** True when the bytes came from the render cache. */
   from_cache: boolean;
+  /**
+   * The owner the contract names as lessor (null: the estate had none), so that owner's erasure
+   * finds it after the estate changed hands. Absent from PDFs generated before it was recorded.
+   */
+  owner_id?: string | null;
 }
 
 export type LeasePdfEvent =

@@ -15,13 +15,16 @@ export const LEASE_PDF_COLUMNS = [
   "sha256",
   "blob_key",
   "from_cache",
+  "owner_id",
+  "owner_recorded",
   "revision",
   "created_at",
 ] as const;
 
 export const leasePdfsProjection = rowProjection<LeasePdfEvent>({
   name: "lease_pdfs",
-  version: 1,
+  // 2: the owner the contract names (owner_id, owner_recorded).
+  version: 2,
   table: "lease_pdfs",
   columns: LEASE_PDF_COLUMNS,
   schema: `
@@ -38,6 +41,9 @@ CREATE TABLE lease_pdfs (
   sha256 text NOT NULL,
   blob_key text NOT NULL,
   from_cache boolean NOT NULL,
+  -- The lessor the contract names; owner_recorded false: generated before it was recorded.
+  owner_id uuid,
+  owner_recorded boolean NOT NULL,
   revision bigint NOT NULL,
   created_at timestamptz NOT NULL
 );
@@ -48,9 +54,11 @@ ${tenantPolicy("lease_pdfs")}`,
   evolve(row, event) {
     switch (event.type) {
       case "LeaseContractPdfGenerated": {
-        const { pdf_id: _, ...fields } = event.data;
+        const { pdf_id: _, owner_id, ...fields } = event.data;
         return {
           ...fields,
+          owner_id: owner_id ?? null,
+          owner_recorded: owner_id !== undefined,
           revision: Number(event.stream_revision),
           created_at: event.metadata.occurred_at,
         };

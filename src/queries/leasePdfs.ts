@@ -85,8 +85,10 @@ export function sameLeasePdf(records: Row[], contractSha256: string): (Found & {
 
 /**
  * The contract PDFs that print a data subject, and their leases: those of the leases a lessee
- * (`lessee-<id>`) is party to, or of the estates an owner (`owner-<id>`) owns or owned before its
- * last transfer. The leases area's part of an erasure.
+ * (`lessee-<id>`) is or was party to; those naming an owner (`owner-<id>`) as lessor, as each PDF
+ * records it, and for PDFs made before it was recorded, those of the estates the owner owns or
+ * owned before its last transfer. A lease signed after a sale keeps its PDFs when the seller is
+ * erased. The leases area's part of an erasure.
  */
 export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: string) {
   const { kind, id } = subjectOf(dataSubject);
@@ -98,10 +100,15 @@ export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: s
          UNION
          SELECT l.id FROM leases l JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
           WHERE l.tenant_id = $1 AND $3 = 'owner' AND (e.owner_id = $2 OR e.previous_owner_id = $2))
-       SELECT coalesce((SELECT json_agg(json_build_object('id', p.id, 'lease_id', p.lease_id) ORDER BY p.id)
-                          FROM lease_pdfs p
-                         WHERE p.tenant_id = $1 AND p.lease_id IN (SELECT lease_id FROM named)), '[]') AS pdfs,
-              coalesce((SELECT array_agg(lease_id::text) FROM named), '{}') AS lease_ids`,
+       , pdfs AS (
+         SELECT p.id, p.lease_id FROM lease_pdfs p
+          WHERE p.tenant_id = $1
+            AND CASE WHEN $3 = 'owner' AND p.owner_recorded THEN p.owner_id = $2
+                     ELSE p.lease_id IN (SELECT lease_id FROM named) END)
+       SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'lease_id', lease_id) ORDER BY id)
+                          FROM pdfs), '[]') AS pdfs,
+              coalesce((SELECT array_agg(lease_id::text)
+                          FROM (SELECT lease_id FROM named UNION SELECT lease_id FROM pdfs) l), '{}') AS lease_ids`,
       [tenantId, id, kind],
     ),
   );
@@ -122,10 +129,15 @@ export async function leasePdfKeptMentions(sql: Sql, tenantId: string | null) {
      UNION
      SELECT p.tenant_id, 'owner-' || o.id
        FROM lease_pdfs p
+       JOIN owners o ON o.tenant_id = p.tenant_id AND o.id = p.owner_id
+      WHERE p.owner_recorded AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
+     UNION
+     SELECT p.tenant_id, 'owner-' || o.id
+       FROM lease_pdfs p
        JOIN leases le ON le.tenant_id = p.tenant_id AND le.id = p.lease_id
        JOIN estates e ON e.tenant_id = le.tenant_id AND e.id = le.estate_id
        JOIN owners o ON o.tenant_id = e.tenant_id AND o.id IN (e.owner_id, e.previous_owner_id)
-      WHERE o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)`,
+      WHERE NOT p.owner_recorded AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)`,
     [tenantId],
   );
 }

@@ -536,6 +536,16 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       },
     );
 
+    // The buyer's own lease of the estate, over long since: its contract names the buyer alone.
+    const next = await f.newLease({ estate_id: lease.estate_id, start_date: "2020-01-01" });
+    await contractPdf(next.id);
+    expect(
+      (await f.setStatus(next.id, "ACTIVE", { effective_date: "2020-01-01", reason: "signed" })).statusCode,
+    ).toBe(200);
+    await terminate(next.id, 2021);
+    const buyersContracts = (await t.request("GET", `/api/leases/${next.id}/pdfs`)).json();
+    expect(buyersContracts).toHaveLength(1);
+
     const erased = await t.request("POST", `/api/owners/${lessorId}/erase`, { body: { reason: "asked" } });
     expect(erased.statusCode, erased.body).toBe(200);
     const after = (await t.request("GET", `/api/leases/${lease.id}/signature`)).json();
@@ -543,6 +553,9 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     for (const s of after.signatories) expect(s).toMatchObject({ name: null, email: null });
     expect((await t.request("GET", `/api/leases/${lease.id}/signature/document`)).statusCode).toBe(404);
     expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).toEqual([]);
+    // Not the buyer's: it never named the seller.
+    expect((await t.request("GET", `/api/leases/${next.id}/pdfs`)).json()).toEqual(buyersContracts);
+    expect((await t.request("GET", `/api/leases/pdf/${buyersContracts[0].id}`)).statusCode).toBe(200);
   });
 
   it("a co-tenant erased after leaving: the lease's signing kept while it goes on, erased once it needs it no more", async () => {

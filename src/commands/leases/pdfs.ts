@@ -150,6 +150,7 @@ export async function generateLeasePdf(
     sha256: stored.sha256,
     blob_key: key,
     from_cache: rendered.hit,
+    owner_id: (facts.owner?.id as string | undefined) ?? null,
   };
   const result = await runCommand(context, leasePdfStream(pdf_id), leasePdfDecider, {
     type: "RecordLeaseContractPdf",
