@@ -116,28 +116,30 @@ export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: s
 }
 
 /**
- * Erased lessees and owners whose leases' contract PDFs are still held (kept while the lease
+ * Erased lessees and owners (their key destroyed: `personal_data_keys` outlives a deletion) whose
+ * leases' contract PDFs are still held (kept while the lease
  * needed them): the retention job erases them again (src/platform/personalData/erasure.ts).
  */
 export async function leasePdfKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(
-    `SELECT p.tenant_id, 'lessee-' || l.id AS data_subject
+    `SELECT p.tenant_id, k.subject AS data_subject
        FROM lease_pdfs p
        JOIN lease_lessees ll ON ll.tenant_id = p.tenant_id AND ll.lease_id = p.lease_id
-       JOIN lessees l ON l.tenant_id = ll.tenant_id AND l.id = ll.lessee_id
-      WHERE l.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
+       JOIN personal_data_keys k ON k.tenant_id = p.tenant_id AND k.subject = 'lessee-' || ll.lessee_id
+      WHERE k.destroyed_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
      UNION
-     SELECT p.tenant_id, 'owner-' || o.id
+     SELECT p.tenant_id, k.subject
        FROM lease_pdfs p
-       JOIN owners o ON o.tenant_id = p.tenant_id AND o.id = p.owner_id
-      WHERE p.owner_recorded AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
+       JOIN personal_data_keys k ON k.tenant_id = p.tenant_id AND k.subject = 'owner-' || p.owner_id
+      WHERE p.owner_recorded AND k.destroyed_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)
      UNION
-     SELECT p.tenant_id, 'owner-' || o.id
+     SELECT p.tenant_id, k.subject
        FROM lease_pdfs p
        JOIN leases le ON le.tenant_id = p.tenant_id AND le.id = p.lease_id
        JOIN estates e ON e.tenant_id = le.tenant_id AND e.id = le.estate_id
-       JOIN owners o ON o.tenant_id = e.tenant_id AND o.id IN (e.owner_id, e.previous_owner_id)
-      WHERE NOT p.owner_recorded AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)`,
+       JOIN personal_data_keys k ON k.tenant_id = e.tenant_id
+        AND k.subject IN ('owner-' || e.owner_id, 'owner-' || e.previous_owner_id)
+      WHERE NOT p.owner_recorded AND k.destroyed_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1)`,
     [tenantId],
   );
 }

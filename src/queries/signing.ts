@@ -211,20 +211,18 @@ export async function signingNaming(sql: Sql, tenantId: string, dataSubject: str
 }
 
 /**
- * Erased lessees and owners that signing processes not erased still name (kept while their lease
+ * Erased lessees and owners (their key destroyed: `personal_data_keys` outlives a deletion) that
+ * signing processes not erased still name (kept while their lease
  * needed them): the retention job erases them again (src/platform/personalData/erasure.ts).
  */
 export async function signingKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(
-    `SELECT s.tenant_id, 'lessee-' || l.id AS data_subject
+    `SELECT DISTINCT s.tenant_id, k.subject AS data_subject
        FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
-       JOIN lessees l ON l.tenant_id = s.tenant_id AND l.id::text = x->>'lessee_id'
-      WHERE s.personal_data_erased_at IS NULL AND l.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)
-     UNION
-     SELECT s.tenant_id, 'owner-' || o.id
-       FROM lease_signatures s CROSS JOIN jsonb_array_elements(s.signatories) AS x
-       JOIN owners o ON o.tenant_id = s.tenant_id AND o.id::text = x->>'owner_id'
-      WHERE s.personal_data_erased_at IS NULL AND o.erased_at IS NOT NULL AND ($1::uuid IS NULL OR s.tenant_id = $1)`,
+       JOIN personal_data_keys k ON k.tenant_id = s.tenant_id
+        AND k.subject IN ('lessee-' || (x->>'lessee_id'), 'owner-' || (x->>'owner_id'))
+      WHERE s.personal_data_erased_at IS NULL AND k.destroyed_at IS NOT NULL
+        AND ($1::uuid IS NULL OR s.tenant_id = $1)`,
     [tenantId],
   );
 }
