@@ -172,6 +172,8 @@ export type SignatoryStatus = "PENDING" | "SIGNED" | "LOCKED";
 export interface SignatoryState extends Signatory {
   status: SignatoryStatus;
   code: { hash: string; salt: string; sent_at: string; expires_at: string } | null;
+  /** When the last code was sent; kept once signed (the code is not). */
+  code_sent_at: string | null;
   /** Wrong codes since the last one sent... and before: the lock counts every wrong attempt. */
   attempts: number;
   signed_at: string | null;
@@ -179,13 +181,26 @@ export interface SignatoryState extends Signatory {
 
 export type ProcessStatus = "PENDING" | "SIGNED" | "COMPLETED" | "CANCELLED";
 
+/** One signature process, as the decider, the answers and the `lease_signatures` read model see it. */
 export interface ProcessState {
   process_id: string;
+  lease_id: string;
   status: ProcessStatus;
   reservation_id: string;
   lease_revision: number;
+  contract: SignatureInitiatedData["contract"];
+  annexes: SignatureInitiatedData["annexes"];
   document_sha256: string;
   signatories: Record<string, SignatoryState>;
+  signed_pdf: StoredFile | null;
+  evidence: StoredFile | null;
+  end_cause: SignatureEndedData["cause"] | null;
+  end_reason: string | null;
+  initiated_at: string;
+  completed_at: string | null;
+  ended_at: string | null;
+  /** When a data subject it names was erased: names and emails read null since. */
+  erased_at: string | null;
 }
 
 export interface SigningState {
@@ -217,16 +232,34 @@ export function evolveSigning(state: SigningState, event: SigningEvent): Signing
       const d = event.data;
       const signatories: Record<string, SignatoryState> = {};
       for (const s of d.signatories)
-        signatories[s.signatory_id] = { ...s, status: "PENDING", code: null, attempts: 0, signed_at: null };
+        signatories[s.signatory_id] = {
+          ...s,
+          status: "PENDING",
+          code: null,
+          code_sent_at: null,
+          attempts: 0,
+          signed_at: null,
+        };
       return {
         ...state,
         process: {
           process_id: d.process_id,
+          lease_id: d.lease_id,
           status: "PENDING",
           reservation_id: d.reservation_id,
           lease_revision: d.lease_revision,
+          contract: d.contract,
+          annexes: d.annexes,
           document_sha256: d.document_sha256,
           signatories,
+          signed_pdf: null,
+          evidence: null,
+          end_cause: null,
+          end_reason: null,
+          initiated_at: d.step.at,
+          completed_at: null,
+          ended_at: null,
+          erased_at: null,
         },
       };
     }
@@ -236,6 +269,7 @@ export function evolveSigning(state: SigningState, event: SigningEvent): Signing
         withSignatory(p, d.signatory_id, (s) => ({
           ...s,
           code: { hash: d.code_hash, salt: d.salt, sent_at: d.step.at, expires_at: d.expires_at },
+          code_sent_at: d.step.at,
         })),
       );
     }
@@ -262,10 +296,26 @@ export function evolveSigning(state: SigningState, event: SigningEvent): Signing
         return { ...next, status: all ? "SIGNED" : next.status };
       });
     }
-    case "LeaseSignatureCompleted":
-      return onProcess(state, (p) => ({ ...p, status: "COMPLETED" }));
-    case "LeaseSignatureEnded":
-      return onProcess(state, (p) => ({ ...p, status: "CANCELLED" }));
+    case "LeaseSignatureCompleted": {
+      const d = event.data;
+      return onProcess(state, (p) => ({
+        ...p,
+        status: "COMPLETED",
+        signed_pdf: d.signed_pdf,
+        evidence: d.evidence,
+        completed_at: d.completed_at,
+      }));
+    }
+    case "LeaseSignatureEnded": {
+      const d = event.data;
+      return onProcess(state, (p) => ({
+        ...p,
+        status: "CANCELLED",
+        end_cause: d.cause,
+        end_reason: d.reason,
+        ended_at: d.step.at,
+      }));
+    }
     case "LeaseSigningPersonalDataErased":
       return onProcess(state, (p) =>
         p.process_id !== event.data.process_id
@@ -275,6 +325,7 @@ export function evolveSigning(state: SigningState, event: SigningEvent): Signing
               signatories: Object.fromEntries(
                 Object.entries(p.signatories).map(([id, s]) => [id, { ...s, name: null, email: null }]),
               ),
+              erased_at: event.data.erased_at,
             },
       );
     default: {

@@ -1,4 +1,10 @@
-import { type SigningEvent, signingEventTypes } from "../events/signing.ts";
+import {
+  evolveSigning,
+  type ProcessState,
+  type SignatoryState,
+  type SigningEvent,
+  signingEventTypes,
+} from "../events/signing.ts";
 import type { RecordedEvent } from "../platform/eventstore/eventStore.ts";
 import { type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
@@ -75,128 +81,68 @@ ${tenantPolicy("lease_annexes")}`,
 const PROCESS_EVENTS = signingEventTypes.filter((t) => t !== "LeaseAnnexAttached");
 type ProcessEvent = Exclude<SigningEvent, AnnexEvent>;
 
-type SignatoryRow = Record<string, unknown> & { signatory_id: string };
-
-const withSignatory = (row: Row, id: string, change: (s: SignatoryRow) => SignatoryRow): Row => ({
-  signatories: (row.signatories as SignatoryRow[]).map((s) => (s.signatory_id === id ? change(s) : s)),
+/** The fold's state as `state` keeps it: signatories as a list, since jsonb does not keep key order. */
+type StoredProcess = Omit<ProcessState, "signatories"> & { signatories: SignatoryState[] };
+const processOf = (stored: StoredProcess): ProcessState => ({
+  ...stored,
+  signatories: Object.fromEntries(stored.signatories.map((s) => [s.signatory_id, s])),
 });
 
+/**
+ * A process's row: the stream's one fold (evolveSigning) for the process the event is about,
+ * with the fold's state kept in `state` so the next event goes on from it. The codes' hash and
+ * salt are blanked there: a read model never holds what could confirm a code.
+ */
 function evolveProcess(row: Row | null, event: RecordedEvent<ProcessEvent>): Row | null {
-  const at = event.metadata.occurred_at;
-  const base = { revision: Number(event.stream_revision), updated_at: at };
-  switch (event.type) {
-    case "LeaseSignatureInitiated": {
-      const d = event.data;
-      return {
-        ...base,
-        lease_id: d.lease_id,
-        status: "PENDING",
-        lease_revision: d.lease_revision,
-        reservation_id: d.reservation_id,
-        contract: d.contract,
-        annexes: d.annexes,
-        document_sha256: d.document_sha256,
-        signatories: d.signatories.map((s) => ({
-          signatory_id: s.signatory_id,
-          role: s.role,
-          lessee_id: s.lessee_id,
-          // Kept (not answered): an owner's erasure finds the processes naming them.
-          owner_id: s.owner_id ?? null,
-          name: s.name,
-          email: s.email,
-          status: "PENDING",
-          attempts: 0,
-          code_sent_at: null,
-          code_expires_at: null,
-          signed_at: null,
-        })),
-        signed_pdf: null,
-        evidence: null,
-        end_cause: null,
-        end_reason: null,
-        initiated_at: at,
-        completed_at: null,
-        ended_at: null,
-        personal_data_erased_at: null,
-      };
-    }
-    case "LeaseSignatureCodeSent": {
-      if (!row) return null;
-      const d = event.data;
-      return {
-        ...row,
-        ...base,
-        ...withSignatory(row, d.signatory_id, (s) => ({
-          ...s,
-          code_sent_at: d.step.at,
-          code_expires_at: d.expires_at,
-        })),
-      };
-    }
-    case "LeaseSignatureCodeRejected": {
-      if (!row) return null;
-      const d = event.data;
-      return {
-        ...row,
-        ...base,
-        ...withSignatory(row, d.signatory_id, (s) => ({
-          ...s,
-          attempts: d.attempts,
-          status: d.locked ? "LOCKED" : s.status,
-        })),
-      };
-    }
-    case "LeaseSignatorySigned": {
-      if (!row) return null;
-      const d = event.data;
-      const next = withSignatory(row, d.signatory_id, (s) => ({
+  const before = row ? processOf(row.state as StoredProcess) : null;
+  const { process } = evolveSigning({ annexes: {}, process: before }, event);
+  if (!process) return null;
+  return {
+    lease_id: process.lease_id,
+    status: process.status,
+    lease_revision: process.lease_revision,
+    reservation_id: process.reservation_id,
+    contract: process.contract,
+    annexes: process.annexes,
+    document_sha256: process.document_sha256,
+    signatories: Object.values(process.signatories).map((s) => ({
+      signatory_id: s.signatory_id,
+      role: s.role,
+      lessee_id: s.lessee_id,
+      // Kept (not answered): an owner's erasure finds the processes naming them.
+      owner_id: s.owner_id ?? null,
+      name: s.name,
+      email: s.email,
+      status: s.status,
+      attempts: s.attempts,
+      code_sent_at: s.code_sent_at,
+      code_expires_at: s.code?.expires_at ?? null,
+      signed_at: s.signed_at,
+    })),
+    signed_pdf: process.signed_pdf,
+    evidence: process.evidence,
+    end_cause: process.end_cause,
+    end_reason: process.end_reason,
+    initiated_at: process.initiated_at,
+    completed_at: process.completed_at,
+    ended_at: process.ended_at,
+    personal_data_erased_at: process.erased_at,
+    state: {
+      ...process,
+      signatories: Object.values(process.signatories).map((s) => ({
         ...s,
-        status: "SIGNED",
-        signed_at: d.step.at,
-        code_expires_at: null,
-      }));
-      const all = (next.signatories as SignatoryRow[]).every((s) => s.status === "SIGNED");
-      return { ...row, ...base, ...next, status: all ? "SIGNED" : row.status };
-    }
-    case "LeaseSignatureCompleted":
-      if (!row) return null;
-      return {
-        ...row,
-        ...base,
-        status: "COMPLETED",
-        signed_pdf: event.data.signed_pdf,
-        evidence: event.data.evidence,
-        completed_at: event.data.completed_at,
-      };
-    case "LeaseSignatureEnded":
-      if (!row) return null;
-      return {
-        ...row,
-        ...base,
-        status: "CANCELLED",
-        end_cause: event.data.cause,
-        end_reason: event.data.reason,
-        ended_at: at,
-      };
-    case "LeaseSigningPersonalDataErased":
-      if (!row) return null;
-      return {
-        ...row,
-        ...base,
-        signatories: (row.signatories as SignatoryRow[]).map((s) => ({ ...s, name: null, email: null })),
-        personal_data_erased_at: event.data.erased_at,
-      };
-    default: {
-      const _exhaustive: never = event;
-      return _exhaustive;
-    }
-  }
+        code: s.code && { ...s.code, hash: "", salt: "" },
+      })),
+    } satisfies StoredProcess,
+    revision: Number(event.stream_revision),
+    updated_at: event.metadata.occurred_at,
+  };
 }
 
 export const leaseSignaturesProjection = rowProjection<ProcessEvent>({
   name: "lease_signatures",
-  // 2: owner_id of the signatories, personal_data_erased_at.
-  version: 2,
+  // 2: owner_id of the signatories, personal_data_erased_at. 3: built by the stream's fold, `state`.
+  version: 3,
   table: "lease_signatures",
   columns: [
     "tenant_id",
@@ -217,6 +163,7 @@ export const leaseSignaturesProjection = rowProjection<ProcessEvent>({
     "completed_at",
     "ended_at",
     "personal_data_erased_at",
+    "state",
     "revision",
     "updated_at",
   ],
@@ -240,6 +187,8 @@ CREATE TABLE lease_signatures (
   completed_at timestamptz,
   ended_at timestamptz,
   personal_data_erased_at timestamptz,
+  -- The fold's state of the process (codes' hash and salt blanked), not answered.
+  state jsonb NOT NULL,
   revision integer NOT NULL,
   updated_at timestamptz NOT NULL
 );
