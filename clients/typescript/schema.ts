@@ -5123,7 +5123,7 @@ export interface components {
         TerminationInput: {
             /**
              * Format: date
-             * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers)
+             * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers), else the date of the exit report given when it lists the keys
              */
             keys_returned_on?: string;
             /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */

@@ -178,6 +178,23 @@ export async function exitReportMatchesEntry(
   return (await compare(db, tenantId, report))?.matches ?? false;
 }
 
+/**
+ * The day a lease's keys came back as its signed exit report records it: the report's date when it
+ * lists keys handed back (décret n° 2016-382: the exit report notes the keys), else null (no such
+ * report, not signed, or no key listed). The termination takes it when no return is recorded
+ * otherwise (docs/moving.md, "Termination").
+ */
+export async function keysReturnedWithExitReport(
+  db: Queryable,
+  tenantId: string,
+  leaseId: string,
+  exitReportId: string,
+): Promise<string | null> {
+  const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
+  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
+  return report.keys.some((k) => k.count > 0) ? report.date : null;
+}
+
 // ---------------------------------------------------------------- PDF
 
 interface PdfView {

@@ -32,9 +32,9 @@ describe.each(databaseKinds)("moving in and out, end to end, on %s", (kind) => {
   const { newLease, setStatus } = leaseFixtures(() => t);
   const ok = (res: { statusCode: number; body: string }, status: number) =>
     expect(res.statusCode, res.body).toBe(status);
-  const report = async (leaseId: string, type: "ENTRY" | "EXIT", date: string) => {
+  const report = async (leaseId: string, type: "ENTRY" | "EXIT", date: string, listed = keys) => {
     const created = await t.request("POST", `/api/leases/${leaseId}/condition-reports`, {
-      body: { type, date, rooms, meter_readings: [], keys },
+      body: { type, date, rooms, meter_readings: [], keys: listed },
     });
     ok(created, 201);
     const id = created.json().id as string;
@@ -108,6 +108,37 @@ describe.each(databaseKinds)("moving in and out, end to end, on %s", (kind) => {
       held: 0,
       late_months: 2,
       late_penalty: 160,
+    });
+  });
+
+  it("the keys listed in the signed exit report date their return when no handover records it", async () => {
+    const { id } = await newLease({ start_date: "2025-09-01", rent_amount: 800, deposit_amount: 800 });
+    await report(id, "ENTRY", "2025-09-01");
+    ok(await setStatus(id, "ACTIVE", { effective_date: "2025-09-01" }), 200);
+    ok(
+      await t.request("POST", `/api/leases/${id}/notices`, {
+        body: { given_by: "LESSEE", received_on: "2026-06-15", reason: "JOB_TRANSFER" },
+      }),
+      201,
+    );
+    // An exit report listing no key says nothing of their return: still required.
+    const keyless = await report(id, "EXIT", "2026-07-31", []);
+    const refused = await t.request("POST", `/api/leases/${id}/termination`, {
+      body: { exit_report_id: keyless },
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().details[0].field).toBe("keys_returned_on");
+
+    const exit = await report(id, "EXIT", "2026-08-01");
+    const ended = await t.request("POST", `/api/leases/${id}/termination`, {
+      body: { exit_report_id: exit },
+    });
+    ok(ended, 200);
+    expect(ended.json()).toMatchObject({ status: "TERMINATED", terminated_at: "2026-08-01" });
+    expect((await t.request("GET", `/api/leases/${id}/deposit`)).json()).toMatchObject({
+      keys_returned_on: "2026-08-01",
+      exit_report_matches: true,
+      due_on: "2026-09-01",
     });
   });
 });

@@ -10,7 +10,7 @@ import { newResourceId, replyAfterProjection } from "../../../platform/http/hand
 import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
 import { createdAnswers, updatedAnswers } from "../../../platform/http/responses.ts";
 import { uuid } from "../../../platform/http/schemas.ts";
-import { exitReportMatchesEntry } from "../../../queries/conditionReports.ts";
+import { exitReportMatchesEntry, keysReturnedWithExitReport } from "../../../queries/conditionReports.ts";
 import { keysReturnedOn } from "../../../queries/estateKeys.ts";
 import { noticeBody, readNotice } from "../../../queries/leaseNotices.ts";
 import { leaseBody, leaseParams, readLease } from "../../../queries/leases.ts";
@@ -36,7 +36,9 @@ const terminationSchema = z
     keys_returned_on: date()
       .refine(notAfterToday, "Must not be after today (Europe/Paris)")
       .optional()
-      .describe("Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers)"),
+      .describe(
+        "Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers), else the date of the exit report given when it lists the keys",
+      ),
     exit_report_id: uuid()
       .nullish()
       .describe("The SIGNED exit condition report; without: the deposit is due in 2 months"),
@@ -115,11 +117,22 @@ function terminationRoute(app: FastifyInstance) {
       const { lease_id } = request.params;
       const exit_report_id = request.body.exit_report_id ?? null;
       if ((await readLease(sql, tenantId, lease_id)) === null) throw notFound("Lease", lease_id);
-      const keys = request.body.keys_returned_on ?? (await keysReturnedOn(sql, tenantId, lease_id));
+      // The keys' return: as given, else the last RETURNED handover, else the exit report's day
+      // when the report lists the keys handed back.
+      const keys =
+        request.body.keys_returned_on ??
+        (await keysReturnedOn(sql, tenantId, lease_id)) ??
+        (exit_report_id ? await keysReturnedWithExitReport(sql, tenantId, lease_id, exit_report_id) : null);
       if (keys === null)
         throw fieldError(
           "keys_returned_on",
-          "Required: no return of this lease's keys is recorded (POST /api/estates/{id}/keys/handovers)",
+          "Required: no return of this lease's keys is recorded (POST /api/estates/{id}/keys/handovers, or a signed exit report listing the keys as exit_report_id)",
+          "Invalid termination",
+        );
+      if (!notAfterToday(keys))
+        throw fieldError(
+          "keys_returned_on",
+          `The keys' return (${keys}) is after today`,
           "Invalid termination",
         );
       const matches = exit_report_id
