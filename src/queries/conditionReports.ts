@@ -173,9 +173,14 @@ export async function exitReportMatchesEntry(
   leaseId: string,
   exitReportId: string,
 ): Promise<boolean | null> {
+  const report = await signedExitReport(db, tenantId, leaseId, exitReportId);
+  return report && ((await compare(db, tenantId, report))?.matches ?? false);
+}
+
+/** The lease's exit report of that id when it is SIGNED, else null. */
+async function signedExitReport(db: Queryable, tenantId: string, leaseId: string, exitReportId: string) {
   const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
-  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
-  return (await compare(db, tenantId, report))?.matches ?? false;
+  return report?.type === "EXIT" && report.status === "SIGNED" ? report : null;
 }
 
 /**
@@ -190,9 +195,8 @@ export async function keysReturnedWithExitReport(
   leaseId: string,
   exitReportId: string,
 ): Promise<string | null> {
-  const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
-  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
-  return report.keys.some((k) => k.count > 0) ? report.date : null;
+  const report = await signedExitReport(db, tenantId, leaseId, exitReportId);
+  return report?.keys.some((k) => k.count > 0) ? report.date : null;
 }
 
 // ---------------------------------------------------------------- PDF
