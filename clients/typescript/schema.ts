@@ -3988,6 +3988,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/syndic-budgets/{budget_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a lot's payment: applied to its calls due first, the oldest first (code civil art. 1342-10)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postSyndicBudgetsByBudgetIdPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/syndic-budgets/{budget_id}": {
         parameters: {
             query?: never;
@@ -5301,6 +5323,22 @@ export interface components {
              * @example 2025-01-31
              */
             sent_on: string;
+        };
+        NewSyndicPaymentInput: {
+            /**
+             * Format: uuid
+             * @description The lot that paid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /**
+             * Format: date
+             * @description The day the syndic received it
+             * @example 2025-01-31
+             */
+            paid_on: string;
+            /** @description Euros */
+            amount: number;
         };
         NewWebhookSubscriptionInput: {
             /** @description https, to a public host (docs/webhooks.md, "Addresses") */
@@ -7212,6 +7250,10 @@ export interface components {
                  * @example 2025-01-31
                  */
                 effective_due_on: string;
+                /** @description What the lot's payments gave this call (code civil art. 1342-10) */
+                paid: number;
+                /** @description What the call still owes */
+                outstanding: number;
             }[];
             formal_notices: {
                 /**
@@ -7240,6 +7282,24 @@ export interface components {
                         [key: string]: unknown;
                     };
                 };
+            }[];
+            payments: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
+                paid_on: string;
+                amount: number;
             }[];
             /** Format: date-time */
             created_at: string;
@@ -18125,6 +18185,58 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyndicBudget"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSyndicBudgetsByBudgetIdPayments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSyndicPaymentInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {

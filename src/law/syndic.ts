@@ -163,3 +163,56 @@ export function effectiveDueOn(call: FundCall, notices: readonly FormalNotice[],
   }
   return due;
 }
+
+export const CIVIL_1342_10 = "code civil, art. 1342-10";
+
+/** A lot's payment to the syndic (cents), with no call named by the payer. */
+export interface LotPayment {
+  estate_id: string;
+  paid_on: string;
+  amount_cents: number;
+}
+
+/**
+ * What each call has received, in cents, index for index with `calls`: each payment of a lot, in
+ * the order paid, goes to that lot's calls as the code civil imputes a payment whose payer named no
+ * debt (art. 1342-10): first to the calls due on the day paid, the oldest first; then, in advance,
+ * to the calls not yet due, the earliest first. Calls due the same day (the budget's and the works
+ * fund's) share a payment in proportion to what they owe ("toutes choses égales, elle se fait
+ * proportionnellement"). What no call of the lot still owes is left over.
+ */
+export function paidByCall(calls: readonly FundCall[], payments: readonly LotPayment[]): number[] {
+  const paid = calls.map(() => 0);
+  const ordered = [...payments].sort((a, b) => a.paid_on.localeCompare(b.paid_on));
+  for (const payment of ordered) {
+    let left = payment.amount_cents;
+    const mine = calls.flatMap((c, i) => (c.estate_id === payment.estate_id ? [i] : []));
+    const days = [...new Set(mine.map((i) => calls[i].due_on))].sort();
+    const order = [...days.filter((d) => d <= payment.paid_on), ...days.filter((d) => d > payment.paid_on)];
+    for (const day of order) {
+      const group = mine.filter((i) => calls[i].due_on === day);
+      const owed = group.map((i) => calls[i].amount_cents - paid[i]);
+      const take = Math.min(
+        left,
+        owed.reduce((sum, o) => sum + o, 0),
+      );
+      if (take === 0) continue;
+      const parts = allocateByWeights(take, owed);
+      group.forEach((i, k) => {
+        paid[i] += parts[k];
+      });
+      left -= take;
+    }
+  }
+  return paid;
+}
+
+/** What a lot's calls still owe, in cents, once its payments are applied. */
+export const lotOutstanding = (
+  calls: readonly FundCall[],
+  payments: readonly LotPayment[],
+  estateId: string,
+) => {
+  const paid = paidByCall(calls, payments);
+  return calls.reduce((sum, c, i) => (c.estate_id === estateId ? sum + c.amount_cents - paid[i] : sum), 0);
+};

@@ -1,7 +1,12 @@
-import { type SyndicEvent, syndicEventTypes } from "../events/syndic.ts";
-import { rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
+import {
+  evolveSyndicBudget,
+  type SyndicBudget,
+  type SyndicEvent,
+  syndicEventTypes,
+} from "../events/syndic.ts";
+import { type Row, rowProjection, tenantPolicy } from "../platform/projections/projection.ts";
 
-/** `syndic_budgets`: one row per budget, its lots, calls and notices as voted and sent (docs/charges.md, "Syndic"). */
+/** `syndic_budgets`: one row per budget, its lots, calls, notices and payments (docs/charges.md, "Syndic"). */
 
 const COLUMNS = [
   "tenant_id",
@@ -13,6 +18,7 @@ const COLUMNS = [
   "lots",
   "calls",
   "notices",
+  "payments",
   "revision",
   "created_at",
   "updated_at",
@@ -29,6 +35,7 @@ CREATE TABLE syndic_budgets (
   lots jsonb NOT NULL,
   calls jsonb NOT NULL,
   notices jsonb NOT NULL,
+  payments jsonb NOT NULL,
   revision bigint NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
@@ -36,9 +43,23 @@ CREATE TABLE syndic_budgets (
 CREATE INDEX syndic_budgets_place ON syndic_budgets (tenant_id, place_id, year);
 ${tenantPolicy("syndic_budgets")}`;
 
+/** The fold's state of a row: its columns as they are (numeric columns come back as text). */
+const budgetOf = (row: Row): SyndicBudget => ({
+  budget_id: String(row.id),
+  place_id: String(row.place_id),
+  year: Number(row.year),
+  amount: Number(row.amount),
+  works_fund_amount: Number(row.works_fund_amount),
+  lots: row.lots as SyndicBudget["lots"],
+  calls: row.calls as SyndicBudget["calls"],
+  notices: row.notices as SyndicBudget["notices"],
+  payments: row.payments as SyndicBudget["payments"],
+});
+
 export const syndicBudgetsProjection = rowProjection<SyndicEvent>({
   name: "syndic_budgets",
-  version: 1,
+  // 2: the lots' payments; the row is the budget stream's one fold.
+  version: 2,
   table: "syndic_budgets",
   columns: COLUMNS,
   schema: SCHEMA,
@@ -46,34 +67,14 @@ export const syndicBudgetsProjection = rowProjection<SyndicEvent>({
   idOf: (e) => e.data.budget_id,
   creates: ["SyndicBudgetVoted"],
   evolve: (row, e) => {
-    const moved = { revision: Number(e.stream_revision), updated_at: e.metadata.occurred_at };
-    switch (e.type) {
-      case "SyndicBudgetVoted": {
-        const { budget_id: _, ...voted } = e.data;
-        return { ...voted, notices: [], created_at: e.metadata.occurred_at, ...moved };
-      }
-      case "SyndicFormalNoticeSent": {
-        if (!row) return row;
-        const { budget_id: _, ...notice } = e.data;
-        return {
-          ...row,
-          notices: [...(row.notices as unknown[]), { ...notice, answered_on: null }],
-          ...moved,
-        };
-      }
-      case "SyndicFormalNoticeAnswered":
-        if (!row) return row;
-        return {
-          ...row,
-          notices: (row.notices as { notice_id: string }[]).map((n) =>
-            n.notice_id === e.data.notice_id ? { ...n, answered_on: e.data.answered_on } : n,
-          ),
-          ...moved,
-        };
-      default: {
-        const unknown: never = e;
-        return unknown;
-      }
-    }
+    const budget = evolveSyndicBudget(row ? budgetOf(row) : null, e);
+    if (!budget) return row;
+    const { budget_id: _, ...columns } = budget;
+    return {
+      ...columns,
+      created_at: row?.created_at ?? e.metadata.occurred_at,
+      revision: Number(e.stream_revision),
+      updated_at: e.metadata.occurred_at,
+    };
   },
 });

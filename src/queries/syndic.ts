@@ -1,10 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { SyndicFundCall, SyndicNotice } from "../events/syndic.ts";
+import {
+  lawCallsOf,
+  lawPaymentsOf,
+  type SyndicFundCall,
+  type SyndicNotice,
+  type SyndicPayment,
+} from "../events/syndic.ts";
 import { legalToday } from "../law/calendar.ts";
-import { cents } from "../law/money.ts";
-import { effectiveDueOn, type FundCall, remainingCallsFallDue } from "../law/syndic.ts";
+import { toEuros } from "../law/money.ts";
+import { effectiveDueOn, paidByCall, remainingCallsFallDue } from "../law/syndic.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -38,6 +44,8 @@ export const syndicBudgetBody = z
         effective_due_on: isoDate.describe(
           "Earlier when a formal notice stayed unanswered 30 days (art. 19-2)",
         ),
+        paid: z.number().describe("What the lot's payments gave this call (code civil art. 1342-10)"),
+        outstanding: z.number().describe("What the call still owes"),
       }),
     ),
     formal_notices: z.array(
@@ -48,6 +56,9 @@ export const syndicBudgetBody = z
         answered_on: isoDate.nullable(),
         verdict: verdictBody,
       }),
+    ),
+    payments: z.array(
+      z.strictObject({ id: uuid(), estate_id: uuid(), paid_on: isoDate, amount: z.number() }),
     ),
     created_at: timestamp,
     updated_at: timestamp,
@@ -61,8 +72,9 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 export function toSyndicBudget(row: Row, today = legalToday()) {
   const calls = row.calls as SyndicFundCall[];
   const notices = (row.notices as SyndicNotice[]) ?? [];
-  const asLaw = (c: SyndicFundCall): FundCall => ({ ...c, amount_cents: cents(c.amount) });
-  const lawCalls = calls.map(asLaw);
+  const payments = (row.payments as SyndicPayment[]) ?? [];
+  const lawCalls = lawCallsOf({ calls });
+  const paid = paidByCall(lawCalls, lawPaymentsOf({ payments }));
   return {
     id: String(row.id),
     place_id: String(row.place_id),
@@ -78,6 +90,8 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
       amount: c.amount,
       due_on: c.due_on,
       effective_due_on: effectiveDueOn(lawCalls[i], notices, today),
+      paid: toEuros(paid[i]),
+      outstanding: toEuros(lawCalls[i].amount_cents - paid[i]),
     })),
     formal_notices: notices.map((n) => ({
       id: n.notice_id,
@@ -85,6 +99,12 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
       sent_on: n.sent_on,
       answered_on: n.answered_on,
       verdict: remainingCallsFallDue(n, lawCalls, today),
+    })),
+    payments: payments.map((p) => ({
+      id: p.payment_id,
+      estate_id: p.estate_id,
+      paid_on: p.paid_on,
+      amount: p.amount,
     })),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

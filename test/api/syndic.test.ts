@@ -89,6 +89,66 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
     expect(answered.json().formal_notices[0].verdict.status).toBe("PASS");
   });
 
+  it("records a lot's payments against its calls, due ones first (code civil art. 1342-10)", async () => {
+    const budget = (
+      await t.request("POST", `/api/places/${place}/syndic-budgets`, {
+        body: { year: 2024, amount: 4000, works_fund_amount: 0, shares: shares() },
+      })
+    ).json();
+    const lotCalls = (
+      b: { calls: { estate_id: string; paid: number; outstanding: number }[] },
+      lot: string,
+    ) => b.calls.filter((c) => c.estate_id === lot).map((c) => [c.paid, c.outstanding]);
+    expect(lotCalls(budget, lots[0])).toEqual([
+      [0, 333],
+      [0, 333],
+      [0, 333],
+      [0, 333],
+    ]);
+    const paid = await t.request("POST", `/api/syndic-budgets/${budget.id}/payments`, {
+      body: { estate_id: lots[0], paid_on: "2024-04-20", amount: 700 },
+    });
+    expect(paid.statusCode, paid.body).toBe(201);
+    expect(paid.headers.location).toBe(`/api/syndic-budgets/${budget.id}`);
+    const after = paid.json();
+    // Q1 and Q2 were due on 20 April: paid; the 34 EUR left goes to Q3 in advance.
+    expect(lotCalls(after, lots[0])).toEqual([
+      [333, 0],
+      [333, 0],
+      [34, 299],
+      [0, 333],
+    ]);
+    expect(lotCalls(after, lots[1]).every(([p]) => p === 0)).toBe(true);
+    expect(after.payments).toEqual([
+      { id: expect.any(String), estate_id: lots[0], paid_on: "2024-04-20", amount: 700 },
+    ]);
+    expect((await t.request("GET", `/api/syndic-budgets/${budget.id}`)).json()).toEqual(after);
+
+    const before = await eventCount(t);
+    for (const [body, field] of [
+      [{ estate_id: lots[0], paid_on: "2024-05-01", amount: 633 }, "amount"],
+      [{ estate_id: unknownId, paid_on: "2024-05-01", amount: 10 }, "estate_id"],
+      [{ estate_id: lots[0], paid_on: "2999-01-01", amount: 10 }, "paid_on"],
+      [{ estate_id: lots[0], paid_on: "2024-05-01", amount: 0 }, "amount"],
+      [{ estate_id: lots[0], paid_on: "2024-05-01", amount: 1.001 }, "amount"],
+    ] as const) {
+      const res = await t.request("POST", `/api/syndic-budgets/${budget.id}/payments`, { body });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().details[0].field).toBe(field);
+    }
+    const unknown = await t.request("POST", `/api/syndic-budgets/${unknownId}/payments`, {
+      body: { estate_id: lots[0], paid_on: "2024-05-01", amount: 10 },
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(await eventCount(t)).toBe(before);
+    // What is left, to the cent: the whole of it is taken.
+    const rest = await t.request("POST", `/api/syndic-budgets/${budget.id}/payments`, {
+      body: { estate_id: lots[0], paid_on: "2024-05-01", amount: 632 },
+    });
+    expect(rest.statusCode, rest.body).toBe(201);
+    expect(lotCalls(rest.json(), lots[0]).every(([, o]) => o === 0)).toBe(true);
+  });
+
   it("refuses bad input (4xx, nothing written), needs Finance, isolates tenants", async () => {
     const before = await eventCount(t);
     const cases: [string, object, number][] = [

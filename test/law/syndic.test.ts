@@ -5,6 +5,8 @@ import {
   allocateByWeights,
   effectiveDueOn,
   fundCalls,
+  lotOutstanding,
+  paidByCall,
   quarterDueDates,
   remainingCallsFallDue,
 } from "../../src/law/syndic.ts";
@@ -106,5 +108,81 @@ describe("art. 19-2: a formal notice unanswered more than 30 days brings the yea
     expect(effectiveDueOn(july, [notice], "2026-05-11")).toBe("2026-05-11");
     expect(effectiveDueOn(july, [notice], "2026-05-10")).toBe("2026-07-01");
     expect(effectiveDueOn(otherLot, [notice], "2026-05-11")).toBe("2026-07-01");
+  });
+});
+
+describe("code civil art. 1342-10: a lot's payment goes to its calls due first, the oldest first", () => {
+  // Lot a of a 4,000.00 EUR budget and a 400.00 EUR works fund: 333.00 + 33.30 each quarter.
+  const calls = fundCalls(2026, 400_000, 40_000, lots);
+  const of = (paid: number[], estate = "a") =>
+    calls.flatMap((c, i) => (c.estate_id === estate ? [`${c.kind} Q${c.quarter} ${paid[i]}`] : []));
+
+  it("pays the calls due on the day paid before any call not yet due, the oldest first", () => {
+    const paid = paidByCall(calls, [{ estate_id: "a", paid_on: "2026-04-15", amount_cents: 70_000 }]);
+    // 700.00 on 15 April: Q1's 366.30, then Q2's two calls share the 333.70 left, 10 to 1.
+    expect(of(paid)).toEqual([
+      "BUDGET Q1 33300",
+      "BUDGET Q2 30336",
+      "BUDGET Q3 0",
+      "BUDGET Q4 0",
+      "WORKS_FUND Q1 3330",
+      "WORKS_FUND Q2 3034",
+      "WORKS_FUND Q3 0",
+      "WORKS_FUND Q4 0",
+    ]);
+  });
+
+  it("shares a payment between calls due the same day in proportion to what they owe", () => {
+    const paid = paidByCall(calls, [{ estate_id: "a", paid_on: "2026-01-02", amount_cents: 11_000 }]);
+    // 333.00 and 33.30 owed on 1 January: 110.00 split 10 to 1.
+    expect(of(paid).slice(0, 1)).toEqual(["BUDGET Q1 10000"]);
+    expect(of(paid)[4]).toBe("WORKS_FUND Q1 1000");
+  });
+
+  it("pays in advance, the earliest call first, only once nothing due is left; other lots untouched", () => {
+    const paid = paidByCall(calls, [
+      { estate_id: "a", paid_on: "2026-02-01", amount_cents: 40_000 },
+      { estate_id: "a", paid_on: "2026-01-10", amount_cents: 36_630 },
+    ]);
+    // The earlier payment first: it settles Q1. Nothing is due on 1 February then: the 400.00 pays
+    // Q2 in advance, and the 33.70 left goes to Q3's two calls.
+    expect(of(paid)).toEqual([
+      "BUDGET Q1 33300",
+      "BUDGET Q2 33300",
+      "BUDGET Q3 3064",
+      "BUDGET Q4 0",
+      "WORKS_FUND Q1 3330",
+      "WORKS_FUND Q2 3330",
+      "WORKS_FUND Q3 306",
+      "WORKS_FUND Q4 0",
+    ]);
+    expect(of(paid, "b").every((line) => line.endsWith(" 0"))).toBe(true);
+  });
+
+  it("never pays a call more than it asks; what is owed plus what is paid is the lot's calls (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            estate_id: fc.constantFrom("a", "b", "c"),
+            paid_on: fc.constantFrom("2025-12-01", "2026-01-01", "2026-05-20", "2026-12-31"),
+            amount_cents: fc.integer({ min: 1, max: 200_000 }),
+          }),
+          { maxLength: 8 },
+        ),
+        (payments) => {
+          const paid = paidByCall(calls, payments);
+          paid.forEach((p, i) => {
+            expect(p).toBeGreaterThanOrEqual(0);
+            expect(p).toBeLessThanOrEqual(calls[i].amount_cents);
+          });
+          for (const lot of ["a", "b", "c"]) {
+            const asked = calls.reduce((s, c) => (c.estate_id === lot ? s + c.amount_cents : s), 0);
+            const given = payments.reduce((s, p) => (p.estate_id === lot ? s + p.amount_cents : s), 0);
+            expect(lotOutstanding(calls, payments, lot)).toBe(Math.max(0, asked - given));
+          }
+        },
+      ),
+    );
   });
 });

@@ -1,6 +1,12 @@
-import { evolveSyndicBudget, type SyndicEvent, type SyndicState } from "../../events/syndic.ts";
+import {
+  evolveSyndicBudget,
+  lawCallsOf,
+  lawPaymentsOf,
+  type SyndicEvent,
+  type SyndicState,
+} from "../../events/syndic.ts";
 import { toEuros } from "../../law/money.ts";
-import { fundCalls, type Lot } from "../../law/syndic.ts";
+import { fundCalls, type Lot, lotOutstanding } from "../../law/syndic.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, notFound, validationError } from "../../platform/errors.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
@@ -24,7 +30,16 @@ export type SyndicCommand =
       sent_on: string;
       today: string;
     }
-  | { type: "AnswerFormalNotice"; budget_id: string; notice_id: string; answered_on: string; today: string };
+  | { type: "AnswerFormalNotice"; budget_id: string; notice_id: string; answered_on: string; today: string }
+  | {
+      type: "RecordSyndicPayment";
+      budget_id: string;
+      payment_id: string;
+      estate_id: string;
+      paid_on: string;
+      amount_cents: number;
+      today: string;
+    };
 
 const notAfterToday = (date: string, today: string, field: string) => {
   if (date > today)
@@ -98,6 +113,28 @@ export const syndicDecider: Decider<SyndicState, SyndicCommand, SyndicEvent> = {
           ]);
         const { budget_id, notice_id, answered_on } = command;
         return [{ type: "SyndicFormalNoticeAnswered", data: { budget_id, notice_id, answered_on } }];
+      }
+      case "RecordSyndicPayment": {
+        if (!budget) throw notFound("Syndic budget", command.budget_id);
+        const invalid = (field: string, message: string) =>
+          validationError("Invalid syndic payment", [{ field, message }]);
+        if (command.paid_on > command.today)
+          throw invalid("paid_on", `Must not be after today (${command.today}, Europe/Paris)`);
+        if (!budget.lots.some((l) => l.estate_id === command.estate_id))
+          throw invalid("estate_id", "Not a lot of this budget");
+        const owed = lotOutstanding(lawCallsOf(budget), lawPaymentsOf(budget), command.estate_id);
+        if (command.amount_cents > owed)
+          throw invalid(
+            "amount",
+            `More than the lot's calls of ${budget.year} still owe (${toEuros(owed)} EUR)`,
+          );
+        const { budget_id, payment_id, estate_id, paid_on } = command;
+        return [
+          {
+            type: "SyndicPaymentRecorded",
+            data: { budget_id, payment_id, estate_id, paid_on, amount: toEuros(command.amount_cents) },
+          },
+        ];
       }
     }
   },

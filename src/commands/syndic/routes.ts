@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { syndicBudgetStream } from "../../events/syndic.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { cents } from "../../law/money.ts";
 import { type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
+import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
@@ -16,7 +17,7 @@ import { requirePlace } from "../../queries/places.ts";
 import { readSyndicBudget, syndicBudgetBody } from "../../queries/syndic.ts";
 import { type SyndicCommand, syndicDecider } from "./decider.ts";
 
-/** Syndic budgets, fund calls and formal notices (docs/charges.md, "Syndic"): FinanceWrite. */
+/** Syndic budgets, fund calls, formal notices and payments (docs/charges.md, "Syndic"): FinanceWrite. */
 
 const tags = ["Syndic"];
 
@@ -49,6 +50,16 @@ const answer = z.strictObject({
   answered_on: isoDate.describe("The day the lot paid what the notice claimed"),
 });
 
+const newPayment = z
+  .strictObject({
+    estate_id: uuid().describe("The lot that paid"),
+    paid_on: isoDate.describe("The day the syndic received it"),
+    amount: money()
+      .refine((v) => v > 0, "Must be > 0")
+      .describe("Euros"),
+  })
+  .meta({ id: "NewSyndicPayment" });
+
 const run = (request: FastifyRequest, id: string, command: SyndicCommand) =>
   handleCommand(request, syndicBudgetStream(id), syndicDecider, command, {
     notFound: () => notFound("Syndic budget", id),
@@ -57,8 +68,22 @@ const run = (request: FastifyRequest, id: string, command: SyndicCommand) =>
 export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
-  const answerWith = (request: FastifyRequest, id: string) => () =>
-    readSyndicBudget(sql, tenantOf(request), id);
+  /** The budget after the command, once projected; a 201 says where it is. */
+  const replyBudget = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    budget_id: string,
+    result: { position: Position | null; revision: bigint | null },
+    status: 200 | 201,
+  ) =>
+    replyAfterProjection(request, reply, {
+      position: result.position,
+      status,
+      id: budget_id,
+      ...(status === 201 ? { location: `/api/syndic-budgets/${budget_id}` } : {}),
+      revision: result.revision,
+      read: () => readSyndicBudget(sql, tenantOf(request), budget_id),
+    });
 
   api.post(
     "/api/places/:place_id/syndic-budgets",
@@ -105,14 +130,7 @@ export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
         works_fund_cents: cents(b.works_fund_amount),
         lots: b.shares.map((s) => ({ estate_id: s.estate_id, tantiemes: s.tantiemes })),
       });
-      return replyAfterProjection(request, reply, {
-        position: result.position,
-        status: 201,
-        id: budget_id,
-        location: `/api/syndic-budgets/${budget_id}`,
-        revision: result.revision,
-        read: answerWith(request, budget_id),
-      });
+      return replyBudget(request, reply, budget_id, result, 201);
     },
   );
 
@@ -139,14 +157,7 @@ export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
         sent_on: request.body.sent_on,
         today: legalToday(),
       });
-      return replyAfterProjection(request, reply, {
-        position: result.position,
-        status: 201,
-        id: budget_id,
-        location: `/api/syndic-budgets/${budget_id}`,
-        revision: result.revision,
-        read: answerWith(request, budget_id),
-      });
+      return replyBudget(request, reply, budget_id, result, 201);
     },
   );
 
@@ -171,13 +182,35 @@ export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
         answered_on: request.body.answered_on,
         today: legalToday(),
       });
-      return replyAfterProjection(request, reply, {
-        position: result.position,
-        status: 200,
-        id: budget_id,
-        revision: result.revision,
-        read: answerWith(request, budget_id),
+      return replyBudget(request, reply, budget_id, result, 200);
+    },
+  );
+
+  api.post(
+    "/api/syndic-budgets/:budget_id/payments",
+    {
+      schema: {
+        tags,
+        summary:
+          "Record a lot's payment: applied to its calls due first, the oldest first (code civil art. 1342-10)",
+        params: z.strictObject({ budget_id: uuid() }),
+        body: newPayment,
+        response: createdAnswers(syndicBudgetBody),
+      },
+      config: { access: "FinanceWrite", invalidBodyMessage: "Invalid syndic payment" },
+    },
+    async (request, reply) => {
+      const { budget_id } = request.params;
+      const result = await run(request, budget_id, {
+        type: "RecordSyndicPayment",
+        budget_id,
+        payment_id: newResourceId(request),
+        estate_id: request.body.estate_id,
+        paid_on: request.body.paid_on,
+        amount_cents: cents(request.body.amount),
+        today: legalToday(),
       });
+      return replyBudget(request, reply, budget_id, result, 201);
     },
   );
 }

@@ -1,0 +1,72 @@
+import { describe, it } from "vitest";
+import { syndicDecider } from "../../src/commands/syndic/decider.ts";
+import type { SyndicEvent } from "../../src/events/syndic.ts";
+import { deciderSpec } from "../support/deciderSpec.ts";
+
+/** A syndic budget's payments, given / when / then (no database). */
+
+const spec = deciderSpec(syndicDecider);
+const budget_id = "b";
+const voted: SyndicEvent = {
+  type: "SyndicBudgetVoted",
+  data: {
+    budget_id,
+    place_id: "p",
+    year: 2026,
+    amount: 800,
+    works_fund_amount: 0,
+    lots: [{ estate_id: "a", tantiemes: 1 }],
+    calls: [1, 2, 3, 4].map((quarter) => ({
+      call_id: `c${quarter}`,
+      kind: "BUDGET" as const,
+      quarter,
+      due_on: `2026-${String(quarter * 3 - 2).padStart(2, "0")}-01`,
+      estate_id: "a",
+      amount: 200,
+    })),
+  },
+};
+const pay = (amount_cents: number, extra: Partial<{ estate_id: string; paid_on: string }> = {}) => ({
+  type: "RecordSyndicPayment" as const,
+  budget_id,
+  payment_id: "pay",
+  estate_id: "a",
+  paid_on: "2026-02-01",
+  amount_cents,
+  today: "2026-06-01",
+  ...extra,
+});
+const recorded = (amount: number): SyndicEvent => ({
+  type: "SyndicPaymentRecorded",
+  data: { budget_id, payment_id: "pay", estate_id: "a", paid_on: "2026-02-01", amount },
+});
+
+describe("syndic payments", () => {
+  it("records a lot's payment in euros", () => {
+    spec
+      .given([voted])
+      .when(pay(25_050))
+      .then([recorded(250.5)]);
+  });
+  it("takes up to what the lot's calls still owe, no more (400 on amount)", () => {
+    spec
+      .given([voted, recorded(250.5)])
+      .when(pay(54_950))
+      .then([recorded(549.5)]);
+    spec
+      .given([voted, recorded(250.5)])
+      .when(pay(54_951))
+      .thenRefuses(400, /Invalid syndic payment/, ["amount"]);
+  });
+  it("refuses a lot not of the budget, a day after today, and an unknown budget", () => {
+    spec
+      .given([voted])
+      .when(pay(100, { estate_id: "z" }))
+      .thenRefuses(400, undefined, ["estate_id"]);
+    spec
+      .given([voted])
+      .when(pay(100, { paid_on: "2026-06-02" }))
+      .thenRefuses(400, undefined, ["paid_on"]);
+    spec.given([]).when(pay(100)).thenRefuses(404);
+  });
+});
