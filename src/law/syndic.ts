@@ -216,3 +216,37 @@ export const lotOutstanding = (
   const paid = paidByCall(calls, payments);
   return calls.reduce((sum, c, i) => (c.estate_id === estateId ? sum + c.amount_cents - paid[i] : sum), 0);
 };
+
+/**
+ * Art. 19-2 acts "à défaut du versement à sa date d'exigibilité d'une provision": a formal notice
+ * needs a provision of the lot due by the day it is sent and unpaid that day (its payments applied
+ * by `paidByCall`). FAIL names `estate_id`: the lot owes nothing due, the notice has no ground.
+ */
+export function formalNoticeGrounds(
+  calls: readonly FundCall[],
+  payments: readonly LotPayment[],
+  estateId: string,
+  sentOn: string,
+): Verdict {
+  const paid = paidByCall(
+    calls,
+    payments.filter((p) => p.paid_on <= sentOn),
+  );
+  const unpaid = calls.flatMap((c, i) =>
+    c.estate_id === estateId && c.due_on <= sentOn && paid[i] < c.amount_cents
+      ? [{ kind: c.kind, quarter: c.quarter, due_on: c.due_on, unpaid: (c.amount_cents - paid[i]) / 100 }]
+      : [],
+  );
+  if (unpaid.length > 0)
+    return verdict(
+      "SYNDIC_FORMAL_NOTICE_GROUNDS",
+      "PASS",
+      `${unpaid.length} provision(s) of the lot unpaid at their due date`,
+      ART_19_2,
+      { unpaid_calls: unpaid },
+    );
+  const message = `The lot owes no provision due by ${sentOn}: a formal notice needs one unpaid at its due date (${ART_19_2})`;
+  return verdict("SYNDIC_FORMAL_NOTICE_GROUNDS", "FAIL", message, ART_19_2, {
+    errors: [{ field: "estate_id", message }],
+  });
+}

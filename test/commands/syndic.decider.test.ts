@@ -70,3 +70,31 @@ describe("syndic payments", () => {
     spec.given([]).when(pay(100)).thenRefuses(404);
   });
 });
+
+describe("syndic formal notices", () => {
+  const notice = {
+    type: "SendFormalNotice" as const,
+    budget_id,
+    notice_id: "n",
+    estate_id: "a",
+    sent_on: "2026-04-10",
+    today: "2026-06-01",
+  };
+  it("are sent for a provision unpaid at its due date", () => {
+    spec
+      .given([voted, recorded(200)])
+      .when(notice)
+      .then([
+        {
+          type: "SyndicFormalNoticeSent",
+          data: { budget_id, notice_id: "n", estate_id: "a", sent_on: "2026-04-10" },
+        },
+      ]);
+  });
+  it("are refused (422, art. 19-2) when what is due by then is paid", () => {
+    spec
+      .given([voted, recorded(400)])
+      .when(notice)
+      .thenRefuses(422, /art\. 19-2/, ["estate_id"]);
+  });
+});

@@ -4,6 +4,7 @@ import {
   accelerationDate,
   allocateByWeights,
   effectiveDueOn,
+  formalNoticeGrounds,
   fundCalls,
   lotOutstanding,
   paidByCall,
@@ -184,5 +185,34 @@ describe("code civil art. 1342-10: a lot's payment goes to its calls due first, 
         },
       ),
     );
+  });
+});
+
+describe("art. 19-2: a formal notice needs a provision unpaid at its due date", () => {
+  const calls = fundCalls(2026, 400_000, 0, lots);
+  const q1 = 33_300; // lot a's first quarter
+  it("PASS while a provision due is unpaid, naming it", () => {
+    const v = formalNoticeGrounds(calls, [], "a", "2026-02-01");
+    expect(v).toMatchObject({ rule: "SYNDIC_FORMAL_NOTICE_GROUNDS", status: "PASS" });
+    expect(v.details.unpaid_calls).toEqual([
+      { kind: "BUDGET", quarter: 1, due_on: "2026-01-01", unpaid: 333 },
+    ]);
+  });
+  it("FAIL on estate_id when what is due is paid, or nothing is due yet", () => {
+    const paid = [{ estate_id: "a", paid_on: "2026-01-15", amount_cents: q1 }];
+    for (const v of [
+      formalNoticeGrounds(calls, paid, "a", "2026-02-01"),
+      formalNoticeGrounds(calls, [], "a", "2025-12-31"),
+    ]) {
+      expect(v.status).toBe("FAIL");
+      expect(v.legal_reference).toContain("art. 19-2");
+      expect(v.details.errors).toEqual([{ field: "estate_id", message: v.message }]);
+    }
+  });
+  it("counts only the payments made by the day the notice is sent, and only the lot's", () => {
+    const later = [{ estate_id: "a", paid_on: "2026-02-10", amount_cents: q1 }];
+    expect(formalNoticeGrounds(calls, later, "a", "2026-02-01").status).toBe("PASS");
+    const other = [{ estate_id: "b", paid_on: "2026-01-15", amount_cents: q1 }];
+    expect(formalNoticeGrounds(calls, other, "a", "2026-02-01").status).toBe("PASS");
   });
 });

@@ -6,9 +6,9 @@ import {
   type SyndicState,
 } from "../../events/syndic.ts";
 import { toEuros } from "../../law/money.ts";
-import { fundCalls, type Lot, lotOutstanding } from "../../law/syndic.ts";
+import { formalNoticeGrounds, fundCalls, type Lot, lotOutstanding } from "../../law/syndic.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, notFound, validationError } from "../../platform/errors.ts";
+import { conflict, enforce, notFound, validationError } from "../../platform/errors.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 
 /** A syndic budget's commands (docs/charges.md, "Syndic"). Amounts in cents; the route checked the lots. */
@@ -97,6 +97,10 @@ export const syndicDecider: Decider<SyndicState, SyndicCommand, SyndicEvent> = {
           throw validationError("Invalid formal notice data", [
             { field: "estate_id", message: "Not a lot of this budget" },
           ]);
+        // Only for a provision unpaid at its due date (art. 19-2).
+        enforce(
+          formalNoticeGrounds(lawCallsOf(budget), lawPaymentsOf(budget), command.estate_id, command.sent_on),
+        );
         const { budget_id, notice_id, estate_id, sent_on } = command;
         return [{ type: "SyndicFormalNoticeSent", data: { budget_id, notice_id, estate_id, sent_on } }];
       }
