@@ -7271,7 +7271,10 @@ export interface components {
                  * @example 2025-01-31
                  */
                 sent_on: string;
+                /** @description The day the syndic stated the claim was met */
                 answered_on: string | null;
+                /** @description The day the lot's payments met what the notice claimed (its provisions unpaid then) */
+                met_on: string | null;
                 verdict: {
                     rule: string;
                     /** @enum {string} */

@@ -250,3 +250,28 @@ export function formalNoticeGrounds(
     errors: [{ field: "estate_id", message }],
   });
 }
+
+/**
+ * The day the lot's payments met what a formal notice claimed (its provisions due and unpaid on
+ * the day sent, art. 19-2), payments applied by `paidByCall`; null while unmet. A notice met within
+ * its 30 days did not stay "infructueuse".
+ */
+export function noticeMetOn(
+  notice: Pick<FormalNotice, "estate_id" | "sent_on">,
+  calls: readonly FundCall[],
+  payments: readonly LotPayment[],
+): string | null {
+  const mine = payments.filter((p) => p.estate_id === notice.estate_id);
+  const claimed = calls.flatMap((c, i) =>
+    c.estate_id === notice.estate_id && c.due_on <= notice.sent_on ? [i] : [],
+  );
+  const days = [...new Set(mine.map((p) => p.paid_on).filter((d) => d >= notice.sent_on))].sort();
+  for (const day of days) {
+    const paid = paidByCall(
+      calls,
+      mine.filter((p) => p.paid_on <= day),
+    );
+    if (claimed.every((i) => paid[i] === calls[i].amount_cents)) return day;
+  }
+  return null;
+}

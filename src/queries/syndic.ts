@@ -10,7 +10,7 @@ import {
 } from "../events/syndic.ts";
 import { legalToday } from "../law/calendar.ts";
 import { toEuros } from "../law/money.ts";
-import { effectiveDueOn, paidByCall, remainingCallsFallDue } from "../law/syndic.ts";
+import { effectiveDueOn, noticeMetOn, paidByCall, remainingCallsFallDue } from "../law/syndic.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -53,7 +53,10 @@ export const syndicBudgetBody = z
         id: uuid(),
         estate_id: uuid(),
         sent_on: isoDate,
-        answered_on: isoDate.nullable(),
+        answered_on: isoDate.nullable().describe("The day the syndic stated the claim was met"),
+        met_on: isoDate
+          .nullable()
+          .describe("The day the lot's payments met what the notice claimed (its provisions unpaid then)"),
         verdict: verdictBody,
       }),
     ),
@@ -74,7 +77,14 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
   const notices = (row.notices as SyndicNotice[]) ?? [];
   const payments = (row.payments as SyndicPayment[]) ?? [];
   const lawCalls = lawCallsOf({ calls });
-  const paid = paidByCall(lawCalls, lawPaymentsOf({ payments }));
+  const lawPayments = lawPaymentsOf({ payments });
+  const paid = paidByCall(lawCalls, lawPayments);
+  // A notice counts as answered on the day stated, or the day the lot's payments met its claim.
+  const met = notices.map((n) => noticeMetOn(n, lawCalls, lawPayments));
+  const judged = notices.map((n, i) => ({
+    ...n,
+    answered_on: [n.answered_on, met[i]].filter((d) => d !== null).sort()[0] ?? null,
+  }));
   return {
     id: String(row.id),
     place_id: String(row.place_id),
@@ -89,16 +99,17 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
       estate_id: c.estate_id,
       amount: c.amount,
       due_on: c.due_on,
-      effective_due_on: effectiveDueOn(lawCalls[i], notices, today),
+      effective_due_on: effectiveDueOn(lawCalls[i], judged, today),
       paid: toEuros(paid[i]),
       outstanding: toEuros(lawCalls[i].amount_cents - paid[i]),
     })),
-    formal_notices: notices.map((n) => ({
+    formal_notices: notices.map((n, i) => ({
       id: n.notice_id,
       estate_id: n.estate_id,
       sent_on: n.sent_on,
       answered_on: n.answered_on,
-      verdict: remainingCallsFallDue(n, lawCalls, today),
+      met_on: met[i],
+      verdict: remainingCallsFallDue(judged[i], lawCalls, today),
     })),
     payments: payments.map((p) => ({
       id: p.payment_id,

@@ -149,6 +149,39 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
     expect(lotCalls(rest.json(), lots[0]).every(([, o]) => o === 0)).toBe(true);
   });
 
+  it("a formal notice met by the lot's payments within 30 days brings nothing forward", async () => {
+    const budget = (
+      await t.request("POST", `/api/places/${place}/syndic-budgets`, {
+        body: { year: 2023, amount: 4000, works_fund_amount: 0, shares: shares() },
+      })
+    ).json();
+    const sent = await t.request("POST", `/api/syndic-budgets/${budget.id}/formal-notices`, {
+      body: { estate_id: lots[1], sent_on: "2023-04-10" },
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(sent.json().formal_notices[0]).toMatchObject({ met_on: null, verdict: { status: "FAIL" } });
+    const paid = await t.request("POST", `/api/syndic-budgets/${budget.id}/payments`, {
+      body: { estate_id: lots[1], paid_on: "2023-04-30", amount: 666 },
+    });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const after = paid.json();
+    expect(after.formal_notices[0]).toMatchObject({
+      answered_on: null,
+      met_on: "2023-04-30",
+      verdict: { status: "PASS" },
+    });
+    const october = after.calls.find(
+      (c: { estate_id: string; quarter: number }) => c.estate_id === lots[1] && c.quarter === 4,
+    );
+    expect(october.effective_due_on).toBe("2023-10-01");
+    // Paid up: a second notice has no ground (art. 19-2).
+    const again = await t.request("POST", `/api/syndic-budgets/${budget.id}/formal-notices`, {
+      body: { estate_id: lots[1], sent_on: "2023-05-02" },
+    });
+    expect(again.statusCode, again.body).toBe(422);
+    expect(again.json().details[0].field).toBe("estate_id");
+  });
+
   it("refuses bad input (4xx, nothing written), needs Finance, isolates tenants", async () => {
     const before = await eventCount(t);
     const cases: [string, object, number][] = [

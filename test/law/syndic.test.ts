@@ -7,6 +7,7 @@ import {
   formalNoticeGrounds,
   fundCalls,
   lotOutstanding,
+  noticeMetOn,
   paidByCall,
   quarterDueDates,
   remainingCallsFallDue,
@@ -214,5 +215,25 @@ describe("art. 19-2: a formal notice needs a provision unpaid at its due date", 
     expect(formalNoticeGrounds(calls, later, "a", "2026-02-01").status).toBe("PASS");
     const other = [{ estate_id: "b", paid_on: "2026-01-15", amount_cents: q1 }];
     expect(formalNoticeGrounds(calls, other, "a", "2026-02-01").status).toBe("PASS");
+  });
+});
+
+describe("a formal notice met by the lot's payments", () => {
+  const calls = fundCalls(2026, 400_000, 0, lots);
+  const notice = { estate_id: "a", sent_on: "2026-04-10" }; // claims Q1 and Q2: 666.00
+  it("is met the day the payments cover what was unpaid when it was sent", () => {
+    const payments = [
+      { estate_id: "a", paid_on: "2026-04-20", amount_cents: 40_000 },
+      { estate_id: "b", paid_on: "2026-04-21", amount_cents: 66_600 },
+      { estate_id: "a", paid_on: "2026-04-25", amount_cents: 26_600 },
+    ];
+    expect(noticeMetOn(notice, calls, payments)).toBe("2026-04-25");
+    expect(noticeMetOn(notice, calls, payments.slice(0, 2))).toBeNull();
+  });
+  it("is not met by a payment that a later call due before it takes first (oldest first)", () => {
+    // Paid on 5 July, after Q3 fell due: 666.00 goes to Q1 and Q2 first all the same.
+    expect(
+      noticeMetOn(notice, calls, [{ estate_id: "a", paid_on: "2026-07-05", amount_cents: 66_600 }]),
+    ).toBe("2026-07-05");
   });
 });
