@@ -13,6 +13,8 @@ import { type Verdict, verdict } from "./verdict.ts";
  *   works fund is an annual contribution called apart, on the same terms as the budget's provisions.
  * - Art. 19-2: when a provision is not paid when due and a formal notice stays unanswered for more
  *   than 30 days, the provisions of the year not yet due fall due at once.
+ * - Code civil art. 1342-10: a payment whose payer names no debt goes to the debts due first, the
+ *   oldest first, equal ones in proportion (a lot's payments to its calls).
  */
 
 export const ART_14_1 = "loi n° 65-557 du 10 juillet 1965, art. 14-1";
@@ -163,8 +165,6 @@ export function effectiveDueOn(call: FundCall, notices: readonly FormalNotice[],
   }
   return due;
 }
-
-export const CIVIL_1342_10 = "code civil, art. 1342-10";
 
 /** A lot's payment to the syndic (cents), with no call named by the payer. */
 export interface LotPayment {
