@@ -117,8 +117,8 @@ export async function leasePdfsNaming(sql: Sql, tenantId: string, dataSubject: s
 
 /**
  * Erased lessees and owners (their key destroyed: `personal_data_keys` outlives a deletion) whose
- * leases' contract PDFs are still held (kept while the lease
- * needed them): the retention job erases them again (src/platform/personalData/erasure.ts).
+ * leases' contract PDFs are still held (kept while the lease needed them): the retention job
+ * erases them again (src/platform/personalData/erasure.ts).
  */
 export async function leasePdfKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(

@@ -212,8 +212,8 @@ export async function signingNaming(sql: Sql, tenantId: string, dataSubject: str
 
 /**
  * Erased lessees and owners (their key destroyed: `personal_data_keys` outlives a deletion) that
- * signing processes not erased still name (kept while their lease
- * needed them): the retention job erases them again (src/platform/personalData/erasure.ts).
+ * signing processes not erased still name (kept while their lease needed them): the retention job
+ * erases them again (src/platform/personalData/erasure.ts).
  */
 export async function signingKeptMentions(sql: Sql, tenantId: string | null) {
   return sql.query<{ tenant_id: string; data_subject: string }>(
