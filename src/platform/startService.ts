@@ -59,7 +59,17 @@ export async function openDatabase(config: Config, options: { join?: boolean } =
  * fields encrypted on the way in and decrypted on the way out (docs/personal-data.md).
  */
 export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
-  return withPersonalData(await openLog(config, sql), personalDataCodecOf(config, sql));
+  return sealedLog(await openLog(config, sql), config, sql);
+}
+
+/**
+ * The log with personal fields sealed; on the PostgreSQL log, the email reservations still named
+ * the old way are renamed first (reservationNames.ts), for the service and the CLI alike.
+ */
+async function sealedLog(log: EventStore, config: Config, sql: Sql): Promise<EventStore> {
+  const store = withPersonalData(log, personalDataCodecOf(config, sql));
+  if (store.pseudonym) await renameLegacyReservations(sql, store.pseudonym);
+  return store;
 }
 
 async function openLog(config: Config, sql: Sql): Promise<EventStore> {
@@ -133,11 +143,8 @@ async function startOn(
     await migrate(sql);
     // Encrypted once: openEventStore wraps its own log; a store given in options is wrapped here.
     const store = instrumentStore(
-      options.store
-        ? withPersonalData(options.store, personalDataCodecOf(config, sql))
-        : await openEventStore(config, sql),
+      options.store ? await sealedLog(options.store, config, sql) : await openEventStore(config, sql),
     );
-    if (store.pseudonym) await renameLegacyReservations(sql, store.pseudonym);
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
       sql,
