@@ -27,7 +27,7 @@ import { pdfAnswers } from "./rentCollection.ts";
 
 /**
  * Condition reports' reads (docs/moving.md): list and one report of a lease, the comparison of an
- * exit report with the entry report, the PDF, and `exitReportMatchesEntry` for the deposit's deadline.
+ * exit report with the entry report, the PDF, and `exitReportFacts` for the deposit's deadline.
  */
 
 /** The pg query interface every read-model read uses. */
@@ -162,41 +162,28 @@ async function compare(sql: Queryable, tenantId: string, exit: ConditionReport) 
 }
 
 /**
- * The contract of the deposit's deadline (loi n° 89-462 art. 22: one month when the exit report
- * matches the entry report, two otherwise). null: the lease has no SIGNED EXIT report of that id;
- * true: every element of the exit is in the entry's condition (as the tenant completed it), room by
- * room; false otherwise, and when the lease has no signed entry report to compare with.
+ * What a termination takes from the lease's signed exit report, in one read; null when the lease
+ * has no SIGNED EXIT report of that id.
+ * - `matches`, the contract of the deposit's deadline (loi n° 89-462 art. 22: one month when the
+ *   exit report matches the entry report, two otherwise): true when every element of the exit is
+ *   in the entry's condition (as the tenant completed it), room by room; false otherwise, and when
+ *   the lease has no signed entry report to compare with.
+ * - `keys_returned_on`: the report's date when it lists keys handed back (décret n° 2016-382 art. 2:
+ *   the report notes the keys), else null. The termination takes it when no return is recorded
+ *   otherwise (docs/moving.md, "Termination").
  */
-export async function exitReportMatchesEntry(
+export async function exitReportFacts(
   db: Queryable,
   tenantId: string,
   leaseId: string,
   exitReportId: string,
-): Promise<boolean | null> {
-  const report = await signedExitReport(db, tenantId, leaseId, exitReportId);
-  return report && ((await compare(db, tenantId, report))?.matches ?? false);
-}
-
-/** The lease's exit report of that id when it is SIGNED, else null. */
-async function signedExitReport(db: Queryable, tenantId: string, leaseId: string, exitReportId: string) {
+): Promise<{ matches: boolean; keys_returned_on: string | null } | null> {
   const report = (await readConditionReport(db, tenantId, leaseId, exitReportId))?.report;
-  return report?.type === "EXIT" && report.status === "SIGNED" ? report : null;
-}
-
-/**
- * The day a lease's keys came back as its signed exit report records it: the report's date when it
- * lists keys handed back (décret n° 2016-382: the exit report notes the keys), else null (no such
- * report, not signed, or no key listed). The termination takes it when no return is recorded
- * otherwise (docs/moving.md, "Termination").
- */
-export async function keysReturnedWithExitReport(
-  db: Queryable,
-  tenantId: string,
-  leaseId: string,
-  exitReportId: string,
-): Promise<string | null> {
-  const report = await signedExitReport(db, tenantId, leaseId, exitReportId);
-  return report?.keys.some((k) => k.count > 0) ? report.date : null;
+  if (report?.type !== "EXIT" || report.status !== "SIGNED") return null;
+  return {
+    matches: (await compare(db, tenantId, report))?.matches ?? false,
+    keys_returned_on: report.keys.some((k) => k.count > 0) ? report.date : null,
+  };
 }
 
 // ---------------------------------------------------------------- PDF

@@ -3,7 +3,7 @@ import { globalTypeIds } from "../../src/events/types.ts";
 import { REQUIRED_ITEMS } from "../../src/law/furnishedInventory.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { conditionReportsProjection } from "../../src/projections/conditionReports.ts";
-import { exitReportMatchesEntry } from "../../src/queries/conditionReports.ts";
+import { exitReportFacts } from "../../src/queries/conditionReports.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { multipartForm } from "../support/multipart.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -297,7 +297,7 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
         ],
       });
       const exit = await post(lease, exitBody);
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, exit.id)).toBeNull(); // not signed
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, exit.id))?.matches ?? null).toBeNull(); // not signed
       expect((await sign(lease, exit.id, "2026-06-30")).statusCode).toBe(200);
       const res = await t.request("GET", `/api/leases/${lease}/condition-reports/${exit.id}/comparison`);
       expect(res.statusCode, res.body).toBe(200);
@@ -313,13 +313,13 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
         "SAME",
         "BETTER",
       ]);
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, exit.id)).toBe(false);
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, exit.id))?.matches ?? null).toBe(false);
 
       const same = await post(lease, reportBody("EXIT", { date: "2026-06-30" }));
       expect((await sign(lease, same.id, "2026-06-30")).statusCode).toBe(200);
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, same.id)).toBe(true);
-      expect(await exitReportMatchesEntry(t.sql, t.other.id, lease, same.id)).toBeNull();
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, entry.id)).toBeNull();
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, same.id))?.matches ?? null).toBe(true);
+      expect((await exitReportFacts(t.sql, t.other.id, lease, same.id))?.matches ?? null).toBeNull();
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, entry.id))?.matches ?? null).toBeNull();
       const ofEntry = await t.request("GET", `/api/leases/${lease}/condition-reports/${entry.id}/comparison`);
       expect(ofEntry.statusCode).toBe(409);
     });
@@ -345,7 +345,7 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       }));
       const exit = await post(lease, reportBody("EXIT", { rooms: exitRooms }));
       await sign(lease, exit.id);
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, exit.id)).toBe(true);
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, exit.id))?.matches ?? null).toBe(true);
     });
 
     it("an exit with no signed entry report: comparison 409, does not match", async () => {
@@ -355,7 +355,7 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(
         (await t.request("GET", `/api/leases/${lease}/condition-reports/${exit.id}/comparison`)).statusCode,
       ).toBe(409);
-      expect(await exitReportMatchesEntry(t.sql, t.tenant.id, lease, exit.id)).toBe(false);
+      expect((await exitReportFacts(t.sql, t.tenant.id, lease, exit.id))?.matches ?? null).toBe(false);
     });
 
     it("renders the report as PDF, with the tenant's completions", async () => {

@@ -45,7 +45,7 @@ export type StatusCommand =
       lease_id: string;
       keys_returned_on: string;
       exit_report_id: string | null;
-      /** exitReportMatchesEntry's answer for exit_report_id; null without a report. */
+      /** exitReportFacts' `matches` for exit_report_id; null without a report. */
       exit_report_matches: boolean | null;
       /** The day another lessee occupies the dwelling with the lessor's agreement (art. 15 I). */
       relet_on?: string | null;

@@ -10,7 +10,7 @@ import { newResourceId, replyAfterProjection } from "../../../platform/http/hand
 import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
 import { createdAnswers, updatedAnswers } from "../../../platform/http/responses.ts";
 import { uuid } from "../../../platform/http/schemas.ts";
-import { exitReportMatchesEntry, keysReturnedWithExitReport } from "../../../queries/conditionReports.ts";
+import { exitReportFacts } from "../../../queries/conditionReports.ts";
 import { keysReturnedOn } from "../../../queries/estateKeys.ts";
 import { noticeBody, readNotice } from "../../../queries/leaseNotices.ts";
 import { leaseBody, leaseParams, readLease } from "../../../queries/leases.ts";
@@ -117,12 +117,20 @@ function terminationRoute(app: FastifyInstance) {
       const { lease_id } = request.params;
       const exit_report_id = request.body.exit_report_id ?? null;
       if ((await readLease(sql, tenantId, lease_id)) === null) throw notFound("Lease", lease_id);
+      const exit = exit_report_id ? await exitReportFacts(sql, tenantId, lease_id, exit_report_id) : null;
+      if (exit_report_id && exit === null)
+        throw fieldError(
+          "exit_report_id",
+          `Lease ${lease_id} has no SIGNED exit condition report ${exit_report_id}`,
+          "Invalid termination",
+        );
       // The keys' return: as given, else the last RETURNED handover, else the exit report's day
       // when the report lists the keys handed back.
       const keys =
         request.body.keys_returned_on ??
         (await keysReturnedOn(sql, tenantId, lease_id)) ??
-        (exit_report_id ? await keysReturnedWithExitReport(sql, tenantId, lease_id, exit_report_id) : null);
+        exit?.keys_returned_on ??
+        null;
       if (keys === null)
         throw fieldError(
           "keys_returned_on",
@@ -135,15 +143,7 @@ function terminationRoute(app: FastifyInstance) {
           `The keys' return (${keys}) is after today`,
           "Invalid termination",
         );
-      const matches = exit_report_id
-        ? await exitReportMatchesEntry(sql, tenantId, lease_id, exit_report_id)
-        : null;
-      if (exit_report_id && matches === null)
-        throw fieldError(
-          "exit_report_id",
-          `Lease ${lease_id} has no SIGNED exit condition report ${exit_report_id}`,
-          "Invalid termination",
-        );
+      const matches = exit?.matches ?? null;
       const result = await handleLease(request, lease_id, () => ({
         type: "TerminateLease",
         lease_id,
