@@ -275,3 +275,17 @@ export function noticeMetOn(
   }
   return null;
 }
+
+/**
+ * A notice as art. 19-2 judges it: answered on the day the syndic stated, or on the day the lot's
+ * payments met its claim (`met_on`, noticeMetOn), whichever is earlier.
+ */
+export function judgedNotice<N extends FormalNotice>(
+  notice: N,
+  calls: readonly FundCall[],
+  payments: readonly LotPayment[],
+): N & { met_on: string | null } {
+  const met_on = noticeMetOn(notice, calls, payments);
+  const answered_on = [notice.answered_on, met_on].filter((d) => d !== null).sort()[0] ?? null;
+  return { ...notice, answered_on, met_on };
+}

@@ -10,7 +10,7 @@ import {
 } from "../events/syndic.ts";
 import { legalToday } from "../law/calendar.ts";
 import { toEuros } from "../law/money.ts";
-import { effectiveDueOn, noticeMetOn, paidByCall, remainingCallsFallDue } from "../law/syndic.ts";
+import { effectiveDueOn, judgedNotice, paidByCall, remainingCallsFallDue } from "../law/syndic.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { tenantOf } from "../platform/http/auth.ts";
@@ -79,12 +79,7 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
   const lawCalls = lawCallsOf({ calls });
   const lawPayments = lawPaymentsOf({ payments });
   const paid = paidByCall(lawCalls, lawPayments);
-  // A notice counts as answered on the day stated, or the day the lot's payments met its claim.
-  const met = notices.map((n) => noticeMetOn(n, lawCalls, lawPayments));
-  const judged = notices.map((n, i) => ({
-    ...n,
-    answered_on: [n.answered_on, met[i]].filter((d) => d !== null).sort()[0] ?? null,
-  }));
+  const judged = notices.map((n) => judgedNotice(n, lawCalls, lawPayments));
   return {
     id: String(row.id),
     place_id: String(row.place_id),
@@ -108,7 +103,7 @@ export function toSyndicBudget(row: Row, today = legalToday()) {
       estate_id: n.estate_id,
       sent_on: n.sent_on,
       answered_on: n.answered_on,
-      met_on: met[i],
+      met_on: judged[i].met_on,
       verdict: remainingCallsFallDue(judged[i], lawCalls, today),
     })),
     payments: payments.map((p) => ({

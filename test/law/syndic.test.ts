@@ -6,6 +6,7 @@ import {
   effectiveDueOn,
   formalNoticeGrounds,
   fundCalls,
+  judgedNotice,
   lotOutstanding,
   noticeMetOn,
   paidByCall,
@@ -235,5 +236,28 @@ describe("a formal notice met by the lot's payments", () => {
     expect(
       noticeMetOn(notice, calls, [{ estate_id: "a", paid_on: "2026-07-05", amount_cents: 66_600 }]),
     ).toBe("2026-07-05");
+  });
+});
+
+describe("art. 19-2 judges a notice met by payments as answered the day it was met", () => {
+  const calls = fundCalls(2026, 400_000, 0, lots);
+  const notice = { estate_id: "a", sent_on: "2026-04-10", answered_on: null }; // 30 days: to 10 May
+  const paidOn = (paid_on: string) => [{ estate_id: "a", paid_on, amount_cents: 66_600 }];
+  it("met on the 30th day: answered in time, nothing falls due early", () => {
+    const judged = judgedNotice(notice, calls, paidOn("2026-05-10"));
+    expect(judged).toMatchObject({ met_on: "2026-05-10", answered_on: "2026-05-10" });
+    expect(remainingCallsFallDue(judged, calls, "2026-06-01").status).toBe("PASS");
+  });
+  it("met on the 31st day: too late, the remaining calls fall due", () => {
+    const judged = judgedNotice(notice, calls, paidOn("2026-05-11"));
+    expect(remainingCallsFallDue(judged, calls, "2026-06-01").status).toBe("FAIL");
+  });
+  it("the earlier of the stated answer and the payments counts", () => {
+    const stated = { ...notice, answered_on: "2026-05-01" };
+    expect(judgedNotice(stated, calls, paidOn("2026-05-20"))).toMatchObject({
+      answered_on: "2026-05-01",
+      met_on: "2026-05-20",
+    });
+    expect(judgedNotice(stated, calls, [])).toMatchObject({ answered_on: "2026-05-01", met_on: null });
   });
 });
