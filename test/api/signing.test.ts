@@ -536,6 +536,43 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       },
     );
 
+    // A PDF of the seller's lease generated before PDFs recorded their owner: found by the estate.
+    const legacyPdf = randomUUID();
+    const [model] = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json();
+    const { position } = await t.service.platform.store.appendToStream(
+      `lease_pdf-${legacyPdf}`,
+      [
+        {
+          event_id: randomUUID(),
+          type: "LeaseContractPdfGenerated",
+          data: {
+            pdf_id: legacyPdf,
+            lease_id: lease.id,
+            template: model.template,
+            template_version: model.template_version,
+            lease_revision: model.lease_revision,
+            contract_sha256: "legacy",
+            filename: "legacy.pdf",
+            size: model.size,
+            sha256: model.sha256,
+            blob_key: `tenants/${t.tenant.id}/lease-pdfs/${legacyPdf}`,
+            from_cache: false,
+          },
+          metadata: {
+            tenant_id: t.tenant.id,
+            actor_key_id: null,
+            correlation_id: null,
+            causation_id: null,
+            occurred_at: new Date().toISOString(),
+          },
+        },
+      ],
+      { expected_revision: "no_stream" },
+    );
+    expect(await t.service.platform.projections.waitFor(position!, 10_000)).toBe(true);
+    const listed = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json();
+    expect(listed.map((p: { id: string }) => p.id)).toContain(legacyPdf);
+
     // The buyer's own lease of the estate, over long since: its contract names the buyer alone.
     const next = await f.newLease({ estate_id: lease.estate_id, start_date: "2020-01-01" });
     await contractPdf(next.id);
