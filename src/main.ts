@@ -16,7 +16,10 @@ export const STOP_BOUND_MS = 25_000;
  * Starts the roles in this process and serves until SIGTERM/SIGINT; then stops taking requests,
  * drains those in flight, stops the projectors, jobs and storage, and exits 0.
  */
-export async function serve(roles: Role[]): Promise<void> {
+export async function serve(
+  roles: Role[],
+  options: Pick<Parameters<typeof startService>[1] & {}, "sealPersonalData"> = {},
+): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -27,7 +30,7 @@ export async function serve(roles: Role[]): Promise<void> {
     }
     throw error;
   }
-  const starting = startService(config, { roles });
+  const starting = startService(config, { roles, ...options });
   // Handlers first: a signal during the start (migrations, embedded PostgreSQL) also stops cleanly.
   let stopping = false;
   const stop = async (signal: string) => {

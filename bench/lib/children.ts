@@ -64,7 +64,7 @@ export async function startChild(
   // The service (external or embedded) runs with npm start's flags; BENCH_SERVICE_NODE_ARGS adds
   // to them, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
   const extra =
-    name === "service" || name === "embedded"
+    name.startsWith("service") || name === "embedded"
       ? [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)]
       : [];
   const proc: ChildProcess = spawn(

@@ -83,17 +83,28 @@ export function createContext(options: {
 }
 
 async function startService(ctx: Context): Promise<Service> {
-  const url = await ctx.mainDatabase();
+  return startServiceOn(await ctx.mainDatabase(), ctx.runId);
+}
+
+/**
+ * The service on the database of `url`, with an admin key and a tenant; `script`: another entry
+ * than src/main.ts (bench/plainService.ts), `name` its name in the report.
+ */
+export async function startServiceOn(
+  url: string,
+  runId: string,
+  { name = "service", script = "src/main.ts" } = {},
+): Promise<Service> {
   const adminKey = `bench_admin_${randomBytes(24).toString("hex")}`;
   const localPaymentSecret = randomBytes(32).toString("base64url");
-  const child = await startChild("service", "src/main.ts", {
+  const child = await startChild(name, script, {
     DATABASE_URL: url,
     LOG_LEVEL: "warn",
     PMS_ADMIN_API_KEY: adminKey,
     PMS_RATE_LIMIT_PER_MINUTE: "0",
     PMS_LOCAL_PAYMENT_SECRET: localPaymentSecret,
   });
-  return { child, adminKey, localPaymentSecret, ...(await tenantsOf(child, adminKey, ctx.runId)) };
+  return { child, adminKey, localPaymentSecret, ...(await tenantsOf(child, adminKey, runId)) };
 }
 
 /** Tenants with a lessee/property key on a started service, through its admin API. */

@@ -5,10 +5,13 @@ import { fold } from "../../src/platform/decider.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { migrate } from "../../src/platform/migrate.ts";
-import { withPersonalData } from "../../src/platform/personalData/codec.ts";
+import { SEALED, withPersonalData } from "../../src/platform/personalData/codec.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
-import { atLeast, type Context } from "../lib/context.ts";
-import { lesseeRegisteredData } from "../lib/lessees.ts";
+import type { Child } from "../lib/children.ts";
+import { atLeast, type Context, type Service, startServiceOn } from "../lib/context.ts";
+import { type CpuSample, cpuMeter } from "../lib/cpu.ts";
+import { lesseeBody, lesseeRegisteredData, seedLessees, waitReady } from "../lib/lessees.ts";
+import { alternate, type LoadResult, load } from "../lib/load.ts";
 import { interleavedPairs, medianSpread, PAIRS, round, runWorkers } from "../lib/stats.ts";
 import { benchMetadata } from "./store.ts";
 
@@ -31,14 +34,155 @@ async function perSecond(seconds: number, op: () => Promise<void>): Promise<numb
   return n / ((performance.now() - started) / 1000);
 }
 
+const SEEDED = 1000;
+
 /**
- * Personal data (docs/personal-data.md): a lessee's create (its LesseeRegistered appended to a new
- * stream, with its new data key) and get (its stream read and folded, as a command or the history
- * does) through the encrypting layer against the bare store, same database, interleaved pairs.
- * Target: encryption costs at most 15 % (ratio ≥ 0.85). GET /api/lessees/{id} reads the read model,
- * already decrypted by the projector: it pays nothing.
+ * Personal data (docs/personal-data.md), what encryption costs the service: its lessee create
+ * (POST /api/lessees: the sealed append, the projector opening it, read-your-writes) and get
+ * (GET /api/lessees/{id}) against the same service storing personal fields in the clear
+ * (bench/plainService.ts), each on a database of its own, interleaved pairs. Target: ≤ 15 %
+ * (ratio ≥ 0.85). Then the codec alone, at the store (`codecAtTheStore`).
  */
 export async function privacyStep(ctx: Context): Promise<void> {
+  await throughTheService(ctx);
+  await codecAtTheStore(ctx);
+}
+
+async function throughTheService(ctx: Context): Promise<void> {
+  let sealed: Service | null = null;
+  let plain: Service | null = null;
+  const urls = {
+    sealed: await ctx.dbs.create("privacy_sealed"),
+    plain: await ctx.dbs.create("privacy_plain"),
+  };
+  try {
+    sealed = await startServiceOn(urls.sealed, ctx.runId);
+    plain = await startServiceOn(urls.plain, ctx.runId, {
+      name: "service (plain)",
+      script: "bench/plainService.ts",
+    });
+    const cpu = { sealed: [] as CpuSample[], plain: [] as CpuSample[] };
+    const metered = async (side: "sealed" | "plain", child: Child, run: () => Promise<LoadResult>) => {
+      const meter = cpuMeter(child.pid);
+      const result = await run();
+      const used = meter.stop();
+      const total = Math.max(1, result.rps * ctx.seconds);
+      cpu[side].push({ node: used.node / total, postgres: used.postgres / total });
+      return result;
+    };
+    const perRequest = (side: "sealed" | "plain") => {
+      const of = (f: (s: CpuSample) => number) =>
+        round(cpu[side].reduce((sum, s) => sum + f(s), 0) / Math.max(1, cpu[side].length), 3);
+      const figures = { node: of((s) => s.node), postgres: of((s) => s.postgres) };
+      cpu[side] = [];
+      return figures;
+    };
+    const figure = (metric: string, both: Awaited<ReturnType<typeof alternate>>) => {
+      const ratio = medianSpread(both.ratios);
+      const c = { sealed: perRequest("sealed"), plain: perRequest("plain") };
+      const failed = both.service.non2xx + both.service.errors + both.baseline.non2xx + both.baseline.errors;
+      return {
+        raw: { ...both, cpuMsPerRequest: c },
+        figure: {
+          step: "personal data",
+          metric,
+          value: ratio.median,
+          unit: "×",
+          target: "≥ 0.85× (cost ≤ 15 %)",
+          pass: atLeast(ratio.median, 0.85) && failed === 0,
+          note: `encrypted ${both.service.rps} req/s, plain ${both.baseline.rps} req/s (${ratio.text} interleaved pairs); CPU ms per request encrypted node ${c.sealed.node} + PostgreSQL ${c.sealed.postgres}, plain ${c.plain.node} + ${c.plain.postgres}${failed ? `; ${failed} failed requests` : ""}`,
+        },
+      };
+    };
+    const services = { sealed, plain };
+    const create = (side: "sealed" | "plain", round: number) => {
+      const service = services[side];
+      let n = 0;
+      return metered(side, service.child, () =>
+        load({
+          url: service.child.url,
+          path: "/api/lessees",
+          method: "POST",
+          apiKey: service.tenant.key,
+          connections: ctx.connections,
+          seconds: ctx.seconds,
+          next: () => ({
+            body: JSON.stringify(lesseeBody(`privacy-${ctx.runId}-${round}-${++n}@example.test`, n)),
+          }),
+        }),
+      );
+    };
+    const creates = figure(
+      "lessee create (POST /api/lessees), encrypted / plain service",
+      await alternate(
+        (i) => create("sealed", i),
+        (i) => create("plain", i),
+      ),
+    );
+    const seeded = {
+      sealed: await seedLessees(sealed.child.url, sealed.tenant.key, SEEDED, (n) => `get-${n}@example.test`),
+      plain: await seedLessees(plain.child.url, plain.tenant.key, SEEDED, (n) => `get-${n}@example.test`),
+    };
+    await waitReady(sealed.child.url);
+    await waitReady(plain.child.url);
+    const get = (side: "sealed" | "plain") => {
+      const service = services[side];
+      const ids = seeded[side];
+      return metered(side, service.child, () =>
+        load({
+          url: service.child.url,
+          path: `/api/lessees/${ids[0]}`,
+          apiKey: service.tenant.key,
+          connections: ctx.connections,
+          seconds: ctx.seconds,
+          next: () => ({ path: `/api/lessees/${ids[Math.floor(Math.random() * ids.length)]}` }),
+        }),
+      );
+    };
+    const gets = figure(
+      "lessee get (GET /api/lessees/{id}), encrypted / plain service",
+      await alternate(
+        () => get("sealed"),
+        () => get("plain"),
+      ),
+    );
+    // The comparison holds only if one side sealed every lessee and the other none.
+    const stored = { sealed: await sealedShare(urls.sealed), plain: await sealedShare(urls.plain) };
+    const fair = stored.sealed === 1 && stored.plain === 0;
+    for (const f of [creates.figure, gets.figure]) {
+      f.pass = f.pass && fair;
+      f.note += `; lessee events sealed: ${round(stored.sealed * 100, 1)} % encrypted side, ${round(stored.plain * 100, 1)} % plain side`;
+    }
+    ctx.raw.privacyService = { creates: creates.raw, gets: gets.raw, stored };
+    ctx.figures.push(creates.figure, gets.figure);
+  } finally {
+    await sealed?.child.stop();
+    await plain?.child.stop();
+  }
+}
+
+/** The share of LesseeRegistered events stored with their personal fields sealed. */
+async function sealedShare(url: string): Promise<number> {
+  const sql = createPostgresSql(url, { max: 1 });
+  try {
+    const [row] = await sql.query<{ share: number | null }>(
+      `SELECT (count(*) FILTER (WHERE data ? '${SEALED}'))::float / nullif(count(*), 0) AS share
+       FROM events WHERE type = 'LesseeRegistered'`,
+    );
+    return row.share ?? 0;
+  } finally {
+    await sql.close();
+  }
+}
+
+/**
+ * The codec alone (docs/personal-data.md): a lessee's create (its LesseeRegistered appended to a new
+ * stream, with its new data key) and get (its stream read and folded, as a command or the history
+ * does) through the encrypting layer against the bare store, same database, interleaved pairs.
+ * No target: this is the cost's bound with nothing else around it, where it shows (a get through
+ * the API reads the read model, already decrypted by the projector, and pays nothing).
+ */
+async function codecAtTheStore(ctx: Context): Promise<void> {
   const url = await ctx.dbs.create("privacy");
   const sql = createPostgresSql(url);
   const bare = createPostgresEventStore(sql);
@@ -85,8 +229,8 @@ export async function privacyStep(ctx: Context): Promise<void> {
         metric,
         value: ratio.median,
         unit: "×",
-        target: "≥ 0.85× (cost ≤ 15 %)",
-        pass: atLeast(ratio.median, 0.85),
+        target: "",
+        pass: null,
         note: `encrypted ${medianSpread(pairs.a, 0).text}/s, bare ${medianSpread(pairs.b, 0).text}/s, ${PAIRS} interleaved pairs, ${WORKERS} workers`,
       };
     };
@@ -95,8 +239,8 @@ export async function privacyStep(ctx: Context): Promise<void> {
       gets: { ...gets, ratios: gets.ratios.map((r) => round(r, 3)) },
     };
     ctx.figures.push(
-      figure("lessee create, encrypted / bare", creates),
-      figure("lessee get (stream read + fold), encrypted / bare", gets),
+      figure("codec alone: lessee create at the store, encrypted / bare", creates),
+      figure("codec alone: lessee get (stream read + fold), encrypted / bare", gets),
     );
   } finally {
     await sealed.close();

@@ -109,6 +109,11 @@ export async function startService(
     store?: EventStore;
     /** false: the worker role runs its jobs but not its loops (test apps that count events). */
     loops?: boolean;
+    /**
+     * false: personal fields stored in the clear, as before encryption. Only the bench's `privacy`
+     * step starts it so, to measure what encryption costs the service; no setting reaches it.
+     */
+    sealPersonalData?: boolean;
   } = {},
 ): Promise<Service> {
   const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
@@ -126,7 +131,7 @@ async function startOn(
   sql: Sql,
   config: Config,
   roles: Set<Role>,
-  options: { sql?: Sql; store?: EventStore; loops?: boolean },
+  options: { sql?: Sql; store?: EventStore; loops?: boolean; sealPersonalData?: boolean },
 ): Promise<Service> {
   const log = createLogger(config);
   if (!config.PMS_DATA_KEY && (config.DATABASE_URL || config.EVENTSTORE_URL))
@@ -141,9 +146,9 @@ async function startOn(
   };
   const { store, jobs } = await oneAtATime(sql, async () => {
     await migrate(sql);
-    // Encrypted once: openEventStore wraps its own log; a store given in options is wrapped here.
+    const opened = options.store ?? (await openLog(config, sql));
     const store = instrumentStore(
-      options.store ? await sealedLog(options.store, config, sql) : await openEventStore(config, sql),
+      options.sealPersonalData === false ? opened : await sealedLog(opened, config, sql),
     );
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
@@ -169,7 +174,10 @@ async function startOn(
         // Its live reads on its own pool too, where the log is in this database.
         readAll:
           store.engine === "postgres"
-            ? async (o) => store.decodeRead!(await readAll(projectorSql, o))
+            ? async (o) => {
+                const events = await readAll(projectorSql, o);
+                return store.decodeRead ? store.decodeRead(events) : events;
+              }
             : undefined,
       })
     : watchProjections(sql, store, projections);

@@ -208,7 +208,10 @@ const TTL_MS = 5 * 60_000;
  * (docs/personal-data.md, "Names made of personal values").
  */
 export function pseudonymFor(masterKey: Buffer): (value: string) => string {
-  const key = Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), "pms stream name pseudonyms", 32));
+  // A KeyObject on Node 24 (dataKey): there an HMAC under a Buffer key took 21 µs against 3 µs.
+  const key = dataKey(
+    Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), "pms stream name pseudonyms", 32)),
+  );
   return (value) => createHmac("sha256", key).update(value).digest("hex");
 }
 
