@@ -16,10 +16,7 @@ export const STOP_BOUND_MS = 25_000;
  * Starts the roles in this process and serves until SIGTERM/SIGINT; then stops taking requests,
  * drains those in flight, stops the projectors, jobs and storage, and exits 0.
  */
-export async function serve(
-  roles: Role[],
-  options: Pick<Parameters<typeof startService>[1] & {}, "sealPersonalData"> = {},
-): Promise<void> {
+export async function serve(roles: Role[], options: { sealPersonalData?: boolean } = {}): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();

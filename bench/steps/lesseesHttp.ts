@@ -75,7 +75,7 @@ function compare(ctx: Context, step: string, both: Compared, ratio: number) {
 }
 
 /** CPU per request of each side's node process and of PostgreSQL (docs/performance.md), over `alternate`'s runs. */
-function cpuPerRequest(ctx: Context) {
+export function cpuPerRequest(ctx: Context) {
   // Each run's CPU per request, averaged over the side's runs.
   const runs = { service: [] as CpuSample[], baseline: [] as CpuSample[] };
   const metered = async (side: "service" | "baseline", pid: number, run: () => Promise<LoadResult>) => {

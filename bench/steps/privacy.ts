@@ -7,12 +7,11 @@ import { createPostgresEventStore } from "../../src/platform/eventstore/postgres
 import { migrate } from "../../src/platform/migrate.ts";
 import { SEALED, withPersonalData } from "../../src/platform/personalData/codec.ts";
 import { personalDataCodecOf } from "../../src/platform/personalData/codecOf.ts";
-import type { Child } from "../lib/children.ts";
 import { atLeast, type Context, type Service, startServiceOn } from "../lib/context.ts";
-import { type CpuSample, cpuMeter } from "../lib/cpu.ts";
 import { lesseeBody, lesseeRegisteredData, seedLessees, waitReady } from "../lib/lessees.ts";
-import { alternate, type LoadResult, load } from "../lib/load.ts";
+import { alternate, load } from "../lib/load.ts";
 import { interleavedPairs, medianSpread, PAIRS, round, runWorkers } from "../lib/stats.ts";
+import { cpuPerRequest } from "./lesseesHttp.ts";
 import { benchMetadata } from "./store.ts";
 
 const WORKERS = 32;
@@ -61,25 +60,16 @@ async function throughTheService(ctx: Context): Promise<void> {
       name: "service (plain)",
       script: "bench/plainService.ts",
     });
-    const cpu = { sealed: [] as CpuSample[], plain: [] as CpuSample[] };
-    const metered = async (side: "sealed" | "plain", child: Child, run: () => Promise<LoadResult>) => {
-      const meter = cpuMeter(child.pid);
-      const result = await run();
-      const used = meter.stop();
-      const total = Math.max(1, result.rps * ctx.seconds);
-      cpu[side].push({ node: used.node / total, postgres: used.postgres / total });
-      return result;
-    };
-    const perRequest = (side: "sealed" | "plain") => {
-      const of = (f: (s: CpuSample) => number) =>
-        round(cpu[side].reduce((sum, s) => sum + f(s), 0) / Math.max(1, cpu[side].length), 3);
-      const figures = { node: of((s) => s.node), postgres: of((s) => s.postgres) };
-      cpu[side] = [];
-      return figures;
-    };
-    const figure = (metric: string, both: Awaited<ReturnType<typeof alternate>>) => {
+    // cpuPerRequest's "service" is the encrypting one, its "baseline" the plain one.
+    const figure = (
+      metric: string,
+      both: Awaited<ReturnType<typeof alternate>>,
+      cpu: ReturnType<typeof cpuPerRequest>,
+    ) => {
       const ratio = medianSpread(both.ratios);
-      const c = { sealed: perRequest("sealed"), plain: perRequest("plain") };
+      const c = cpu.cpu();
+      const ms = (side: typeof c.service) =>
+        `node ${round(side.node, 3)} + PostgreSQL ${round(side.postgres, 3)}`;
       const failed = both.service.non2xx + both.service.errors + both.baseline.non2xx + both.baseline.errors;
       return {
         raw: { ...both, cpuMsPerRequest: c },
@@ -90,15 +80,17 @@ async function throughTheService(ctx: Context): Promise<void> {
           unit: "×",
           target: "≥ 0.85× (cost ≤ 15 %)",
           pass: atLeast(ratio.median, 0.85) && failed === 0,
-          note: `encrypted ${both.service.rps} req/s, plain ${both.baseline.rps} req/s (${ratio.text} interleaved pairs); CPU ms per request encrypted node ${c.sealed.node} + PostgreSQL ${c.sealed.postgres}, plain ${c.plain.node} + ${c.plain.postgres}${failed ? `; ${failed} failed requests` : ""}`,
+          note: `encrypted ${both.service.rps} req/s, plain ${both.baseline.rps} req/s (${ratio.text} interleaved pairs); CPU ms per request encrypted ${ms(c.service)}, plain ${ms(c.baseline)}${failed ? `; ${failed} failed requests` : ""}`,
         },
       };
     };
     const services = { sealed, plain };
-    const create = (side: "sealed" | "plain", round: number) => {
-      const service = services[side];
+    const side = { sealed: "service", plain: "baseline" } as const;
+    const createCpu = cpuPerRequest(ctx);
+    const create = (which: "sealed" | "plain", round: number) => {
+      const service = services[which];
       let n = 0;
-      return metered(side, service.child, () =>
+      return createCpu.metered(side[which], service.child.pid, () =>
         load({
           url: service.child.url,
           path: "/api/lessees",
@@ -118,6 +110,7 @@ async function throughTheService(ctx: Context): Promise<void> {
         (i) => create("sealed", i),
         (i) => create("plain", i),
       ),
+      createCpu,
     );
     const seeded = {
       sealed: await seedLessees(sealed.child.url, sealed.tenant.key, SEEDED, (n) => `get-${n}@example.test`),
@@ -125,10 +118,11 @@ async function throughTheService(ctx: Context): Promise<void> {
     };
     await waitReady(sealed.child.url);
     await waitReady(plain.child.url);
-    const get = (side: "sealed" | "plain") => {
-      const service = services[side];
-      const ids = seeded[side];
-      return metered(side, service.child, () =>
+    const getCpu = cpuPerRequest(ctx);
+    const get = (which: "sealed" | "plain") => {
+      const service = services[which];
+      const ids = seeded[which];
+      return getCpu.metered(side[which], service.child.pid, () =>
         load({
           url: service.child.url,
           path: `/api/lessees/${ids[0]}`,
@@ -145,6 +139,7 @@ async function throughTheService(ctx: Context): Promise<void> {
         () => get("sealed"),
         () => get("plain"),
       ),
+      getCpu,
     );
     // The comparison holds only if one side sealed every lessee and the other none.
     const stored = { sealed: await sealedShare(urls.sealed), plain: await sealedShare(urls.plain) };
