@@ -49,7 +49,7 @@ export async function createTestApp(
    * `loops`: run the worker loops (the outbox's deliverer, amendment notices). Off by default: they
    * append messages on their own, which suites counting events around a command must not see.
    */
-  options: { loops?: boolean } = {},
+  options: { loops?: boolean; sealPersonalData?: boolean } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(kind);
   const config = loadConfig({
@@ -59,7 +59,11 @@ export async function createTestApp(
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });
-  const service = await startService(config, { sql: db.sql, loops: options.loops ?? false });
+  const service = await startService(config, {
+    sql: db.sql,
+    loops: options.loops ?? false,
+    sealPersonalData: options.sealPersonalData,
+  });
   const app = service.app!;
   await app.ready();
   const checkResponse = await responseCheckerOf(app);
