@@ -130,8 +130,15 @@ export type LesseeEmailEvent =
    * writing the email (-1 for a new lessee). Once the lessee stream has moved past it
    * without holding the email, the reservation is stale and may be taken over.
    */
-  | { type: "LesseeEmailReserved"; data: { lessee_id: string; email: string; lessee_revision: number } }
-  | { type: "LesseeEmailReleased"; data: { lessee_id: string; email: string } };
+  | { type: "LesseeEmailReserved"; data: { lessee_id: string; lessee_revision: number } & WrittenBefore }
+  | { type: "LesseeEmailReleased"; data: { lessee_id: string } & WrittenBefore };
+
+/**
+ * Reservations written before session 39 also held the email (sealed with the lessee's key).
+ * The stream's name already says which email it reserves, so nothing reads it, and new ones
+ * carry no personal value at all: no key to look up, nothing to seal (docs/personal-data.md).
+ */
+type WrittenBefore = { email?: string | null };
 
 export const LESSEE_EVENT_TYPES = [
   "LesseeRegistered",

@@ -108,7 +108,16 @@ describe("personal data", () => {
     const stored = await rawEvents(id);
     expect(stored).toContain("$personal");
     for (const secret of SECRETS) expect(stored).not.toContain(secret);
-    // The email reservation holds it sealed too; the lessee reads as written.
+    // The email reservation holds no personal value: its stream's name is the email's keyed hash.
+    const [reservation] = await t.sql.query(
+      "SELECT stream_name, data FROM events WHERE type = 'LesseeEmailReserved' AND data->>'lessee_id' = $1",
+      [id],
+    );
+    expect(reservation.stream_name).toBe(
+      lesseeEmailStream(t.tenant.id, PERSON.email, t.service.platform.store.pseudonym),
+    );
+    expect(reservation.data).toEqual({ lessee_id: id, lessee_revision: -1 });
+    // The lessee reads as written.
     const got = (await t.request("GET", `/api/lessees/${id}`)).json();
     expect(got).toMatchObject({ ...PERSON, erased_at: null });
     const put = await t.request("PUT", `/api/lessees/${id}`, { body: { last_name: "Othersecret" } });

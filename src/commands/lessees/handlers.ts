@@ -34,11 +34,12 @@ export const lesseeEmails: Uniqueness = {
     const state = fold(lesseeDecider, events as RecordedEvent<LesseeEvent>[]);
     return state.status === "active" && !state.erased_at && normalizeEmail(state.lessee.email) === key;
   },
-  reserved: (lessee_id, email, lessee_revision) => ({
+  // The stream's name is the email's keyed hash: the events need not repeat the email.
+  reserved: (lessee_id, _email, lessee_revision) => ({
     type: "LesseeEmailReserved",
-    data: { lessee_id, email, lessee_revision },
+    data: { lessee_id, lessee_revision },
   }),
-  released: (lessee_id, email) => ({ type: "LesseeEmailReleased", data: { lessee_id, email } }),
+  released: (lessee_id) => ({ type: "LesseeEmailReleased", data: { lessee_id } }),
   read(event) {
     const e = event as LesseeEmailEvent;
     if (e.type === "LesseeEmailReserved")
