@@ -20,6 +20,20 @@ describe("subject key wrapping", () => {
     expect(unwrapAll([{ key: wrapped[7], aad: "" }])[0].equals(keys[7])).toBe(true);
   });
 
+  it("makes new keys ahead in batches: each one distinct, each wrapped form its own key's", () => {
+    const { newKey, wrap, unwrapAll } = keyWrapping(master);
+    // Past two batches, so keys from a fresh batch are checked too.
+    const made = Array.from({ length: 150 }, () => newKey());
+    const raws = new Set(made.map((k) => k.raw.toString("hex")));
+    expect(raws.size).toBe(150);
+    for (const k of made) {
+      expect(k.raw).toHaveLength(32);
+      expect(k.wrapped.equals(wrap(k.raw))).toBe(true);
+    }
+    const opened = unwrapAll(made.map((k) => ({ key: k.wrapped, aad: "" })));
+    expect(opened.map((k) => k.toString("hex"))).toEqual(made.map((k) => k.raw.toString("hex")));
+  });
+
   it("opens a key wrapped the former way (GCM bound to tenant and subject) among current ones", () => {
     const { wrap, unwrapAll } = keyWrapping(master);
     const former = randomBytes(32);

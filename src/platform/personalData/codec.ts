@@ -177,9 +177,10 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     const rest: Record<string, unknown> = {};
     const values: Record<string, unknown> = {};
     const fields: string[] = [];
+    const personalFields = personal.get(kind)!;
     for (const k in obj) {
       const v = obj[k];
-      if (v != null && isPersonal(kind, k)) {
+      if (v != null && personalFields.has(k)) {
         values[k] = v;
         fields.push(k);
       } else rest[k] = v;
