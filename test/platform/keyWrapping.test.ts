@@ -1,4 +1,4 @@
-import { KeyObject, randomBytes } from "node:crypto";
+import { createCipheriv, KeyObject, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { dataKey, isLiveKey, keyWrapping, open, seal } from "../../src/platform/personalData/keyring.ts";
 
@@ -7,49 +7,39 @@ import { dataKey, isLiveKey, keyWrapping, open, seal } from "../../src/platform/
 describe("subject key wrapping", () => {
   const master = randomBytes(32);
 
-  it("unwraps what it wrapped, one key or a batch, and hides the key", () => {
-    const { wrap, unwrapAll } = keyWrapping(master);
-    const keys = Array.from({ length: 50 }, () => randomBytes(32));
-    const wrapped = keys.map((k) => wrap(k));
-    for (const [i, w] of wrapped.entries()) {
-      expect(w).toHaveLength(32);
-      expect(w.equals(keys[i])).toBe(false);
-    }
-    const opened = unwrapAll(wrapped.map((key) => ({ key, aad: "unused" })));
-    expect(opened.map((k) => k.toString("hex"))).toEqual(keys.map((k) => k.toString("hex")));
-    expect(unwrapAll([{ key: wrapped[7], aad: "" }])[0].equals(keys[7])).toBe(true);
-  });
-
-  it("makes new keys ahead in batches: each one distinct, each wrapped form its own key's", () => {
-    const { newKey, wrap, unwrapAll } = keyWrapping(master);
-    // Past two batches, so keys from a fresh batch are checked too.
+  it("makes new keys ahead in batches, wraps each over its two blocks, and unwraps one or a batch", () => {
+    const { newKey, unwrapAll } = keyWrapping(master);
+    // Past two batches, so keys of a fresh batch are checked too.
     const made = Array.from({ length: 150 }, () => newKey());
-    const raws = new Set(made.map((k) => k.raw.toString("hex")));
-    expect(raws.size).toBe(150);
+    const hex = (keys: Buffer[]) => keys.map((k) => k.toString("hex"));
+    expect(new Set(hex(made.map((k) => k.raw))).size).toBe(150);
+    // The stored form, the same as every key wrapped before: AES-256 over the key's two blocks.
+    const ecb = createCipheriv("aes-256-ecb", master, null).setAutoPadding(false);
     for (const k of made) {
       expect(k.raw).toHaveLength(32);
-      expect(k.wrapped.equals(wrap(k.raw))).toBe(true);
+      expect(k.wrapped.equals(k.raw)).toBe(false);
+      expect(k.wrapped.equals(ecb.update(k.raw))).toBe(true);
     }
-    const opened = unwrapAll(made.map((k) => ({ key: k.wrapped, aad: "" })));
-    expect(opened.map((k) => k.toString("hex"))).toEqual(made.map((k) => k.raw.toString("hex")));
+    const opened = unwrapAll(made.map((k) => ({ key: k.wrapped, aad: "unused" })));
+    expect(hex(opened)).toEqual(hex(made.map((k) => k.raw)));
+    expect(unwrapAll([{ key: made[7].wrapped, aad: "" }])[0].equals(made[7].raw)).toBe(true);
   });
 
   it("opens a key wrapped the former way (GCM bound to tenant and subject) among current ones", () => {
-    const { wrap, unwrapAll } = keyWrapping(master);
+    const { newKey, unwrapAll } = keyWrapping(master);
     const former = randomBytes(32);
-    const current = randomBytes(32);
+    const current = newKey();
     const opened = unwrapAll([
-      { key: wrap(current), aad: "t/lessee-2" },
+      { key: current.wrapped, aad: "t/lessee-2" },
       { key: seal(master, former, "t/lessee-1"), aad: "t/lessee-1" },
     ]);
-    expect(opened[0].equals(current)).toBe(true);
+    expect(opened[0].equals(current.raw)).toBe(true);
     expect(opened[1].equals(former)).toBe(true);
     expect(() => unwrapAll([{ key: seal(master, former, "t/lessee-1"), aad: "t/lessee-9" }])).toThrow();
   });
 
   it("unwraps with another master key to a key that opens nothing sealed with the right one", () => {
-    const key = randomBytes(32);
-    const wrapped = keyWrapping(master).wrap(key);
+    const { raw: key, wrapped } = keyWrapping(master).newKey();
     const wrong = keyWrapping(randomBytes(32)).unwrapAll([{ key: wrapped, aad: "" }])[0];
     expect(wrong.equals(key)).toBe(false);
     const sealed = seal(key, Buffer.from('{"last_name":"Martin"}'), "t/lessee-1");

@@ -31,6 +31,7 @@ export function parseMasterKey(text: string | undefined): Buffer | null {
 }
 
 const IV = 12;
+const KEYS_AHEAD = 64;
 const TAG = 16;
 
 /**
@@ -90,11 +91,11 @@ export function open(key: DataKey, sealed: Buffer, aad: string): Buffer {
  * A subject's key wrapped with the master key: AES-256 over its two blocks (ECB, no padding). The
  * key is 32 random bytes, so each block is random and this reveals nothing; a wrapped key altered
  * unwraps to a wrong key that every event's GCM tag then refuses. One cipher context per keyring,
- * reused: a wrap costs a block cipher call, not a context (a GCM wrap per key was a third of a
- * create and of a decrypting catch-up, docs/performance.md), and a batch unwraps in one call.
- * Keys wrapped before (60 bytes: iv | tag | AES-256-GCM, bound to tenant and subject) still open.
+ * reused: new keys are wrapped KEYS_AHEAD in a block cipher call, not a context each (a GCM wrap
+ * per key was a third of a create and of a decrypting catch-up, docs/performance.md), and a batch
+ * unwraps in one call. Keys wrapped before (60 bytes: iv | tag | AES-256-GCM, bound to tenant and
+ * subject) still open.
  */
-const KEYS_AHEAD = 64;
 export function keyWrapping(masterKey: Buffer) {
   const wrapper = createCipheriv("aes-256-ecb", masterKey, null).setAutoPadding(false);
   const unwrapper = createDecipheriv("aes-256-ecb", masterKey, null).setAutoPadding(false);
@@ -108,7 +109,6 @@ export function keyWrapping(masterKey: Buffer) {
     at: 0,
   };
   return {
-    wrap: (key: Buffer): Buffer => wrapper.update(key),
     /** A new random key and its wrapped form. */
     newKey(): { raw: Buffer; wrapped: Buffer } {
       if (ahead.at === ahead.raw.length) {
