@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
+import { queueMessage } from "../../src/platform/outbox/queueMessage.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { contactsProjection } from "../../src/projections/contacts.ts";
 import { ownersProjection } from "../../src/projections/owners.ts";
+import { eventually } from "../support/eventually.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 
 // Owners' and contacts' personal data (docs/personal-data.md): erased by the kit's
@@ -275,6 +278,35 @@ describe("owners' and contacts' personal data", () => {
     expect(
       (await t.request("POST", `/api/contacts/${id}/erase`, { body: { reason: "again" } })).statusCode,
     ).toBe(200);
+  });
+
+  it("erases with a contact the messages sent to its address, though they name no subject", async () => {
+    const created = await t.request("POST", "/api/contacts", {
+      body: { ...CONTACT, email: "mailed.contact@contact.example" },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    const message_id = randomUUID();
+    await queueMessage(t.service.platform, {
+      tenant_id: t.tenant.id,
+      message_id,
+      to: [{ email: "Mailed.Contact@contact.example", name: "Basilecontact" }],
+      subject: "Devis Plombiersecret",
+      text: "Bonjour Basilecontact",
+      topic: "test",
+    });
+    await eventually(
+      () => t.request("GET", `/api/messages/${message_id}`),
+      (r) => r.statusCode === 200,
+    );
+    const res = await t.request("POST", `/api/contacts/${id}/erase`, { body: { reason: "asked" } });
+    expect(res.statusCode, res.body).toBe(200);
+    const erased = await eventually(
+      () => t.request("GET", `/api/messages/${message_id}`),
+      (r) => r.json().erased_at !== null,
+    );
+    expect(erased.json()).toMatchObject({ to: null, subject: null });
+    expect(await rawEvents(`message-${message_id}`)).not.toContain("Plombiersecret");
   });
 
   it("guards the erase routes with the resource's delete access and the exports with its read access", () => {

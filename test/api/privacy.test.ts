@@ -286,6 +286,52 @@ describe("personal data", () => {
     });
   });
 
+  it("erases the messages sent to an erased lessee's addresses, the earlier one too, though they name no subject", async () => {
+    const id = await createLessee("first.addr@privacy.example");
+    const put = await t.request("PUT", `/api/lessees/${id}`, {
+      body: { email: "second.addr@privacy.example" },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    await pastLease(id, "2015-01-01", "2019-06-01", "2019-09-01");
+    // Queued with an address only, as messages were before they named their subjects.
+    const queue = async (email: string) => {
+      const message_id = randomUUID();
+      await queueMessage(t.service.platform, {
+        tenant_id: t.tenant.id,
+        message_id,
+        to: [{ email, name: "Zoéprivacy Secretname" }],
+        subject: `Pour ${email}`,
+        text: "Bonjour Zoéprivacy Secretname",
+        topic: "test",
+      });
+      return message_id;
+    };
+    const toFirst = await queue("First.Addr@privacy.example");
+    const toSecond = await queue("second.addr@privacy.example");
+    const toOther = await queue("not.the.lessee@privacy.example");
+    for (const m of [toFirst, toSecond, toOther])
+      await eventually(
+        () => t.request("GET", `/api/messages/${m}`),
+        (r) => r.statusCode === 200,
+      );
+
+    const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "GDPR request" } });
+    expect(res.statusCode, res.body).toBe(200);
+    for (const m of [toFirst, toSecond]) {
+      const erased = await eventually(
+        () => t.request("GET", `/api/messages/${m}`),
+        (r) => r.json().erased_at !== null,
+      );
+      expect(erased.json()).toMatchObject({ to: null, subject: null });
+      const [event] = await t.service.platform.store.readStream(`message-${m}`);
+      expect(event.data).toMatchObject({ to: null, subject: null, text: null });
+    }
+    expect((await t.request("GET", `/api/messages/${toOther}`)).json()).toMatchObject({
+      subject: "Pour not.the.lessee@privacy.example",
+      erased_at: null,
+    });
+  });
+
   it("exports everything about a lessee as JSON: its data, leases, accounts and history", async () => {
     const id = await createLessee("export.me@privacy.example");
     const { id: leaseId } = await fx.newLease({ primary_lessee_id: id });

@@ -12,7 +12,12 @@ import { latestPosition, type RecordedEvent } from "../../platform/eventstore/ev
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, metadataOf, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers } from "../../platform/http/responses.ts";
-import { type ErasureDeps, eraseKeptMentions, eraseWhereNamed } from "../../platform/personalData/erasure.ts";
+import {
+  addressesIn,
+  type ErasureDeps,
+  eraseKeptMentions,
+  eraseWhereNamed,
+} from "../../platform/personalData/erasure.ts";
 import { destroySubjectKey } from "../../platform/personalData/keyring.ts";
 import { eraseBody, erasureBody } from "../../platform/resource/personalRoutes.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
@@ -66,7 +71,14 @@ export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
       );
       // After the event, so an erasure is never without its audit; again on a repeat (idempotent).
       await destroySubjectKey(sql, tenantId, lesseeStream(id));
-      const named = await eraseWhereNamed(app.platform, tenantId, lesseeStream(id), metadataOf(request));
+      // Its addresses as read before the key went (the stream the command was decided on).
+      const named = await eraseWhereNamed(
+        app.platform,
+        tenantId,
+        lesseeStream(id),
+        metadataOf(request),
+        addressesIn(result.stream),
+      );
       const erased_at = erasedAt(result.stream);
       return replyAfterProjection(request, reply, {
         position: latestPosition([result.position, named]),
@@ -124,7 +136,7 @@ export async function runRetention(
           occurred_at: new Date().toISOString(),
         },
       };
-      await runCommand(
+      const result = await runCommand(
         context,
         lesseeStream(d.lessee_id),
         lesseeDecider,
@@ -139,7 +151,13 @@ export async function runRetention(
         { reserving: lesseeEmailsOf(d.lessee_id) },
       );
       await destroySubjectKey(deps.sql, d.tenant_id, lesseeStream(d.lessee_id));
-      await eraseWhereNamed(deps, d.tenant_id, lesseeStream(d.lessee_id), context.metadata);
+      await eraseWhereNamed(
+        deps,
+        d.tenant_id,
+        lesseeStream(d.lessee_id),
+        context.metadata,
+        addressesIn(result.stream),
+      );
       erased.push(d.lessee_id);
     }
   }

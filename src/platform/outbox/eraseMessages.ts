@@ -6,20 +6,27 @@ import { destroySubjectKey } from "../personalData/keyring.ts";
 
 /**
  * A data subject's erasure reaches the outbox (docs/personal-data.md): each message naming the
- * subject in `data_subjects` gets `MessagePersonalDataErased` (never sent from then on), then its
- * own key is destroyed, so its recipients and content read null everywhere. Idempotent. Answers
- * the position of the last event appended (a SubjectErasure, src/platform/personalData/erasure.ts).
+ * subject in `data_subjects`, or sent to one of its `addresses` (a message queued with an address
+ * only, or before messages named their subjects), gets `MessagePersonalDataErased` (never sent from
+ * then on), then its own key is destroyed, so its recipients and content read null everywhere.
+ * Idempotent. Answers the position of the last event appended (a SubjectErasure,
+ * src/platform/personalData/erasure.ts).
  */
 export async function eraseMessagesOf(
   deps: { sql: Sql; store: EventStore },
   tenantId: string,
   dataSubject: string,
   metadata: Omit<EventMetadata, "tenant_id">,
+  addresses: readonly string[] = [],
 ): Promise<Position | null> {
   const rows = await deps.sql.asTenant(tenantId, (tx) =>
     tx.query<{ id: string; erased: boolean }>(
-      "SELECT id, erased_at IS NOT NULL AS erased FROM messages WHERE tenant_id = $1 AND data_subjects @> ARRAY[$2]::text[]",
-      [tenantId, dataSubject],
+      `SELECT id, erased_at IS NOT NULL AS erased FROM messages
+        WHERE tenant_id = $1 AND (data_subjects @> ARRAY[$2]::text[]
+          OR (cardinality($3::text[]) > 0 AND jsonb_typeof(recipients) = 'array' AND EXISTS (
+            SELECT 1 FROM jsonb_array_elements(recipients) r WHERE lower(trim(r->>'email')) = ANY($3::text[]))))
+        ORDER BY created_at, id`,
+      [tenantId, dataSubject, [...addresses]],
     ),
   );
   let position: Position | null = null;

@@ -20,6 +20,12 @@ export interface SubjectErasure {
     /** The subject's stream: `lessee-<id>`, `owner-<id>`, `contact-<id>`. */
     dataSubject: string,
     metadata: Omit<EventMetadata, "tenant_id">,
+    /**
+     * The subject's email addresses, lower-cased, read from its stream before its key was destroyed
+     * (`addressesIn`): what was sent to them without naming the subject is theirs too. Empty on a
+     * repeat and in the retention job's reruns (the key is gone by then).
+     */
+    addresses?: readonly string[],
   ): Promise<Position | null>;
   /**
    * Subjects already erased that the area still names, because a record was kept then (a lease
@@ -47,10 +53,32 @@ export async function eraseWhereNamed(
   tenantId: string,
   dataSubject: string,
   metadata: Omit<EventMetadata, "tenant_id">,
+  addresses: readonly string[] = [],
 ): Promise<Position | null> {
   const positions: (Position | null)[] = [];
-  for (const e of deps.erasures) positions.push(await e.erase(deps, tenantId, dataSubject, metadata));
+  for (const e of deps.erasures)
+    positions.push(await e.erase(deps, tenantId, dataSubject, metadata, addresses));
   return latestPosition(positions);
+}
+
+/**
+ * Every email address a subject's events gave it (`email`, `previous_email`, in `data` or its
+ * `changes`), lower-cased: read while its key lives, for `eraseWhereNamed`.
+ */
+export function addressesIn(events: readonly { data: unknown }[]): string[] {
+  const found = new Set<string>();
+  const add = (o: unknown) => {
+    if (o === null || typeof o !== "object") return;
+    for (const field of ["email", "previous_email"]) {
+      const v = (o as Record<string, unknown>)[field];
+      if (typeof v === "string" && v.trim()) found.add(v.trim().toLowerCase());
+    }
+  };
+  for (const { data } of events) {
+    add(data);
+    add((data as { changes?: unknown } | null)?.changes);
+  }
+  return [...found];
 }
 
 /**

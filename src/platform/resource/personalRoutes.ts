@@ -7,7 +7,7 @@ import { tenantOf } from "../http/auth.ts";
 import { handleCommand, metadataOf, readHistory, replyAfterProjection } from "../http/handleCommand.ts";
 import { answers, historyBody, timestamp, verdictBody } from "../http/responses.ts";
 import { uuid } from "../http/schemas.ts";
-import { eraseWhereNamed } from "../personalData/erasure.ts";
+import { addressesIn, eraseWhereNamed } from "../personalData/erasure.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
 import type { EraseCommand, Facts, ResourceCommand, ResourceState, RetentionVerdict } from "./decider.ts";
 import { readResource } from "./read.ts";
@@ -107,7 +107,13 @@ export function resourceEraseRoute<R extends Resource, X extends Facts = Facts>(
         // After the event, so an erasure is never without its audit; again on a repeat.
         await destroySubjectKey(sql, tenantId, resource.stream(id));
         // Messages and signing processes naming the subject (docs/personal-data.md).
-        const named = await eraseWhereNamed(app.platform, tenantId, resource.stream(id), metadataOf(request));
+        const named = await eraseWhereNamed(
+          app.platform,
+          tenantId,
+          resource.stream(id),
+          metadataOf(request),
+          addressesIn(result.stream),
+        );
         const state = fold(decider, result.stream);
         const erased_at = ("erased_at" in state && state.erased_at) || command.now;
         return replyAfterProjection(request, reply, {
