@@ -294,7 +294,7 @@ describe("personal data", () => {
     expect(put.statusCode, put.body).toBe(200);
     await pastLease(id, "2015-01-01", "2019-06-01", "2019-09-01");
     // Queued with an address only, as messages were before they named their subjects.
-    const queue = async (email: string) => {
+    const queue = async (email: string, data_subjects?: string[]) => {
       const message_id = randomUUID();
       await queueMessage(t.service.platform, {
         tenant_id: t.tenant.id,
@@ -303,13 +303,16 @@ describe("personal data", () => {
         subject: `Pour ${email}`,
         text: "Bonjour Zoéprivacy Secretname",
         topic: "test",
+        data_subjects,
       });
       return message_id;
     };
     const toFirst = await queue("First.Addr@privacy.example");
     const toSecond = await queue("second.addr@privacy.example");
     const toOther = await queue("not.the.lessee@privacy.example");
-    for (const m of [toFirst, toSecond, toOther])
+    // Naming its subject (someone else), it is left to that subject's erasure.
+    const namingAnother = await queue("second.addr@privacy.example", [`lessee-${randomUUID()}`]);
+    for (const m of [toFirst, toSecond, toOther, namingAnother])
       await eventually(
         () => t.request("GET", `/api/messages/${m}`),
         (r) => r.statusCode === 200,
@@ -328,6 +331,10 @@ describe("personal data", () => {
     }
     expect((await t.request("GET", `/api/messages/${toOther}`)).json()).toMatchObject({
       subject: "Pour not.the.lessee@privacy.example",
+      erased_at: null,
+    });
+    expect((await t.request("GET", `/api/messages/${namingAnother}`)).json()).toMatchObject({
+      subject: "Pour second.addr@privacy.example",
       erased_at: null,
     });
   });

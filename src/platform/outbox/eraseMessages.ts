@@ -6,8 +6,8 @@ import { destroySubjectKey } from "../personalData/keyring.ts";
 
 /**
  * A data subject's erasure reaches the outbox (docs/personal-data.md): each message naming the
- * subject in `data_subjects`, or sent to one of its `addresses` (a message queued with an address
- * only, or before messages named their subjects), gets `MessagePersonalDataErased` (never sent from
+ * subject in `data_subjects`, or naming none and sent to one of its `addresses` (queued with an
+ * address only, or before messages named their subjects), gets `MessagePersonalDataErased` (never sent from
  * then on), then its own key is destroyed, so its recipients and content read null everywhere.
  * Idempotent. Answers the position of the last event appended (a SubjectErasure,
  * src/platform/personalData/erasure.ts).
@@ -23,7 +23,8 @@ export async function eraseMessagesOf(
     tx.query<{ id: string; erased: boolean }>(
       `SELECT id, erased_at IS NOT NULL AS erased FROM messages
         WHERE tenant_id = $1 AND (data_subjects @> ARRAY[$2]::text[]
-          OR (cardinality($3::text[]) > 0 AND jsonb_typeof(recipients) = 'array' AND EXISTS (
+          OR (cardinality(data_subjects) = 0 AND cardinality($3::text[]) > 0
+              AND jsonb_typeof(recipients) = 'array' AND EXISTS (
             SELECT 1 FROM jsonb_array_elements(recipients) r WHERE lower(trim(r->>'email')) = ANY($3::text[]))))
         ORDER BY created_at, id`,
       [tenantId, dataSubject, [...addresses]],
