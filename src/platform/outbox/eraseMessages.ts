@@ -7,9 +7,9 @@ import { destroySubjectKey } from "../personalData/keyring.ts";
 /**
  * A data subject's erasure reaches the outbox (docs/personal-data.md): each message naming the
  * subject in `data_subjects`, or naming none and sent to one of its `addresses` (queued with an
- * address only, or before messages named their subjects), gets `MessagePersonalDataErased` (never sent from
- * then on), then its own key is destroyed, so its recipients and content read null everywhere.
- * Idempotent. Answers the position of the last event appended (a SubjectErasure,
+ * address only, or before messages named their subjects), gets `MessagePersonalDataErased` (never
+ * sent from then on), then its own key is destroyed, so its recipients and content read null
+ * everywhere. Idempotent. Answers the position of the last event appended (a SubjectErasure,
  * src/platform/personalData/erasure.ts).
  */
 export async function eraseMessagesOf(
