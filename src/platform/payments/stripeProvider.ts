@@ -1,4 +1,5 @@
-import Stripe from "stripe";
+import { createRequire } from "node:module";
+import type Stripe from "stripe";
 import {
   type CheckoutRequest,
   type CheckoutSession,
@@ -7,6 +8,8 @@ import {
   type PaymentProvider,
   WebhookRejected,
 } from "./paymentProvider.ts";
+
+const require = createRequire(import.meta.url);
 
 /** Stripe's default tolerance on a delivery's timestamp (its own scheme: `Stripe-Signature`). */
 export const STRIPE_TOLERANCE_SECONDS = 300;
@@ -24,8 +27,14 @@ export function stripeProvider(options: {
   successUrl?: string;
   cancelUrl?: string;
 }): PaymentProvider {
-  // The webhook check needs no API key; a placeholder keeps the client constructible.
-  const stripe = new Stripe(options.secretKey ?? "sk_unset");
+  // Made at first use: the official client is tens of megabytes that a service without Stripe
+  // never needs (docs/performance.md). The webhook check needs no API key; a placeholder keeps it
+  // constructible.
+  let client: Stripe | null = null;
+  const stripe = () => {
+    client ??= new (require("stripe") as typeof Stripe)(options.secretKey ?? "sk_unset");
+    return client;
+  };
   return {
     name: "stripe",
     async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
@@ -35,7 +44,7 @@ export function stripeProvider(options: {
         package_id: request.package_id,
         checkout_id: request.checkout_id,
       };
-      const session = await stripe.checkout.sessions.create(
+      const session = await stripe().checkout.sessions.create(
         {
           mode: "payment",
           client_reference_id: request.checkout_id,
@@ -66,7 +75,7 @@ export function stripeProvider(options: {
       if (!signature) throw new WebhookRejected("Missing Stripe-Signature header");
       let event: Stripe.Event;
       try {
-        event = stripe.webhooks.constructEvent(
+        event = stripe().webhooks.constructEvent(
           raw,
           signature,
           options.webhookSecret,

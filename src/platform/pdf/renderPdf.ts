@@ -12,42 +12,50 @@ const require = createRequire(import.meta.url);
 type Printer = {
   createPdfKitDocument(doc: TDocumentDefinitions): NodeJS.ReadableStream & { end(): void };
 };
-const PdfPrinter = require("pdfmake") as new (fonts: TFontDictionary) => Printer;
+
 /**
- * pdfkit parses a font file again for every document (fontkit.create on the same buffer): a
- * render then allocates megabytes of font tables that only a major GC frees. The parsed fonts
- * are read-only once built (each document makes its own subset), so they are parsed once per
- * buffer and shared.
+ * pdfmake, its fonts and the font parser, loaded at the first render: tens of megabytes that a
+ * service rendering no PDF never needs in memory (docs/performance.md).
  */
-const fontkit = createRequire(require.resolve("@foliojs-fork/pdfkit"))("@foliojs-fork/fontkit") as {
-  create: (buffer: Buffer, postscriptName?: string) => unknown;
-};
-const parsed = new WeakMap<Buffer, Map<string, unknown>>();
-const parse = fontkit.create.bind(fontkit);
-fontkit.create = (buffer, postscriptName) => {
-  if (!Buffer.isBuffer(buffer)) return parse(buffer, postscriptName);
-  let byName = parsed.get(buffer);
-  if (!byName) {
-    byName = new Map();
-    parsed.set(buffer, byName);
-  }
-  const name = postscriptName ?? "";
-  if (!byName.has(name)) byName.set(name, parse(buffer, postscriptName));
-  return byName.get(name);
-};
-
-/** Roboto, shipped inside pdfmake as base64 (its browser virtual file system). */
-const vfs = require("pdfmake/build/vfs_fonts.js") as Record<string, string>;
-
-const font = (name: string) => Buffer.from(vfs[name], "base64") as unknown as string;
-const printer = new PdfPrinter({
-  Roboto: {
-    normal: font("Roboto-Regular.ttf"),
-    bold: font("Roboto-Medium.ttf"),
-    italics: font("Roboto-Italic.ttf"),
-    bolditalics: font("Roboto-MediumItalic.ttf"),
-  },
-});
+let loaded: Printer | null = null;
+function printer(): Printer {
+  if (loaded) return loaded;
+  const PdfPrinter = require("pdfmake") as new (fonts: TFontDictionary) => Printer;
+  /*
+   * pdfkit parses a font file again for every document (fontkit.create on the same buffer): a
+   * render then allocates megabytes of font tables that only a major GC frees. The parsed fonts
+   * are read-only once built (each document makes its own subset), so they are parsed once per
+   * buffer and shared.
+   */
+  const fontkit = createRequire(require.resolve("@foliojs-fork/pdfkit"))("@foliojs-fork/fontkit") as {
+    create: (buffer: Buffer, postscriptName?: string) => unknown;
+  };
+  const parsed = new WeakMap<Buffer, Map<string, unknown>>();
+  const parse = fontkit.create.bind(fontkit);
+  fontkit.create = (buffer, postscriptName) => {
+    if (!Buffer.isBuffer(buffer)) return parse(buffer, postscriptName);
+    let byName = parsed.get(buffer);
+    if (!byName) {
+      byName = new Map();
+      parsed.set(buffer, byName);
+    }
+    const name = postscriptName ?? "";
+    if (!byName.has(name)) byName.set(name, parse(buffer, postscriptName));
+    return byName.get(name);
+  };
+  // Roboto, shipped inside pdfmake as base64 (its browser virtual file system).
+  const vfs = require("pdfmake/build/vfs_fonts.js") as Record<string, string>;
+  const font = (name: string) => Buffer.from(vfs[name], "base64") as unknown as string;
+  loaded = new PdfPrinter({
+    Roboto: {
+      normal: font("Roboto-Regular.ttf"),
+      bold: font("Roboto-Medium.ttf"),
+      italics: font("Roboto-Italic.ttf"),
+      bolditalics: font("Roboto-MediumItalic.ttf"),
+    },
+  });
+  return loaded;
+}
 
 /** The only image sources let through: embedded PNG or JPEG bytes. */
 const EMBEDDED_IMAGE = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=\s]+$/;
@@ -90,7 +98,7 @@ export function sandbox(doc: TDocumentDefinitions): TDocumentDefinitions {
 
 /** Renders a pdfmake document (sandboxed) to PDF bytes. */
 export function renderPdf(doc: TDocumentDefinitions): Promise<Buffer> {
-  const pdf = printer.createPdfKitDocument({ defaultStyle: { font: "Roboto" }, ...sandbox(doc) });
+  const pdf = printer().createPdfKitDocument({ defaultStyle: { font: "Roboto" }, ...sandbox(doc) });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
