@@ -294,10 +294,10 @@ describe("personal data", () => {
     expect(put.statusCode, put.body).toBe(200);
     await pastLease(id, "2015-01-01", "2019-06-01", "2019-09-01");
     // Queued with an address only, as messages were before they named their subjects.
-    const queue = async (email: string, data_subjects?: string[]) => {
+    const queue = async (email: string, data_subjects?: string[], tenant = t.tenant) => {
       const message_id = randomUUID();
       await queueMessage(t.service.platform, {
-        tenant_id: t.tenant.id,
+        tenant_id: tenant.id,
         message_id,
         to: [{ email, name: "Zoéprivacy Secretname" }],
         subject: `Pour ${email}`,
@@ -312,11 +312,17 @@ describe("personal data", () => {
     const toOther = await queue("not.the.lessee@privacy.example");
     // Naming its subject (someone else), it is left to that subject's erasure.
     const namingAnother = await queue("second.addr@privacy.example", [`lessee-${randomUUID()}`]);
+    // The same address in another tenant is another company's letter.
+    const inOtherTenant = await queue("second.addr@privacy.example", undefined, t.other);
     for (const m of [toFirst, toSecond, toOther, namingAnother])
       await eventually(
         () => t.request("GET", `/api/messages/${m}`),
         (r) => r.statusCode === 200,
       );
+    await eventually(
+      () => t.request("GET", `/api/messages/${inOtherTenant}`, { as: t.other }),
+      (r) => r.statusCode === 200,
+    );
 
     const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "GDPR request" } });
     expect(res.statusCode, res.body).toBe(200);
@@ -334,6 +340,10 @@ describe("personal data", () => {
       erased_at: null,
     });
     expect((await t.request("GET", `/api/messages/${namingAnother}`)).json()).toMatchObject({
+      subject: "Pour second.addr@privacy.example",
+      erased_at: null,
+    });
+    expect((await t.request("GET", `/api/messages/${inOtherTenant}`, { as: t.other })).json()).toMatchObject({
       subject: "Pour second.addr@privacy.example",
       erased_at: null,
     });
