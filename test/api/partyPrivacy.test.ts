@@ -5,7 +5,7 @@ import { queueMessage } from "../../src/platform/outbox/queueMessage.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { contactsProjection } from "../../src/projections/contacts.ts";
 import { ownersProjection } from "../../src/projections/owners.ts";
-import { eventually } from "../support/eventually.ts";
+import { erasedMessage, messageOnce } from "../support/messages.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 
 // Owners' and contacts' personal data (docs/personal-data.md): erased by the kit's
@@ -295,16 +295,10 @@ describe("owners' and contacts' personal data", () => {
       text: "Bonjour Basilecontact",
       topic: "test",
     });
-    await eventually(
-      () => t.request("GET", `/api/messages/${message_id}`),
-      (r) => r.statusCode === 200,
-    );
+    await messageOnce(t, message_id);
     const res = await t.request("POST", `/api/contacts/${id}/erase`, { body: { reason: "asked" } });
     expect(res.statusCode, res.body).toBe(200);
-    const erased = await eventually(
-      () => t.request("GET", `/api/messages/${message_id}`),
-      (r) => r.json().erased_at !== null,
-    );
+    const erased = await erasedMessage(t, message_id);
     expect(erased.json()).toMatchObject({ to: null, subject: null });
     expect(await rawEvents(`message-${message_id}`)).not.toContain("Plombiersecret");
   });

@@ -14,8 +14,8 @@ import { encryptExistingEvents } from "../../src/platform/personalData/migrate.t
 import { renameLegacyReservations } from "../../src/platform/personalData/reservationNames.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { lesseesProjection } from "../../src/projections/lessees.ts";
-import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { erasedMessage, messageOnce } from "../support/messages.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
 
 // Personal data (docs/personal-data.md): encrypted at rest per subject, erased by destroying the
@@ -261,17 +261,11 @@ describe("personal data", () => {
         await t.sql.query("SELECT type, data FROM events WHERE stream_name = $1", [`message-${m}`]),
       );
     expect(await raw(message_id)).not.toContain("Secretname");
-    await eventually(
-      () => t.request("GET", `/api/messages/${message_id}`),
-      (r) => r.statusCode === 200,
-    );
+    await messageOnce(t, message_id);
 
     const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "GDPR request" } });
     expect(res.statusCode, res.body).toBe(200);
-    const erased = await eventually(
-      () => t.request("GET", `/api/messages/${message_id}`),
-      (r) => r.json().erased_at !== null,
-    );
+    const erased = await erasedMessage(t, message_id);
     expect(erased.json()).toMatchObject({ to: null, subject: null });
     expect(["DELIVERED", "FAILED"]).toContain(erased.json().status);
     expect(await raw(message_id)).toContain("MessagePersonalDataErased");
@@ -314,23 +308,13 @@ describe("personal data", () => {
     const namingAnother = await queue("second.addr@privacy.example", [`lessee-${randomUUID()}`]);
     // The same address in another tenant is another company's letter.
     const inOtherTenant = await queue("second.addr@privacy.example", undefined, t.other);
-    for (const m of [toFirst, toSecond, toOther, namingAnother])
-      await eventually(
-        () => t.request("GET", `/api/messages/${m}`),
-        (r) => r.statusCode === 200,
-      );
-    await eventually(
-      () => t.request("GET", `/api/messages/${inOtherTenant}`, { as: t.other }),
-      (r) => r.statusCode === 200,
-    );
+    for (const m of [toFirst, toSecond, toOther, namingAnother]) await messageOnce(t, m);
+    await messageOnce(t, inOtherTenant, { as: t.other });
 
     const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "GDPR request" } });
     expect(res.statusCode, res.body).toBe(200);
     for (const m of [toFirst, toSecond]) {
-      const erased = await eventually(
-        () => t.request("GET", `/api/messages/${m}`),
-        (r) => r.json().erased_at !== null,
-      );
+      const erased = await erasedMessage(t, m);
       expect(erased.json()).toMatchObject({ to: null, subject: null });
       const [event] = await t.service.platform.store.readStream(`message-${m}`);
       expect(event.data).toMatchObject({ to: null, subject: null, text: null });
