@@ -100,22 +100,21 @@ async function oneAtATime<T>(sql: Sql, work: () => Promise<T>): Promise<T> {
 /** The projector's own pool: its batch transaction, a failing projection's retry, a rebuild's writes. */
 const PROJECTOR_CONNECTIONS = 3;
 
+export interface StartOptions {
+  roles?: Role[];
+  sql?: Sql;
+  store?: EventStore;
+  /** false: the worker role runs its jobs but not its loops (test apps that count events). */
+  loops?: boolean;
+  /**
+   * false: personal fields stored in the clear, as before encryption. Only the bench's `privacy`
+   * step starts it so, to measure what encryption costs the service; no setting reaches it.
+   */
+  sealPersonalData?: boolean;
+}
+
 /** Opens storage, migrates, and starts the roles asked for in this process. */
-export async function startService(
-  config: Config,
-  options: {
-    roles?: Role[];
-    sql?: Sql;
-    store?: EventStore;
-    /** false: the worker role runs its jobs but not its loops (test apps that count events). */
-    loops?: boolean;
-    /**
-     * false: personal fields stored in the clear, as before encryption. Only the bench's `privacy`
-     * step starts it so, to measure what encryption costs the service; no setting reaches it.
-     */
-    sealPersonalData?: boolean;
-  } = {},
-): Promise<Service> {
+export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
   const sql = options.sql ?? (await openDatabase(config));
   try {
@@ -127,12 +126,7 @@ export async function startService(
   }
 }
 
-async function startOn(
-  sql: Sql,
-  config: Config,
-  roles: Set<Role>,
-  options: { sql?: Sql; store?: EventStore; loops?: boolean; sealPersonalData?: boolean },
-): Promise<Service> {
+async function startOn(sql: Sql, config: Config, roles: Set<Role>, options: StartOptions): Promise<Service> {
   const log = createLogger(config);
   if (!config.PMS_DATA_KEY && (config.DATABASE_URL || config.EVENTSTORE_URL))
     log.warn(
