@@ -50,7 +50,7 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `node --import tsx <script>` (what `tsx <script>` runs, minus tsx's own wrapper process,
+ * Starts `node <script>` (Node strips the types itself; one process,
  * so the pid is the service and /proc/<pid> measures it), then waits for `readyPath` to answer 200.
  */
 export async function startChild(
@@ -67,22 +67,18 @@ export async function startChild(
     name.startsWith("service") || name === "embedded"
       ? [...SERVICE_NODE_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)]
       : [];
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [...extra, "--import", "tsx", "--import", GUARD, script],
-    {
-      cwd: options.cwd ?? ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        BENCH_PARENT_PID: String(process.pid),
-        NODE_ENV: "production",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const proc: ChildProcess = spawn(process.execPath, [...extra, "--import", GUARD, script], {
+    cwd: options.cwd ?? ROOT,
+    env: {
+      ...process.env,
+      ...env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      BENCH_PARENT_PID: String(process.pid),
+      NODE_ENV: "production",
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const tail: string[] = [];
   let problems = 0;
   const collect = (chunk: Buffer) => {
@@ -143,7 +139,7 @@ export async function startChild(
 }
 
 /**
- * Runs `node <service flags> --import tsx <script>` to completion (killed after `timeoutMs`); `onStart` gets the
+ * Runs `node <service flags> <script>` to completion (killed after `timeoutMs`); `onStart` gets the
  * pid (to sample its memory). Resolves with the JSON the script printed on a `BENCH_RESULT ` line.
  */
 export async function runScript(
@@ -155,15 +151,11 @@ export async function runScript(
 ): Promise<Record<string, any>> {
   // With the service's node flags: a rebuild runs in the service's projector or in `npm run pms`,
   // both with them (docs/operations.md, "Memory").
-  const proc = spawn(
-    process.execPath,
-    [...SERVICE_NODE_FLAGS, "--import", "tsx", "--import", GUARD, script],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const proc = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", GUARD, script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const stop = async () => {
     proc.kill("SIGKILL");
   };

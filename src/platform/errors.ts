@@ -38,12 +38,12 @@ const statusOf: Record<ErrorCode, number> = {
 /** A refusal the client can act on; thrown by deciders, validators and plugins alike. */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-  ) {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
     super(message);
+    this.code = code;
+    this.details = details;
     this.name = "ApiError";
     this.status = statusOf[code];
   }

@@ -16,7 +16,7 @@ import { createTestDatabase } from "../support/testDatabase.ts";
 
 const run = promisify(execFile);
 
-/** `pms <args>` as `npx tsx src/cli.ts` runs it (node with the tsx loader: one process, faster). */
+/** `pms <args>` as `node src/cli.ts` runs it (one process, faster than through npm). */
 async function pms(
   args: string[],
   env: Record<string, string>,
@@ -27,7 +27,7 @@ async function pms(
     ),
   );
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, ["src/cli.ts", ...args], {
       env: { ...clean, LOG_LEVEL: "silent", ...env },
       timeout: 60_000,
     });
@@ -149,7 +149,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("pms CLI against PostgreSQL", () =
       ["jobs", "run", "projection-rebuild", "--data", '{"projection":"leases"}'],
       env,
     );
-    // Few processes: each starts tsx, slow on a loaded machine. The route tests cover the inputs.
+    // Few processes: each start is slow on a loaded machine. The route tests cover the inputs.
     const [list, expiry, unknownProjection] = await Promise.all([
       pms(["jobs", "list"], env),
       pms(["jobs", "run", "lease-expiry"], env),

@@ -681,7 +681,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on pos
     const db = await openDb("postgres");
     const tenant = randomUUID();
     const output: string[] = [];
-    child = spawn(process.execPath, ["--import", "tsx", "test/support/slowProjector.ts"], {
+    child = spawn(process.execPath, ["test/support/slowProjector.ts"], {
       env: { ...process.env, DATABASE_URL: db.url, PROJECTION_NAME: "kill_counter", SLOW_SECONDS: "2" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -73,8 +73,10 @@ export interface FakeOptions {
 
 export class FakeSubscription extends PassThrough {
   unsubscribed = 0;
-  constructor(readonly discoveryFails: boolean) {
+  readonly discoveryFails: boolean;
+  constructor(discoveryFails: boolean) {
     super({ objectMode: true });
+    this.discoveryFails = discoveryFails;
   }
   async unsubscribe() {
     this.unsubscribed++;

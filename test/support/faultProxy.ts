@@ -28,6 +28,14 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/** TCP to host:port, or the Unix socket when the URL names a socket directory (the embedded server). */
+function upstreamConnection(target: URL): Socket {
+  const socketDir = target.searchParams.get("host");
+  const port = Number(target.port || 5432);
+  if (socketDir?.startsWith("/")) return tcpConnect({ path: `${socketDir}/.s.PGSQL.${port}` });
+  return tcpConnect(port, target.hostname);
+}
+
 export async function startFaultProxy(
   targetUrl: string,
   matches: (sql: string) => boolean,
@@ -39,7 +47,7 @@ export async function startFaultProxy(
   const sockets = new Set<Socket>();
 
   const server = createServer((client) => {
-    const upstream = tcpConnect(Number(target.port || 5432), target.hostname);
+    const upstream = upstreamConnection(target);
     sockets.add(client);
     sockets.add(upstream);
     const cut = () => {
@@ -123,6 +131,8 @@ export async function startFaultProxy(
   const url = new URL(targetUrl);
   url.hostname = "127.0.0.1";
   url.port = String(port);
+  // The embedded server is reached by its socket directory (`?host=/dir`): the proxy's own URL is TCP.
+  url.searchParams.delete("host");
   return {
     url: url.toString(),
     inject(fault, count = 1) {

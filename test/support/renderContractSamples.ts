@@ -1,6 +1,6 @@
 /**
  * Renders page 1 of each lease contract variant to PNG in docs/contracts/ (needs pdftoppm from
- * poppler-utils): `npx tsx test/support/renderContractSamples.ts`.
+ * poppler-utils): `node test/support/renderContractSamples.ts`.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";

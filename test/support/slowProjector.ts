@@ -2,7 +2,7 @@
  * A projector process for the crash test (test/platform/projections.test.ts): runs the counter
  * projection over DATABASE_URL with a pg_sleep inside every batch, printing `applying <n>` once a
  * batch's rows are written, so the test can SIGKILL it in the middle of a batch.
- * Run as `node --import tsx test/support/slowProjector.ts` (one process, so the kill is real).
+ * Run as `node test/support/slowProjector.ts` (one process, so the kill is real).
  */
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";

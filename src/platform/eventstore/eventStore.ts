@@ -173,12 +173,14 @@ export interface EventStore {
 }
 
 export class WrongExpectedRevisionError extends Error {
-  constructor(
-    readonly stream_name: string,
-    readonly expected: ExpectedRevision,
-    readonly actual: bigint | "no_stream",
-  ) {
+  readonly stream_name: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: bigint | "no_stream";
+  constructor(stream_name: string, expected: ExpectedRevision, actual: bigint | "no_stream") {
     super(`Stream ${stream_name} is at ${String(actual)}, expected ${String(expected)}`);
+    this.stream_name = stream_name;
+    this.expected = expected;
+    this.actual = actual;
     this.name = "WrongExpectedRevisionError";
   }
 }
@@ -189,13 +191,12 @@ export class WrongExpectedRevisionError extends Error {
  * stream back (settleWrites.ts). Never compensate for such a write as if it had been refused.
  */
 export class WriteOutcomeUnknownError extends Error {
-  constructor(
-    readonly stream_name: string,
-    cause: unknown,
-  ) {
+  readonly stream_name: string;
+  constructor(stream_name: string, cause: unknown) {
     super(`The outcome of the append to ${stream_name} is unknown: ${(cause as Error)?.message ?? cause}`, {
       cause,
     });
+    this.stream_name = stream_name;
     this.name = "WriteOutcomeUnknownError";
   }
 }
@@ -210,21 +211,24 @@ export class StoreUnavailableError extends Error {
 
 /** The stream was deleted for good (EventStoreDB tombstone): it can never be written again. */
 export class StreamDeletedError extends Error {
-  constructor(readonly stream_name: string) {
+  readonly stream_name: string;
+  constructor(stream_name: string) {
     super(`Stream ${stream_name} is deleted`);
+    this.stream_name = stream_name;
     this.name = "StreamDeletedError";
   }
 }
 
 /** The append is over the store's size limit for one write (EventStoreDB: 1 MiB by default); nothing written. */
 export class AppendTooLargeError extends Error {
-  constructor(
-    readonly stream_name: string,
-    readonly max_bytes: number | null,
-  ) {
+  readonly stream_name: string;
+  readonly max_bytes: number | null;
+  constructor(stream_name: string, max_bytes: number | null) {
     super(
       `The append to ${stream_name} is over the store's limit${max_bytes ? ` of ${max_bytes} bytes` : ""}`,
     );
+    this.stream_name = stream_name;
+    this.max_bytes = max_bytes;
     this.name = "AppendTooLargeError";
   }
 }

@@ -1,10 +1,8 @@
-// A PDF render thread (src/platform/pdf/renderInThread.ts, docs/pdf.md): loads TypeScript through
-// tsx, as bin/pms.js does (loader hooks are per thread), then renders each job it is sent with the
-// named export of the named module of this service, one at a time.
+// A PDF render thread (src/platform/pdf/renderInThread.ts, docs/pdf.md): loads the service's
+// TypeScript as bin/pms.js does (Node's own type stripping), then renders each job it is sent with
+// the named export of the named module of this service, one at a time.
 import { parentPort } from "node:worker_threads";
-import { register } from "tsx/esm/api";
 
-register();
 const modules = new Map();
 parentPort.on("message", async ({ id, module, name, input }) => {
   try {

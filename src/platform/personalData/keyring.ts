@@ -189,8 +189,10 @@ export interface Keyring {
 }
 
 export class SubjectErasedError extends Error {
-  constructor(readonly subject: string) {
+  readonly subject: string;
+  constructor(subject: string) {
     super(`The personal data of ${subject} was erased`);
+    this.subject = subject;
     this.name = "SubjectErasedError";
   }
 }

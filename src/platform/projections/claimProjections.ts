@@ -10,10 +10,9 @@ import { rebuildProjection } from "./rebuildProjection.ts";
  * skip what the log holds up to them.
  */
 export class CheckpointAheadError extends Error {
-  constructor(
-    readonly projections: { name: string; position: Position }[],
-    readonly head: Position,
-  ) {
+  readonly projections: { name: string; position: Position }[];
+  readonly head: Position;
+  constructor(projections: { name: string; position: Position }[], head: Position) {
     super(
       `Projection checkpoints are beyond the end of the event log (${positionToString(head)}): ${projections
         .map((p) => `${p.name} at ${positionToString(p.position)}`)
@@ -21,6 +20,8 @@ export class CheckpointAheadError extends Error {
         "If the log comes from another PostgreSQL server, run `pms log adopt`; otherwise rebuild each from the log: " +
         projections.map((p) => `\`pms projections rebuild ${p.name}\``).join(", "),
     );
+    this.projections = projections;
+    this.head = head;
     this.name = "CheckpointAheadError";
   }
 }

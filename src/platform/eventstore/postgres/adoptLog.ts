@@ -50,10 +50,12 @@ export async function findForeignLog(sql: Sql): Promise<ForeignLog | null> {
 }
 
 export class ForeignLogError extends Error {
-  constructor(readonly found: ForeignLog) {
+  readonly found: ForeignLog;
+  constructor(found: ForeignLog) {
     super(
       `The event log was restored from another PostgreSQL server (${found.events_from_the_future} event(s) with a transaction id ahead of this server${found.sequence_behind ? ", position sequence behind the log" : ""}): stop every role and run \`${ADOPT_COMMAND}\` once before starting (docs/operations.md, "Backup and restore").`,
     );
+    this.found = found;
     this.name = "ForeignLogError";
   }
 }

@@ -17,14 +17,16 @@ import { chainStreams, UNCHAINED } from "./backfillChain.ts";
  * retrying on WrongExpectedRevisionError does not loop on it (docs/decisions.md).
  */
 export class DuplicateEventIdError extends Error {
-  constructor(
-    readonly event_id: string,
-    readonly stream_name: string,
-    readonly existing_stream: string,
-  ) {
+  readonly event_id: string;
+  readonly stream_name: string;
+  readonly existing_stream: string;
+  constructor(event_id: string, stream_name: string, existing_stream: string) {
     super(
       `Event id ${event_id} is already in stream ${existing_stream}; it cannot also be appended to ${stream_name}`,
     );
+    this.event_id = event_id;
+    this.stream_name = stream_name;
+    this.existing_stream = existing_stream;
     this.name = "DuplicateEventIdError";
   }
 }
