@@ -10,10 +10,8 @@ import {
   WriteOutcomeUnknownError,
   WrongExpectedRevisionError,
 } from "../../src/platform/eventstore/eventStore.ts";
-import {
-  createEventStoreDbEventStore,
-  toClientConnectionString,
-} from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+import { toClientConnectionString } from "../../src/platform/eventstore/eventstoredb/connectionString.ts";
+import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
 
 /**
  * What only a real server shows (docs/eventstoredb.md, "Against a real server"): run by
