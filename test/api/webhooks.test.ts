@@ -367,6 +367,40 @@ describe("outbound webhooks", () => {
   });
 });
 
+/** The production default (PMS_WEBHOOKS_ALLOW_LOCALHOST unset): no spelling of this machine is a receiver. */
+describe("outbound webhooks: this machine refused (issue 38)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp("postgres");
+  });
+  afterAll(async () => t?.close());
+
+  it("refuses localhost and its other spellings with 400, as at delivery", async () => {
+    for (const url of [
+      "https://localhost:4443/hook",
+      "https://localhost.:4443/hook",
+      "https://LOCALHOST/hook",
+      "https://127.1/hook",
+      "https://0x7f.1/hook",
+      "https://2130706433/hook",
+      "https://[::1]/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://0.0.0.0/hook",
+      "https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/hook",
+    ]) {
+      const res = await t.request("POST", "/api/webhook-subscriptions", {
+        body: { url, events: ["payment.recorded"] },
+      });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().details[0], url).toMatchObject({
+        field: "url",
+        message: expect.stringMatching(/this machine/),
+      });
+    }
+    expect((await t.request("GET", "/api/webhook-subscriptions")).json()).toEqual([]);
+  });
+});
+
 /**
  * The default retry schedule (docs/webhooks.md, "How it works"): the waits grow, the last attempt
  * falls about 24 hours after the first, then the delivery is FAILED. Time is not waited for: after
