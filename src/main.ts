@@ -2,6 +2,7 @@ import { readlink } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "./platform/config.ts";
+import { eventStoreHosts } from "./platform/eventstore/eventstoredb/connectionString.ts";
 import { createLogger, logFormat } from "./platform/log.ts";
 import { type Role, type Service, startService } from "./platform/startService.ts";
 
@@ -118,7 +119,9 @@ async function whereDataLives(config: Config): Promise<string> {
     const parsed = new URL(u);
     return `${parsed.host || parsed.searchParams.get("host")}${parsed.pathname}`;
   };
-  const log = config.EVENTSTORE_URL ? `, event log on EventStoreDB ${server(config.EVENTSTORE_URL)}` : "";
+  const log = config.EVENTSTORE_URL
+    ? `, event log on EventStoreDB ${eventStoreHosts(config.EVENTSTORE_URL)}`
+    : "";
   return `PostgreSQL ${server(config.DATABASE_URL)}${log}`;
 }
 

@@ -14,7 +14,7 @@ const schema = z.object({
   EVENTSTORE_URL: z
     .string()
     // The schemes KurrentDB names too; the adapter gives them to client 6.2.1 as esdb
-    // (eventStoreDbEventStore.ts toClientConnectionString, docs/eventstoredb.md).
+    // (eventstoredb/connectionString.ts toClientConnectionString, docs/eventstoredb.md).
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must start with esdb:// or kurrentdb://")
     .optional(),
   PMS_DATA_DIR: z.string().min(1).default("./data"),

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { DomainEvent } from "./decider.ts";
 import { conflict } from "./errors.ts";
 import {
@@ -192,7 +193,15 @@ async function planClaim(
     stream_name: r.stream,
     events: [
       {
-        event_id: deterministicUuid("reserved", r.stream, String(r.revision ?? -1n), holderId),
+        // The holder's revision too: a claim again at the same place for a holder that moved
+        // meanwhile is a new reservation, not a replay of the old one (docs/eventstoredb.md).
+        event_id: deterministicUuid(
+          "reserved",
+          r.stream,
+          String(r.revision ?? -1n),
+          holderId,
+          String(holderRevision),
+        ),
         type: event.type,
         data: event.data,
         metadata: context.metadata,
@@ -378,14 +387,22 @@ async function commitInTurn(
     });
   } catch (error) {
     // All or nothing as far as this engine allows: keys go back for holders certainly not
-    // written (never tried, or refused). A holder whose append's outcome is unknown keeps them:
-    // it may have committed, or still commit; if it did not, its reservation goes stale, or is
-    // fenced after the grace period, as after a crash.
+    // written (never tried, or refused). A holder whose append's outcome is unknown keeps them
+    // (it may have committed, or still commit) until settled in the background: an existing
+    // holder at its revision would otherwise bind them for good, never fenced.
     await giveBack(
       reserved.filter(
         (c) => !appended.has(c.write) && (!failed.has(c.write) || certainlyUnwritten(failed.get(c.write))),
       ),
     );
+    for (const [w, failure] of failed)
+      if (!certainlyUnwritten(failure))
+        void settleHolder(
+          context,
+          u,
+          w,
+          reserved.filter((c) => c.write === w).map((c) => c.key),
+        );
     throw error;
   }
   await mapLimit(
@@ -394,6 +411,50 @@ async function commitInTurn(
     ({ key, holder }) => releaseKey(context, u, key, holder).catch(() => {}),
   );
   return results;
+}
+
+/** Pauses between the tries of settleHolder, while the store stays unreachable (about 2 min in all). */
+const SETTLE_PAUSES_MS = [0, 1000, 2000, 4000, 8000, 15_000, 30_000, 60_000];
+
+/**
+ * Settles a holder append whose outcome stayed unknown, once the store answers again, as
+ * settleWrites would have: its first event there, it committed and holds its keys; nothing
+ * there, the same append (same ids) goes again, which writes or replays it; another event there,
+ * it can never commit, and the keys it reserved go back (unless the holder took them since).
+ * Never throws; runs unawaited, on unref'd timers; answers what it found (for tests).
+ */
+export async function settleHolder(
+  context: CommandContext,
+  u: Uniqueness,
+  w: HolderWrite,
+  keys: string[],
+): Promise<"written" | "released" | "unknown"> {
+  const revision = revisionOf(w.expected_revision);
+  for (const pause of SETTLE_PAUSES_MS) {
+    await delay(pause, undefined, { ref: false });
+    try {
+      const [there] = await context.store.readStream(w.stream_name, {
+        from_revision: BigInt(revision + 1),
+        max_count: 1,
+      });
+      if (there?.event_id === w.events[0].event_id) return "written";
+      if (!there) {
+        await context.store.appendToStream(w.stream_name, w.events, w);
+        return "written";
+      }
+      const holder = await context.store.readStream(w.stream_name);
+      for (const key of keys) {
+        const r = await readReservation(context, u, key);
+        if (r.holder === w.holder_id && r.holder_revision === revision && !u.holds(holder, key))
+          await releaseKey(context, u, key, w.holder_id);
+      }
+      return "released";
+    } catch {
+      // Unreachable still, or a refusal of the resend (another write took the place): read again.
+    }
+  }
+  // Still unknown after every try: the reservation binds until the holder's stream moves on.
+  return "unknown";
 }
 
 /** Gives a key back; a release lost in a crash leaves a stale reservation, which others take over. */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +20,15 @@ interface Received {
   body: string;
 }
 
-/** A real HTTP receiver: records each request; `answers[path]` gives the statuses to answer in turn. */
+/**
+ * A real HTTP receiver: records each request; `answers[path]` gives the statuses to answer in turn;
+ * a request to a path in `hang` gets no answer until `release()` (a receiver that hangs).
+ */
 async function receiver() {
   const received: Received[] = [];
   const answers = new Map<string, number[]>();
+  const hang = new Set<string>();
+  const held: ServerResponse[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => {
@@ -32,6 +37,10 @@ async function receiver() {
     req.on("end", () => {
       const path = req.url ?? "/";
       received.push({ path, headers: req.headers as Record<string, string>, body });
+      if (hang.has(path)) {
+        held.push(res);
+        return;
+      }
       const queue = answers.get(path) ?? [];
       res.statusCode = queue.length > 0 ? (queue.shift() as number) : 200;
       res.end("ok");
@@ -39,7 +48,20 @@ async function receiver() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, received, answers, close: () => new Promise((r) => server.close(r)) };
+  const release = () => {
+    for (const res of held.splice(0)) res.end("late");
+  };
+  return {
+    base,
+    received,
+    answers,
+    hang,
+    release,
+    close: () => {
+      release();
+      return new Promise((r) => server.close(r));
+    },
+  };
 }
 
 /** Outbound webhooks (docs/webhooks.md): real deliveries to a real receiver, by the worker loop. */
@@ -91,7 +113,7 @@ describe("outbound webhooks", () => {
       status: string;
       attempts: number;
       webhook_id: string;
-      attempt_log: { status_code: number | null }[];
+      attempt_log: { attempt: number; status_code: number | null; error: string | null }[];
     }[];
 
   it("answers the secret once: GET one and the list never show it", async () => {
@@ -183,6 +205,54 @@ describe("outbound webhooks", () => {
       (x) => x[0].status === "DELIVERED" && x[0].attempts === 2,
     );
     expect(d.attempt_log).toHaveLength(2);
+  });
+
+  it("a hanging receiver holds back no other delivery; the attempt under way is in the log (issue 38)", async () => {
+    r.hang.add("/hang");
+    r.answers.set("/flaky", [500]);
+    const hanging = await subscribe("/hang", ["payment.recorded"]);
+    const flaky = await subscribe("/flaky", ["payment.recorded"]);
+    const started = Date.now();
+    expect((await t.request("POST", `/api/webhook-subscriptions/${hanging.id}/test`)).statusCode).toBe(202);
+    await eventually(
+      () => at("/hang"),
+      (x) => x.length === 1,
+    );
+    expect((await t.request("POST", `/api/webhook-subscriptions/${flaky.id}/test`)).statusCode).toBe(202);
+    // The 500 is retried at once (PMS_WEBHOOK_RETRY_SECONDS "0,0") while /hang still waits for
+    // its answer (15 s time-out): the two deliveries do not wait on each other.
+    const [done] = await eventually(
+      () => deliveries(flaky.id),
+      (x) => x[0]?.status === "DELIVERED",
+    );
+    expect(done.attempt_log.map((a) => a.status_code)).toEqual([500, 200]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // The attempt under way is already in the log, with no outcome yet.
+    const [waiting] = await deliveries(hanging.id);
+    expect(waiting).toMatchObject({ status: "SENDING", attempts: 1 });
+    expect(waiting.attempt_log).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/under way/) }),
+    ]);
+    // Its worker "killed" (the claim expires): the next attempt is taken over and recorded, and
+    // the cut one stays in the log. The late answer to the first attempt records nothing.
+    r.hang.delete("/hang");
+    await t.sql.query(
+      "UPDATE webhook_deliveries SET claimed_until = now() - interval '1 second' WHERE subscription_id = $1",
+      [hanging.id],
+    );
+    const [after] = await eventually(
+      () => deliveries(hanging.id),
+      (x) => x[0]?.status === "DELIVERED",
+    );
+    r.release();
+    await sleep(200);
+    const [final] = await deliveries(hanging.id);
+    expect(final.attempts).toBe(2);
+    expect(final.attempt_log).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/under way/) }),
+      expect.objectContaining({ attempt: 2, status_code: 200, error: null }),
+    ]);
+    expect(after.attempt_log).toHaveLength(2);
   });
 
   it("a test event goes to the tested subscription; repeated failures disable the subscription", async () => {
@@ -294,6 +364,40 @@ describe("outbound webhooks", () => {
     ).toBe(403);
     expect((await t.request("DELETE", `/api/webhook-subscriptions/${sub.id}`)).statusCode).toBe(204);
     expect((await t.request("GET", `/api/webhook-subscriptions/${sub.id}`)).statusCode).toBe(404);
+  });
+});
+
+/** The production default (PMS_WEBHOOKS_ALLOW_LOCALHOST unset): no spelling of this machine is a receiver. */
+describe("outbound webhooks: this machine refused (issue 38)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp("postgres");
+  });
+  afterAll(async () => t?.close());
+
+  it("refuses localhost and its other spellings with 400, as at delivery", async () => {
+    for (const url of [
+      "https://localhost:4443/hook",
+      "https://localhost.:4443/hook",
+      "https://LOCALHOST/hook",
+      "https://127.1/hook",
+      "https://0x7f.1/hook",
+      "https://2130706433/hook",
+      "https://[::1]/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://0.0.0.0/hook",
+      "https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/hook",
+    ]) {
+      const res = await t.request("POST", "/api/webhook-subscriptions", {
+        body: { url, events: ["payment.recorded"] },
+      });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().details[0], url).toMatchObject({
+        field: "url",
+        message: expect.stringMatching(/this machine/),
+      });
+    }
+    expect((await t.request("GET", "/api/webhook-subscriptions")).json()).toEqual([]);
   });
 });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { webhookSubscriptionDecider } from "../../src/commands/webhooks/decider.ts";
-import { isPublicAddress, webhookUrlProblem } from "../../src/commands/webhooks/url.ts";
+import {
+  isLoopbackAddress,
+  isPublicAddress,
+  receiverOf,
+  webhookUrlProblem,
+} from "../../src/commands/webhooks/url.ts";
 import type { WebhookSubscriptionEvent } from "../../src/events/webhooks.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 
@@ -100,5 +105,53 @@ describe("webhook URLs (SSRF)", () => {
       expect(isPublicAddress(a), a).toBe(false);
     for (const a of ["8.8.8.8", "172.32.0.1", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8"])
       expect(isPublicAddress(a), a).toBe(true);
+  });
+
+  it("refuses every spelling of this machine as it refuses localhost (issue 38)", () => {
+    for (const url of [
+      "https://localhost.:4443/x",
+      "https://LocalHost/x",
+      "https://LOCALHOST../x",
+      "https://api.localhost/x",
+      "https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/x", // full-width IDN
+      "https://localhost\u3002/x", // ideographic full stop
+      "https://127.1/x",
+      "https://0x7f.1/x",
+      "https://0177.0.0.1/x",
+      "https://2130706433/x",
+      "https://127.255.255.254/x",
+      "https://[::1]/x",
+      "https://[0:0:0:0:0:0:0:1]/x",
+      "https://[::ffff:127.0.0.1]/x",
+      "https://0.0.0.0/x",
+      "https://0/x",
+      "https://[::]/x",
+    ]) {
+      expect(webhookUrlProblem(url, false), url).toMatch(/this machine/);
+      expect(webhookUrlProblem(url, true), url).toBeNull();
+    }
+    // Mapped private and link-local addresses in their hex form are still private.
+    for (const url of [
+      "https://[::ffff:a00:1]/x",
+      "https://[::ffff:169.254.169.254]/x",
+      "https://[fd12::1]/x",
+    ])
+      expect(webhookUrlProblem(url, true), url).toMatch(/private/);
+  });
+
+  it("at delivery resolves the name and connects to the address it checked", async () => {
+    expect(await receiverOf("https://localhost.:4443/x", false)).toEqual({
+      problem: "must not point to this machine (localhost)",
+    });
+    // Allowed for tests: the name's loopback address is where the delivery connects.
+    const local = await receiverOf("http://localhost:4443/x", true);
+    expect(local).toMatchObject({ family: expect.any(Number) });
+    expect(isLoopbackAddress((local as { address: string }).address)).toBe(true);
+    expect(await receiverOf("https://[::ffff:7f00:1]:4443/x", true)).toMatchObject({
+      address: "::ffff:7f00:1",
+    });
+    expect(await receiverOf("https://nowhere.invalid/x", false)).toEqual({
+      problem: "nowhere.invalid does not resolve",
+    });
   });
 });

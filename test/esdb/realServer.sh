@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What the fake client cannot show (docs/eventstoredb.md, "Against a real server"), where Docker
 # runs. For each server image: a single node, then a three-node cluster behind toxiproxy; runs the
-# event store and reservation contract suites and test/esdb/realServer.test.ts against each, then
-# the manual cluster checks listed in docs/eventstoredb.md. Usage:
+# issue 38 cases first (100k foreign events, the backup drill; follower reads with pms audit
+# verify, three hosts, a leader cut mid-reservation), then the event store and reservation
+# contract suites and test/esdb/realServer.test.ts against each, then the manual cluster checks
+# listed in docs/eventstoredb.md. Usage:
 #   test/esdb/realServer.sh                 # every image below
 #   test/esdb/realServer.sh IMAGE [IMAGE…]  # some
 # Needs: docker (with compose), node, a PostgreSQL for TEST_DATABASE_URL (the suites' checkpoints
@@ -68,7 +70,25 @@ for image in "${IMAGES[@]}"; do
   # shellcheck disable=SC2046
   docker run -d --name esdb1 --network "$NET" -p 2113:2113 $(node_env "$image" esdb1 1 1) "$image" >/dev/null
   wait_ready 2113
-  run_suites "esdb://127.0.0.1:2113?tls=false"
+  # Issue 38 first: 100k foreign events in $all, then the backup drill (offline copy of the
+  # node's index and chunk files, restored into a fresh node: docs/operations.md "Backup and restore").
+  single="esdb://127.0.0.1:2113?tls=false"
+  ESDB_FOREIGN_EVENTS=100000 EVENTSTORE_URL="$single" npx vitest run test/esdb/realServer.test.ts -t "foreign events"
+  backup=$(mktemp -d)
+  ESDB_BACKUP_FILE="$backup/written.json" ESDB_BACKUP_PHASE=write EVENTSTORE_URL="$single" \
+    npx vitest run test/esdb/realServer.test.ts -t "backup drill"
+  data=/var/lib/eventstore
+  case "$image" in *kurrent*) data=/var/lib/kurrentdb ;; esac
+  docker stop esdb1 >/dev/null
+  docker cp "esdb1:$data" "$backup/data"
+  docker rm esdb1 >/dev/null
+  # shellcheck disable=SC2046
+  docker run -d --name esdb1 --network "$NET" -p 2113:2113 --user root -v "$backup/data:$data" \
+    $(node_env "$image" esdb1 1 1) "$image" >/dev/null
+  wait_ready 2113
+  ESDB_BACKUP_FILE="$backup/written.json" ESDB_BACKUP_PHASE=check EVENTSTORE_URL="$single" \
+    npx vitest run test/esdb/realServer.test.ts -t "backup drill"
+  run_suites "$single"
 
   echo "=== $image: three nodes behind toxiproxy"
   docker rm -f esdb1 >/dev/null
@@ -76,6 +96,15 @@ for image in "${IMAGES[@]}"; do
     # shellcheck disable=SC2046
     docker run -d --name "esdb$i" --network "$NET" -p "$((2112 + i)):2113" $(node_env "$image" "esdb$i" "$i" 3) "$image" >/dev/null
   done
+  for i in 1 2 3; do wait_ready "$((2112 + i))"; done
+  # Issue 38 first: follower reads with pms audit verify, three hosts, a leader cut between a
+  # reservation and its holder's append (the stopped node is started again afterwards).
+  cluster="esdb://127.0.0.1:2113,127.0.0.1:2114,127.0.0.1:2115?tls=false"
+  # All three nodes are up when it runs: node 1's gossip names the leader.
+  stop_leader='port=$(curl -fsS http://127.0.0.1:2113/gossip | node -e "let s=\"\";process.stdin.on(\"data\",d=>s+=d).on(\"end\",()=>{const m=JSON.parse(s).members.find(x=>x.state===\"Leader\");console.log(m.httpEndPointPort??m.httpPort)})"); docker stop "esdb$((port - 2112))" >/dev/null'
+  ESDB_FOLLOWER_URL="$cluster&nodePreference=follower" ESDB_CLUSTER_URL="$cluster&nodePreference=leader" \
+    ESDB_STOP_LEADER="$stop_leader" npx vitest run test/esdb/realServer.test.ts -t "issue 38"
+  docker start esdb1 esdb2 esdb3 >/dev/null
   for i in 1 2 3; do wait_ready "$((2112 + i))"; done
   docker run -d --name toxiproxy --network "$NET" -p 8474:8474 -p 22113:22113 ghcr.io/shopify/toxiproxy:2.9.0 >/dev/null
   sleep 2

@@ -7,6 +7,8 @@ import * as grpc from "@grpc/grpc-js";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { metrics } from "../../src/platform/collectMetrics.ts";
+import { loadConfig } from "../../src/platform/config.ts";
+import { canonical } from "../../src/platform/eventstore/chain.ts";
 import {
   AppendTooLargeError,
   certainlyUnwritten,
@@ -15,14 +17,25 @@ import {
   START as PORT_START,
   StoreUnavailableError,
   StreamDeletedError,
+  UndecodableEventError,
   WriteOutcomeUnknownError,
   WrongExpectedRevisionError,
 } from "../../src/platform/eventstore/eventStore.ts";
 import {
-  createEventStoreDbEventStore,
+  eventStoreHosts,
   toClientConnectionString,
-} from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+} from "../../src/platform/eventstore/eventstoredb/connectionString.ts";
+import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
+import { chainLine, verifyLines } from "../../src/platform/eventstore/verifyChain.ts";
 import { errorHandler } from "../../src/platform/http/errorHandler.ts";
+import {
+  commitReserving,
+  type HolderWrite,
+  readReservation,
+  settleHolder,
+} from "../../src/platform/reserveUnique.ts";
+import type { CommandContext } from "../../src/platform/runCommand.ts";
+import { badges } from "../support/badges.ts";
 import { fakeClient } from "../support/fakeEventStoreDb.ts";
 
 /**
@@ -300,10 +313,11 @@ describe("EventStoreDB adapter: unknown outcomes and refusals (issue 22)", () =>
     expect(fake.log).toHaveLength(1);
   });
 
-  it("a follower's NotLeaderError is a certain refusal answered 503", async () => {
+  it("a follower's NotLeaderError that outlasts the client's move to the leader is a certain refusal answered 503", async () => {
     const fake = fakeClient();
     store = createEventStoreDbEventStore(fake.client);
-    fake.faults.push(once("not-leader"));
+    // Three tries: the client moves to the leader after each refusal (Client/index.js).
+    fake.faults.push({ ...once("not-leader"), times: 3 });
     const error = await store
       .appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" })
       .catch((e: unknown) => e);
@@ -388,6 +402,214 @@ describe("EventStoreDB adapter: unknown outcomes and refusals (issue 22)", () =>
       const s = createEventStoreDbEventStore(given);
       await s.close();
     }
+  });
+});
+
+describe("EventStoreDB adapter: leader, chain, $all scans, bad events (issue 38)", () => {
+  it("writes and the head read before an append ask for the leader (requiresLeader)", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: 0n });
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "any" });
+    expect(fake.calls.leaderless).toEqual([]);
+  });
+
+  it("on a lagging follower the append moves to the leader and continues the chain: audit verifies", async () => {
+    const fake = fakeClient({ followerLag: 1 });
+    store = createEventStoreDbEventStore(fake.client);
+    // Three events written through another instance; this client sits on a follower one behind.
+    const elsewhere = createEventStoreDbEventStore(fake.leader);
+    for (const expected of ["no_stream", 0n, 1n] as const)
+      await elsewhere.appendToStream("s-1", [newEvent()], { expected_revision: expected });
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: 2n });
+    expect(fake.calls.leaderless).toEqual([]);
+    const events = await store.readStream("s-1");
+    expect(events.map((e) => e.stream_revision)).toEqual([0n, 1n, 2n, 3n]);
+    expect(events[3].previous_hash).toBe(events[2].hash);
+    // What `pms audit verify` checks of the stream's export.
+    expect(verifyLines(events.map((e) => canonical(chainLine(e)))).ok).toBe(true);
+  });
+
+  it("the head at an exact revision not found: a refusal (wrong revision, or 503), never a chain restart", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    await store.appendToStream("s-1", [newEvent(), newEvent()], { expected_revision: "no_stream" });
+    const ahead = await store.appendToStream("s-1", [newEvent()], { expected_revision: 5n }).catch((e) => e);
+    expect(ahead).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(ahead.actual).toBe(1n);
+    // The revision exists, yet the read does not return it (a node that lost it, a truncation).
+    const hidden = fakeClient();
+    const s = createEventStoreDbEventStore(hidden.client);
+    await s.appendToStream("s-1", [newEvent(), newEvent()], { expected_revision: "no_stream" });
+    hidden.hide("s-1", 1n);
+    const error = await s.appendToStream("s-1", [newEvent()], { expected_revision: 1n }).catch((e) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(certainlyUnwritten(error)).toBe(true);
+    expect(hidden.log).toHaveLength(2);
+    await s.close();
+  });
+
+  it("remembers what it scanned of $all: 5,000 foreign events are fetched once, not at every poll", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client, { categories: ["s"] });
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    for (let i = 0; i < 5000; i++)
+      fake.appendForeign({
+        streamId: `orders-${i}`,
+        type: "OrderPlaced",
+        data: {},
+        metadata: {},
+        isJson: true,
+      });
+    const [mine] = await store.readAll();
+    expect(mine.stream_name).toBe("s-1");
+    expect(await store.readAll({ after: mine.position })).toEqual([]);
+    const fetched = fake.calls.readAllEvents;
+    expect(await store.readAll({ after: mine.position })).toEqual([]);
+    expect(await store.readAll({ after: mine.position })).toEqual([]);
+    // The inclusive start of each page is all a later empty read fetches again.
+    expect(fake.calls.readAllEvents - fetched).toBeLessThanOrEqual(2);
+    expect(await store.headPosition()).toEqual(mine.position);
+    const afterHead = fake.calls.readAllEvents;
+    expect(await store.headPosition()).toEqual(mine.position);
+    expect(fake.calls.readAllEvents - afterHead).toBeLessThanOrEqual(1);
+    // A new event of ours after them is found, from the remembered place.
+    const next = await store.appendToStream("s-2", [newEvent()], { expected_revision: "no_stream" });
+    const before = fake.calls.readAllEvents;
+    expect((await store.readAll({ after: mine.position })).map((e) => e.stream_name)).toEqual(["s-2"]);
+    expect(fake.calls.readAllEvents - before).toBeLessThanOrEqual(3);
+    expect(await store.headPosition()).toEqual(next.position);
+  });
+
+  it("a bad event in one of our streams: reads skip it as the projections do, an append after it is a 409", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    await store.appendToStream("s-1", [newEvent()], { expected_revision: "no_stream" });
+    const bad = {
+      type: "Tested",
+      data: new Uint8Array([0x7b]),
+      metadata: new Uint8Array([0x7b]),
+      isJson: false,
+    };
+    fake.appendForeign({ streamId: "s-1", ...bad });
+    expect((await store.readStream("s-1")).map((e) => e.stream_revision)).toEqual([0n]);
+    const error = await store.appendToStream("s-1", [newEvent()], { expected_revision: 1n }).catch((e) => e);
+    expect(error).toBeInstanceOf(UndecodableEventError);
+    expect(certainlyUnwritten(error)).toBe(true);
+    expect(await answerOf(error)).toMatchObject({ status: 409, body: { error: "Conflict" } });
+    // Not the head: the append chains after the last good event's successor as usual.
+    await store.appendToStream("s-2", [newEvent()], { expected_revision: "no_stream" });
+    fake.appendForeign({ streamId: "s-2", ...bad });
+    fake.appendForeign({
+      streamId: "s-2",
+      type: "Tested",
+      data: {},
+      metadata: { tenant_id: "t" },
+      isJson: true,
+    });
+    expect((await store.appendToStream("s-2", [newEvent()], { expected_revision: 2n })).next_revision).toBe(
+      3n,
+    );
+  });
+
+  it("accepts a multi-host connection string, and names its hosts without credentials", async () => {
+    const url = "esdb://admin:p/w@n1:2113,n2:2113,n3:2113?tls=false&nodePreference=follower";
+    expect(eventStoreHosts(url)).toBe("n1:2113,n2:2113,n3:2113");
+    expect(eventStoreHosts("kurrentdb+discover://cluster.example:2113")).toBe("cluster.example:2113");
+    expect(loadConfig({ EVENTSTORE_URL: url }).EVENTSTORE_URL).toBe(url);
+    const s = createEventStoreDbEventStore("esdb://n1:2113,n2:2113,n3:2113?tls=false");
+    await s.close();
+  });
+});
+
+describe("EventStoreDB adapter: reservations whose holder's append is unknown (issue 38)", () => {
+  const tenant_id = randomUUID();
+  /** An event of this tenant (a holder of another tenant is stale by rule). */
+  const ours = (type = "Joined", data: Record<string, unknown> = {}) => {
+    const e = newEvent();
+    return { ...e, type, data, metadata: { ...e.metadata, tenant_id } };
+  };
+  const contextOf = (s: EventStore): CommandContext => ({ store: s, tenant_id, metadata: ours().metadata });
+  const write = (
+    id: string,
+    type: string,
+    k: string,
+    expected: HolderWrite["expected_revision"],
+  ): HolderWrite => ({
+    stream_name: badges.holderStream(id),
+    events: [ours(type, { key: k })],
+    expected_revision: expected,
+    holder_id: id,
+    reserve: type === "Held" ? [{ key: k, field: k }] : [],
+    release: [],
+  });
+  /** An existing holder `a` (revision 0) whose append taking `k` ends with an unknown outcome. */
+  async function unknownHolder(fake: ReturnType<typeof fakeClient>, s: EventStore, k: string, sends: number) {
+    const a = randomUUID();
+    await s.appendToStream(badges.holderStream(a), [ours()], {
+      expected_revision: "no_stream",
+    });
+    // The first send and settleWrites' three resends all fail before the server.
+    fake.faults.push({ op: "append", kind: "unavailable", stream: new RegExp(`^badge-${a}$`), times: sends });
+    const taking = write(a, "Held", k, 0n);
+    const error = await commitReserving(contextOf(s), badges, [taking]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    return { a, taking };
+  }
+
+  it("an existing holder's unknown append is settled once the store answers: written, the key bound by it", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    const k = `k${randomUUID()}`;
+    const { a } = await unknownHolder(fake, store, k, 4);
+    await waitFor(() => fake.log.some((e) => e.streamId === badges.holderStream(a) && e.type === "Held"));
+    expect(badges.holds(await store.readStream(badges.holderStream(a)), k)).toBe(true);
+    const b = randomUUID();
+    await expect(
+      commitReserving(contextOf(store), badges, [write(b, "Held", k, "no_stream")]),
+    ).rejects.toMatchObject({
+      status: 409,
+    });
+  });
+
+  it("another event in its place: the key goes back, where before it stayed bound to a holder that never took it", async () => {
+    const fake = fakeClient();
+    store = createEventStoreDbEventStore(fake.client);
+    const k = `k${randomUUID()}`;
+    const { a, taking } = await unknownHolder(fake, store, k, 1000);
+    // Bound meanwhile: the holder still sits at the revision it reserved at.
+    const b = randomUUID();
+    await expect(
+      commitReserving(contextOf(store), badges, [write(b, "Held", k, "no_stream")]),
+    ).rejects.toMatchObject({
+      status: 409,
+    });
+    fake.faults.length = 0;
+    await store.appendToStream(badges.holderStream(a), [ours("Renamed")], {
+      expected_revision: 0n,
+    });
+    expect(await settleHolder(contextOf(store), badges, taking, [k])).toBe("released");
+    expect((await readReservation(contextOf(store), badges, k)).holder).toBeNull();
+    await commitReserving(contextOf(store), badges, [write(b, "Held", k, "no_stream")]);
+    expect((await readReservation(contextOf(store), badges, k)).holder).toBe(b);
+  });
+
+  it("the reservation's event id names the holder's revision: another revision is another event", async () => {
+    const ids: string[] = [];
+    const [a, k] = [randomUUID(), `k${randomUUID()}`];
+    for (const revisions of [1, 2]) {
+      const fake = fakeClient();
+      const s = createEventStoreDbEventStore(fake.client);
+      for (let r = 0; r < revisions; r++)
+        await s.appendToStream(badges.holderStream(a), [ours()], {
+          expected_revision: r === 0 ? "no_stream" : BigInt(r - 1),
+        });
+      await commitReserving(contextOf(s), badges, [write(a, "Held", k, BigInt(revisions - 1))]);
+      ids.push(fake.log.find((e) => e.type === "KeyReserved")!.id);
+      await s.close();
+    }
+    expect(ids[0]).not.toBe(ids[1]);
   });
 });
 

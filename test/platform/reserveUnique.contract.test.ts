@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conflict } from "../../src/platform/errors.ts";
 import {
   type EventStore,
   WriteOutcomeUnknownError,
@@ -15,9 +14,9 @@ import {
   isAvailable,
   readReservation,
   releaseKey,
-  type Uniqueness,
 } from "../../src/platform/reserveUnique.ts";
 import type { CommandContext } from "../../src/platform/runCommand.ts";
+import { badges } from "../support/badges.ts";
 import { fakeClient } from "../support/fakeEventStoreDb.ts";
 import { createTestDatabase, databaseKinds } from "../support/testDatabase.ts";
 
@@ -67,35 +66,6 @@ const engines: Engine[] = [
     },
   },
 ];
-
-/** Holders are tiny "badge" streams: `Held {key}` takes a key, `Dropped` gives it up. */
-const badges: Uniqueness = {
-  stream: (tenant, key) => `badge_key-${tenant}-${key}`,
-  holderStream: (id) => `badge-${id}`,
-  holds(events, key) {
-    let held: string | null = null;
-    for (const e of events) held = e.type === "Held" ? e.data.key : e.type === "Dropped" ? null : held;
-    return held === key;
-  },
-  reserved: (holder, key, holder_revision) => ({
-    type: "KeyReserved",
-    data: { holder, key, holder_revision },
-  }),
-  released: (holder, key) => ({ type: "KeyReleased", data: { holder, key } }),
-  read(event) {
-    const data = event.data as { holder: string; holder_revision: number };
-    if (event.type === "KeyReserved") return { reserved: data.holder, holder_revision: data.holder_revision };
-    if (event.type === "KeyReleased") return { released: data.holder };
-    return null;
-  },
-  abandoned: (holder, key) => ({ type: "Abandoned", data: { holder, key } }),
-  taken: (fields) =>
-    conflict(
-      "Key taken",
-      fields.map((field) => ({ field, message: "taken" })),
-    ),
-  grace_ms: 300,
-};
 
 const paths = [
   { path: "in one commit", multi: true },

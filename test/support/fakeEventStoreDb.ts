@@ -69,6 +69,14 @@ export interface FakeOptions {
   throwOnAppendFailure?: boolean;
   /** unsubscribe() rejects, as when endpoint discovery failed (esdb+discover://). */
   discoveryFails?: boolean;
+  /**
+   * The client is connected to a follower (nodePreference=follower) this many events behind the
+   * leader: a stream read without `requiresLeader` misses the stream's newest `followerLag`
+   * events; with it, the follower refuses (NotLeaderError) once, and the client, moved to the
+   * leader (Client/index.js shouldReconnect), reads there from then on. An append without it is
+   * forwarded to the leader (written); with it, refused once the same way.
+   */
+  followerLag?: number;
 }
 
 export class FakeSubscription extends PassThrough {
@@ -92,6 +100,8 @@ export function fakeClient(options: FakeOptions = {}) {
   const log: Stored[] = [];
   const faults: Fault[] = [];
   const tombstoned = new Set<string>();
+  /** `stream/revision` of events stream reads do not return. */
+  const hidden = new Set<string>();
   const maxAppendSize = options.maxAppendSize ?? 1024 * 1024;
   /** The fault for this call, if one matches (each counts down its `times`). */
   const faultFor = (op: Fault["op"], name: string) => {
@@ -115,7 +125,26 @@ export function fakeClient(options: FakeOptions = {}) {
         }),
       );
   };
-  const calls = { readStream: 0, dispose: 0, subscribeToAll: [] as number[] };
+  const calls = {
+    readStream: 0,
+    dispose: 0,
+    subscribeToAll: [] as number[],
+    /** Events readAll handed over, of every call. */
+    readAllEvents: 0,
+    /** Calls that did not ask for the leader (`requiresLeader`). */
+    leaderless: [] as string[],
+  };
+  /** Connected to a follower until a requiresLeader call is refused there. */
+  const node = { follower: options.followerLag !== undefined };
+  const onFollower = (op: string, requiresLeader: boolean | undefined, viaLeader?: boolean) => {
+    if (viaLeader) return false;
+    if (!requiresLeader) calls.leaderless.push(op);
+    if (node.follower && requiresLeader) {
+      node.follower = false;
+      failBeforeWrite("not-leader");
+    }
+    return node.follower && !requiresLeader;
+  };
   const subscriptions: FakeSubscription[] = [];
   /** Subscriptions that receive each new event. */
   const live = new Set<FakeSubscription>();
@@ -139,9 +168,14 @@ export function fakeClient(options: FakeOptions = {}) {
     async appendToStream(
       name: string,
       events: JSONEventData[],
-      { expectedRevision }: { expectedRevision: AppendExpectedRevision },
+      {
+        expectedRevision,
+        requiresLeader,
+        viaLeader,
+      }: { expectedRevision: AppendExpectedRevision; requiresLeader?: boolean; viaLeader?: boolean },
     ): Promise<AppendResult> {
       failBeforeWrite(state.down ? "unavailable" : null);
+      onFollower(`append ${name}`, requiresLeader, viaLeader);
       const fault = faultFor("append", name);
       failBeforeWrite(fault);
       if (tombstoned.has(name)) throw StreamDeletedError.fromStreamName(name);
@@ -158,12 +192,22 @@ export function fakeClient(options: FakeOptions = {}) {
     },
     async *readStream(
       name: string,
-      o: { fromRevision?: bigint | typeof START | typeof END; direction?: string; maxCount?: number } = {},
+      o: {
+        fromRevision?: bigint | typeof START | typeof END;
+        direction?: string;
+        maxCount?: number;
+        requiresLeader?: boolean;
+        viaLeader?: boolean;
+      } = {},
     ) {
       calls.readStream++;
       failBeforeWrite(state.down ? "unavailable" : faultFor("read", name));
+      const lagging = onFollower(`read ${name}`, o.requiresLeader, o.viaLeader);
       if (tombstoned.has(name)) throw StreamDeletedError.fromStreamName(name);
-      const stream = streamOf(name);
+      // A hidden event is missing from a read at its exact revision only (the head by END still shows).
+      const exact = typeof o.fromRevision === "bigint";
+      const whole = streamOf(name).filter((e) => !exact || !hidden.has(`${name}/${e.revision}`));
+      const stream = lagging ? whole.slice(0, Math.max(0, whole.length - (options.followerLag ?? 0))) : whole;
       if (stream.length === 0) throw new StreamNotFoundError(undefined, name);
       const backwards = o.direction === BACKWARDS;
       const from =
@@ -186,7 +230,10 @@ export function fakeClient(options: FakeOptions = {}) {
           backwards ? e.position.commit < at.commit : e.position.commit >= at.commit,
         );
       }
-      for (const e of picked.slice(0, o.maxCount ?? picked.length)) yield resolved(e, false);
+      for (const e of picked.slice(0, o.maxCount ?? picked.length)) {
+        calls.readAllEvents++;
+        yield resolved(e, false);
+      }
     },
     /** Catch-up from `fromPosition` (inclusive, as the server), then every event written after. */
     subscribeToAll(o: { fromPosition?: ReadPosition } = {}) {
@@ -265,7 +312,10 @@ export function fakeClient(options: FakeOptions = {}) {
     return { success: true, nextExpectedRevision: last.revision, position: last.position };
   }
 
-  /** An event another application wrote on the same server (`$all` is server-wide). */
+  /**
+   * An event another application wrote on the same server (`$all` is server-wide), or one written
+   * to a stream of ours past the adapter (binary data, a hand-made repair).
+   */
   const appendForeign = (event: Pick<Stored, "streamId" | "type" | "data" | "metadata" | "isJson">) => {
     const at = BigInt(log.length + 1) * 100n;
     log.push({
@@ -278,8 +328,23 @@ export function fakeClient(options: FakeOptions = {}) {
     deliver(log[log.length - 1]);
   };
 
+  /** The same server seen from a client on the leader (another instance): never lagging. */
+  const leader = {
+    ...client,
+    appendToStream: (
+      name: string,
+      events: JSONEventData[],
+      o: { expectedRevision: AppendExpectedRevision },
+    ) => client.appendToStream(name, events, { ...o, viaLeader: true }),
+    readStream: (name: string, o: Parameters<typeof client.readStream>[1] = {}) =>
+      client.readStream(name, { ...o, viaLeader: true }),
+  };
+
   return {
     client: client as unknown as EventStoreDBClient,
+    leader: leader as unknown as EventStoreDBClient,
+    /** Stream reads stop returning this event (a node that lost it, a truncated stream). */
+    hide: (name: string, revision: bigint) => hidden.add(`${name}/${revision}`),
     log,
     calls,
     subscriptions,

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { webhookSubscriptionStream } from "../../events/webhooks.ts";
 import { legalToday } from "../../law/calendar.ts";
@@ -6,11 +9,11 @@ import type { Config } from "../../platform/config.ts";
 import type { Sql } from "../../platform/db.ts";
 import type { EventStore } from "../../platform/eventstore/eventStore.ts";
 import { runCommand } from "../../platform/runCommand.ts";
-import type { WorkerLoop } from "../../platform/workerLoops.ts";
+import type { LoopDeps, WorkerLoop } from "../../platform/workerLoops.ts";
 import { insertDeliveries, type NewDelivery } from "../../projections/webhooks.ts";
 import { newlyOverdueCalls } from "../../queries/webhooks.ts";
 import { webhookSubscriptionDecider } from "./decider.ts";
-import { resolvedUrlProblem } from "./url.ts";
+import { type Receiver, receiverOf } from "./url.ts";
 
 /**
  * The webhook deliverer (docs/webhooks.md), a worker loop of every worker process. Each pass:
@@ -38,6 +41,7 @@ export interface DelivererDeps {
     | "PMS_WEBHOOK_DISABLE_AFTER"
     | "PMS_WEBHOOK_OVERDUE_SCAN_SECONDS"
   >;
+  log?: LoopDeps["log"];
 }
 
 interface Claimed {
@@ -96,25 +100,39 @@ async function queueOverdue(sql: Sql): Promise<number> {
   return rows.length;
 }
 
-async function claim(sql: Sql): Promise<Claimed[]> {
+/** The log's entry for an attempt under way: replaced by its outcome, left as is by a killed worker. */
+const UNRECORDED = "No outcome recorded: the attempt was under way when its worker stopped";
+
+/**
+ * Claims up to `limit` due deliveries and enters each attempt in the log before it is sent, so
+ * an attempt cut by a kill still shows (with UNRECORDED) once another worker takes the row over.
+ */
+async function claim(sql: Sql, limit: number): Promise<Claimed[]> {
   return sql.query<Claimed>(
     `WITH due AS (
        SELECT id FROM webhook_deliveries
        WHERE (status IN ('PENDING', 'RETRY_SCHEDULED') AND next_attempt_at <= now())
           OR (status = 'SENDING' AND claimed_until < now())
-       ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
+       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
      ), claimed AS (
        UPDATE webhook_deliveries d SET status = 'SENDING', attempts = d.attempts + 1,
-         claimed_until = now() + interval '${CLAIM_SECONDS} seconds'
+         claimed_until = now() + interval '${CLAIM_SECONDS} seconds',
+         attempt_log = d.attempt_log || jsonb_build_array(jsonb_build_object(
+           'attempt', d.attempts + 1, 'started_at', $2::text, 'duration_ms', 0,
+           'status_code', NULL, 'error', $3::text))
        FROM due WHERE d.id = due.id
        RETURNING d.id, d.tenant_id, d.subscription_id, d.webhook_id, d.payload, d.attempts
      )
      SELECT c.*, s.url, s.secret, s.enabled FROM claimed c
      LEFT JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
+    [limit, new Date().toISOString(), UNRECORDED],
   );
 }
 
-/** POSTs one delivery, signed; never throws. */
+/** SQL: whether the log's last entry is the attempt numbered $2 (entered by claim). */
+const LAST_IS_THIS = "(attempt_log -> -1 ->> 'attempt')::int = $2";
+
+/** POSTs one delivery, signed, to the address checked; never throws. */
 async function post(delivery: Claimed, allowLocalhost: boolean): Promise<Outcome> {
   const started = new Date();
   const done = (status_code: number | null, error: string | null): Outcome => ({
@@ -123,32 +141,74 @@ async function post(delivery: Claimed, allowLocalhost: boolean): Promise<Outcome
     started_at: started.toISOString(),
     duration_ms: Date.now() - started.getTime(),
   });
-  const url = delivery.url as string;
   try {
-    const problem = await resolvedUrlProblem(url, allowLocalhost);
-    if (problem) return done(null, `Refused: the URL ${problem}`);
+    // One deadline for everything: the lookup, the connection, the answer and its body.
+    const signal = AbortSignal.timeout(TIMEOUT_MS);
+    const receiver = await beforeDeadline(receiverOf(delivery.url as string, allowLocalhost), signal);
+    if ("problem" in receiver) return done(null, `Refused: the URL ${receiver.problem}`);
     const body = JSON.stringify(delivery.payload);
     const signature = new Webhook(delivery.secret as string).sign(delivery.webhook_id, started, body);
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "pms-webhooks/1",
-        "webhook-id": delivery.webhook_id,
-        "webhook-timestamp": String(Math.floor(started.getTime() / 1000)),
-        "webhook-signature": signature,
-      },
-      body,
-      // A redirect could lead anywhere (SSRF): it is an answer, not followed.
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+    const answer = await send(receiver, body, signal, {
+      "content-type": "application/json",
+      "user-agent": "pms-webhooks/1",
+      "webhook-id": delivery.webhook_id,
+      "webhook-timestamp": String(Math.floor(started.getTime() / 1000)),
+      "webhook-signature": signature,
     });
-    const text = await response.text().catch(() => "");
-    if (response.status >= 200 && response.status < 300) return done(response.status, null);
-    return done(response.status, `HTTP ${response.status}${text ? `: ${text.slice(0, ERROR_CHARS)}` : ""}`);
+    if (answer.status >= 200 && answer.status < 300) return done(answer.status, null);
+    return done(
+      answer.status,
+      `HTTP ${answer.status}${answer.text ? `: ${answer.text.slice(0, ERROR_CHARS)}` : ""}`,
+    );
   } catch (error) {
     return done(null, (error as Error).message.slice(0, ERROR_CHARS));
   }
+}
+
+/** The work's answer, or the signal's reason once it aborts (a lookup takes no signal). */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+/**
+ * One POST to the checked address: the socket's lookup answers it, so no second resolution can
+ * lead elsewhere; TLS still verifies the certificate for the URL's host name (SNI too). A
+ * redirect could lead anywhere (SSRF): it is an answer, not followed. At most ERROR_CHARS of the
+ * body are kept.
+ */
+function send(
+  receiver: Extract<Receiver, { address: string }>,
+  body: string,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const { url, address, family } = receiver;
+  const lookup: LookupFunction = (_host, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) }, lookup, signal },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          if (text.length < ERROR_CHARS) text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** Records the attempt, unless another worker has taken the delivery over since the claim. */
@@ -161,7 +221,9 @@ async function record(deps: DelivererDeps, delivery: Claimed, outcome: Outcome):
   const entry = { attempt: delivery.attempts, ...outcome };
   const rows = await deps.sql.query(
     `UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5,
-       attempt_log = attempt_log || jsonb_build_array($6::jsonb), claimed_until = NULL,
+       attempt_log = CASE WHEN ${LAST_IS_THIS} THEN jsonb_set(attempt_log, '{-1}', $6::jsonb)
+         ELSE attempt_log || jsonb_build_array($6::jsonb) END,
+       claimed_until = NULL,
        next_attempt_at = now() + make_interval(secs => $7),
        delivered_at = CASE WHEN $3 = 'DELIVERED' THEN now() END,
        finished_at = CASE WHEN $3 IN ('DELIVERED', 'FAILED') THEN now() END
@@ -210,7 +272,8 @@ async function disableIfFailing(deps: DelivererDeps, delivery: Claimed): Promise
 const cancel = (sql: Sql, delivery: Claimed) =>
   sql.query(
     `UPDATE webhook_deliveries SET status = 'CANCELLED', finished_at = now(), claimed_until = NULL,
-       attempts = attempts - 1, last_error = 'The subscription is disabled or deleted'
+       attempts = attempts - 1, last_error = 'The subscription is disabled or deleted',
+       attempt_log = CASE WHEN ${LAST_IS_THIS} THEN attempt_log - (-1) ELSE attempt_log END
      WHERE id = $1 AND status = 'SENDING' AND attempts = $2`,
     [delivery.id, delivery.attempts],
   );
@@ -224,23 +287,46 @@ async function deliverOne(deps: DelivererDeps, delivery: Claimed): Promise<void>
   if (await record(deps, delivery, outcome)) await disableIfFailing(deps, delivery);
 }
 
-/** One pass; how many deliveries it tried or created. */
-export function webhookDeliverer(deps: DelivererDeps): () => Promise<number> {
+/**
+ * One pass; how many deliveries it started or created. Deliveries run on their own: the pass does
+ * not wait for them, so one receiver that hangs (up to TIMEOUT_MS) holds back no other delivery,
+ * and the next pass claims what fell due meanwhile; at most BATCH are under way per process.
+ * `settled()` waits for those under way (close, tests).
+ */
+export function webhookDeliverer(deps: DelivererDeps): (() => Promise<number>) & {
+  settled(): Promise<void>;
+} {
   let lastScan = 0;
-  return async () => {
+  const underWay = new Set<Promise<void>>();
+  const pass = async () => {
     await expireStale(deps.sql);
     let done = 0;
     if (Date.now() - lastScan >= deps.config.PMS_WEBHOOK_OVERDUE_SCAN_SECONDS * 1000) {
       lastScan = Date.now();
       done += await queueOverdue(deps.sql);
     }
-    const claimed = await claim(deps.sql);
-    await Promise.all(claimed.map((d) => deliverOne(deps, d)));
+    const room = BATCH - underWay.size;
+    const claimed = room > 0 ? await claim(deps.sql, room) : [];
+    for (const delivery of claimed) {
+      const running = deliverOne(deps, delivery)
+        // A failure to record leaves the row SENDING: its claim expires and it is tried again.
+        .catch((error: unknown) => deps.log?.error(error, "webhook delivery failed to record"))
+        .finally(() => underWay.delete(running));
+      underWay.add(running);
+    }
     return done + claimed.length;
   };
+  return Object.assign(pass, {
+    settled: async () => {
+      await Promise.allSettled([...underWay]);
+    },
+  });
 }
 
 export const webhookLoop: WorkerLoop = {
   name: "webhooks",
-  open: ({ sql, store, config }) => ({ run: webhookDeliverer({ sql, store, config }) }),
+  open: ({ sql, store, config, log }) => {
+    const run = webhookDeliverer({ sql, store, config, log });
+    return { run, close: run.settled };
+  },
 };

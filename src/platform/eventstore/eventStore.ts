@@ -234,6 +234,24 @@ export class AppendTooLargeError extends Error {
 }
 
 /**
+ * The event an append must chain after cannot be decoded (not JSON: another writer's bytes in one
+ * of our streams): the append is refused, nothing written. Reads skip such an event, as the
+ * projections do (docs/eventstoredb.md, "Events").
+ */
+export class UndecodableEventError extends Error {
+  constructor(
+    readonly stream_name: string,
+    readonly revision: bigint,
+    cause: unknown,
+  ) {
+    super(`Event ${revision} of stream ${stream_name} cannot be decoded: ${(cause as Error)?.message}`, {
+      cause,
+    });
+    this.name = "UndecodableEventError";
+  }
+}
+
+/**
  * Whether a failed write certainly wrote nothing, so what was done for it may be undone (keys
  * given back). A WriteOutcomeUnknownError or any error not known here may have committed.
  */
@@ -241,6 +259,7 @@ export const certainlyUnwritten = (error: unknown): boolean =>
   error instanceof WrongExpectedRevisionError ||
   error instanceof StreamDeletedError ||
   error instanceof AppendTooLargeError ||
+  error instanceof UndecodableEventError ||
   error instanceof StoreUnavailableError;
 
 export const START: Position = { commit: -1n, prepare: -1n };

@@ -7,6 +7,7 @@ import {
   AppendTooLargeError,
   StoreUnavailableError,
   StreamDeletedError,
+  UndecodableEventError,
   WriteOutcomeUnknownError,
 } from "../eventstore/eventStore.ts";
 import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts";
@@ -46,6 +47,11 @@ function toApiError(error: FastifyError & { schemaPart?: string }): ApiError {
   // The event store's refusals and outages (docs/eventstoredb.md, "Errors").
   if (error instanceof StreamDeletedError)
     return new ApiError("Conflict", "The resource's stream was deleted for good; it cannot be written");
+  if (error instanceof UndecodableEventError)
+    return new ApiError(
+      "Conflict",
+      "The resource's stream ends with an event the service cannot read; it cannot be written until an operator repairs it",
+    );
   if (error instanceof AppendTooLargeError)
     return new ApiError("PayloadTooLarge", "The change is over the event store's size limit for one write");
   if (error instanceof WriteOutcomeUnknownError)

@@ -4,6 +4,7 @@ import {
   END,
   type EventStoreDBClient,
   jsonEvent,
+  NotLeaderError,
   type ResolvedEvent,
   StreamNotFoundError,
   WrongExpectedVersionError,
@@ -15,16 +16,17 @@ import {
   type NewEvent,
   type Position,
   START,
+  StoreUnavailableError,
   WrongExpectedRevisionError,
 } from "../eventStore.ts";
 import { currentSchemaVersion } from "../upcast.ts";
 import {
+  decodeStreamEvent,
   knownPosition,
   toClientExpectedRevision,
   toPortActualRevision,
   toPortError,
   toPortReadError,
-  toRecordedEvent,
 } from "./mapping.ts";
 import { headPosition } from "./readAll.ts";
 
@@ -47,9 +49,13 @@ export async function appendToStream(
     // for "any" or "stream_exists" append at its exact revision, so that a concurrent write cannot
     // land in between (the server refuses; we read again).
     // A read that fails wrote nothing: the port's read errors (a tombstone, no server).
-    const head = await chainHead(client, stream_name, expected).catch((error: unknown) => {
+    let head: Awaited<ReturnType<typeof chainHead>>;
+    try {
+      head = await chainHead(client, stream_name, expected);
+    } catch (error) {
+      if (error instanceof NotLeaderError && attempt < LEADER_ATTEMPTS) continue;
       throw toPortReadError(error, stream_name);
-    });
+    }
     const revisionOf = head ? head.revision : "no_stream";
     const links = chainHashes(
       stream_name,
@@ -74,9 +80,13 @@ export async function appendToStream(
     try {
       result = await client.appendToStream(stream_name, proposed, {
         expectedRevision: toClientExpectedRevision(loose ? revisionOf : expected),
+        // A follower would forward the write; refused instead, the client moves to the leader
+        // (Client/index.js shouldReconnect) and the loop reads the head again there.
+        requiresLeader: true,
       });
       break;
     } catch (error) {
+      if (error instanceof NotLeaderError && attempt < LEADER_ATTEMPTS) continue;
       if (error instanceof WrongExpectedVersionError) {
         if (loose && attempt < LOOSE_ATTEMPTS) {
           // Spread the racers out, or they meet again at the next head.
@@ -114,11 +124,16 @@ export async function appendToStream(
 
 /** Tries of an "any" or "stream_exists" append that meets a concurrent write. */
 const LOOSE_ATTEMPTS = 20;
+/** Tries of an append refused by a follower (NotLeaderError): the client has moved to the leader. */
+const LEADER_ATTEMPTS = 3;
 
 /**
  * The event a write with this expected revision lands after, with its chain hash (null for an
  * event written before the chain): the one at an exact revision, else the stream's last; null for
- * none ("no_stream", a missing stream or revision: the server then judges the expected revision).
+ * none ("no_stream", or "stream_exists"/"any" on a missing stream: the server judges those). Read
+ * on the leader: a lagging follower would miss the head and restart the chain at null. An exact
+ * revision whose event is not there is a refusal, never an append without its link: a
+ * WrongExpectedRevisionError when the stream is elsewhere, else StoreUnavailableError.
  */
 async function chainHead(
   client: EventStoreDBClient,
@@ -128,8 +143,16 @@ async function chainHead(
   if (expected === "no_stream") return null;
   const [last] = await lastEvents(client, stream_name, typeof expected === "bigint" ? expected : END);
   const event = last?.event;
-  if (!event || (typeof expected === "bigint" && event.revision !== expected)) return null;
-  const recorded = toRecordedEvent(last);
+  if (typeof expected === "bigint" && event?.revision !== expected) {
+    const actual = await currentRevision(client, stream_name);
+    if (actual !== expected) throw new WrongExpectedRevisionError(stream_name, expected, actual);
+    throw new StoreUnavailableError(
+      `EventStoreDB did not return revision ${expected} of ${stream_name}, the event the append must chain after; nothing written`,
+    );
+  }
+  if (!event) return null;
+  // A head that does not decode cannot be chained after: UndecodableEventError, nothing written.
+  const recorded = decodeStreamEvent(last, stream_name);
   return { revision: event.revision, hash: recorded?.hash ?? null };
 }
 
@@ -153,7 +176,7 @@ async function currentRevision(
   return last?.event ? last.event.revision : "no_stream";
 }
 
-/** At most one event, read backwards from `from`; [] for a missing stream. */
+/** At most one event, read backwards from `from` on the leader; [] for a missing stream. */
 async function lastEvents(
   client: EventStoreDBClient,
   stream_name: string,
@@ -165,6 +188,7 @@ async function lastEvents(
       fromRevision: from,
       direction: BACKWARDS,
       maxCount: 1,
+      requiresLeader: true,
     }))
       events.push(resolved);
   } catch (error) {

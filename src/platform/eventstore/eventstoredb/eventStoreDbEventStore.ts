@@ -7,8 +7,9 @@ import {
 import type { EventStore, Subscription } from "../eventStore.ts";
 import { settleWrites } from "../settleWrites.ts";
 import { appendToStream } from "./appendToStream.ts";
+import { toClientConnectionString } from "./connectionString.ts";
 import { isAmbiguousWriteError } from "./mapping.ts";
-import { headPosition, readAll, streamsOf } from "./readAll.ts";
+import { headPosition, readAll, scanMemory, streamsOf } from "./readAll.ts";
 import { readStream } from "./readStream.ts";
 import { subscribeToAll } from "./subscribeToAll.ts";
 
@@ -38,6 +39,7 @@ export function createEventStoreDbEventStore(
       ? EventStoreDBClient.connectionString(toClientConnectionString(connection))
       : connection;
   const ours = streamsOf(options.categories);
+  const scanned = scanMemory();
   const channels = trackChannels(client);
   const backoff = options.backoff ?? BACKOFF;
   const listeners = new Set<() => void>();
@@ -112,7 +114,7 @@ export function createEventStoreDbEventStore(
         return result;
       },
       readStream: (stream_name, options) => readStream(client, stream_name, options),
-      readAll: (options) => readAll(client, options, ours),
+      readAll: (options) => readAll(client, options, ours, scanned),
       subscribeToAll(options, onEvent) {
         const inner = subscribeToAll(client, options, onEvent, ours);
         const subscription: Subscription = {
@@ -132,7 +134,7 @@ export function createEventStoreDbEventStore(
           if (listeners.size === 0) void stopWakeUp();
         };
       },
-      headPosition: () => headPosition(client, ours),
+      headPosition: () => headPosition(client, ours, scanned),
       async close() {
         listeners.clear();
         await Promise.allSettled([stopWakeUp(), ...[...subscriptions].map((s) => s.stop())]);
@@ -142,18 +144,6 @@ export function createEventStoreDbEventStore(
     },
     isAmbiguousWriteError,
     notify,
-  );
-}
-
-/**
- * Client 6.2.1 parses only `esdb://` and `esdb+discover://` (Client/parseConnectionString.js);
- * KurrentDB's schemes (`kurrentdb://`, `kurrentdb+discover://`, `kdb://`, `kdb+discover://`) name
- * the same gRPC protocol and options, so they are given to it under the esdb names.
- */
-export function toClientConnectionString(connection: string): string {
-  return connection.replace(
-    /^(kurrentdb|kdb)(\+discover)?:\/\//i,
-    (_, _scheme, discover = "") => `esdb${discover}://`,
   );
 }
 

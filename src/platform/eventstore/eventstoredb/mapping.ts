@@ -25,6 +25,7 @@ import {
   START,
   StoreUnavailableError,
   StreamDeletedError,
+  UndecodableEventError,
 } from "../eventStore.ts";
 import { upcast } from "../upcast.ts";
 
@@ -104,6 +105,15 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
     previous_hash: previous_hash ?? null,
     hash: hash ?? null,
   });
+}
+
+/** toRecordedEvent, its parse failure (bytes that are not JSON) an UndecodableEventError. */
+export function decodeStreamEvent(resolved: ResolvedEvent, stream_name: string): RecordedEvent | null {
+  try {
+    return toRecordedEvent(resolved);
+  } catch (error) {
+    throw new UndecodableEventError(stream_name, resolved.event?.revision ?? -1n, error);
+  }
 }
 
 /** The client returns bytes when a payload is not JSON-typed or failed to parse. */

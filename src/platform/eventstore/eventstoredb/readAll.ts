@@ -14,51 +14,96 @@ import { isSystemType, toReadPosition, toRecordedEvent } from "./mapping.ts";
 const PAGE = 500;
 /** As the PostgreSQL adapter: a call without max_count returns one bounded batch, not the whole log. */
 const DEFAULT_MAX_COUNT = 1000;
+/** Read starts remembered (a few per projector); past it the memory starts over. */
+const REMEMBERED = 256;
+
+/**
+ * What earlier reads of this store scanned of $all: `skip` maps a read's exclusive start to the
+ * position up to which nothing after it is ours; `head` the last headPosition answer and the
+ * newest position it had seen. $all only grows at its end (a later commit has a greater commit
+ * position), so what was scanned never changes: foreign events are fetched once, not at every poll.
+ */
+export interface ScanMemory {
+  skip: Map<string, Position>;
+  head?: { seen: Position; ours: Position | null };
+}
+
+export const scanMemory = (): ScanMemory => ({ skip: new Map() });
+
+const keyOf = (after: Position | undefined) => (after ? `${after.commit}/${after.prepare}` : "start");
 
 /**
  * Committed events of $all strictly after `options.after`, in log order. Client v6 sends no filter
- * on reads (only subscriptions take one), so system events are dropped here and a page may yield
- * fewer than max_count: keep paging until max_count user events or the end of the log.
- * ESDB's fromPosition is inclusive, hence the strict comparison with the lower bound.
+ * on reads (streams/readAll.js sets "no filter"; only subscriptions take one), so system and
+ * foreign events are dropped here and a page may yield fewer than max_count: keep paging until
+ * max_count user events or the end of the log. ESDB's fromPosition is inclusive, hence the strict
+ * comparison with the lower bound. `memory` lets the next read from the same start begin where
+ * this one stopped.
  */
 export async function readAll(
   client: EventStoreDBClient,
   options: ReadAllOptions = {},
   ours: OurStreams = allStreams,
+  memory: ScanMemory = scanMemory(),
 ): Promise<RecordedEvent[]> {
   const limit = options.max_count ?? DEFAULT_MAX_COUNT;
   const events: RecordedEvent[] = [];
-  let after = options.after && options.after.commit >= 0n ? options.after : undefined;
-  while (events.length < limit) {
+  const start = options.after && options.after.commit >= 0n ? options.after : undefined;
+  let after = memory.skip.get(keyOf(start)) ?? start;
+  scan: while (events.length < limit) {
     const page = await readPage(client, toReadPosition(after), FORWARDS);
     for (const resolved of page) {
       const position = resolved.event?.position;
       if (!position || (after && comparePositions(position, after) <= 0)) continue;
-      after = position;
       const event = userEvent(resolved, ours);
-      if (event && events.length < limit) events.push(event);
+      if (event) {
+        if (events.length >= limit) break scan;
+        events.push(event);
+      }
+      after = position;
     }
     if (page.length < PAGE) break;
+  }
+  // The next read starts after our last event (or where this one started): from there, all up to
+  // `after` was not ours.
+  const from = events.length > 0 ? events[events.length - 1].position : start;
+  if (after && (!from || comparePositions(after, from) > 0)) {
+    if (memory.skip.size >= REMEMBERED) memory.skip.clear();
+    memory.skip.set(keyOf(from), after);
   }
   return events;
 }
 
-/** The newest user event's position: read $all backwards from the end past any system events. */
+/**
+ * The newest user event's position: read $all backwards from the end past any system or foreign
+ * events, down to what the last call had seen (its answer still holds below that).
+ */
 export async function headPosition(
   client: EventStoreDBClient,
   ours: OurStreams = allStreams,
+  memory: ScanMemory = scanMemory(),
 ): Promise<Position | null> {
+  const known = memory.head;
   let before: Position | undefined;
-  for (;;) {
-    const page = await readPage(client, before ?? END, BACKWARDS);
+  let newest: Position | undefined;
+  const answer = (head: Position | null) => {
+    const seen = newest ?? known?.seen;
+    if (seen) memory.head = { seen, ours: head };
+    return head;
+  };
+  // Nothing new since the last call is the common case: then one event is all it fetches.
+  for (let count = known ? 1 : PAGE; ; count = PAGE) {
+    const page = await readPage(client, before ?? END, BACKWARDS, count);
     for (const resolved of page) {
       const position = resolved.event?.position;
       if (!position || (before && comparePositions(position, before) >= 0)) continue;
+      if (known && comparePositions(position, known.seen) <= 0) return answer(known.ours);
       before = position;
+      newest ??= position;
       const event = userEvent(resolved, ours);
-      if (event) return event.position;
+      if (event) return answer(event.position);
     }
-    if (page.length < PAGE) return null;
+    if (page.length < count) return answer(known?.ours ?? null);
   }
 }
 
@@ -66,10 +111,10 @@ async function readPage(
   client: EventStoreDBClient,
   fromPosition: ReadPosition,
   direction: typeof FORWARDS | typeof BACKWARDS,
+  maxCount = PAGE,
 ): Promise<AllStreamResolvedEvent[]> {
   const page: AllStreamResolvedEvent[] = [];
-  for await (const resolved of client.readAll({ fromPosition, direction, maxCount: PAGE }))
-    page.push(resolved);
+  for await (const resolved of client.readAll({ fromPosition, direction, maxCount })) page.push(resolved);
   return page;
 }
 
@@ -110,7 +155,11 @@ export function userEvent(
   }
 }
 
-function skipped(reason: string, raw: { id: string; streamId: string; type: string }, why: string): null {
+export function skipped(
+  reason: string,
+  raw: { id: string; streamId: string; type: string },
+  why: string,
+): null {
   metrics.skippedEvents.inc({ reason });
   if (!warned.has(raw.id)) {
     if (warned.size >= 10_000) warned.clear();

@@ -1,8 +1,13 @@
 import { type EventStoreDBClient, FORWARDS, START, StreamNotFoundError } from "@eventstore/db-client";
-import type { RecordedEvent } from "../eventStore.ts";
-import { toPortReadError, toRecordedEvent } from "./mapping.ts";
+import { type RecordedEvent, UndecodableEventError } from "../eventStore.ts";
+import { decodeStreamEvent, toPortReadError } from "./mapping.ts";
+import { skipped } from "./readAll.ts";
 
-/** Events of one stream in revision order; ESDB signals an unknown stream by an error, the port by []. */
+/**
+ * Events of one stream in revision order; ESDB signals an unknown stream by an error, the port by [].
+ * An event that does not decode is skipped, counted and warned, as the projections skip it in $all
+ * (an append right after it is refused instead: appendToStream.ts chainHead).
+ */
 export async function readStream(
   client: EventStoreDBClient,
   stream_name: string,
@@ -16,8 +21,13 @@ export async function readStream(
       fromRevision: options.from_revision ?? START,
       maxCount: options.max_count ?? Number.MAX_SAFE_INTEGER,
     })) {
-      const event = toRecordedEvent(resolved);
-      if (event) events.push(event);
+      try {
+        const event = decodeStreamEvent(resolved, stream_name);
+        if (event) events.push(event);
+      } catch (error) {
+        if (!(error instanceof UndecodableEventError) || !resolved.event) throw error;
+        skipped("undecodable", resolved.event, (error.cause as Error).message);
+      }
     }
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
