@@ -34,7 +34,6 @@ export const STREAM_CATEGORIES = [
   "place",
   "place_charges",
   "place_rent_regulation",
-  "projection_quarantine",
   "receipt_counter",
   "room",
   "service_contract",

@@ -501,18 +501,23 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const good = randomUUID();
       const other = randomUUID();
       const row = async (id: string) => (await readCounters(db.sql, "c_restart")).find((r) => r.id === id);
+      // The log is the file's (other tests' poison events too): this test's stream only.
+      const mine = async () =>
+        (await listQuarantine(db.sql, { projection: "c_restart" })).filter(
+          (q) => q.stream_name === `counter-${good}`,
+        );
       const first = start(db, [counterProjection({ name: "c_restart", control })]);
       await count(db.store, tenant, good, [1]);
       await count(db.store, tenant, good, [100], { poison: true });
       await count(db.store, tenant, good, [2]);
       expect(await first.waitFor(await count(db.store, tenant, other, [5]), 10_000)).toBe(true);
-      expect((await listQuarantine(db.sql, { projection: "c_restart" })).length).toBe(2);
+      expect((await mine()).length).toBe(2);
       await first.stop();
 
       // Restarted: the stream is still held (its next event waits too), nothing is applied again.
       const second = start(db, [counterProjection({ name: "c_restart", control })]);
       expect(await second.waitFor(await count(db.store, tenant, good, [3]), 10_000)).toBe(true);
-      const aside = await listQuarantine(db.sql, { projection: "c_restart" });
+      const aside = await mine();
       expect(aside.length).toBe(3);
       expect(await row(good)).toMatchObject({ events: 1, total: 1 });
       expect(await row(other)).toMatchObject({ events: 1, total: 5 });
@@ -530,7 +535,8 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       // Restarted after the retry: the retry is behind the checkpoint, not acted on again.
       const third = start(db, [counterProjection({ name: "c_restart", control })]);
       expect(await third.waitFor(await count(db.store, tenant, other, [1]), 10_000)).toBe(true);
-      expect(await readCounters(db.sql, "c_restart")).toEqual(await expectedCounters(db.store));
+      expect(await row(good)).toMatchObject({ events: 4, total: 106 });
+      expect(await row(other)).toMatchObject({ events: 2, total: 6 });
       await third.stop();
 
       // A new version rebuilds from the log while the poison still fails: the rebuild finishes,
@@ -539,7 +545,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const rebuilt = start(db, [counterProjection({ name: "c_restart", control, version: 2 })]);
       await rebuilt.ready();
       expect(await rebuilt.waitFor(await count(db.store, tenant, other, [1]), 20_000)).toBe(true);
-      const again = await listQuarantine(db.sql, { projection: "c_restart" });
+      const again = await mine();
       expect(again.map((q) => q.event_id)).toEqual(aside.map((q) => q.event_id));
       expect(again[0].attempts).toBe(2);
       expect((await checkpointRow(db.sql, "c_restart"))!.version).toBe(2);

@@ -13,7 +13,7 @@ import type { Projection } from "./projection.ts";
  * an event of the log (`projection_quarantine-<id>`) the projector reacts to in its batch.
  */
 
-/** The stream category of the operators' retries and skips (STREAM_CATEGORIES). */
+/** The stream category of the operators' retries and skips (EventStoreDB reads it: startService.ts). */
 export const QUARANTINE_CATEGORY = "projection_quarantine";
 
 export const QUARANTINE_RETRIED = "QuarantinedEventRetried";
