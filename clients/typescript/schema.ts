@@ -224,6 +224,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projections/{name}/quarantine/{event_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a quarantined event again
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postAdminProjectionsByNameQuarantineByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projections/{name}/quarantine/{event_id}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drop a quarantined event
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postAdminProjectionsByNameQuarantineByEventIdSkip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/tenants/{tenant_id}/identity-provider": {
         parameters: {
             query?: never;
@@ -8114,6 +8158,24 @@ export interface operations {
                         last_error: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description Events set aside, in log order (the first 100) */
+                        quarantine: {
+                            /** Format: uuid */
+                            event_id: string;
+                            stream_name: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            event_type: string;
+                            position: string;
+                            error: string;
+                            /** @description The earlier event of the same stream this one waits behind */
+                            held_by: string | null;
+                            attempts: number;
+                            /** Format: date-time */
+                            quarantined_at: string;
+                        }[];
+                        /** @description Events in the quarantine */
+                        quarantined: number;
                     }[];
                 };
             };
@@ -8147,6 +8209,126 @@ export interface operations {
                         job_id: string;
                         /** @enum {string} */
                         status: "queued";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postAdminProjectionsByNameQuarantineByEventIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postAdminProjectionsByNameQuarantineByEventIdSkip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
                     };
                 };
             };

@@ -51,6 +51,12 @@ export const metrics = {
     labelNames: ["reason"] as const,
     registers: [registry],
   }),
+  quarantinedEvents: new Counter({
+    name: "pms_projection_events_quarantined_total",
+    help: 'Events a projection could not apply and set aside for their tenant (docs/operations.md, "Quarantine")',
+    labelNames: ["projection"] as const,
+    registers: [registry],
+  }),
   accepted: new Counter({
     name: "pms_http_accepted_total",
     help: "Commands answered 202 because their read model was not ready in time",
@@ -134,6 +140,20 @@ export function platformRegistry(platform: Platform): Registry {
         const age = next ? (Date.now() - Date.parse(next.created_at)) / 1000 : 0;
         this.set({ projection: name }, Math.max(0, age));
       }
+    },
+  });
+  new Gauge({
+    name: "pms_projection_quarantined_events",
+    help: "Events in the quarantine of each projection, waiting for an operator's retry or skip",
+    labelNames: ["projection"] as const,
+    registers: [own],
+    async collect() {
+      this.reset();
+      const rows = await platform.sql.query<{ projection: string; n: number }>(
+        `SELECT q.projection, count(*)::int AS n FROM projection_quarantine q
+         JOIN projection_checkpoints c ON c.name = q.projection AND c.version = q.version GROUP BY q.projection`,
+      );
+      for (const r of rows) this.set({ projection: r.projection }, r.n);
     },
   });
   new Gauge({

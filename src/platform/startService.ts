@@ -16,6 +16,7 @@ import { withPersonalData } from "./personalData/codec.ts";
 import { personalDataCodecOf } from "./personalData/codecOf.ts";
 import { renameLegacyReservations } from "./personalData/reservationNames.ts";
 import type { Platform } from "./platform.ts";
+import { QUARANTINE_CATEGORY } from "./projections/quarantine.ts";
 import { runProjections } from "./projections/runProjections.ts";
 import { watchProjections } from "./projections/watchProjections.ts";
 import { startEmbeddedPostgres } from "./startEmbeddedPostgres.ts";
@@ -77,7 +78,10 @@ async function openLog(config: Config, sql: Sql): Promise<EventStore> {
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
     );
-    return createEventStoreDbEventStore(config.EVENTSTORE_URL, { categories: STREAM_CATEGORIES });
+    // The areas' categories, and the platform's own (an operator's choices for quarantined events).
+    return createEventStoreDbEventStore(config.EVENTSTORE_URL, {
+      categories: [...STREAM_CATEGORIES, QUARANTINE_CATEGORY],
+    });
   }
   await assertLogAdopted(sql);
   return createPostgresEventStore(sql);

@@ -10,6 +10,8 @@ import {
 } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import type { Projection } from "../../src/platform/projections/projection.ts";
+import { listQuarantine } from "../../src/platform/projections/quarantine.ts";
+import { chooseForQuarantined } from "../../src/platform/projections/quarantineCommands.ts";
 import { rebuildProjection, splitPlainIndexes } from "../../src/platform/projections/rebuildProjection.ts";
 import { type ProjectionRuntime, runProjections } from "../../src/platform/projections/runProjections.ts";
 import {
@@ -93,6 +95,14 @@ async function checkpointRow(sql: Sql, name: string) {
         last_error: string | null;
       });
 }
+
+const metadataFor = (tenant_id: string) => ({
+  tenant_id,
+  actor_key_id: null,
+  correlation_id: null,
+  causation_id: null,
+  occurred_at: new Date().toISOString(),
+});
 
 /** Generous: CI machines and an embedded database under load are slow. */
 const SLOW = 90_000;
@@ -415,7 +425,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       error: "null value",
     },
   ])(
-    "$how leaves rows and checkpoint unchanged, is traced to its projection while the others go on, and recovers once fixed",
+    "$how: the event is quarantined with its error, later events of its stream wait behind it, the projection goes on, and a retry after the fix applies them in order",
     async ({ name, poison, failInSql, error }) => {
       const db = await openDb(kind);
       const control = { broken: true, batches: [] as number[], failInSql };
@@ -426,35 +436,121 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const before = await count(db.store, tenant, good, [1, 2]);
       expect(await runtime.waitFor(before, 10_000)).toBe(true);
       const rowsBefore = await readCounters(db.sql, name);
-      const cpBefore = await checkpointRow(db.sql, name);
 
-      // The poison batch writes its rows first, then fails.
+      // Both events poisoned: the batch fails, then the first alone; the second waits behind it.
       const after = await count(db.store, tenant, good, [100, 7], poison);
-      await until(async () => (await checkpointRow(db.sql, name))?.last_error != null, 10_000, "last_error");
-      const attempts = control.batches.length;
-      await until(async () => control.batches.length >= attempts + 1, 10_000, "a retry");
-      expect(await runtime.waitFor(after, 200)).toBe(false);
+      // The quarantine counts as passed: read-your-writes does not wait for a fix.
+      expect(await runtime.waitFor(after, 10_000)).toBe(true);
       expect(await readCounters(db.sql, name)).toEqual(rowsBefore);
-      const cpFailing = await checkpointRow(db.sql, name);
-      expect(comparePositions(cpFailing!.position, cpBefore!.position)).toBe(0);
-      expect(cpFailing!.events_applied).toBe(cpBefore!.events_applied);
-      expect(cpFailing!.last_error).toContain(error);
-      const later = await count(db.store, tenant, randomUUID(), [3]);
-      await until(
-        async () => comparePositions((await checkpointRow(db.sql, healthy))!.position, later) >= 0,
-        10_000,
-        "the healthy projection to go on",
-      );
-      expect(await readCounters(db.sql, healthy)).toEqual(await expectedCounters(db.store));
-      expect((await checkpointRow(db.sql, healthy))!.last_error).toBeNull();
-      expect(await readCounters(db.sql, name)).toEqual(rowsBefore);
+      const aside = await listQuarantine(db.sql, { projection: name });
+      expect(aside.map((q) => [q.stream_name, q.tenant_id])).toEqual([
+        [`counter-${good}`, tenant],
+        [`counter-${good}`, tenant],
+      ]);
+      expect(aside[0].error).toContain(error);
+      expect(aside[0].held_by).toBeNull();
+      expect(aside[1].held_by).toBe(aside[0].event_id);
+      const cp = await checkpointRow(db.sql, name);
+      expect(comparePositions(cp!.position, after)).toBeGreaterThanOrEqual(0);
+      expect(cp!.last_error).toBeNull();
 
+      // A later event of the stream waits too; another stream's is applied.
+      const held = await count(db.store, tenant, good, [3]);
+      const other = randomUUID();
+      const later = await count(db.store, tenant, other, [5]);
+      expect(await runtime.waitFor(later, 10_000)).toBe(true);
+      expect(comparePositions(later, held)).toBeGreaterThan(0);
+      expect((await listQuarantine(db.sql, { projection: name })).length).toBe(3);
+      expect((await readCounters(db.sql, name)).find((r) => r.id === other)).toMatchObject({
+        events: 1,
+        total: 5,
+      });
+      expect((await readCounters(db.sql, name)).find((r) => r.id === good)).toMatchObject({
+        events: 2,
+        total: 3,
+      });
+      expect(await readCounters(db.sql, healthy)).toEqual(await expectedCounters(db.store));
+
+      // Fixed, an operator's retry (an event of the log) applies the three in order, each once.
       control.broken = false;
-      expect(await runtime.waitFor(later, 15_000)).toBe(true);
+      const retried = await chooseForQuarantined(db.store, metadataFor(tenant), {
+        action: "retry",
+        projection: name,
+        event_id: aside[0].event_id,
+        quarantined: true,
+      });
+      expect(await runtime.waitFor(retried!, 10_000)).toBe(true);
+      expect(await listQuarantine(db.sql, { projection: name })).toEqual([]);
       expect(await readCounters(db.sql, name)).toEqual(await expectedCounters(db.store));
-      const cpFixed = await checkpointRow(db.sql, name);
-      expect(cpFixed!.last_error).toBeNull();
-      expect(cpFixed!.events_applied).toBe(cpBefore!.events_applied + 3);
+      expect((await readCounters(db.sql, name)).find((r) => r.id === good)).toMatchObject({
+        events: 5,
+        total: 113,
+      });
+      // The stream is no longer held: its next event applies at once.
+      expect(await runtime.waitFor(await count(db.store, tenant, good, [1000]), 10_000)).toBe(true);
+      expect((await readCounters(db.sql, name)).find((r) => r.id === good)).toMatchObject({ events: 6 });
+    },
+    SLOW,
+  );
+
+  it(
+    "the quarantine holds across a restart, nothing is applied twice, and a rebuild sets the poison aside again instead of failing",
+    async () => {
+      const db = await openDb(kind);
+      const control = { broken: true, batches: [] as number[] };
+      const good = randomUUID();
+      const other = randomUUID();
+      const row = async (id: string) => (await readCounters(db.sql, "c_restart")).find((r) => r.id === id);
+      // The log is the file's (other tests' poison events too): this test's stream only.
+      const mine = async () =>
+        (await listQuarantine(db.sql, { projection: "c_restart" })).filter(
+          (q) => q.stream_name === `counter-${good}`,
+        );
+      const first = start(db, [counterProjection({ name: "c_restart", control })]);
+      await count(db.store, tenant, good, [1]);
+      await count(db.store, tenant, good, [100], { poison: true });
+      await count(db.store, tenant, good, [2]);
+      expect(await first.waitFor(await count(db.store, tenant, other, [5]), 10_000)).toBe(true);
+      expect((await mine()).length).toBe(2);
+      await first.stop();
+
+      // Restarted: the stream is still held (its next event waits too), nothing is applied again.
+      const second = start(db, [counterProjection({ name: "c_restart", control })]);
+      expect(await second.waitFor(await count(db.store, tenant, good, [3]), 10_000)).toBe(true);
+      const aside = await mine();
+      expect(aside.length).toBe(3);
+      expect(await row(good)).toMatchObject({ events: 1, total: 1 });
+      expect(await row(other)).toMatchObject({ events: 1, total: 5 });
+      control.broken = false;
+      const retried = await chooseForQuarantined(db.store, metadataFor(tenant), {
+        action: "retry",
+        projection: "c_restart",
+        event_id: aside[0].event_id,
+        quarantined: true,
+      });
+      expect(await second.waitFor(retried!, 10_000)).toBe(true);
+      expect(await row(good)).toMatchObject({ events: 4, total: 106 });
+      await second.stop();
+
+      // Restarted after the retry: the retry is behind the checkpoint, not acted on again.
+      const third = start(db, [counterProjection({ name: "c_restart", control })]);
+      expect(await third.waitFor(await count(db.store, tenant, other, [1]), 10_000)).toBe(true);
+      expect(await row(good)).toMatchObject({ events: 4, total: 106 });
+      expect(await row(other)).toMatchObject({ events: 2, total: 6 });
+      await third.stop();
+
+      // A new version rebuilds from the log while the poison still fails: the rebuild finishes,
+      // the poison set aside in the new version's quarantine (the retry in the log fails again).
+      control.broken = true;
+      const rebuilt = start(db, [counterProjection({ name: "c_restart", control, version: 2 })]);
+      await rebuilt.ready();
+      expect(await rebuilt.waitFor(await count(db.store, tenant, other, [1]), 20_000)).toBe(true);
+      const again = await mine();
+      expect(again.map((q) => q.event_id)).toEqual(aside.map((q) => q.event_id));
+      expect(again[0].attempts).toBe(2);
+      expect((await checkpointRow(db.sql, "c_restart"))!.version).toBe(2);
+      expect(await row(good)).toMatchObject({ events: 1, total: 1 });
+      expect(await row(other)).toMatchObject({ events: 3, total: 7 });
     },
     SLOW,
   );
@@ -498,9 +594,17 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       // A batch that writes its rows and then fails keeps nothing of them ...
       control.broken = true;
       const poisoned = await count(db.store, tenant, stream, [100], { poison: true });
-      await until(async () => (await checkpointRow(db.sql, "c_keep"))?.last_error != null, 10_000, "failure");
-      control.broken = false;
       expect(await runtime.waitFor(poisoned, 15_000)).toBe(true);
+      const [aside] = await listQuarantine(db.sql, { projection: "c_keep" });
+      expect(aside.stream_name).toBe(`counter-${stream}`);
+      control.broken = false;
+      const retried = await chooseForQuarantined(db.store, metadataFor(tenant), {
+        action: "retry",
+        projection: "c_keep",
+        event_id: aside.event_id,
+        quarantined: true,
+      });
+      expect(await runtime.waitFor(retried!, 15_000)).toBe(true);
       expect(await runtime.waitFor(await count(db.store, tenant, stream, [1000]), 10_000)).toBe(true);
       // ... and the rows equal a fold of the log: 1 + 2 + 3 + 4 + 100 + 1000, each event once.
       const row = (await readCounters(db.sql, "c_keep")).find((r) => r.id === stream);

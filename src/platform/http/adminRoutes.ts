@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { notFound } from "../errors.ts";
 import { positionToString } from "../eventstore/eventStore.ts";
+import { listQuarantine, type QuarantinedEvent } from "../projections/quarantine.ts";
+import { chooseForQuarantined } from "../projections/quarantineCommands.ts";
 import {
   createApiKey,
   createTenant,
@@ -42,6 +44,19 @@ const workerKeyBody = apiKeyBody.omit({ permissions: true });
 const createdWorkerKeyBody = createdKeyBody
   .omit({ permissions: true })
   .describe("The key's secret is shown here once");
+const quarantinedBody = z
+  .strictObject({
+    event_id: z.guid(),
+    stream_name: z.string(),
+    tenant_id: z.guid(),
+    event_type: z.string(),
+    position: z.string(),
+    error: z.string(),
+    held_by: z.guid().nullable().describe("The earlier event of the same stream this one waits behind"),
+    attempts: z.number().int(),
+    quarantined_at: z.date(),
+  })
+  .describe("An event the projection could not apply, set aside for its tenant");
 const projectionBody = z.strictObject({
   name: z.string(),
   version: z.number().int(),
@@ -51,6 +66,16 @@ const projectionBody = z.strictObject({
   status: z.string(),
   last_error: z.string().nullable(),
   updated_at: z.date(),
+  quarantine: z.array(quarantinedBody).describe("Events set aside, in log order (the first 100)"),
+  quarantined: z.number().int().describe("Events in the quarantine"),
+});
+const quarantineChoiceBody = z.strictObject({
+  projection: z.string(),
+  event_id: z.guid(),
+  status: z
+    .enum(["applied", "skipped", "quarantined", "accepted"])
+    .describe("accepted: the projector has not acted on the choice yet"),
+  error: z.string().nullable(),
 });
 const rebuildBody = z.strictObject({
   projection: z.string(),
@@ -243,8 +268,10 @@ async function listProjections(app: FastifyInstance) {
     `SELECT name, version, commit_position::text AS c, prepare_position::text AS p, events_applied,
             status, last_error, updated_at FROM projection_checkpoints ORDER BY name`,
   );
+  const quarantine = await listQuarantine(app.platform.sql);
   return Promise.all(
     rows.map(async (r) => ({
+      ...quarantineOf(quarantine.filter((q) => q.projection === r.name)),
       name: r.name,
       version: r.version,
       checkpoint: positionToString({ commit: BigInt(r.c), prepare: BigInt(r.p) }),
@@ -255,6 +282,63 @@ async function listProjections(app: FastifyInstance) {
       updated_at: r.updated_at,
     })),
   );
+}
+
+function quarantineOf(events: QuarantinedEvent[]) {
+  return {
+    quarantine: events.slice(0, 100).map(({ projection: _, position, ...q }) => ({
+      ...q,
+      position: positionToString(position),
+    })),
+    quarantined: events.length,
+  };
+}
+
+/**
+ * An operator's retry or skip of a quarantined event (docs/operations.md, "Quarantine"): an
+ * event of the log, in the quarantined event's tenant, that the projector acts on. The answer
+ * waits for it as a command's answer waits for its read model.
+ */
+function quarantineRoutes(app: FastifyInstance) {
+  for (const action of ["retry", "skip"] as const) {
+    app.post(
+      `/api/admin/projections/:name/quarantine/:event_id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: action === "retry" ? "Apply a quarantined event again" : "Drop a quarantined event",
+          params: z.object({ name: z.string().min(1).max(100), event_id: z.uuid() }),
+          response: { ...answers(quarantineChoiceBody), 202: quarantineChoiceBody },
+        },
+        config: { access: "admin" },
+      },
+      async (request, reply) => {
+        const { name, event_id } = request.params as { name: string; event_id: string };
+        const { platform } = app;
+        const [found] = await listQuarantine(platform.sql, { projection: name, event_id });
+        if (!found) throw notFound("Quarantined event", event_id);
+        const position = await chooseForQuarantined(
+          platform.store,
+          {
+            tenant_id: found.tenant_id,
+            actor_key_id: null,
+            correlation_id: String(request.id),
+            causation_id: found.event_id,
+            occurred_at: new Date().toISOString(),
+          },
+          { action, projection: name, event_id: found.event_id, quarantined: true },
+        );
+        const answer = { projection: name, event_id: found.event_id };
+        const seen =
+          !position ||
+          (await platform.projections.waitFor(position, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS));
+        if (!seen) return reply.status(202).send({ ...answer, status: "accepted", error: null });
+        const [still] = await listQuarantine(platform.sql, { projection: name, event_id });
+        if (still) return { ...answer, status: "quarantined", error: still.error };
+        return { ...answer, status: action === "retry" ? "applied" : "skipped", error: null };
+      },
+    );
+  }
 }
 
 function projectionRoutes(app: FastifyInstance) {
@@ -280,4 +364,5 @@ function projectionRoutes(app: FastifyInstance) {
       return reply.status(202).send({ projection: name, job_id: job, status: "queued" });
     },
   );
+  quarantineRoutes(app);
 }

@@ -13,6 +13,7 @@ import { openapi } from "./openapi.ts";
 import { safeText } from "./safeText.ts";
 import { serializerCompiler } from "./serializeResponse.ts";
 import { serveMetrics } from "./serveMetrics.ts";
+import { staleReadModels } from "./staleReadModels.ts";
 import { validatorCompiler } from "./validatorCompiler.ts";
 import { workerRoutes } from "./workerRoutes.ts";
 
@@ -82,6 +83,7 @@ export async function buildApp(
   await app.register(auth);
   await app.register(safeText);
   await app.register(idempotency);
+  await app.register(staleReadModels);
   await app.register(healthRoutes);
   await app.register(adminRoutes);
   await app.register(identityProviderRoutes);

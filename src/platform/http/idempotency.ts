@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ApiError } from "../errors.ts";
@@ -23,21 +23,23 @@ export async function honourIdempotencyKey(
   const hash = createHash("sha256").update(`${request.url}\u0000${fingerprint}`).digest("hex");
   const { sql } = request.server.platform;
   const tenant = request.auth.tenant_id;
+  const owner = await ownerOf(request.server);
   const inserted = await sql.query(
-    `INSERT INTO idempotency_keys (tenant_id, key, request_hash) VALUES ($1, $2, $3)
+    `INSERT INTO idempotency_keys (tenant_id, key, request_hash, owner) VALUES ($1, $2, $3, $4)
      ON CONFLICT (tenant_id, key) DO NOTHING RETURNING key`,
-    [tenant, key, hash],
+    [tenant, key, hash, owner],
   );
   if (inserted.length === 0) {
-    // The same request again after a 5xx (released: created_at -infinity), or after a first attempt
-    // that died mid-request (no answer within a minute), runs again. Only the same request: the
-    // key's ids (requestIds.ts) are its resources' and events', written or not.
+    // The same request again after a 5xx (released: created_at -infinity), after a first attempt
+    // whose process is gone (its owner lock no longer held: a crash), or after one that died
+    // mid-request in a live process (no answer within a minute), runs again. Only the same
+    // request: the key's ids (requestIds.ts) are its resources' and events', written or not.
     const takenOver = await sql.query(
-      `UPDATE idempotency_keys SET created_at = now()
+      `UPDATE idempotency_keys SET created_at = now(), owner = $4
        WHERE tenant_id = $1 AND key = $2 AND status_code IS NULL AND request_hash = $3
-         AND created_at < now() - interval '60 seconds'
+         AND (created_at < now() - interval '60 seconds' OR (owner IS NOT NULL AND NOT ${ownerAlive}))
        RETURNING key`,
-      [tenant, key, hash],
+      [tenant, key, hash, owner],
     );
     if (takenOver.length > 0) {
       (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
@@ -64,6 +66,37 @@ export async function honourIdempotencyKey(
   }
   (request as unknown as { idempotencyKey: string }).idempotencyKey = key;
   return false;
+}
+
+/**
+ * Whether the session advisory lock named by the row's `owner` is held (dbConnection.ts takes
+ * `pg_try_advisory_lock(hashtext(name))`, which pg_locks shows as its high and low 32 bits). A
+ * lock of another name with the same hash reads as alive: the minute's rule then applies.
+ */
+const ownerAlive = `EXISTS (SELECT 1 FROM pg_locks l
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = ((hashtext(idempotency_keys.owner)::bigint >> 32) & 4294967295)::oid
+    AND l.objid = (hashtext(idempotency_keys.owner)::bigint & 4294967295)::oid)`;
+
+/**
+ * This process's owner name for the keys it runs: a session advisory lock it takes once and holds
+ * until it ends (released by PostgreSQL when the process dies with its connection). Null when
+ * the lock cannot be taken: the keys then fall back to the minute's rule.
+ */
+const owners = new WeakMap<object, Promise<string | null>>();
+function ownerOf(app: FastifyInstance): Promise<string | null> {
+  // Per service (one lock), not per plugin context.
+  let owner = owners.get(app.platform);
+  if (!owner) {
+    const name = `idempotency-owner:${randomUUID()}`;
+    owner = app.platform.sql
+      .tryLock(name)
+      .then((release) => (release ? name : null))
+      .catch(() => null);
+    owners.set(app.platform, owner);
+  }
+  return owner;
 }
 
 /**

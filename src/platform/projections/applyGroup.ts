@@ -1,3 +1,4 @@
+import { metrics } from "../collectMetrics.ts";
 import { HeldStatementsError, type Sql } from "../db.ts";
 import type { RecordedEvent } from "../eventstore/eventStore.ts";
 import {
@@ -10,6 +11,7 @@ import {
 import { reload } from "./claimProjections.ts";
 import type { BatchMemory, Row } from "./projection.ts";
 import { KEPT_ROWS, type Member, type Projector, type Runner, sliceFor } from "./projector.ts";
+import { applyCarefully, isOperationFor, needsCare, newAside, settleAside } from "./quarantine.ts";
 
 /** Which projection was applying when a statement failed (set around each `applyBatch`). */
 type Applying = { runner: Runner | null };
@@ -39,6 +41,8 @@ export async function applyToGroup(
   for (;;) {
     members = withoutIdle(members);
     if (members.length === 0) return;
+    // The careful path (quarantine.ts) needs each statement's answer: no held statements.
+    if (members.some(careful)) batched = false;
     const applying: Applying = { runner: null };
     try {
       const outcome = await p.sql.transaction(
@@ -67,6 +71,14 @@ export async function applyToGroup(
       }
       const culprit = applying.runner;
       if (!culprit) throw error;
+      // Applied again at once event by event (careful), the event that fails is quarantined;
+      // a careful attempt that fails too (the database away) backs off and retries alone.
+      const member = members.find((m) => m.runner === culprit);
+      if (member && !careful(member)) {
+        culprit.failures++;
+        p.log.error(error, `projection ${culprit.projection.name} failed; applying its events one by one`);
+        continue;
+      }
       await failed(p, culprit, error);
       members = members.filter((m) => m.runner !== culprit);
     }
@@ -80,6 +92,7 @@ function membersOf(group: Runner[], events: RecordedEvent[]): Member[] {
       runner,
       slice: sliceFor(runner, events),
       memory: { kept: runner.kept, staged: new Map<string, Row | null>() },
+      aside: null,
     }))
     .filter((m) => m.slice.length > 0);
 }
@@ -90,12 +103,21 @@ function membersOf(group: Runner[], events: RecordedEvent[]): Member[] {
  * as when no one is busy.
  */
 function withoutIdle(members: Member[]): Member[] {
-  const busy = members.filter((m) => m.slice.some((e) => m.runner.handled.has(e.type)));
+  const busy = members.filter((m) =>
+    m.slice.some((e) => m.runner.handled.has(e.type) || isOperationFor(m.runner.projection, e)),
+  );
   for (const m of members) {
     if (!busy.includes(m)) m.runner.position = m.slice[m.slice.length - 1].position;
   }
   return busy;
 }
+
+/**
+ * A member applied event by event in savepoints (quarantine.ts): after a failure, or when its
+ * slice holds an operator's retry or skip, or events of a stream held in the quarantine.
+ */
+const careful = (m: Member) =>
+  m.runner.failures > 0 || needsCare(m.runner.projection, m.runner.held, m.slice);
 
 /** After the commit: the applied read on, the stale continue from their checkpoint. */
 async function settle(p: Projector, outcome: Outcome): Promise<void> {
@@ -104,6 +126,16 @@ async function settle(p: Projector, outcome: Outcome): Promise<void> {
     m.runner.persisted = m.runner.position;
     m.runner.failures = 0;
     keep(m.memory);
+    if (m.aside) {
+      settleAside(m.runner.held, m.aside);
+      if (m.aside.quarantined > 0) {
+        metrics.quarantinedEvents.inc({ projection: m.runner.projection.name }, m.aside.quarantined);
+        p.log.error(
+          { projection: m.runner.projection.name, events: m.aside.quarantined },
+          `projection ${m.runner.projection.name}: ${m.aside.quarantined} event(s) quarantined`,
+        );
+      }
+    }
   }
   for (const runner of outcome.stale) await reload(p, runner);
 }
@@ -222,6 +254,19 @@ async function applyInOneTransaction(
     }
     if (checkpoint.version !== projection.version || !samePosition(checkpoint.position, m.runner.persisted)) {
       stale.push(m.runner);
+      continue;
+    }
+    if (careful(m)) {
+      // Rows kept between batches may not survive a savepoint's rollback: none are used or kept.
+      m.runner.kept.clear();
+      m.aside = newAside();
+      applying.runner = m.runner;
+      await applyCarefully(
+        { tx, store: p.store, projection, handled: m.runner.handled, held: m.runner.held, aside: m.aside },
+        m.slice,
+      );
+      applying.runner = null;
+      applied.push(m);
       continue;
     }
     const mine = m.slice.filter((e) => m.runner.handled.has(e.type));

@@ -2,6 +2,7 @@ import { comparePositions, type Position, positionToString, START } from "../eve
 import { type Checkpoint, loadCheckpoint } from "./checkpoints.ts";
 import type { Projection } from "./projection.ts";
 import { notifyWaiters, type Projector, type Runner } from "./projector.ts";
+import { loadHeld } from "./quarantine.ts";
 import { rebuildProjection } from "./rebuildProjection.ts";
 
 /**
@@ -49,7 +50,8 @@ export async function claim(p: Projector): Promise<void> {
         continue;
       }
       const built = await buildIfChanged(p, projection, checkpoint);
-      p.runners.set(projection.name, newRunner(projection, release, built?.position ?? START));
+      const held = await loadHeld(p.sql, projection);
+      p.runners.set(projection.name, newRunner(projection, release, built?.position ?? START, held));
     } catch (error) {
       p.log.error(error, `projection ${projection.name} could not start`);
       await release();
@@ -77,7 +79,12 @@ async function buildIfChanged(
   return loadCheckpoint(p.sql, projection.name);
 }
 
-function newRunner(projection: Projection, release: () => Promise<void>, position: Position): Runner {
+function newRunner(
+  projection: Projection,
+  release: () => Promise<void>,
+  position: Position,
+  held: Set<string>,
+): Runner {
   return {
     projection,
     handled: new Set(projection.handles),
@@ -87,6 +94,7 @@ function newRunner(projection: Projection, release: () => Promise<void>, positio
     failures: 0,
     retryAt: 0,
     kept: new Map(),
+    held,
   };
 }
 
@@ -103,4 +111,5 @@ export async function reload(p: Projector, runner: Runner, read?: Checkpoint | n
   }
   runner.position = current.position;
   runner.persisted = current.position;
+  runner.held = await loadHeld(p.sql, runner.projection);
 }

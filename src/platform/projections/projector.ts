@@ -6,6 +6,7 @@ import {
   type RecordedEvent,
 } from "../eventstore/eventStore.ts";
 import type { BatchMemory, Projection, Row } from "./projection.ts";
+import type { Aside } from "./quarantine.ts";
 
 /** Events read from the log per batch. */
 export const BATCH = 1000;
@@ -75,6 +76,8 @@ export interface Runner {
   retryAt: number;
   /** Rows a `keepRows` projection holds between live batches (BatchMemory), at most KEPT_ROWS. */
   kept: Map<string, Row | null>;
+  /** Streams with events in the quarantine (quarantine.ts): their later events wait there too. */
+  held: Set<string>;
 }
 
 /** A projection in a batch's group: its part of the batch and its memory of rows. */
@@ -82,6 +85,8 @@ export interface Member {
   runner: Runner;
   slice: RecordedEvent[];
   memory: BatchMemory;
+  /** What a careful apply changed in the quarantine (null: applied as a batch). */
+  aside: Aside | null;
 }
 
 /** What the projector's parts share: its options, its runners and its wake-up machinery. */

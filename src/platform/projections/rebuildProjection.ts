@@ -3,6 +3,15 @@ import type { Sql } from "../db.ts";
 import { type EventStore, type Position, type RecordedEvent, START } from "../eventstore/eventStore.ts";
 import { bulkLoad, markBulkLoad } from "./bulkLoad.ts";
 import type { Projection } from "./projection.ts";
+import {
+  type Aside,
+  applyCarefully,
+  inSavepoint,
+  isTransient,
+  needsCare,
+  newAside,
+  settleAside,
+} from "./quarantine.ts";
 
 // Larger than the live batch: a rebuild is throughput-bound, and memory stays bounded (two
 // batches in flight, a few MB each).
@@ -33,23 +42,27 @@ export async function rebuildProjection(
 ): Promise<{ events: number; position: Position }> {
   const shadow = `pms_rebuild_${projection.name.toLowerCase().replace(/[^a-z0-9_]/g, "_")}_${randomBytes(4).toString("hex")}`;
   const inShadow = `SET LOCAL search_path TO ${shadow}, public`;
-  const handled = new Set(projection.handles);
   const { tables, indexes } = splitPlainIndexes(projection.schema);
   await sql.exec(`CREATE SCHEMA ${shadow}`);
   try {
+    // The rebuild's own quarantine (quarantine.ts), swapped in with its tables: the live one
+    // keeps serving the version the live projector runs.
     await sql.transaction(async (tx) => {
-      await tx.exec(`${inShadow}; ${tables}`);
+      await tx.exec(
+        `${inShadow}; ${tables}; CREATE TABLE ${shadow}.projection_quarantine (LIKE public.projection_quarantine INCLUDING ALL)`,
+      );
     });
     // Rows go into the fresh tables by COPY where no row has their id yet (bulkLoad.ts).
     const load = bulkLoad();
     let position = START;
     let count = 0;
+    const held = new Set<string>();
     const applyBatch = async (tx: Sql, events: RecordedEvent[]) => {
       await tx.exec(`${inShadow}; SET LOCAL synchronous_commit = off`);
-      const mine = events.filter((e) => handled.has(e.type));
-      if (mine.length > 0) await projection.applyBatch(markBulkLoad(tx, load), mine);
+      const aside = await applyOrSetAside(markBulkLoad(tx, load), store, projection, held, events);
       position = events[events.length - 1].position;
       count += events.length;
+      return aside;
     };
     // Catch up outside any lock, until a short batch says we are near the head. Waiting for an
     // empty read instead would chase a steady stream of appends forever (one event per read).
@@ -65,7 +78,7 @@ export async function rebuildProjection(
         // Handled here so a failing apply does not leave it an unhandled rejection; awaited above.
         next.catch(() => {});
       }
-      if (events.length > 0) await sql.transaction((tx) => applyBatch(tx, events));
+      if (events.length > 0) settleAside(held, await sql.transaction((tx) => applyBatch(tx, events)));
       if (!full) break;
       if (count - logged >= 100_000) {
         logged = count;
@@ -103,6 +116,8 @@ export async function rebuildProjection(
         await new Promise((r) => setTimeout(r, 5));
       }
       await tx.exec("SET LOCAL search_path TO public");
+      await tx.query("DELETE FROM public.projection_quarantine WHERE projection = $1", [projection.name]);
+      await tx.exec(`INSERT INTO public.projection_quarantine SELECT * FROM ${shadow}.projection_quarantine`);
       for (const table of projection.tables) {
         await tx.exec(
           `DROP TABLE IF EXISTS public.${table} CASCADE; ALTER TABLE ${shadow}.${table} SET SCHEMA public`,
@@ -121,6 +136,35 @@ export async function rebuildProjection(
   } finally {
     await sql.exec(`DROP SCHEMA IF EXISTS ${shadow} CASCADE`).catch(() => {});
   }
+}
+
+/**
+ * A rebuild's batch: the projection's events in one go, in a savepoint; when that fails for the
+ * events (not the database), or the batch holds an operator's retry or skip or a held stream's
+ * events, event by event, setting aside those that fail (quarantine.ts).
+ */
+async function applyOrSetAside(
+  tx: Sql,
+  store: EventStore,
+  projection: Projection,
+  held: Set<string>,
+  events: RecordedEvent[],
+): Promise<Aside> {
+  const handled = new Set(projection.handles);
+  const aside = newAside();
+  const careful = () => applyCarefully({ tx, store, projection, handled, held, aside }, events);
+  if (needsCare(projection, held, events)) await careful();
+  else {
+    const mine = events.filter((e) => handled.has(e.type));
+    if (mine.length === 0) return aside;
+    try {
+      await inSavepoint(tx, () => projection.applyBatch(tx, mine));
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      await careful();
+    }
+  }
+  return aside;
 }
 
 /**
