@@ -239,14 +239,14 @@ export class AppendTooLargeError extends Error {
  * projections do (docs/eventstoredb.md, "Events").
  */
 export class UndecodableEventError extends Error {
-  constructor(
-    readonly stream_name: string,
-    readonly revision: bigint,
-    cause: unknown,
-  ) {
+  readonly stream_name: string;
+  readonly revision: bigint;
+  constructor(stream_name: string, revision: bigint, cause: unknown) {
     super(`Event ${revision} of stream ${stream_name} cannot be decoded: ${(cause as Error)?.message}`, {
       cause,
     });
+    this.stream_name = stream_name;
+    this.revision = revision;
     this.name = "UndecodableEventError";
   }
 }
