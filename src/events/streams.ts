@@ -5,6 +5,7 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "book",
   "condition_report",
   "configuration",
   "contact",

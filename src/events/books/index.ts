@@ -1,0 +1,44 @@
+import type { DomainEvent } from "../../platform/decider.ts";
+import { deterministicUuid } from "../../platform/ids.ts";
+
+/**
+ * The books (docs/accounting.md): a double-entry ledger per lessor, derived from the money events
+ * by the `books` projection. The only events of the area itself are the closings of a book's
+ * fiscal years, on stream `book-<book uuid>`: a closed year takes no new entry (later postings are
+ * dated in the first open year).
+ */
+
+export const bookStream = (bookId: string) => `book-${bookId.toLowerCase()}`;
+
+/**
+ * One book per owner of the estates let, and one for the company itself (estates without an owner):
+ * the id is derived, so the projection and the routes name the same book without a lookup.
+ */
+export const bookIdOf = (tenantId: string, ownerId: string | null): string =>
+  ownerId
+    ? deterministicUuid("book", "owner", ownerId.toLowerCase())
+    : deterministicUuid("book", "company", tenantId.toLowerCase());
+
+export interface BookPeriodClosedData {
+  book_id: string;
+  year: number;
+  closed_on: string;
+}
+
+export type BookEvent = DomainEvent<"BookPeriodClosed", BookPeriodClosedData>;
+
+export const bookEventTypes = ["BookPeriodClosed"] as const satisfies readonly BookEvent["type"][];
+
+/** A book's stream folded: the last fiscal year closed. */
+export interface BookState {
+  closed_through: number | null;
+}
+
+export const initialBookState = (): BookState => ({ closed_through: null });
+
+export const evolveBook = (_state: BookState, event: BookEvent): BookState => {
+  switch (event.type) {
+    case "BookPeriodClosed":
+      return { closed_through: event.data.year };
+  }
+};
