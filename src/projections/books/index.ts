@@ -68,6 +68,7 @@ CREATE TABLE book_leases (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
   estate_id uuid NOT NULL,
+  start_date date,
   deposit_cents bigint NOT NULL DEFAULT 0
 );
 ${tenantPolicy("book_leases")}
@@ -161,26 +162,44 @@ async function tenantAccount(tx: Sql, tenantId: string, bookId: string, leaseId:
   return aux;
 }
 
-/** Letters the lines of each call whose payments now cover it exactly; unletters one they no longer do. */
-async function letter(tx: Sql, tenantId: string, bookId: string, callIds: string[], on: string) {
+/**
+ * Letters the lines of each call whose payments now cover it exactly within one fiscal year (a
+ * call still open at a closing is carried into the next year by its own "à nouveaux" line, and
+ * lettered there); unletters one they no longer cover.
+ */
+async function letter(
+  tx: Sql,
+  tenantId: string,
+  bookId: string,
+  year: number,
+  callIds: string[],
+  on: string,
+) {
   for (const callId of new Set(callIds)) {
     const [sums] = await tx.query<{ debit: string; credit: string; lettering: string | null }>(
-      `SELECT sum(debit) AS debit, sum(credit) AS credit, max(lettering) AS lettering
-       FROM ledger_lines WHERE book_id = $1 AND call_id = $2`,
-      [bookId, callId],
+      `SELECT sum(l.debit) AS debit, sum(l.credit) AS credit, max(l.lettering) AS lettering
+       FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+       WHERE l.book_id = $1 AND l.call_id = $2 AND e.year = $3`,
+      [bookId, callId, year],
     );
     const covered = cents(Number(sums.debit)) > 0 && cents(Number(sums.debit)) === cents(Number(sums.credit));
+    const lines = `id IN (SELECT l.id FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+      WHERE l.book_id = $1 AND l.call_id = $2 AND e.year = $3)`;
     if (covered && !sums.lettering) {
       const code = letteringCode(await nextValue(tx, tenantId, bookId, "lettering"));
-      await tx.query(
-        "UPDATE ledger_lines SET lettering = $3, lettered_on = $4 WHERE book_id = $1 AND call_id = $2",
-        [bookId, callId, code, on],
-      );
+      await tx.query(`UPDATE ledger_lines SET lettering = $4, lettered_on = $5 WHERE ${lines}`, [
+        bookId,
+        callId,
+        year,
+        code,
+        on,
+      ]);
     } else if (!covered && sums.lettering) {
-      await tx.query(
-        "UPDATE ledger_lines SET lettering = NULL, lettered_on = NULL WHERE book_id = $1 AND call_id = $2",
-        [bookId, callId],
-      );
+      await tx.query(`UPDATE ledger_lines SET lettering = NULL, lettered_on = NULL WHERE ${lines}`, [
+        bookId,
+        callId,
+        year,
+      ]);
     }
   }
 }
@@ -188,8 +207,12 @@ async function letter(tx: Sql, tenantId: string, bookId: string, callIds: string
 async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
   const tenantId = e.metadata.tenant_id;
   const leaseId = e.data.lease_id.toLowerCase();
-  const [lease] = await tx.query<{ deposit_cents: string; owner_id: string | null }>(
-    `SELECT l.deposit_cents, es.owner_id FROM book_leases l LEFT JOIN book_estates es ON es.id = l.estate_id
+  const [lease] = await tx.query<{
+    deposit_cents: string;
+    start_date: string | null;
+    owner_id: string | null;
+  }>(
+    `SELECT l.deposit_cents, to_char(l.start_date, 'YYYY-MM-DD') AS start_date, es.owner_id FROM book_leases l LEFT JOIN book_estates es ON es.id = l.estate_id
      WHERE l.id = $1 AND l.tenant_id = $2`,
     [leaseId, tenantId],
   );
@@ -203,7 +226,11 @@ async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
     if (received) return;
   }
   const recordedOn = parisDate(e.metadata.occurred_at);
-  const p: Posting | null = postingOf(e, { deposit_cents: Number(lease.deposit_cents) }, recordedOn);
+  const p: Posting | null = postingOf(
+    e,
+    { deposit_cents: Number(lease.deposit_cents), start_date: lease.start_date },
+    recordedOn,
+  );
   if (!p) return;
   const bookId = bookIdOf(tenantId, lease.owner_id);
   const [book] = await tx.query<{ closed_through: number | null }>(
@@ -259,7 +286,7 @@ async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
     [JSON.stringify(lines)],
   );
   const calls = p.lines.flatMap((l) => (l.call_id ? [l.call_id.toLowerCase()] : []));
-  if (calls.length) await letter(tx, tenantId, bookId, calls, date);
+  if (calls.length) await letter(tx, tenantId, bookId, year, calls, date);
 }
 
 /**
@@ -276,15 +303,18 @@ async function carryForward(
   year: number,
   on: string,
 ) {
+  // Each open call of a tenant apart, so that its payment next year letters with it.
   const rows = await tx.query<{
     account: string;
     aux_account: string | null;
     lease_id: string | null;
+    call_id: string | null;
     balance: string;
   }>(
-    `SELECT l.account, l.aux_account, l.lease_id, sum(l.debit) - sum(l.credit) AS balance
+    `SELECT l.account, l.aux_account, l.lease_id, l.call_id, sum(l.debit) - sum(l.credit) AS balance
      FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
-     WHERE e.book_id = $1 AND e.year = $2 GROUP BY l.account, l.aux_account, l.lease_id ORDER BY 1, 2`,
+     WHERE e.book_id = $1 AND e.year = $2 GROUP BY l.account, l.aux_account, l.lease_id, l.call_id
+     ORDER BY 1, 2, 4`,
     [bookId, year],
   );
   const balanceSheet = rows.filter((r) => /^[1-5]/.test(r.account) && cents(Number(r.balance)) !== 0);
@@ -320,6 +350,7 @@ async function carryForward(
     balance: number,
     aux: string | null,
     lease: string | null,
+    call: string | null = null,
   ) => ({
     tenant_id: tenantId,
     id: deterministicUuid("ledger_line", entryId, String(i)),
@@ -332,12 +363,12 @@ async function carryForward(
     lease_id: lease,
     debit: (Math.max(balance, 0) / 100).toFixed(2),
     credit: (Math.max(-balance, 0) / 100).toFixed(2),
-    call_id: null,
+    call_id: call,
     lettering: null,
     lettered_on: null,
   });
   const lines = balanceSheet.map((r, i) =>
-    line(i, r.account, cents(Number(r.balance)), r.aux_account, r.lease_id),
+    line(i, r.account, cents(Number(r.balance)), r.aux_account, r.lease_id, r.call_id),
   );
   // A profit (incomes over expenses: a credit balance) is credited to 120, a loss debited to 129.
   if (result !== 0) lines.push(line(lines.length, result < 0 ? "120000" : "129000", result, null, null));
@@ -345,6 +376,8 @@ async function carryForward(
     "INSERT INTO ledger_lines SELECT * FROM jsonb_populate_recordset(NULL::ledger_lines, $1::jsonb)",
     [JSON.stringify(lines)],
   );
+  const calls = balanceSheet.flatMap((r) => (r.call_id ? [r.call_id] : []));
+  if (calls.length) await letter(tx, tenantId, bookId, next, calls, date);
 }
 
 async function apply(tx: Sql, e: RecordedEvent<Handled>) {
@@ -364,9 +397,15 @@ async function apply(tx: Sql, e: RecordedEvent<Handled>) {
       return;
     case "LeaseCreated":
       await tx.query(
-        `INSERT INTO book_leases (tenant_id, id, estate_id, deposit_cents) VALUES ($1, $2, $3, $4)
+        `INSERT INTO book_leases (tenant_id, id, estate_id, start_date, deposit_cents) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING`,
-        [tenantId, e.data.lease_id, e.data.estate_id, cents(e.data.deposit_amount ?? 0)],
+        [
+          tenantId,
+          e.data.lease_id,
+          e.data.estate_id,
+          e.data.start_date ?? null,
+          cents(e.data.deposit_amount ?? 0),
+        ],
       );
       return;
     case "LeaseUpdated":
@@ -374,6 +413,11 @@ async function apply(tx: Sql, e: RecordedEvent<Handled>) {
       const c = e.data.changes;
       if (c.estate_id !== undefined && c.estate_id !== null)
         await tx.query("UPDATE book_leases SET estate_id = $2 WHERE id = $1", [e.data.lease_id, c.estate_id]);
+      if (c.start_date !== undefined)
+        await tx.query("UPDATE book_leases SET start_date = $2 WHERE id = $1", [
+          e.data.lease_id,
+          c.start_date,
+        ]);
       if (c.deposit_amount !== undefined)
         await tx.query("UPDATE book_leases SET deposit_cents = $2 WHERE id = $1", [
           e.data.lease_id,

@@ -50,6 +50,7 @@ export interface Posting {
 /** Facts of the lease that the events do not carry: its deposit. */
 export interface LeaseFacts {
   deposit_cents: number;
+  start_date: string | null;
 }
 
 const debit = (account: Account, amount: number, call_id: string | null = null): PostingLine => ({
@@ -133,15 +134,18 @@ export function postingOf(event: MoneyEvent, facts: LeaseFacts, on: string): Pos
         ],
       });
     }
-    case "LeaseActivated":
-      // The deposit is received at the lease's start (docs/accounting.md: no event of its own).
+    case "LeaseActivated": {
+      // The deposit has no event of its own (docs/accounting.md): received when the lease is
+      // activated, or at its start for a tenancy that began before (taken over).
+      const on = [event.data.effective_date, facts.start_date ?? event.data.effective_date].sort()[0];
       return posting({
         journal: "BQ",
-        date: event.data.effective_date,
+        date: on,
         label: "Dépôt de garantie reçu",
-        piece_ref: `DG${event.data.effective_date.replaceAll("-", "")}`,
+        piece_ref: `DG${on.replaceAll("-", "")}`,
         lines: [debit("512000", facts.deposit_cents), credit("165000", facts.deposit_cents)],
       });
+    }
     case "LeaseDepositReturned": {
       const d = event.data;
       const deducted = d.deductions.reduce((s, x) => s + cents(x.amount), 0);

@@ -6,7 +6,7 @@ import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../../platform/http/pagination.ts";
-import { answers, fileBytes } from "../../platform/http/responses.ts";
+import { answers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
 import { type FecRow, fecFileName, fecHeader, fecLine, latin9 } from "./fec.ts";
 
@@ -73,6 +73,11 @@ export const trialBalanceBody = z
   .meta({ id: "TrialBalance" });
 
 const num = (v: unknown) => Number(v);
+
+const textFile = (type: string, description: string) =>
+  z.unknown().meta({ description, content: { [type]: { schema: { type: "string" } } } });
+const fecFile = textFile("text/plain", "The FEC: tab-separated text, ISO 8859-15 unless UTF-8 is asked");
+const csvFile = textFile("text/csv", "CSV for a spreadsheet: UTF-8 with BOM, `;` separated, decimal commas");
 
 export async function readBook(sql: Sql, tenantId: string, bookId: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
@@ -234,12 +239,11 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: "Entries of a book by date (the journals), with their lines; format=csv for a spreadsheet",
+        summary: "Entries of a book by date (the journals), with their lines",
         params: bookParams,
         querystring: z.strictObject({
           from: day().optional(),
           to: day().optional(),
-          format: z.enum(["json", "csv"]).default("json"),
           ...pageQuery,
         }),
         response: answers(z.array(entryBody)),
@@ -250,37 +254,6 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
       const tenantId = tenantOf(request);
       await requireBook(sql, tenantId, request.params.book_id);
       const page = await readEntries(sql, tenantId, request.params.book_id, request.query);
-      if (request.query.format === "csv") {
-        const rows = page.items.flatMap((e) =>
-          e.lines.map((l: z.output<typeof lineBody>) => [
-            e.journal,
-            e.number,
-            e.entry_date,
-            e.piece_ref,
-            e.label,
-            l.account,
-            l.account_label,
-            l.aux_account,
-            l.debit,
-            l.credit,
-            l.lettering,
-          ]),
-        );
-        const header = [
-          "Journal",
-          "N°",
-          "Date",
-          "Pièce",
-          "Libellé",
-          "Compte",
-          "Intitulé",
-          "Auxiliaire",
-          "Débit",
-          "Crédit",
-          "Lettrage",
-        ];
-        return reply.type("text/csv; charset=utf-8").send(toCsv(header, rows));
-      }
       return sendPage(request, reply, page);
     },
   );
@@ -292,29 +265,15 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: "Trial balance (balance générale) on a day: each account's debits, credits and balance",
         params: bookParams,
-        querystring: z.strictObject({ on: day(), format: z.enum(["json", "csv"]).default("json") }),
+        querystring: z.strictObject({ on: day() }),
         response: answers(trialBalanceBody),
       },
       config: read,
     },
-    async (request, reply) => {
+    async (request) => {
       const tenantId = tenantOf(request);
       await requireBook(sql, tenantId, request.params.book_id);
       const balance = await readTrialBalance(sql, tenantId, request.params.book_id, request.query.on);
-      if (request.query.format === "csv") {
-        const rows = balance.accounts.map((a) => [
-          a.account,
-          a.account_label,
-          a.aux_account,
-          a.debit,
-          a.credit,
-          a.balance,
-        ]);
-        rows.push(["Total", "", "", balance.total_debit, balance.total_credit, ""]);
-        return reply
-          .type("text/csv; charset=utf-8")
-          .send(toCsv(["Compte", "Intitulé", "Auxiliaire", "Débit", "Crédit", "Solde"], rows));
-      }
       return balance;
     },
   );
@@ -328,7 +287,7 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
           "The fichier des écritures comptables of a year (LPF art. L47 A, A47 A-1): 18 fields, tab-separated",
         params: bookParams,
         querystring: fecQuery,
-        response: answers(fileBytes),
+        response: answers(fecFile),
       },
       config: read,
     },
@@ -354,6 +313,89 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
         .type(`text/plain; charset=${encoding.toLowerCase()}`)
         .header("content-disposition", `attachment; filename="${fecFileName(siren ?? "000000000", year)}"`)
         .send(Readable.from(file()));
+    },
+  );
+
+  api.get(
+    "/api/books/:book_id/exports/entries.csv",
+    {
+      schema: {
+        tags,
+        summary: "The journals as CSV (a line per entry line): UTF-8 with BOM, `;`, decimal commas",
+        params: bookParams,
+        querystring: z.strictObject({ from: day().optional(), to: day().optional() }),
+        response: answers(csvFile),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      await requireBook(sql, tenantId, request.params.book_id);
+      const page = await readEntries(sql, tenantId, request.params.book_id, {
+        ...request.query,
+        page: 1,
+        limit: 1_000_000,
+      });
+      const rows = page.items.flatMap((e) =>
+        e.lines.map((l: z.output<typeof lineBody>) => [
+          e.journal,
+          e.number,
+          e.entry_date,
+          e.piece_ref,
+          e.label,
+          l.account,
+          l.account_label,
+          l.aux_account,
+          l.debit,
+          l.credit,
+          l.lettering,
+        ]),
+      );
+      const header = [
+        "Journal",
+        "N°",
+        "Date",
+        "Pièce",
+        "Libellé",
+        "Compte",
+        "Intitulé",
+        "Auxiliaire",
+        "Débit",
+        "Crédit",
+        "Lettrage",
+      ];
+      return reply.type("text/csv; charset=utf-8").send(toCsv(header, rows));
+    },
+  );
+
+  api.get(
+    "/api/books/:book_id/exports/trial-balance.csv",
+    {
+      schema: {
+        tags,
+        summary: "The trial balance on a day as CSV: UTF-8 with BOM, `;`, decimal commas",
+        params: bookParams,
+        querystring: z.strictObject({ on: day() }),
+        response: answers(csvFile),
+      },
+      config: read,
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      await requireBook(sql, tenantId, request.params.book_id);
+      const balance = await readTrialBalance(sql, tenantId, request.params.book_id, request.query.on);
+      const rows = balance.accounts.map((a) => [
+        a.account,
+        a.account_label,
+        a.aux_account,
+        a.debit,
+        a.credit,
+        a.balance,
+      ]);
+      rows.push(["Total", "", "", balance.total_debit, balance.total_credit, ""]);
+      return reply
+        .type("text/csv; charset=utf-8")
+        .send(toCsv(["Compte", "Intitulé", "Auxiliaire", "Débit", "Crédit", "Solde"], rows));
     },
   );
 }
