@@ -88,13 +88,15 @@ const LATIN9: Record<string, number> = {
   œ: 0xbd,
   Ÿ: 0xbe,
 };
+const NOT_LATIN9 = /[^\u0000-\u00a3\u00a5\u00a7\u00a9-\u00b3\u00b5-\u00b7\u00b9-\u00bb\u00bf-\u00ff]/;
 export function latin9(text: string): Buffer {
+  // Most text is in the common part of Latin-1 and Latin-9: one native conversion.
+  if (!NOT_LATIN9.test(text)) return Buffer.from(text, "latin1");
   const out = Buffer.alloc(text.length);
   let n = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0) ?? 0x3f;
-    out[n++] =
-      LATIN9[ch] ?? (code < 0x100 && !(code >= 0xa4 && Object.values(LATIN9).includes(code)) ? code : 0x3f);
+    out[n++] = LATIN9[ch] ?? (NOT_LATIN9.test(ch) ? 0x3f : code);
   }
   return out.subarray(0, n);
 }

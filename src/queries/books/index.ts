@@ -76,7 +76,7 @@ const num = (v: unknown) => Number(v);
 
 const textFile = (type: string, description: string) =>
   z.unknown().meta({ description, content: { [type]: { schema: { type: "string" } } } });
-const fecFile = textFile("text/plain", "The FEC: tab-separated text, ISO 8859-15 unless UTF-8 is asked");
+const fecAnswer = textFile("text/plain", "The FEC: tab-separated text, ISO 8859-15 unless UTF-8 is asked");
 const csvFile = textFile("text/csv", "CSV for a spreadsheet: UTF-8 with BOM, `;` separated, decimal commas");
 
 export async function readBook(sql: Sql, tenantId: string, bookId: string) {
@@ -162,7 +162,7 @@ const csvCell = (v: unknown) => {
 export const toCsv = (header: string[], rows: unknown[][]) =>
   `\uFEFF${[header, ...rows].map((r) => r.map(csvCell).join(";")).join("\r\n")}\r\n`;
 
-/** The FEC's rows of a year, in entry number order, fetched 2,000 entries at a time (flat memory). */
+/** The FEC's rows of a year, in entry number order, fetched 10,000 entries at a time (flat memory). */
 async function* fecRows(sql: Sql, tenantId: string, bookId: string, year: number): AsyncGenerator<FecRow> {
   let after = 0;
   for (;;) {
@@ -173,7 +173,7 @@ async function* fecRows(sql: Sql, tenantId: string, bookId: string, year: number
            l.lettering, to_char(l.lettered_on, 'YYYYMMDD') AS lettered_on, to_char(e.valid_date, 'YYYYMMDD') AS valid_date
          FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
          WHERE e.tenant_id = $1 AND e.book_id = $2 AND e.year = $3
-           AND e.number > $4 AND e.number <= $4 + 2000
+           AND e.number > $4 AND e.number <= $4 + 10000
          ORDER BY e.number, l.line`,
         [tenantId, bookId, year, after],
       ),
@@ -182,6 +182,27 @@ async function* fecRows(sql: Sql, tenantId: string, bookId: string, year: number
     for (const r of rows) yield r;
     after = Number(rows.at(-1)?.number);
   }
+}
+
+/** The FEC file of a book's year, in chunks of about 64 kB, encoded: what the route streams. */
+export async function* fecFile(
+  sql: Sql,
+  tenantId: string,
+  bookId: string,
+  year: number,
+  encoding: "ISO-8859-15" | "UTF-8",
+): AsyncGenerator<Buffer> {
+  const encode = encoding === "UTF-8" ? (s: string) => Buffer.from(s, "utf8") : latin9;
+  yield encode(`${fecHeader()}\r\n`);
+  let chunk = "";
+  for await (const row of fecRows(sql, tenantId, bookId, year)) {
+    chunk += `${fecLine(row)}\r\n`;
+    if (chunk.length > 64_000) {
+      yield encode(chunk);
+      chunk = "";
+    }
+  }
+  if (chunk) yield encode(chunk);
 }
 
 const fecQuery = z.strictObject({
@@ -287,7 +308,7 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
           "The fichier des écritures comptables of a year (LPF art. L47 A, A47 A-1): 18 fields, tab-separated",
         params: bookParams,
         querystring: fecQuery,
-        response: answers(fecFile),
+        response: answers(fecAnswer),
       },
       config: read,
     },
@@ -296,23 +317,10 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
       const { book_id } = request.params;
       const { year, siren, encoding } = request.query;
       await requireBook(sql, tenantId, book_id);
-      const encode = encoding === "UTF-8" ? (s: string) => Buffer.from(s, "utf8") : latin9;
-      async function* file() {
-        yield encode(`${fecHeader()}\r\n`);
-        let chunk = "";
-        for await (const row of fecRows(sql, tenantId, book_id, year)) {
-          chunk += `${fecLine(row)}\r\n`;
-          if (chunk.length > 64_000) {
-            yield encode(chunk);
-            chunk = "";
-          }
-        }
-        if (chunk) yield encode(chunk);
-      }
       return reply
         .type(`text/plain; charset=${encoding.toLowerCase()}`)
         .header("content-disposition", `attachment; filename="${fecFileName(siren ?? "000000000", year)}"`)
-        .send(Readable.from(file()));
+        .send(Readable.from(fecFile(sql, tenantId, book_id, year, encoding)));
     },
   );
 
