@@ -3,6 +3,7 @@ import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { bookCommandRoutes } from "./commands/books/index.ts";
+import { mandateCommandRoutes } from "./commands/books/mandates.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
@@ -90,7 +91,7 @@ import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
-import { bookQueryRoutes } from "./queries/books/index.ts";
+import { bookQueryRoutes, ownerBookQueryRoutes } from "./queries/books/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactExport, contactQueries } from "./queries/contacts.ts";
@@ -335,7 +336,11 @@ export const areas: Area[] = [
     jobs: [rentCallsJob, firstRentCallsJob],
   },
   // The books (docs/accounting.md): a ledger per lessor posted from the money events.
-  { name: "books", routes: [bookCommandRoutes, bookQueryRoutes], projections: [booksProjection] },
+  {
+    name: "books",
+    routes: [bookCommandRoutes, mandateCommandRoutes, bookQueryRoutes, ownerBookQueryRoutes],
+    projections: [booksProjection],
+  },
   // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
   {
     name: "rentCollection",

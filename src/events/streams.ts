@@ -28,6 +28,7 @@ export const STREAM_CATEGORIES = [
   "lease_signing",
   "lessee",
   "lessee_email",
+  "management_mandate",
   "media",
   "meter",
   "message",

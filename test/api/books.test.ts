@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { bookIdOf } from "../../src/events/books/index.ts";
+import { globalTypeIds } from "../../src/events/types.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { booksProjection } from "../../src/projections/books/index.ts";
 import { checkFec } from "../../src/queries/books/index.ts";
@@ -164,5 +165,130 @@ describe("books", () => {
     expect(fec.body).toMatch(
       /\t120000\tRésultat de l'exercice \(bénéfice\)\t\t\tAN2026\t20251231\t[^\t]+\t0,00\t850,00\t/,
     );
+  });
+
+  it("an owner's mandate: the agency's fee on each payment, the compte-rendu de gérance and the 2044 figures", async () => {
+    const tenant = await t.newTenant();
+    const as = tenant;
+    const owner = await t.request("POST", "/api/owners", {
+      body: { category: "individual", first_name: "Hélène", last_name: "Moreau", email: "helene@example.fr" },
+      as,
+    });
+    expect(owner.statusCode, owner.body).toBe(201);
+    const ownerId = owner.json().id as string;
+    const place = (
+      await t.request("POST", "/api/places", { body: { name: "Résidence des Tilleuls" }, as })
+    ).json().id;
+    const estateOf = async (name: string) => {
+      const res = await t.request("POST", `/api/places/${place}/estates`, {
+        body: {
+          name,
+          estate_type_id: globalTypeIds.estate.apartment,
+          area: 40,
+          fiscal_identifier: name,
+          owner_id: ownerId,
+        },
+        as,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const bad = await t.request("POST", `/api/owners/${ownerId}/management-mandates`, {
+      body: { fee_rate: 0.07123, starts_on: "2025-01-01" },
+      as,
+    });
+    expect(bad.statusCode).toBe(400);
+    const mandate = await t.request("POST", `/api/owners/${ownerId}/management-mandates`, {
+      body: { fee_rate: 0.07, starts_on: "2025-01-01" },
+      as,
+    });
+    expect(mandate.statusCode, mandate.body).toBe(201);
+    expect(mandate.json()).toMatchObject({ fee_rate: 0.07, vat_rate: 0.2, ends_on: null });
+    const again = await t.request("POST", `/api/owners/${ownerId}/management-mandates`, {
+      body: { fee_rate: 0.05, starts_on: "2025-06-01" },
+      as,
+    });
+    expect(again.statusCode).toBe(409);
+
+    // Two dwellings of the owner, 800 + 50 a month from January 2025; each paid 850 for January.
+    const leases: string[] = [];
+    for (const name of ["Apt A", "Apt B"]) {
+      const { id } = await newLease({ estate_id: await estateOf(name), payment_day: 5 }, as);
+      expect((await setStatus(id, "ACTIVE", {}, as)).statusCode).toBe(200);
+      leases.push(id);
+    }
+    await issueRentCalls(
+      { sql: t.sql, store: t.service.platform.store },
+      { today: "2025-01-15", tenantId: tenant.id },
+    );
+    for (const id of leases) {
+      const paid = await t.request("POST", `/api/leases/${id}/payments`, {
+        body: { method: "VIREMENT_BANCAIRE", paid_on: "2025-01-08", amount: 850 },
+        as,
+      });
+      expect(paid.statusCode, paid.body).toBe(201);
+    }
+    const book = bookIdOf(tenant.id, ownerId);
+    await eventually(
+      async () => (await t.request("GET", `/api/books/${book}/entries`, { as })).json(),
+      (body) => Array.isArray(body) && body.length === 6,
+    );
+    // 7 % of 850 = 59.50, VAT 20 % = 71.40 kept by the agency on each payment.
+    const statement = (
+      await t.request("GET", `/api/owners/${ownerId}/statements?from=2025-01-01&to=2025-01-31`, { as })
+    ).json();
+    expect(statement).toMatchObject({
+      collected: 1700,
+      rents: 1600,
+      charges: 100,
+      fees: 142.8,
+      expenses: 0,
+      payout: 1557.2,
+    });
+    expect(statement.payout).toBe(statement.collected - statement.fees - statement.expenses);
+
+    const figures = (
+      await t.request("GET", `/api/owners/${ownerId}/tax-returns/2044?year=2025`, { as })
+    ).json();
+    expect(figures.lines["211"]).toMatchObject({ amount: 1600 });
+    expect(figures.lines["211"].entries).toHaveLength(2);
+    expect(figures.lines["221"].amount).toBe(142.8);
+    expect(figures.lines["222"].amount).toBe(40);
+    expect(figures.lines["229"].amount).toBe(0);
+    expect(figures.micro_foncier_eligible).toBe(true);
+
+    const pdf = await t.request("GET", `/api/owners/${ownerId}/tax-returns/2044?year=2025`, {
+      as,
+      headers: { accept: "application/pdf" },
+    });
+    expect(pdf.statusCode, pdf.body).toBe(200);
+    expect(pdf.headers["content-type"]).toBe("application/pdf");
+    const statementPdf = await t.request(
+      "GET",
+      `/api/owners/${ownerId}/statements?from=2025-01-01&to=2025-01-31`,
+      {
+        as,
+        headers: { accept: "application/pdf" },
+      },
+    );
+    expect(statementPdf.rawPayload.subarray(0, 5).toString()).toBe("%PDF-");
+    const { pdfText } = await import("../support/pdfText.ts");
+    const text = await pdfText(statementPdf.rawPayload);
+    expect(text).toContain("Hélène Moreau");
+    expect(text).toContain("Période du 1er janvier 2025 au 31 janvier 2025");
+    expect(text).toContain("1 557,20 €");
+    const taxText = await pdfText(pdf.rawPayload);
+    expect(taxText).toContain("Loyers bruts encaissés");
+    expect(taxText).toContain("15 000,00 €");
+    expect(taxText).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    if (process.env.BOOKS_PDF_DIR) {
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(`${process.env.BOOKS_PDF_DIR}/statement.pdf`, statementPdf.rawPayload);
+      await writeFile(`${process.env.BOOKS_PDF_DIR}/2044.pdf`, pdf.rawPayload);
+    }
+    // Another tenant sees none of it.
+    expect(
+      (await t.request("GET", `/api/owners/${ownerId}/statements?from=2025-01-01&to=2025-01-31`)).statusCode,
+    ).toBe(404);
   });
 });

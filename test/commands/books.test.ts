@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bookDecider } from "../../src/commands/books/index.ts";
+import { mandateDecider } from "../../src/commands/books/mandates.ts";
 import { type AccountCommand, accountDecider } from "../../src/commands/rentCycle/decider.ts";
+import { mandateOn } from "../../src/events/books/index.ts";
 import {
   type AccountEvent,
   emptyAccount,
@@ -9,7 +11,7 @@ import {
   type LeaseAccount,
 } from "../../src/events/rentCycle.ts";
 import { ApiError } from "../../src/platform/errors.ts";
-import { isBalanced, letteringCode, postingOf } from "../../src/projections/books/index.ts";
+import { feeOf, isBalanced, letteringCode, postingOf } from "../../src/projections/books/index.ts";
 import { checkFec, FEC_FIELDS } from "../../src/queries/books/index.ts";
 
 const LEASE = "00000000-0000-4000-8000-000000000001";
@@ -251,5 +253,51 @@ describe("the FEC checker (LPF art. A47 A-1)", () => {
         "lettering A is not balanced",
       ]),
     );
+  });
+});
+
+describe("management mandates", () => {
+  const OWNER = "00000000-0000-4000-8000-0000000000aa";
+  const signed = (starts_on: string, ends_on: string | null = null) => ({
+    mandate_id: `m-${starts_on}`,
+    owner_id: OWNER,
+    fee_rate: 0.07,
+    vat_rate: 0.2,
+    starts_on,
+    ends_on,
+  });
+  const sign = (starts_on: string, state: ReturnType<typeof signed>[]) =>
+    mandateDecider.decide(
+      { type: "SignManagementMandate", mandate: { ...signed(starts_on), mandate_id: "new" } },
+      state,
+    );
+
+  it("signs a first mandate, and a next one from the day after the previous ends", () => {
+    expect(sign("2025-01-01", [])).toHaveLength(1);
+    expect(sign("2025-07-01", [signed("2025-01-01", "2025-06-30")])).toHaveLength(1);
+    expect(() => sign("2025-06-30", [signed("2025-01-01", "2025-06-30")])).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
+  });
+  it("refuses a second mandate while one is in force, and an end before the start", () => {
+    expect(() => sign("2025-07-01", [signed("2025-01-01")])).toThrow(
+      expect.objectContaining({ status: 409 }),
+    );
+    const end = (ends_on: string) =>
+      mandateDecider.decide({ type: "EndManagementMandate", owner_id: OWNER, ends_on }, [
+        signed("2025-01-01"),
+      ]);
+    expect(end("2025-01-01")).toHaveLength(1);
+    expect(() => end("2024-12-31")).toThrow(expect.objectContaining({ status: 400 }));
+  });
+  it("the mandate in force on a day: from its start to its end, both included", () => {
+    const ms = [signed("2025-01-01", "2025-06-30"), signed("2025-07-01")];
+    expect(mandateOn(ms, "2024-12-31")).toBeNull();
+    expect(mandateOn(ms, "2025-06-30")?.starts_on).toBe("2025-01-01");
+    expect(mandateOn(ms, "2025-07-01")?.starts_on).toBe("2025-07-01");
+  });
+  it("the fee is the rate of what is collected, VAT on top, to the cent", () => {
+    expect(feeOf(85_000, { fee_rate: 0.07, vat_rate: 0.2 })).toBe(7_140);
+    expect(feeOf(33_333, { fee_rate: 0.065, vat_rate: 0.2 })).toBe(2_600);
   });
 });

@@ -42,3 +42,43 @@ export const evolveBook = (_state: BookState, event: BookEvent): BookState => {
       return { closed_through: event.data.year };
   }
 };
+
+/**
+ * The management mandate (mandat de gestion, loi n° 70-9 "Hoguet") an owner gave the company: the
+ * fee the agency keeps on what it collects, VAT on top. Stream `management_mandate-<owner uuid>`:
+ * one mandate in force at a time; a new one follows the end of the previous.
+ */
+export const mandateStream = (ownerId: string) => `management_mandate-${ownerId.toLowerCase()}`;
+
+export interface ManagementMandate {
+  mandate_id: string;
+  owner_id: string;
+  fee_rate: number;
+  vat_rate: number;
+  starts_on: string;
+  ends_on: string | null;
+}
+
+export type MandateEvent =
+  | DomainEvent<"ManagementMandateSigned", Omit<ManagementMandate, "ends_on">>
+  | DomainEvent<"ManagementMandateEnded", { mandate_id: string; owner_id: string; ends_on: string }>;
+
+export const mandateEventTypes = [
+  "ManagementMandateSigned",
+  "ManagementMandateEnded",
+] as const satisfies readonly MandateEvent["type"][];
+
+export const evolveMandates = (state: ManagementMandate[], event: MandateEvent): ManagementMandate[] => {
+  switch (event.type) {
+    case "ManagementMandateSigned":
+      return [...state, { ...event.data, ends_on: null }];
+    case "ManagementMandateEnded":
+      return state.map((m) =>
+        m.mandate_id === event.data.mandate_id ? { ...m, ends_on: event.data.ends_on } : m,
+      );
+  }
+};
+
+/** The mandate in force on a day, if any. */
+export const mandateOn = (mandates: readonly ManagementMandate[], day: string): ManagementMandate | null =>
+  mandates.find((m) => m.starts_on <= day && (m.ends_on === null || day <= m.ends_on)) ?? null;

@@ -1,17 +1,31 @@
-import { type BookEvent, bookEventTypes, bookIdOf } from "../../events/books/index.ts";
+import {
+  type BookEvent,
+  bookEventTypes,
+  bookIdOf,
+  type MandateEvent,
+  mandateEventTypes,
+} from "../../events/books/index.ts";
 import { type DepositEvent, depositEventTypes } from "../../events/deposits.ts";
 import type { EstateEvent } from "../../events/estates.ts";
 import type { LeaseEvent } from "../../events/leases.ts";
 import { type AccountEvent, accountEventTypes } from "../../events/rentCycle.ts";
+import type { SyndicEvent } from "../../events/syndic.ts";
 import { cents } from "../../law/money.ts";
 import type { Sql } from "../../platform/db.ts";
 import type { RecordedEvent } from "../../platform/eventstore/eventStore.ts";
 import { parisDate } from "../../platform/formatDates.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 import { eventsOf, type Projection, tenantPolicy } from "../../platform/projections/projection.ts";
-import { ACCOUNTS, type MoneyEvent, type Posting, postingOf } from "./postings.ts";
+import {
+  ACCOUNTS,
+  type LeaseFacts,
+  type MoneyEvent,
+  type Posting,
+  postingOf,
+  syndicPosting,
+} from "./postings.ts";
 
-export { ACCOUNTS, isBalanced, JOURNALS, type Posting, postingOf } from "./postings.ts";
+export { ACCOUNTS, feeOf, isBalanced, JOURNALS, type Posting, postingOf, syndicPosting } from "./postings.ts";
 
 /**
  * `books`: the ledger of each lessor (docs/accounting.md), posted from the money events in log
@@ -39,13 +53,17 @@ type Handled =
   | Extract<EstateEvent, { type: (typeof ESTATE_TYPES)[number] }>
   | AccountEvent
   | DepositEvent
-  | BookEvent;
+  | BookEvent
+  | MandateEvent
+  | Extract<SyndicEvent, { type: "SyndicPaymentRecorded" }>;
 const HANDLES = [
   ...LEASE_TYPES,
   ...ESTATE_TYPES,
   ...accountEventTypes,
   ...depositEventTypes,
   ...bookEventTypes,
+  ...mandateEventTypes,
+  "SyndicPaymentRecorded",
 ] as const satisfies readonly Handled["type"][];
 
 const SCHEMA = `
@@ -72,6 +90,17 @@ CREATE TABLE book_leases (
   deposit_cents bigint NOT NULL DEFAULT 0
 );
 ${tenantPolicy("book_leases")}
+CREATE TABLE management_mandates (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  owner_id uuid NOT NULL,
+  fee_rate numeric NOT NULL,
+  vat_rate numeric NOT NULL,
+  starts_on date NOT NULL,
+  ends_on date
+);
+CREATE INDEX management_mandates_owner ON management_mandates (tenant_id, owner_id, starts_on);
+${tenantPolicy("management_mandates")}
 CREATE TABLE book_counters (
   tenant_id uuid NOT NULL,
   id uuid PRIMARY KEY,
@@ -99,6 +128,7 @@ CREATE TABLE ledger_entries (
   label text NOT NULL,
   valid_date date NOT NULL,
   lease_id uuid,
+  payment_id uuid,
   source_event_id uuid NOT NULL,
   UNIQUE (book_id, year, number)
 );
@@ -118,6 +148,7 @@ CREATE TABLE ledger_lines (
   debit numeric(14,2) NOT NULL,
   credit numeric(14,2) NOT NULL,
   call_id uuid,
+  rent_part numeric(14,2),
   lettering text,
   lettered_on date
 );
@@ -204,6 +235,104 @@ async function letter(
   }
 }
 
+/** The book an owner's postings go to, created on its first entry; its last closed year. */
+async function bookOf(tx: Sql, tenantId: string, ownerId: string | null) {
+  const bookId = bookIdOf(tenantId, ownerId);
+  const [book] = await tx.query<{ closed_through: number | null }>(
+    `INSERT INTO books (tenant_id, id, owner_id) VALUES ($1, $2, $3)
+     ON CONFLICT (id) DO UPDATE SET owner_id = books.owner_id RETURNING closed_through`,
+    [tenantId, bookId, ownerId],
+  );
+  return { bookId, closed: book.closed_through };
+}
+
+/** The rent share of a call (its 706 over its total), from its own entry: what a payment of it pays of rent. */
+async function rentShare(tx: Sql, bookId: string, callId: string): Promise<number> {
+  const called = `SELECT t.entry_id, t.debit FROM ledger_lines t JOIN ledger_entries e ON e.id = t.entry_id AND e.journal = 'VT'
+    WHERE t.book_id = $1 AND t.call_id = $2 AND t.account = '411000' AND t.debit > 0`;
+  const [row] = await tx.query<{ rent: string | null; total: string | null }>(
+    `SELECT (SELECT sum(l.credit) FROM ledger_lines l WHERE l.account = '706000'
+               AND l.entry_id IN (SELECT entry_id FROM (${called}) c)) AS rent,
+            (SELECT sum(debit) FROM (${called}) c) AS total`,
+    [bookId, callId],
+  );
+  const total = Number(row?.total ?? 0);
+  return total > 0 ? Number(row?.rent ?? 0) / total : 0;
+}
+
+interface EntryWrite {
+  tenantId: string;
+  bookId: string;
+  closed: number | null;
+  eventId: string;
+  recordedOn: string;
+  leaseId: string | null;
+  paymentId: string | null;
+  posting: Posting;
+}
+
+/** Writes one entry and its lines, numbered in its year; letters the calls it touches. */
+async function writeEntry(tx: Sql, w: EntryWrite) {
+  const { tenantId, bookId, posting: p } = w;
+  // A closed year takes no new entry: the posting is dated in the first open year.
+  const date = w.closed !== null && Number(p.date.slice(0, 4)) <= w.closed ? `${w.closed + 1}-01-01` : p.date;
+  const year = Number(date.slice(0, 4));
+  const number = await nextValue(tx, tenantId, bookId, "entry", String(year));
+  const entryId = deterministicUuid("ledger_entry", w.eventId);
+  const aux =
+    w.leaseId && p.lines.some((l) => l.tenant) ? await tenantAccount(tx, tenantId, bookId, w.leaseId) : null;
+  await tx.query(
+    `INSERT INTO ledger_entries (tenant_id, id, book_id, year, number, journal, entry_date, piece_ref, piece_date,
+       label, valid_date, lease_id, payment_id, source_event_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      tenantId,
+      entryId,
+      bookId,
+      year,
+      number,
+      p.journal,
+      date,
+      p.piece_ref,
+      p.date,
+      p.label,
+      w.recordedOn,
+      w.leaseId,
+      w.paymentId,
+      w.eventId,
+    ],
+  );
+  const lines = [];
+  for (const [i, l] of p.lines.entries()) {
+    // What a tenant's payment (or its cancellation) pays of rent, for the revenus fonciers (line 211).
+    const share =
+      l.tenant && l.call_id && w.paymentId ? await rentShare(tx, bookId, l.call_id.toLowerCase()) : null;
+    lines.push({
+      tenant_id: tenantId,
+      id: deterministicUuid("ledger_line", entryId, String(i)),
+      entry_id: entryId,
+      book_id: bookId,
+      line: i + 1,
+      account: l.account,
+      account_label: ACCOUNTS[l.account],
+      aux_account: l.tenant ? aux : null,
+      lease_id: l.tenant ? w.leaseId : null,
+      debit: (l.debit / 100).toFixed(2),
+      credit: (l.credit / 100).toFixed(2),
+      call_id: l.call_id,
+      rent_part: share === null ? null : (Math.round((l.debit + l.credit) * share) / 100).toFixed(2),
+      lettering: null,
+      lettered_on: null,
+    });
+  }
+  await tx.query(
+    "INSERT INTO ledger_lines SELECT * FROM jsonb_populate_recordset(NULL::ledger_lines, $1::jsonb)",
+    [JSON.stringify(lines)],
+  );
+  const calls = p.lines.flatMap((l) => (l.call_id ? [l.call_id.toLowerCase()] : []));
+  if (calls.length) await letter(tx, tenantId, bookId, year, calls, date);
+}
+
 async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
   const tenantId = e.metadata.tenant_id;
   const leaseId = e.data.lease_id.toLowerCase();
@@ -212,7 +341,8 @@ async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
     start_date: string | null;
     owner_id: string | null;
   }>(
-    `SELECT l.deposit_cents, to_char(l.start_date, 'YYYY-MM-DD') AS start_date, es.owner_id FROM book_leases l LEFT JOIN book_estates es ON es.id = l.estate_id
+    `SELECT l.deposit_cents, to_char(l.start_date, 'YYYY-MM-DD') AS start_date, es.owner_id
+     FROM book_leases l LEFT JOIN book_estates es ON es.id = l.estate_id
      WHERE l.id = $1 AND l.tenant_id = $2`,
     [leaseId, tenantId],
   );
@@ -225,68 +355,65 @@ async function post(tx: Sql, e: RecordedEvent<MoneyEvent>) {
     );
     if (received) return;
   }
+  const { bookId, closed } = await bookOf(tx, tenantId, lease.owner_id);
+  const facts: LeaseFacts = { deposit_cents: Number(lease.deposit_cents), start_date: lease.start_date };
+  const paymentId =
+    e.type === "PaymentRecorded" || e.type === "PaymentCancelled" ? e.data.payment_id.toLowerCase() : null;
+  if (e.type === "PaymentRecorded" && lease.owner_id) {
+    const [mandate] = await tx.query<{ fee_rate: string; vat_rate: string }>(
+      `SELECT fee_rate, vat_rate FROM management_mandates
+       WHERE owner_id = $1 AND starts_on <= $2 AND (ends_on IS NULL OR $2 <= ends_on) LIMIT 1`,
+      [lease.owner_id, e.data.paid_on],
+    );
+    facts.mandate = mandate && { fee_rate: Number(mandate.fee_rate), vat_rate: Number(mandate.vat_rate) };
+  }
+  if (e.type === "PaymentCancelled") {
+    const [fee] = await tx.query<{ fee: string | null }>(
+      `SELECT sum(l.debit) AS fee FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+       WHERE e.book_id = $1 AND e.payment_id = $2 AND e.journal = 'BQ' AND l.account = '622600'`,
+      [bookId, paymentId],
+    );
+    facts.fee_cents = cents(Number(fee?.fee ?? 0));
+  }
   const recordedOn = parisDate(e.metadata.occurred_at);
-  const p: Posting | null = postingOf(
-    e,
-    { deposit_cents: Number(lease.deposit_cents), start_date: lease.start_date },
+  const posting = postingOf(e, facts, recordedOn);
+  if (!posting) return;
+  await writeEntry(tx, {
+    tenantId,
+    bookId,
+    closed,
+    eventId: e.event_id,
     recordedOn,
+    leaseId,
+    paymentId,
+    posting,
+  });
+}
+
+/** A provision the owner paid to the syndic, in the book of the estate's owner. */
+async function postSyndicPayment(
+  tx: Sql,
+  e: RecordedEvent<Extract<SyndicEvent, { type: "SyndicPaymentRecorded" }>>,
+) {
+  const tenantId = e.metadata.tenant_id;
+  const [estate] = await tx.query<{ owner_id: string | null }>(
+    "SELECT owner_id FROM book_estates WHERE id = $1 AND tenant_id = $2",
+    [e.data.estate_id, tenantId],
   );
-  if (!p) return;
-  const bookId = bookIdOf(tenantId, lease.owner_id);
-  const [book] = await tx.query<{ closed_through: number | null }>(
-    `INSERT INTO books (tenant_id, id, owner_id) VALUES ($1, $2, $3)
-     ON CONFLICT (id) DO UPDATE SET owner_id = books.owner_id RETURNING closed_through`,
-    [tenantId, bookId, lease.owner_id],
-  );
-  // A closed year takes no new entry: the posting is dated in the first open year.
-  const closed = book.closed_through;
-  const date = closed !== null && Number(p.date.slice(0, 4)) <= closed ? `${closed + 1}-01-01` : p.date;
-  const year = Number(date.slice(0, 4));
-  const number = await nextValue(tx, tenantId, bookId, "entry", String(year));
-  const entryId = deterministicUuid("ledger_entry", e.event_id);
-  const aux = p.lines.some((l) => l.tenant) ? await tenantAccount(tx, tenantId, bookId, leaseId) : null;
-  await tx.query(
-    `INSERT INTO ledger_entries (tenant_id, id, book_id, year, number, journal, entry_date, piece_ref, piece_date,
-       label, valid_date, lease_id, source_event_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
-      tenantId,
-      entryId,
-      bookId,
-      year,
-      number,
-      p.journal,
-      date,
-      p.piece_ref,
-      p.date,
-      p.label,
-      recordedOn,
-      leaseId,
-      e.event_id,
-    ],
-  );
-  const lines = p.lines.map((l, i) => ({
-    tenant_id: tenantId,
-    id: deterministicUuid("ledger_line", entryId, String(i)),
-    entry_id: entryId,
-    book_id: bookId,
-    line: i + 1,
-    account: l.account,
-    account_label: ACCOUNTS[l.account],
-    aux_account: l.tenant ? aux : null,
-    lease_id: l.tenant ? leaseId : null,
-    debit: (l.debit / 100).toFixed(2),
-    credit: (l.credit / 100).toFixed(2),
-    call_id: l.call_id,
-    lettering: null,
-    lettered_on: null,
-  }));
-  await tx.query(
-    "INSERT INTO ledger_lines SELECT * FROM jsonb_populate_recordset(NULL::ledger_lines, $1::jsonb)",
-    [JSON.stringify(lines)],
-  );
-  const calls = p.lines.flatMap((l) => (l.call_id ? [l.call_id.toLowerCase()] : []));
-  if (calls.length) await letter(tx, tenantId, bookId, year, calls, date);
+  const posting = syndicPosting(e.data);
+  if (!estate || !posting) return;
+  const { bookId, closed } = await bookOf(tx, tenantId, estate.owner_id);
+  const recordedOn = parisDate(e.metadata.occurred_at);
+  await writeEntry(tx, {
+    tenantId,
+    bookId,
+    closed,
+    eventId: e.event_id,
+    recordedOn,
+    leaseId: null,
+    paymentId: null,
+    posting,
+  });
 }
 
 /**
@@ -433,6 +560,22 @@ async function apply(tx: Sql, e: RecordedEvent<Handled>) {
       );
       await carryForward(tx, e.event_id, tenantId, e.data.book_id, e.data.year, e.data.closed_on);
       return;
+    case "ManagementMandateSigned":
+      await tx.query(
+        `INSERT INTO management_mandates (tenant_id, id, owner_id, fee_rate, vat_rate, starts_on)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [tenantId, e.data.mandate_id, e.data.owner_id, e.data.fee_rate, e.data.vat_rate, e.data.starts_on],
+      );
+      return;
+    case "ManagementMandateEnded":
+      await tx.query("UPDATE management_mandates SET ends_on = $2 WHERE id = $1", [
+        e.data.mandate_id,
+        e.data.ends_on,
+      ]);
+      return;
+    case "SyndicPaymentRecorded":
+      await postSyndicPayment(tx, e);
+      return;
     case "LeaseActivated":
     case "RentCallIssued":
     case "PaymentRecorded":
@@ -457,6 +600,7 @@ export const booksProjection: Projection = {
     "books",
     "book_estates",
     "book_leases",
+    "management_mandates",
     "book_counters",
     "book_tenant_accounts",
     "ledger_entries",

@@ -14,6 +14,8 @@ export const ACCOUNTS = {
   "165000": "Dépôts et cautionnements reçus",
   "411000": "Locataires",
   "512000": "Banque",
+  "614000": "Charges de copropriété",
+  "622600": "Honoraires de gestion",
   "671000": "Charges exceptionnelles sur opérations de gestion",
   "706000": "Loyers",
   "708000": "Charges locatives récupérées",
@@ -47,11 +49,19 @@ export interface Posting {
   lines: PostingLine[];
 }
 
-/** Facts of the lease that the events do not carry: its deposit. */
+/** Facts the events do not carry: the lease's deposit and start, the agency's fee on a payment. */
 export interface LeaseFacts {
   deposit_cents: number;
   start_date: string | null;
+  /** The owner's management mandate in force on the day paid (fee and VAT rates), if any. */
+  mandate?: { fee_rate: number; vat_rate: number } | null;
+  /** A cancelled payment's fee, taken back (in cents, VAT included). */
+  fee_cents?: number;
 }
+
+/** The agency's fee on an amount collected, VAT included, to the cent (honoraires de gestion). */
+export const feeOf = (amountCents: number, mandate: { fee_rate: number; vat_rate: number }): number =>
+  Math.round(amountCents * mandate.fee_rate * (1 + mandate.vat_rate));
 
 const debit = (account: Account, amount: number, call_id: string | null = null): PostingLine => ({
   account,
@@ -87,6 +97,17 @@ export type MoneyEvent =
   | DepositEvent
   | { type: "LeaseActivated"; data: { lease_id: string; effective_date: string } };
 
+/** A co-ownership provision the owner paid to the syndic (SyndicPaymentRecorded): the owner's charge. */
+export function syndicPosting(paid: { paid_on: string; amount: number }): Posting | null {
+  return posting({
+    journal: "BQ",
+    date: paid.paid_on,
+    label: "Provision de charges de copropriété versée au syndic",
+    piece_ref: `SY${paid.paid_on.replaceAll("-", "")}`,
+    lines: [debit("614000", cents(paid.amount)), credit("512000", cents(paid.amount))],
+  });
+}
+
 /** The posting of one money event, dated `on` when the event has no date of its own. */
 export function postingOf(event: MoneyEvent, facts: LeaseFacts, on: string): Posting | null {
   switch (event.type) {
@@ -115,6 +136,9 @@ export function postingOf(event: MoneyEvent, facts: LeaseFacts, on: string): Pos
           debit("512000", cents(d.amount)),
           ...d.allocations.map((a) => credit("411000", cents(a.amount), a.call_id)),
           credit("411000", cents(d.credit)),
+          // Under a management mandate the agency keeps its fee from what it collects.
+          debit("622600", facts.mandate ? feeOf(cents(d.amount), facts.mandate) : 0),
+          credit("512000", facts.mandate ? feeOf(cents(d.amount), facts.mandate) : 0),
         ],
       });
     }
@@ -131,6 +155,9 @@ export function postingOf(event: MoneyEvent, facts: LeaseFacts, on: string): Pos
           credit("512000", reversed),
           ...d.reversed_allocations.map((a) => debit("411000", cents(a.amount), a.call_id)),
           debit("411000", cents(d.reversed_credit)),
+          // The fee kept on the payment is given back with it.
+          debit("512000", facts.fee_cents ?? 0),
+          credit("622600", facts.fee_cents ?? 0),
         ],
       });
     }

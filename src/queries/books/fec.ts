@@ -88,6 +88,7 @@ const LATIN9: Record<string, number> = {
   œ: 0xbd,
   Ÿ: 0xbe,
 };
+// biome-ignore lint/suspicious/noControlCharactersInRegex: Latin-1 starts at U+0000 (tabs and line ends are text).
 const NOT_LATIN9 = /[^\u0000-\u00a3\u00a5\u00a7\u00a9-\u00b3\u00b5-\u00b7\u00b9-\u00bb\u00bf-\u00ff]/;
 export function latin9(text: string): Buffer {
   // Most text is in the common part of Latin-1 and Latin-9: one native conversion.

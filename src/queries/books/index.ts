@@ -2,12 +2,18 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { bookIdOf } from "../../events/books/index.ts";
+import { ownerResource } from "../../events/owners.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../../platform/http/pagination.ts";
 import { answers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
+import { formatEuro } from "../../platform/pdf/renderTemplate.ts";
+import { readResource } from "../../platform/resource/read.ts";
+import { ownerExists } from "../owners.ts";
+import { renderDocument } from "../rentDocuments.ts";
 import { type FecRow, fecFileName, fecHeader, fecLine, latin9 } from "./fec.ts";
 
 export { checkFec, FEC_FIELDS, fecFileName } from "./fec.ts";
@@ -404,6 +410,308 @@ export async function bookQueryRoutes(app: FastifyInstance): Promise<void> {
       return reply
         .type("text/csv; charset=utf-8")
         .send(toCsv(["Compte", "Intitulé", "Auxiliaire", "Débit", "Crédit", "Solde"], rows));
+    },
+  );
+}
+
+// ---------------------------------------------------------------- mandates, owner statements, 2044
+
+export const mandateBody = z
+  .object({
+    id: uuid(),
+    owner_id: uuid(),
+    fee_rate: z.number(),
+    vat_rate: z.number(),
+    starts_on: day(),
+    ends_on: day().nullable(),
+  })
+  .meta({ id: "ManagementMandate" });
+
+export async function readMandates(sql: Sql, tenantId: string, ownerId: string) {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query(
+      `SELECT id, owner_id, fee_rate, vat_rate, to_char(starts_on, 'YYYY-MM-DD') AS starts_on,
+         to_char(ends_on, 'YYYY-MM-DD') AS ends_on
+       FROM management_mandates WHERE tenant_id = $1 AND owner_id = $2 ORDER BY starts_on`,
+      [tenantId, ownerId],
+    ),
+  );
+  return rows.map((r) => ({ ...r, fee_rate: num(r.fee_rate), vat_rate: num(r.vat_rate) })) as z.output<
+    typeof mandateBody
+  >[];
+}
+
+const euros = (c: number) => Math.round(c) / 100;
+const centsOf = (v: unknown) => Math.round(Number(v ?? 0) * 100);
+
+/** Sums of one book's lines over a period, each with the entries it sums. */
+async function sums(sql: Sql, tenantId: string, bookId: string, from: string, to: string) {
+  return sql
+    .asTenant(tenantId, (tx) =>
+      tx.query<{ kind: string; amount: string; entries: string[] }>(
+        `WITH l AS (
+         SELECT e.id AS entry_id, e.payment_id, e.journal, x.account, x.debit, x.credit, x.rent_part, x.aux_account
+         FROM ledger_entries e JOIN ledger_lines x ON x.entry_id = e.id
+         WHERE e.tenant_id = $1 AND e.book_id = $2 AND e.entry_date BETWEEN $3 AND $4 AND e.journal <> 'AN')
+       SELECT 'collected' AS kind, sum(credit - debit) AS amount, array_agg(DISTINCT entry_id) AS entries
+         FROM l WHERE payment_id IS NOT NULL AND account = '411000'
+       UNION ALL SELECT 'rent_received', sum(CASE WHEN credit > 0 THEN rent_part ELSE -rent_part END),
+         array_agg(DISTINCT entry_id) FROM l WHERE payment_id IS NOT NULL AND rent_part IS NOT NULL
+       UNION ALL SELECT 'fees', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '622600'
+       UNION ALL SELECT 'syndic', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '614000'
+       UNION ALL SELECT 'other_expenses', sum(debit - credit), array_agg(DISTINCT entry_id)
+         FROM l WHERE account LIKE '6%' AND account NOT IN ('622600', '614000')
+       UNION ALL SELECT 'dwellings', count(DISTINCT bl.estate_id), array_agg(DISTINCT l.entry_id)
+         FROM l JOIN ledger_entries e ON e.id = l.entry_id JOIN book_leases bl ON bl.id = e.lease_id
+         WHERE l.journal = 'VT' AND l.account = '706000'`,
+        [tenantId, bookId, from, to],
+      ),
+    )
+    .then(
+      (rows) =>
+        new Map(
+          rows.map((r) => [
+            r.kind,
+            { amount: Number(r.amount ?? 0), entries: (r.entries ?? []).filter(Boolean) },
+          ]),
+        ),
+    );
+}
+
+export const statementBody = z
+  .object({
+    owner_id: uuid(),
+    book_id: uuid(),
+    from: day(),
+    to: day(),
+    collected: z.number().describe("Paid by the tenants in the period, cancellations deducted"),
+    rents: z.number().describe("Of which rents"),
+    charges: z.number().describe("Of which charges and unallocated credit"),
+    fees: z.number().describe("The agency's fees (VAT included)"),
+    expenses: z.number().describe("Paid for the owner: co-ownership provisions, penalties"),
+    payout: z.number().describe("Due to the owner: collected minus fees and expenses"),
+    entries: z.array(uuid()),
+  })
+  .meta({ id: "OwnerStatement" });
+
+/** The compte-rendu de gérance of an owner over a period, from the owner's book. */
+export async function ownerStatement(sql: Sql, tenantId: string, ownerId: string, from: string, to: string) {
+  const bookId = bookIdOf(tenantId, ownerId);
+  const s = await sums(sql, tenantId, bookId, from, to);
+  const c = (k: string) => centsOf(s.get(k)?.amount);
+  const collected = c("collected");
+  const fees = c("fees");
+  const expenses = c("syndic") + c("other_expenses");
+  return {
+    owner_id: ownerId,
+    book_id: bookId,
+    from,
+    to,
+    collected: euros(collected),
+    rents: euros(c("rent_received")),
+    charges: euros(collected - c("rent_received")),
+    fees: euros(fees),
+    expenses: euros(expenses),
+    payout: euros(collected - fees - expenses),
+    entries: [
+      ...new Set(["collected", "fees", "syndic", "other_expenses"].flatMap((k) => s.get(k)?.entries ?? [])),
+    ],
+  };
+}
+
+const taxLine = z.object({ amount: z.number(), label: z.string(), entries: z.array(uuid()) });
+export const taxReturnBody = z
+  .object({
+    year: z.number().int(),
+    owner_id: uuid(),
+    lines: z.record(z.string(), taxLine),
+    micro_foncier_eligible: z.boolean(),
+    notes: z.array(z.string()),
+  })
+  .meta({ id: "TaxReturn2044" });
+
+/** The micro-foncier regime: gross rents of the year at most 15,000 € (CGI art. 32, 1). */
+export const MICRO_FONCIER_CEILING = 15_000;
+
+/** The figures of the déclaration des revenus fonciers (form 2044) of an owner's year. */
+export async function taxReturn2044(sql: Sql, tenantId: string, ownerId: string, year: number) {
+  const s = await sums(sql, tenantId, bookIdOf(tenantId, ownerId), `${year}-01-01`, `${year}-12-31`);
+  const line = (label: string, kind: string | null, amount?: number) => ({
+    label,
+    amount: amount ?? euros(centsOf(kind ? s.get(kind)?.amount : 0)),
+    entries: kind ? (s.get(kind)?.entries ?? []) : [],
+  });
+  const dwellings = Number(s.get("dwellings")?.amount ?? 0);
+  const lines = {
+    "211": line("Loyers bruts encaissés", "rent_received"),
+    "221": line("Frais d'administration et de gestion (honoraires de gestion)", "fees"),
+    "222": { ...line("Autres frais de gestion : 20 € par local", "dwellings", 20 * dwellings) },
+    "223": line("Primes d'assurance", null),
+    "224": line("Dépenses de réparation, d'entretien et d'amélioration", null),
+    "225": line("Charges récupérables non récupérées au départ du locataire", null),
+    "227": line("Taxes foncières", null),
+    "229": line("Provisions pour charges de copropriété payées", "syndic"),
+    "230": line("Régularisation des provisions pour charges de copropriété", null),
+    "250": line("Intérêts d'emprunt", null),
+  };
+  return {
+    year,
+    owner_id: ownerId,
+    lines,
+    micro_foncier_eligible: lines["211"].amount <= MICRO_FONCIER_CEILING,
+    notes: [
+      `Micro-foncier possible si les revenus fonciers bruts de l'année ne dépassent pas ${formatEuro(MICRO_FONCIER_CEILING)} (CGI art. 32).`,
+      "Lignes 223, 224, 225, 227, 230 et 250 : le service ne tient pas encore ces dépenses ; à compléter.",
+    ],
+  };
+}
+
+// ---------------------------------------------------------------- the owner's documents
+
+const MONTHS = "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split(
+  " ",
+);
+/** `1er décembre 2026`, as a French reader reads a date. */
+export const longDate = (iso: string) => {
+  const [y, m, d] = iso.split("-").map(Number);
+  return `${d === 1 ? "1er" : d} ${MONTHS[m - 1]} ${y}`;
+};
+const cell = (v: string) => v.replaceAll("|", "/");
+
+async function ownerName(sql: Sql, tenantId: string, ownerId: string): Promise<string> {
+  const found = await readResource(sql, ownerResource, tenantId, ownerId);
+  const b = (found?.body ?? {}) as {
+    first_name?: string | null;
+    last_name?: string | null;
+    legal_name?: string | null;
+  };
+  return b.legal_name || [b.first_name, b.last_name].filter(Boolean).join(" ") || "Propriétaire";
+}
+
+export function statementMarkup(s: z.output<typeof statementBody>, name: string): string {
+  return `# Compte-rendu de gérance
+
+Propriétaire : **${cell(name)}**
+
+Période du ${longDate(s.from)} au ${longDate(s.to)}
+
+| Poste | Montant |
+| Loyers encaissés | ${formatEuro(s.rents)} |
+| Charges et avances encaissées | ${formatEuro(s.charges)} |
+| **Total encaissé** | **${formatEuro(s.collected)}** |
+| Honoraires de gestion (TVA comprise) | − ${formatEuro(s.fees)} |
+| Dépenses réglées pour votre compte | − ${formatEuro(s.expenses)} |
+| **Montant qui vous est reversé** | **${formatEuro(s.payout)}** |
+
+Chaque montant provient des écritures de votre comptabilité tenue par le service (${s.entries.length} écritures sur la période).
+`;
+}
+
+export function taxReturnMarkup(t: Awaited<ReturnType<typeof taxReturn2044>>, name: string): string {
+  const rows = Object.entries(t.lines)
+    .map(([n, l]) => `| ${n} | ${cell(l.label)} | ${formatEuro(l.amount)} |`)
+    .join("\n");
+  return `# Revenus fonciers ${t.year} : éléments de la déclaration n° 2044
+
+Propriétaire : **${cell(name)}**
+
+| Ligne | Libellé | Montant |
+${rows}
+
+${t.notes.map((n) => `- ${n}`).join("\n")}
+`;
+}
+
+/** Whether the client asked for the PDF (`Accept: application/pdf` before any JSON). */
+const wantsPdf = (accept: string | undefined) => {
+  const types = (accept ?? "").split(",").map((t) => t.split(";")[0].trim().toLowerCase());
+  const pdf = types.indexOf("application/pdf");
+  const json = types.findIndex((t) => t === "application/json" || t === "*/*" || t === "application/*");
+  return pdf >= 0 && (json < 0 || pdf < json);
+};
+
+export async function ownerBookQueryRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+  const ownerParams = z.strictObject({ owner_id: uuid() });
+  const requireOwner = async (tenantId: string, ownerId: string) => {
+    if (!(await ownerExists(sql, tenantId, ownerId))) throw notFound("Owner", ownerId);
+  };
+
+  api.get(
+    "/api/owners/:owner_id/management-mandates",
+    {
+      schema: {
+        tags,
+        summary: "The owner's management mandates",
+        params: ownerParams,
+        response: answers(z.array(mandateBody)),
+      },
+      config: read,
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      await requireOwner(tenantId, request.params.owner_id);
+      return readMandates(sql, tenantId, request.params.owner_id);
+    },
+  );
+
+  api.get(
+    "/api/owners/:owner_id/statements",
+    {
+      schema: {
+        tags,
+        summary:
+          "The owner's compte-rendu de gérance over a period: collected, fees, expenses, payout; `Accept: application/pdf` for the PDF",
+        params: ownerParams,
+        querystring: z
+          .strictObject({ from: day(), to: day() })
+          .refine((q) => q.from <= q.to, { message: "Must not be after `to`", path: ["from"] }),
+        response: answers(statementBody),
+      },
+      config: { ...read, pdfAlternative: true },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { owner_id } = request.params;
+      await requireOwner(tenantId, owner_id);
+      const statement = await ownerStatement(sql, tenantId, owner_id, request.query.from, request.query.to);
+      if (!wantsPdf(request.headers.accept)) return statement;
+      const markup = statementMarkup(statement, await ownerName(sql, tenantId, owner_id));
+      return reply
+        .header("content-type", "application/pdf")
+        .header(
+          "content-disposition",
+          `attachment; filename="compte-rendu-${statement.from}-${statement.to}.pdf"`,
+        )
+        .send(await renderDocument(markup, "Compte-rendu de gérance"));
+    },
+  );
+
+  api.get(
+    "/api/owners/:owner_id/tax-returns/2044",
+    {
+      schema: {
+        tags,
+        summary:
+          "The figures of the owner's form 2044 (revenus fonciers) for a year, each with the entries it sums; `Accept: application/pdf` for the PDF",
+        params: ownerParams,
+        querystring: z.strictObject({ year: z.coerce.number().int().min(1900).max(2200) }),
+        response: answers(taxReturnBody),
+      },
+      config: { ...read, pdfAlternative: true },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { owner_id } = request.params;
+      await requireOwner(tenantId, owner_id);
+      const figures = await taxReturn2044(sql, tenantId, owner_id, request.query.year);
+      if (!wantsPdf(request.headers.accept)) return figures;
+      const markup = taxReturnMarkup(figures, await ownerName(sql, tenantId, owner_id));
+      return reply
+        .header("content-type", "application/pdf")
+        .header("content-disposition", `attachment; filename="revenus-fonciers-${figures.year}.pdf"`)
+        .send(await renderDocument(markup, `Revenus fonciers ${figures.year}`));
     },
   );
 }
