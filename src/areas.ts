@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
+import { bookCommandRoutes } from "./commands/books/index.ts";
+import { mandateCommandRoutes } from "./commands/books/mandates.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
@@ -58,6 +60,7 @@ import type { SubjectErasure } from "./platform/personalData/erasure.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
+import { booksProjection } from "./projections/books/index.ts";
 import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
@@ -88,6 +91,7 @@ import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
+import { bookQueryRoutes, ownerBookQueryRoutes } from "./queries/books/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactExport, contactQueries } from "./queries/contacts.ts";
@@ -330,6 +334,12 @@ export const areas: Area[] = [
     routes: [rentCycleCommandRoutes, rentCycleQueryRoutes],
     projections: [rentCycleProjection],
     jobs: [rentCallsJob, firstRentCallsJob],
+  },
+  // The books (docs/accounting.md): a ledger per lessor posted from the money events.
+  {
+    name: "books",
+    routes: [bookCommandRoutes, mandateCommandRoutes, bookQueryRoutes, ownerBookQueryRoutes],
+    projections: [booksProjection],
   },
   // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
   {

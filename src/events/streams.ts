@@ -5,6 +5,7 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "book",
   "condition_report",
   "configuration",
   "contact",
@@ -27,6 +28,7 @@ export const STREAM_CATEGORIES = [
   "lease_signing",
   "lessee",
   "lessee_email",
+  "management_mandate",
   "media",
   "meter",
   "message",
