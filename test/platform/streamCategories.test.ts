@@ -8,7 +8,10 @@ describe("stream categories", () => {
   it("lists every category a stream function of src/events names, and no other", () => {
     const dir = join(import.meta.dirname, "../../src/events");
     const named = new Set<string>();
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    // Areas as files (src/events/<area>.ts) and as folders (src/events/<area>/index.ts).
+    for (const file of readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".ts"))) {
       for (const [, category] of readFileSync(join(dir, file), "utf8").matchAll(/`([a-z_]+)-\$\{/g))
         named.add(category);
     }
