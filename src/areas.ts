@@ -88,6 +88,7 @@ import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
+import { auditConsolePages } from "./queries/auditConsole/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactExport, contactQueries } from "./queries/contacts.ts";
@@ -111,6 +112,7 @@ import { messageQueryRoutes } from "./queries/messages.ts";
 import { meterQueryRoutes } from "./queries/meters.ts";
 import { ownerExport, ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { portalPages } from "./queries/portal/index.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
@@ -425,4 +427,8 @@ export const areas: Area[] = [
     projections: [],
     jobs: [retentionJob],
   },
+  // The pages people use (docs/portal.md): the tenant's portal and the auditor's console, each
+  // built on the API's own answers, called in-process with the person's own credential.
+  { name: "portal", routes: [portalPages], projections: [] },
+  { name: "auditConsole", routes: [auditConsolePages], projections: [] },
 ];
