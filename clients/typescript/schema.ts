@@ -5367,7 +5367,7 @@ export interface components {
             jwks_uri: string;
             /** @description The `aud` the tokens must carry */
             audience: string;
-            /** @description Claim holding the roles (array of owner, manager, lessee); default `roles`; a dotted path reaches a nested claim */
+            /** @description Claim holding the roles (array of owner, manager, auditor, lessee); default `roles`; a dotted path reaches a nested claim */
             roles_claim?: string;
             /** @description Claim holding the scopes (space-separated string or array); default `scope` */
             scope_claim?: string;

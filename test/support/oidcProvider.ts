@@ -23,6 +23,8 @@ export interface TestOidcProvider {
   user: OidcUser | null;
   /** Token requests refused, with why (a wrong verifier, a reused code). */
   refusals: string[];
+  /** An access token for `user`, as the token endpoint issues it (for API calls by the test). */
+  token(user: OidcUser): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startOidcProvider(audience = `pms-${randomUUID()}`): Promi
     jwks_uri: "",
     user: null,
     refusals: [],
+    token: ({ sub, roles, scope }) => sign({ sub, roles, scope: scope ?? "" }, audience),
     close: async () => {},
   };
   const json = (res: import("node:http").ServerResponse, status: number, body: unknown) =>

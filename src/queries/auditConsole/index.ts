@@ -38,17 +38,21 @@ const actorText = (actor: unknown) =>
       ? `utilisateur ${actor.slice(5, 29)}`
       : `clé ${actor.slice(0, 8)}`;
 
-/** What an event changed: its data's top-level fields, each shown briefly. */
-const changesOf = (data: unknown) =>
-  data && typeof data === "object"
-    ? Object.entries(data as Record<string, unknown>)
-        .filter(([, v]) => v !== null && v !== undefined)
-        .slice(0, 20)
-        .map(([field, v]) => ({
-          field,
-          value: (typeof v === "string" ? v : JSON.stringify(v)).slice(0, 200),
-        }))
-    : [];
+/** What an event changed: its data's fields, one level of nesting spelled out (`terms.rent_amount`). */
+function changesOf(data: unknown): { field: string; value: string }[] {
+  if (!data || typeof data !== "object") return [];
+  const out: { field: string; value: string }[] = [];
+  const add = (field: string, v: unknown) => {
+    if (v === null || v === undefined) return;
+    out.push({ field, value: (typeof v === "string" ? v : JSON.stringify(v)).slice(0, 200) });
+  };
+  for (const [field, v] of Object.entries(data as Record<string, unknown>)) {
+    if (v && typeof v === "object" && !Array.isArray(v))
+      for (const [inner, w] of Object.entries(v as Record<string, unknown>)) add(`${field}.${inner}`, w);
+    else add(field, v);
+  }
+  return out.slice(0, 40);
+}
 
 /** Paris's offset from UTC at an instant, in ms (one or two hours). */
 function parisOffset(at: Date): number {

@@ -9,6 +9,7 @@ import {
   answerOf,
   callApi,
   cookieOptions,
+  frenchDate,
   html,
   PageError,
   pagePlugins,
@@ -72,10 +73,10 @@ const ENTRY: Record<string, string> = {
   PAYMENT_CANCELLED: "Paiement annulé",
 };
 const SIGNATORY_ROLE: Record<string, string> = {
-  PRIMARY: "Locataire",
-  CO_TENANT: "Colocataire",
-  GUARANTOR: "Garant",
-  LESSOR: "Bailleur",
+  Primary: "Locataire",
+  CoTenant: "Colocataire",
+  Guarantor: "Garant",
+  Lessor: "Bailleur",
 };
 const SIGNATORY_STATUS: Record<string, string> = {
   PENDING: "Pas encore signé",
@@ -88,11 +89,7 @@ const NOTES: Record<string, string> = {
 };
 
 const leaseTitle = (lease: Record<string, unknown>) =>
-  `${TYPE[String(lease.lease_type)] ?? "Bail"} à partir du ${frenchStart(lease.start_date)}`;
-const frenchStart = (v: unknown) => {
-  const m = typeof v === "string" ? /^(\d{4})-(\d{2})-(\d{2})/.exec(v) : null;
-  return m ? `${Number(m[3]) === 1 ? "1er" : Number(m[3])}/${m[2]}/${m[1]}` : "—";
-};
+  `${TYPE[String(lease.lease_type)] ?? "Bail"} à partir du ${frenchDate(lease.start_date)}`;
 const leaseView = (lease: Record<string, unknown>) => ({
   ...lease,
   title: leaseTitle(lease),
@@ -225,7 +222,7 @@ export async function portalPages(app: FastifyInstance): Promise<void> {
       .filter((c) => c.status === "PAID" || c.status === "PARTIALLY_PAID")
       .map((c) => ({
         ...c,
-        label: `${c.status === "PAID" ? "Quittance" : "Reçu"} du ${frenchStart(c.period_start)} au ${frenchStart(c.period_end)}`,
+        label: `${c.status === "PAID" ? "Quittance" : "Reçu"} du ${frenchDate(c.period_start)} au ${frenchDate(c.period_end)}`,
       }));
     return show(reply, "portal-lease", session, {
       title: leaseTitle(lease),
