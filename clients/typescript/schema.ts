@@ -4390,6 +4390,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases/{lease_id}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed-in lessee gives notice on their lease, received today (loi n° 89-462 art. 15): its end computed, the lease goes to NOTICE
+         * @description Needs a lessee's user token with the lessee:leases:write scope.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLesseeLeasesByLeaseIdNotices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/termination": {
         parameters: {
             query?: never;
@@ -5152,6 +5174,10 @@ export interface components {
             exit_report_id?: string | null;
             /** @description The day another lessee occupies the dwelling with the lessor's agreement: after the lessee's notice, its rent stops the day before (loi n° 89-462 art. 15 I) */
             relet_on?: string | null;
+        };
+        LesseeNoticeInput: {
+            /** @description A case of loi n° 89-462 art. 15 I that shortens the notice to one month; none: the general rule */
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING") | null;
         };
         MessageResolutionInput: {
             /**
@@ -19492,6 +19518,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewNoticeInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseNotice"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLesseeLeasesByLeaseIdNotices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LesseeNoticeInput"];
             };
         };
         responses: {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { addMonths, legalToday } from "../../src/law/calendar.ts";
 import { createApiKey } from "../../src/platform/tenants/tenants.ts";
+import { frenchDate } from "../../src/queries/portal/web.ts";
 import { eventually } from "../support/eventually.ts";
 import { multipartForm } from "../support/multipart.ts";
 import { type PagesSetup, pageFixtures, startPages } from "../support/pages.ts";
@@ -242,6 +243,20 @@ describe.each(databaseKinds)("the pages in Chromium on %s", (kind) => {
       expect(await page.textContent("#documents + ul")).toMatch(/Bail signé[\s\S]*Quittance du/);
       await accessible(page);
       await shot(page, "portal-bail");
+
+      // Notice with a reason of art. 15 I: one month, its end date shown.
+      await page.getByLabel(/Motif réduisant le préavis/).selectOption("JOB_LOSS");
+      await page.getByLabel("Je donne congé de ce bail").check();
+      await page.getByRole("button", { name: "Donner congé" }).click();
+      await page.waitForSelector("text=Votre congé est enregistré.");
+      const noticed = (await t.request("GET", `/api/leases/${leaseId}`)).json();
+      expect(noticed).toMatchObject({ status: "NOTICE", notice_date: today });
+      expect(noticed.notice_end_date > today).toBe(true);
+      expect(await page.textContent("#conge + p")).toBe(
+        `Congé reçu le ${frenchDate(today)} : le bail prend fin le ${frenchDate(noticed.notice_end_date)}.`,
+      );
+      await accessible(page);
+      await shot(page, "portal-conge");
 
       await page.getByRole("button", { name: "Se déconnecter" }).click();
       expect(await page.textContent("main")).toContain("Vous êtes déconnecté");

@@ -111,6 +111,17 @@ describe.each(databaseKinds)("the portal's and console's security on %s", (kind)
       // The token without its secret cookie (another site's form): refused too.
       expect((await post(t, url, cookie, { _csrf: form.token })).statusCode).toBe(403);
     }
+    // No JSON, no oversized form: refused as such, never a 5xx.
+    const json = await t.app.inject({
+      method: "POST",
+      url: "/portal/logout",
+      headers: { cookie: form.cookie, "content-type": "application/json" },
+      payload: `${"[".repeat(100)}${"]".repeat(100)}`,
+    });
+    expect(json.statusCode).toBe(415);
+    expect((await post(t, "/portal/logout", form.cookie, { _csrf: "x".repeat(70_000) })).statusCode).toBe(
+      413,
+    );
     const out = await post(t, "/portal/logout", form.cookie, { _csrf: form.token });
     expect(out.statusCode).toBe(200);
     expect(out.cookies.find((c) => c.name === "pms_portal")?.value).toBe("");
@@ -148,6 +159,12 @@ describe.each(databaseKinds)("the portal's and console's security on %s", (kind)
         expect(res.body).not.toContain("800,00");
       }
     }
+    // Nor its forms: a notice on another's lease is refused as unknown and writes nothing.
+    const form = await formOf(t, "/portal", dave.cookie);
+    await f.writesNothing(async () => {
+      const res = await post(t, `${calls}/notice`, form.cookie, { _csrf: form.token, confirm: "oui" });
+      expect(res.statusCode).toBe(404);
+    });
     const carol = await signIn(t, pages.idp, "/portal", pages.name, f.lessee("carol"));
     expect((await t.app.inject({ url: calls, headers: { cookie: carol.cookie } })).statusCode).toBe(200);
   });

@@ -9,7 +9,8 @@ import { TEST_ADMIN_KEY, type TestApp, type TestTenant } from "./testApp.ts";
  * test (test/support/oidcProvider.ts), registered by the platform admin; a sign-in run through
  * the real redirects; the form's CSRF token read from the page.
  */
-export const LESSEE_SCOPES = "lessee:leases:read lessee:leases:sign lessee:leases:download";
+export const LESSEE_SCOPES =
+  "lessee:leases:read lessee:leases:sign lessee:leases:download lessee:leases:write";
 
 export interface PagesSetup {
   idp: TestOidcProvider;

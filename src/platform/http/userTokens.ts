@@ -13,7 +13,13 @@ export const USER_ROLES = ["owner", "manager", "auditor", "lessee"] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
 /** Scopes of the lessee's own space (SPEC.md); a route declares one as its `access`. */
-export const LESSEE_SCOPES = ["lessee:leases:read", "lessee:leases:sign", "lessee:leases:download"] as const;
+export const LESSEE_SCOPES = [
+  "lessee:leases:read",
+  "lessee:leases:sign",
+  "lessee:leases:download",
+  // The lessee's own acts on their lease: giving notice (docs/portal.md).
+  "lessee:leases:write",
+] as const;
 export type LesseeScope = (typeof LESSEE_SCOPES)[number];
 
 export const isLesseeScope = (access: unknown): access is LesseeScope =>

@@ -83,7 +83,19 @@ const SIGNATORY_STATUS: Record<string, string> = {
   SIGNED: "A signé",
   LOCKED: "Bloqué",
 };
+/** The cases of loi n° 89-462 art. 15 I that shorten a lessee's notice to one month. */
+const NOTICE_REASONS: [string, string][] = [
+  ["TENSE_ZONE", "Le logement est en zone tendue"],
+  ["FIRST_JOB", "Premier emploi"],
+  ["JOB_TRANSFER", "Mutation professionnelle"],
+  ["JOB_LOSS", "Perte d'emploi"],
+  ["NEW_JOB_AFTER_LOSS", "Nouvel emploi après une perte d'emploi"],
+  ["HEALTH", "État de santé justifiant un changement de domicile"],
+  ["RSA_OR_AAH", "Bénéficiaire du RSA ou de l'AAH"],
+  ["SOCIAL_HOUSING", "Attribution d'un logement social"],
+];
 const NOTES: Record<string, string> = {
+  conge: "Votre congé est enregistré.",
   "code-envoye": "Un code à 6 chiffres vient de vous être envoyé par courriel. Il est valable 10 minutes.",
   signe: "Votre signature est enregistrée.",
 };
@@ -101,6 +113,10 @@ const leaseParams = z.strictObject({ lease_id: z.uuid() });
 const callParams = z.strictObject({ lease_id: z.uuid(), call_id: z.uuid() });
 const codeBody = z.object({ signatory_id: z.uuid().optional() });
 const signBody = z.object({ signatory_id: z.uuid(), otp: z.string() });
+const noticeForm = z.object({
+  reason: z.enum([...NOTICE_REASONS.map(([code]) => code), ""]).default(""),
+  confirm: z.literal("oui"),
+});
 
 /** A path parameter that is not an id is simply not found (never a 500). */
 function paramsOf<T extends z.ZodType>(schema: T, request: FastifyRequest): z.output<T> {
@@ -224,9 +240,13 @@ export async function portalPages(app: FastifyInstance): Promise<void> {
         ...c,
         label: `${c.status === "PAID" ? "Quittance" : "Reçu"} du ${frenchDate(c.period_start)} au ${frenchDate(c.period_end)}`,
       }));
+    const query = request.query as Record<string, unknown>;
     return show(reply, "portal-lease", session, {
       title: leaseTitle(lease),
       lease: leaseView(lease),
+      note: NOTES[String(query.ok)] ?? undefined,
+      canGiveNotice: lease.status === "ACTIVE" && !lease.notice_date,
+      reasons: NOTICE_REASONS.map(([code, label]) => ({ code, label })),
       signature: signature.status === 200 ? signature.json() : null,
       signed,
       pendingSignature: signature.status === 200 && signature.json().status === "PENDING",
@@ -278,6 +298,19 @@ export async function portalPages(app: FastifyInstance): Promise<void> {
     const answer = await api(request, session, "GET", `/api/lessee/leases/${lease_id}/signature/document`);
     if (answer.status !== 200) expect(answer);
     return sendFileAnswer(reply, answer);
+  });
+
+  app.post(`${BASE}/leases/:lease_id/notice`, form, async (request, reply) => {
+    const session = await requireSession(request);
+    const { lease_id } = paramsOf(leaseParams, request);
+    const body = noticeForm.safeParse(request.body);
+    if (!body.success)
+      throw new PageError(400, "Cochez la case qui confirme votre congé, puis envoyez le formulaire.");
+    const answer = await api(request, session, "POST", `/api/lessee/leases/${lease_id}/notices`, {
+      reason: body.data.reason || null,
+    });
+    if (answer.status >= 400) expect(answer);
+    return reply.redirect(`${BASE}/leases/${lease_id}?ok=conge`, 303);
   });
 
   /** The signing page: who signs, who has signed, the code form for the lessee's own signatory. */

@@ -7,6 +7,7 @@ import fastifyFormbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Handlebars from "handlebars";
 import { EncryptJWT, jwtDecrypt } from "jose";
+import { ApiError } from "../../platform/errors.ts";
 
 /**
  * What the two pages served by the service share (docs/portal.md): sealed session cookies, CSRF
@@ -236,6 +237,8 @@ export async function pagePlugins(
   base: string,
 ): Promise<void> {
   await app.register(fastifyCookie);
+  // Forms only: a page takes no JSON (415), the API does.
+  app.removeContentTypeParser("application/json");
   await app.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
   await app.register(fastifyCsrf, {
     cookieKey: `${base.slice(1)}_csrf`,
@@ -254,7 +257,11 @@ export async function pagePlugins(
       (error as FastifyError).code === "FST_CSRF_INVALID_TOKEN" ||
       (error as FastifyError).code === "FST_CSRF_MISSING_SECRET";
     const status =
-      error instanceof PageError ? error.status : csrf ? 403 : ((error as FastifyError).statusCode ?? 500);
+      error instanceof PageError || error instanceof ApiError
+        ? error.status
+        : csrf
+          ? 403
+          : ((error as FastifyError).statusCode ?? 500);
     const message =
       error instanceof PageError
         ? error.message
