@@ -4188,6 +4188,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases/{lease_id}/condition-reports/{report_id}/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed-in lessee completes the signed entry report of their lease, received today: within ten days of its signing, heating elements also in the first month of the heating season (loi n° 89-462 art. 3-2; 422 after)
+         * @description Needs a lessee's user token with the lessee:leases:write scope.
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLesseeLeasesByLeaseIdConditionReportsByReportIdCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}/condition-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The condition reports of one of the signed-in lessee's leases (by date)
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getLesseeLeasesByLeaseIdConditionReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/condition-reports/{report_id}/comparison": {
         parameters: {
             query?: never;
@@ -5015,6 +5059,19 @@ export interface components {
             readonly current_dpe_diagnosis_date?: string | null;
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
+        };
+        LesseeEntryReportCompletionInput: {
+            elements: {
+                /** @description A room of the report, by name */
+                room_name: string;
+                /** @description What is described: floor, walls, ceiling, window, an item of equipment... */
+                element: string;
+                /** @enum {string} */
+                condition: "NEW" | "GOOD" | "FAIR" | "POOR";
+                comment?: string | null;
+                /** @default false */
+                heating: boolean;
+            }[];
         };
         CreditCheckoutRequestInput: {
             /**
@@ -6210,6 +6267,103 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A rent call (avis d'échéance) of one period of a lease */
+        RentCall: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** Format: date */
+            period_start: string;
+            /** Format: date */
+            period_end: string;
+            /** Format: date */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            /** @enum {string} */
+            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+            /** @description Days called out of the full period's days (first and last period), null for a full period */
+            prorated: {
+                days: number;
+                of_days: number;
+            } | null;
+        };
+        PaymentAllocation: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            amount: number;
+        };
+        /** @description A payment on a lease's account */
+        Payment: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            amount: number;
+            /** Format: date */
+            paid_on: string;
+            /** @enum {string} */
+            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
+            reference: string | null;
+            payer_lessee_id: string | null;
+            /** @description The calls it pays, oldest first (credit consumed later included) */
+            allocations: components["schemas"]["PaymentAllocation"][];
+            /** @description What it leaves unallocated, held as credit on the account */
+            credit: number;
+            /** @enum {string} */
+            status: "RECORDED" | "CANCELLED";
+            cancel_reason: string | null;
+        };
+        AccountEntry: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
+            /** Format: date */
+            date: string;
+            call_id: string | null;
+            payment_id: string | null;
+            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
+            amount: number;
+            /** @description The balance after this entry */
+            balance: number;
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        /** @description A lease's account: every call and payment in recording order */
+        LeaseAccount: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description Calls minus payments: positive the tenant owes, negative a credit */
+            balance: number;
+            /** @description Payments not yet allocated to a call */
+            credit: number;
+            entries: components["schemas"]["AccountEntry"][];
+        };
         ConditionReport: {
             /**
              * Format: uuid
@@ -6435,103 +6589,6 @@ export interface components {
                 count: number;
             }[];
             recorded_at: string;
-        };
-        /** @description A rent call (avis d'échéance) of one period of a lease */
-        RentCall: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** Format: date */
-            period_start: string;
-            /** Format: date */
-            period_end: string;
-            /** Format: date */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            /** @enum {string} */
-            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-            /** @description Days called out of the full period's days (first and last period), null for a full period */
-            prorated: {
-                days: number;
-                of_days: number;
-            } | null;
-        };
-        PaymentAllocation: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            amount: number;
-        };
-        /** @description A payment on a lease's account */
-        Payment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            amount: number;
-            /** Format: date */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference: string | null;
-            payer_lessee_id: string | null;
-            /** @description The calls it pays, oldest first (credit consumed later included) */
-            allocations: components["schemas"]["PaymentAllocation"][];
-            /** @description What it leaves unallocated, held as credit on the account */
-            credit: number;
-            /** @enum {string} */
-            status: "RECORDED" | "CANCELLED";
-            cancel_reason: string | null;
-        };
-        AccountEntry: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
-            date: string;
-            call_id: string | null;
-            payment_id: string | null;
-            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
-            amount: number;
-            /** @description The balance after this entry */
-            balance: number;
-            /** Format: date-time */
-            recorded_at: string;
-        };
-        /** @description A lease's account: every call and payment in recording order */
-        LeaseAccount: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description Calls minus payments: positive the tenant owes, negative a credit */
-            balance: number;
-            /** @description Payments not yet allocated to a call */
-            credit: number;
-            entries: components["schemas"]["AccountEntry"][];
         };
         Room: {
             /**
@@ -18953,6 +19010,95 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLesseeLeasesByLeaseIdConditionReportsByReportIdCompletions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LesseeEntryReportCompletionInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseIdConditionReports: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "ENTRY" | "EXIT";
+            };
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConditionReport"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

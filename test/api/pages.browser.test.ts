@@ -244,6 +244,48 @@ describe.each(databaseKinds)("the pages in Chromium on %s", (kind) => {
       await accessible(page);
       await shot(page, "portal-bail");
 
+      // The entry report, signed today by the manager, completed by the lessee within its ten days.
+      const report = await t.request("POST", `/api/leases/${leaseId}/condition-reports`, {
+        body: {
+          type: "ENTRY",
+          date: today,
+          rooms: [{ name: "Séjour", elements: [{ element: "Murs", condition: "GOOD" }] }],
+          meter_readings: [],
+          keys: [{ kind: "porte d'entrée", count: 2 }],
+        },
+      });
+      expect(report.statusCode, report.body).toBe(201);
+      const reportUrl = `/api/leases/${leaseId}/condition-reports/${report.json().id}`;
+      expect((await t.request("PUT", `${reportUrl}/status`, { body: { status: "SIGNED" } })).statusCode).toBe(
+        200,
+      );
+      await page.getByRole("link", { name: /compléter l'état des lieux d'entrée/ }).click();
+      await page.getByLabel("Pièce").selectOption("Séjour");
+      await page.getByLabel(/Élément/).fill("Parquet");
+      await page.getByLabel("État constaté").selectOption("POOR");
+      await page.getByLabel("Commentaire").fill("Rayure profonde devant la fenêtre");
+      await page.getByRole("button", { name: "Envoyer le complément" }).click();
+      await page.waitForSelector("text=Votre complément à l'état des lieux est enregistré.");
+      expect(await page.textContent("main")).toContain(
+        "Séjour, Parquet : Mauvais état (Rayure profonde devant la fenêtre)",
+      );
+      expect((await t.request("GET", reportUrl)).json().completions).toEqual([
+        {
+          received_on: today,
+          elements: [
+            expect.objectContaining({
+              room_name: "Séjour",
+              element: "Parquet",
+              condition: "POOR",
+              heating: false,
+            }),
+          ],
+        },
+      ]);
+      await accessible(page);
+      await shot(page, "portal-etat-des-lieux");
+      await page.getByRole("link", { name: "Le bail" }).click();
+
       // Notice with a reason of art. 15 I: one month, its end date shown.
       await page.getByLabel(/Motif réduisant le préavis/).selectOption("JOB_LOSS");
       await page.getByLabel("Je donne congé de ce bail").check();

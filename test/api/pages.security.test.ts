@@ -164,6 +164,14 @@ describe.each(databaseKinds)("the portal's and console's security on %s", (kind)
     await f.writesNothing(async () => {
       const res = await post(t, `${calls}/notice`, form.cookie, { _csrf: form.token, confirm: "oui" });
       expect(res.statusCode).toBe(404);
+      const completion = await post(t, `${calls}/entry-report`, form.cookie, {
+        _csrf: form.token,
+        report_id: lease,
+        room_name: "Séjour",
+        element: "Murs",
+        condition: "POOR",
+      });
+      expect(completion.statusCode).toBe(404);
     });
     const carol = await signIn(t, pages.idp, "/portal", pages.name, f.lessee("carol"));
     expect((await t.app.inject({ url: calls, headers: { cookie: carol.cookie } })).statusCode).toBe(200);

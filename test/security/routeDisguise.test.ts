@@ -199,7 +199,10 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
     headers: Record<string, string>,
   ) => {
     if (res.statusCode !== 404 && res.statusCode !== 400) return false;
-    const body = (route.method === "HEAD" ? await t.app.inject({ method: "GET", url, headers }) : res).json();
+    const answer = route.method === "HEAD" ? await t.app.inject({ method: "GET", url, headers }) : res;
+    // A page's refusal (HTML, docs/portal.md) comes from its handler, never from the router.
+    if (!String(answer.headers["content-type"] ?? "").includes("json")) return false;
+    const body = answer.json();
     // Path parameters are checked after the route's access (onRequest): a credential refused on a
     // route never sees its parameters' 400, so that 400 comes from another route the disguise
     // reached, one the credential may use (/api/leases/<id>%2frent-calls is GET /api/leases/:lease_id,

@@ -94,8 +94,15 @@ const NOTICE_REASONS: [string, string][] = [
   ["RSA_OR_AAH", "Bénéficiaire du RSA ou de l'AAH"],
   ["SOCIAL_HOUSING", "Attribution d'un logement social"],
 ];
+const CONDITION: Record<string, string> = {
+  NEW: "Neuf",
+  GOOD: "Bon état",
+  FAIR: "État d'usage",
+  POOR: "Mauvais état",
+};
 const NOTES: Record<string, string> = {
   conge: "Votre congé est enregistré.",
+  complete: "Votre complément à l'état des lieux est enregistré.",
   "code-envoye": "Un code à 6 chiffres vient de vous être envoyé par courriel. Il est valable 10 minutes.",
   signe: "Votre signature est enregistrée.",
 };
@@ -113,6 +120,14 @@ const leaseParams = z.strictObject({ lease_id: z.uuid() });
 const callParams = z.strictObject({ lease_id: z.uuid(), call_id: z.uuid() });
 const codeBody = z.object({ signatory_id: z.uuid().optional() });
 const signBody = z.object({ signatory_id: z.uuid(), otp: z.string() });
+const completionForm = z.object({
+  report_id: z.uuid(),
+  room_name: z.string().trim().min(1).max(255),
+  element: z.string().trim().min(1).max(255),
+  condition: z.enum(["NEW", "GOOD", "FAIR", "POOR"]),
+  comment: z.string().trim().max(2000).default(""),
+  heating: z.literal("oui").optional(),
+});
 const noticeForm = z.object({
   reason: z.enum([...NOTICE_REASONS.map(([code]) => code), ""]).default(""),
   confirm: z.literal("oui"),
@@ -311,6 +326,78 @@ export async function portalPages(app: FastifyInstance): Promise<void> {
     });
     if (answer.status >= 400) expect(answer);
     return reply.redirect(`${BASE}/leases/${lease_id}?ok=conge`, 303);
+  });
+
+  /** The signed entry report and what the lessee added to it; the completion form within its window. */
+  const entryPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: LesseeSession,
+    lease_id: string,
+    extra: { error?: string; status?: number } = {},
+  ) => {
+    const lease = expect(await api(request, session, "GET", `/api/lessee/leases/${lease_id}`));
+    const reports = expect(
+      await api(request, session, "GET", `/api/lessee/leases/${lease_id}/condition-reports?type=ENTRY`),
+    ) as Record<string, any>[];
+    const report = reports.filter((r) => r.status === "SIGNED").at(-1) ?? null;
+    const named = (e: Record<string, unknown>) => ({
+      ...e,
+      condition_text: CONDITION[String(e.condition)] ?? e.condition,
+    });
+    const query = request.query as Record<string, unknown>;
+    return show(
+      reply,
+      "portal-entry",
+      session,
+      {
+        title: `État des lieux d'entrée : ${leaseTitle(lease)}`,
+        lease: leaseView(lease),
+        report: report && {
+          ...report,
+          rooms: report.rooms.map((r: Record<string, any>) => ({ ...r, elements: r.elements.map(named) })),
+          completions: report.completions.map((c: Record<string, any>) => ({
+            ...c,
+            elements: c.elements.map(named),
+          })),
+        },
+        drafts: reports.some((r) => r.status === "DRAFT"),
+        conditions: Object.entries(CONDITION).map(([code, label]) => ({ code, label })),
+        note: NOTES[String(query.ok)] ?? undefined,
+        error: extra.error,
+      },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get(`${BASE}/leases/:lease_id/entry-report`, page, async (request, reply) => {
+    const session = await requireSession(request);
+    return entryPage(request, reply, session, paramsOf(leaseParams, request).lease_id);
+  });
+
+  app.post(`${BASE}/leases/:lease_id/entry-report`, form, async (request, reply) => {
+    const session = await requireSession(request);
+    const { lease_id } = paramsOf(leaseParams, request);
+    const body = completionForm.safeParse(request.body);
+    if (!body.success)
+      return entryPage(request, reply, session, lease_id, {
+        error: "Indiquez la pièce, l'élément et son état.",
+        status: 400,
+      });
+    const { report_id, room_name, element, condition, comment, heating } = body.data;
+    const answer = await api(
+      request,
+      session,
+      "POST",
+      `/api/lessee/leases/${lease_id}/condition-reports/${report_id}/completions`,
+      { elements: [{ room_name, element, condition, comment: comment || null, heating: heating === "oui" }] },
+    );
+    if (answer.status < 300)
+      return reply.redirect(`${BASE}/leases/${lease_id}/entry-report?ok=complete`, 303);
+    return entryPage(request, reply, session, lease_id, {
+      error: refusalText(answer),
+      status: answer.status,
+    });
   });
 
   /** The signing page: who signs, who has signed, the code form for the lessee's own signatory. */
