@@ -6,9 +6,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
-// A projection too big for one file has its parts in src/projections/<area>/ (the leases').
+// A projection too big for one file has its parts in src/projections/<area>/ (the leases'); an
+// area of pages keeps its views and static files in src/queries/<area>/ (the portal's).
 const areaOf = (file) =>
-  /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$|projections\/([^/]+)\/)/
+  /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$|(?:queries|projections)\/([^/]+)\/)/
     .exec(file)
     ?.slice(1)
     .find(Boolean);

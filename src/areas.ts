@@ -91,6 +91,7 @@ import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
+import { auditConsolePages } from "./queries/auditConsole/index.ts";
 import { bookQueryRoutes, ownerBookQueryRoutes } from "./queries/books/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
@@ -115,6 +116,7 @@ import { messageQueryRoutes } from "./queries/messages.ts";
 import { meterQueryRoutes } from "./queries/meters.ts";
 import { ownerExport, ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
+import { portalPages } from "./queries/portal/index.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
@@ -435,4 +437,8 @@ export const areas: Area[] = [
     projections: [],
     jobs: [retentionJob],
   },
+  // The pages people use (docs/portal.md): the tenant's portal and the auditor's console, each
+  // built on the API's own answers, called in-process with the person's own credential.
+  { name: "portal", routes: [portalPages], projections: [] },
+  { name: "auditConsole", routes: [auditConsolePages], projections: [] },
 ];

@@ -97,6 +97,11 @@ const schema = z.object({
    * so set it when several API instances run.
    */
   PMS_LOCAL_PAYMENT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * The key sealing the portal's and audit console's session cookies (docs/portal.md). Unset:
+   * random per process (sessions end at a restart), so set it when several API instances run.
+   */
+  PMS_SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 /** SMTP_FROM as an address and an optional display name. */

@@ -22,6 +22,7 @@ import { renderInThread } from "../platform/pdf/renderInThread.ts";
 import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { requireLease } from "./leases.ts";
+import { ensureOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
 import { pdfAnswers } from "./rentCollection.ts";
 
@@ -276,6 +277,18 @@ export async function conditionReportQueries(app: FastifyInstance) {
     return found;
   };
 
+  const listReports = async (tenantId: string, lease_id: string, type: string | null) => {
+    const rows = await sql.asTenant(tenantId, (tx) =>
+      tx.query<Row>(
+        `SELECT id, state, revision, created_at, updated_at FROM condition_reports
+         WHERE tenant_id = $1 AND lease_id = $2 AND ($3::text IS NULL OR type = $3)
+         ORDER BY date, created_at, id`,
+        [tenantId, lease_id, type],
+      ),
+    );
+    return rows.map(toReport);
+  };
+
   app.get(
     "/api/leases/:lease_id/condition-reports",
     {
@@ -293,15 +306,34 @@ export async function conditionReportQueries(app: FastifyInstance) {
       const query = request.query as z.infer<typeof listQuery>;
       const tenantId = tenantOf(request);
       await requireLease(sql, tenantId, lease_id);
-      const rows = await sql.asTenant(tenantId, (tx) =>
-        tx.query<Row>(
-          `SELECT id, state, revision, created_at, updated_at FROM condition_reports
-           WHERE tenant_id = $1 AND lease_id = $2 AND ($3::text IS NULL OR type = $3)
-           ORDER BY date, created_at, id`,
-          [tenantId, lease_id, query.type ?? null],
-        ),
+      return sendSlice(request, reply, await listReports(tenantId, lease_id, query.type ?? null), query);
+    },
+  );
+
+  // The lessee reads the reports of their own lease (to complete the entry one, docs/portal.md).
+  app.get(
+    "/api/lessee/leases/:lease_id/condition-reports",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary: "The condition reports of one of the signed-in lessee's leases (by date)",
+        params: leaseParams,
+        querystring: listQuery,
+        response: answers(z.array(conditionReportBody)),
+      },
+      config: { access: "lessee:leases:read" },
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params as z.infer<typeof leaseParams>;
+      const query = request.query as z.infer<typeof listQuery>;
+      const caller = lesseeOf(request);
+      await ensureOwnLease(sql, caller, lease_id);
+      return sendSlice(
+        request,
+        reply,
+        await listReports(caller.tenant_id, lease_id, query.type ?? null),
+        query,
       );
-      return sendSlice(request, reply, rows.map(toReport), query);
     },
   );
 

@@ -148,6 +148,17 @@ describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) 
       });
     });
 
+    it("an auditor token reads every area and writes nothing (the audit console, docs/portal.md)", async () => {
+      const auditor = as(await idp.sign({ roles: ["auditor"] }));
+      for (const url of ["/api/leases", "/api/places", "/api/credits/balance"])
+        expect((await t.request("GET", url, { as: auditor })).statusCode, url).toBe(200);
+      const created = await t.request("POST", "/api/places", { as: auditor, body: { name: "Auditée" } });
+      expect(created.statusCode).toBe(403);
+      expect(created.json().message).toBe(
+        "This token's roles (auditor) do not grant the PropertiesWrite permission",
+      );
+    });
+
     it("a lessee token, a token with no known role, and one with roles of another claim open no staff route", async () => {
       for (const claims of [{ roles: ["lessee"], scope: lesseeScope }, { roles: ["admin", "root"] }, {}]) {
         const res = await t.request("GET", "/api/leases", { as: as(await idp.sign(claims)) });

@@ -267,7 +267,8 @@ describe.each(databaseKinds)("hostile bodies on every writable route on %s", (ki
           expect(res.statusCode, `${route.method} ${url} ${payload.slice(0, 500)}: ${res.body}`).toBeLessThan(
             500,
           );
-          expectErrorShape(res);
+          // The pages (docs/portal.md) answer people in HTML; the API in the error shape.
+          if (route.url.startsWith("/api/")) expectErrorShape(res);
         }),
         { numRuns: RUNS },
       );

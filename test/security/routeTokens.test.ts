@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
+import { LESSEE_SCOPES as SCOPES } from "../../src/platform/http/userTokens.ts";
 import { startTestProvider, type TestProvider, unsignedToken } from "../support/identityProvider.ts";
 import { type LesseeSpace, lesseeSpaceFixtures, startLesseeSpace } from "../support/lesseeSpace.ts";
 import type { TestApp } from "../support/testApp.ts";
@@ -16,7 +17,7 @@ import { expectErrorShape } from "./errorShape.ts";
  * must not see: another lessee's, or another tenant's (404, nothing written).
  */
 
-const LESSEE_SCOPES = ["lessee:leases:read", "lessee:leases:sign", "lessee:leases:download"];
+const LESSEE_SCOPES: readonly string[] = SCOPES;
 
 type Outcome = "reached" | 401 | 403;
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
   type CompletedElement,
@@ -17,6 +17,7 @@ import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts
 import { ignored, isoDate, text, uuid } from "../../platform/http/schemas.ts";
 import { conditionReportBody, readConditionReport } from "../../queries/conditionReports.ts";
 import { requireLease } from "../../queries/leases.ts";
+import { ensureOwnLease, lesseeOf } from "../../queries/lesseeSpace.ts";
 import { type ConditionReportCommand, conditionReportDecider } from "./decider.ts";
 
 /** The report as the parties write it (DESIGN.md §7.3, "Shapes fixed for clients"). */
@@ -86,6 +87,26 @@ const completionInput = z.strictObject({
     .min(1)
     .max(200),
 });
+
+const lesseeCompletionInput = z
+  .strictObject({
+    elements: z
+      .array(
+        z.strictObject({
+          room_name: text(255).describe("A room of the report, by name"),
+          element: elementFields.element,
+          condition: elementFields.condition,
+          comment: elementFields.comment,
+          heating: z.boolean().default(false),
+        }),
+      )
+      .min(1)
+      .max(200),
+  })
+  .meta({ id: "LesseeEntryReportCompletion" });
+
+const location = (lease_id: string, report_id: string) =>
+  `/api/leases/${lease_id}/condition-reports/${report_id}`;
 
 const leaseParams = z.strictObject({ lease_id: uuid() });
 const reportParams = z.strictObject({ lease_id: uuid(), report_id: uuid() });
@@ -258,6 +279,44 @@ export async function conditionReportRoutes(app: FastifyInstance) {
     },
   );
 
+  /** The tenant's completion of a signed entry report, decided by the report's decider (art. 3-2). */
+  const complete = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    lease_id: string,
+    report_id: string,
+    body: z.output<typeof completionInput>,
+  ) => {
+    const lease = await requireLease(sql, tenantOf(request), lease_id);
+    await checkIds(
+      request,
+      String(lease.body.estate_id),
+      body.elements.flatMap((e, j) =>
+        (e.media_ids ?? []).map((id, k) => ({
+          field: `elements[${j}].media_ids[${k}]`,
+          kind: "media" as const,
+          id,
+        })),
+      ),
+    );
+    const elements: CompletedElement[] = body.elements.map((e) => ({
+      room_name: e.room_name,
+      element: e.element,
+      condition: e.condition,
+      comment: e.comment ?? null,
+      media_ids: e.media_ids ?? [],
+      heating: e.heating,
+    }));
+    const done = await run(request, {
+      type: "CompleteEntryReport",
+      report_id,
+      lease_id,
+      received_on: body.received_on,
+      elements,
+    });
+    return replyWithResource(request, reply, 201, { ...done, location: location(lease_id, report_id) });
+  };
+
   app.post(
     "/api/leases/:lease_id/condition-reports/:report_id/completions",
     {
@@ -273,37 +332,31 @@ export async function conditionReportRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
-      const body = request.body as z.output<typeof completionInput>;
-      const lease = await requireLease(sql, tenantOf(request), lease_id);
-      await checkIds(
-        request,
-        String(lease.body.estate_id),
-        body.elements.flatMap((e, j) =>
-          (e.media_ids ?? []).map((id, k) => ({
-            field: `elements[${j}].media_ids[${k}]`,
-            kind: "media" as const,
-            id,
-          })),
-        ),
-      );
-      const elements: CompletedElement[] = body.elements.map((e) => ({
-        room_name: e.room_name,
-        element: e.element,
-        condition: e.condition,
-        comment: e.comment ?? null,
-        media_ids: e.media_ids ?? [],
-        heating: e.heating,
-      }));
-      const done = await run(request, {
-        type: "CompleteEntryReport",
-        report_id,
-        lease_id,
-        received_on: body.received_on,
-        elements,
-      });
-      return replyWithResource(request, reply, 201, {
-        ...done,
-        location: `/api/leases/${lease_id}/condition-reports/${report_id}`,
+      return complete(request, reply, lease_id, report_id, request.body as z.output<typeof completionInput>);
+    },
+  );
+
+  // The lessee completes it from their own space (docs/portal.md): received today, no photos.
+  app.post(
+    "/api/lessee/leases/:lease_id/condition-reports/:report_id/completions",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "The signed-in lessee completes the signed entry report of their lease, received today: within ten days of its signing, heating elements also in the first month of the heating season (loi n° 89-462 art. 3-2; 422 after)",
+        params: reportParams,
+        body: lesseeCompletionInput,
+        response: createdAnswers(conditionReportBody),
+      },
+      config: { access: "lessee:leases:write" },
+    },
+    async (request, reply) => {
+      const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
+      await ensureOwnLease(sql, lesseeOf(request), lease_id);
+      const body = request.body as z.output<typeof lesseeCompletionInput>;
+      return complete(request, reply, lease_id, report_id, {
+        received_on: legalToday(),
+        elements: body.elements.map((e) => ({ ...e, media_ids: [] })),
       });
     },
   );

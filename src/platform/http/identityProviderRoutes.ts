@@ -44,7 +44,7 @@ const providerInput = z
     roles_claim: claimName
       .optional()
       .describe(
-        "Claim holding the roles (array of owner, manager, lessee); default `roles`; a dotted path reaches a nested claim",
+        "Claim holding the roles (array of owner, manager, auditor, lessee); default `roles`; a dotted path reaches a nested claim",
       ),
     scope_claim: claimName
       .optional()

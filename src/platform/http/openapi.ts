@@ -303,7 +303,7 @@ export const openapi = fp(async (app: FastifyInstance) => {
             scheme: "bearer",
             bearerFormat: "JWT",
             description:
-              "A user token from the tenant's OpenID Connect provider: roles owner, manager, lessee; lessee scopes lessee:leases:read|sign|download (docs/security.md)",
+              "A user token from the tenant's OpenID Connect provider: roles owner, manager, auditor, lessee; lessee scopes lessee:leases:read|sign|download|write (docs/security.md)",
           },
         },
       },

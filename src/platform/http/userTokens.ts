@@ -9,11 +9,17 @@ import { type IdentityProvider, providerOfIssuer } from "../tenants/identityProv
  * is the token's verified `iss`, never anything the client says.
  */
 
-export const USER_ROLES = ["owner", "manager", "lessee"] as const;
+export const USER_ROLES = ["owner", "manager", "auditor", "lessee"] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
 /** Scopes of the lessee's own space (SPEC.md); a route declares one as its `access`. */
-export const LESSEE_SCOPES = ["lessee:leases:read", "lessee:leases:sign", "lessee:leases:download"] as const;
+export const LESSEE_SCOPES = [
+  "lessee:leases:read",
+  "lessee:leases:sign",
+  "lessee:leases:download",
+  // The lessee's own acts on their lease: giving notice (docs/portal.md).
+  "lessee:leases:write",
+] as const;
 export type LesseeScope = (typeof LESSEE_SCOPES)[number];
 
 export const isLesseeScope = (access: unknown): access is LesseeScope =>
@@ -60,7 +66,8 @@ export const isUserToken = (credential: string) =>
 /**
  * What a staff role may do on the routes that declare a tenant permission (deny by default):
  * an owner everything its tenant's keys could be given; a manager every Read and Write, no
- * Delete; a lessee none (it reaches only the routes declaring a lessee scope).
+ * Delete; an auditor every Read and nothing else (the audit console, docs/portal.md); a lessee
+ * none (it reaches only the routes declaring a lessee scope).
  */
 export function roleGrants(role: UserRole, permission: string): boolean {
   switch (role) {
@@ -68,6 +75,8 @@ export function roleGrants(role: UserRole, permission: string): boolean {
       return true;
     case "manager":
       return !permission.endsWith("Delete");
+    case "auditor":
+      return permission.endsWith("Read");
     case "lessee":
       return false;
   }

@@ -1,9 +1,15 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { isLiveLease } from "../../../events/leaseView.ts";
 import { legalToday } from "../../../law/calendar.ts";
-import { NOTICE_GIVERS, NOTICE_REASONS } from "../../../law/notice.ts";
+import {
+  LESSEE_NOTICE_REASONS,
+  NOTICE_GIVERS,
+  NOTICE_REASONS,
+  type NoticeGiver,
+  type NoticeReason,
+} from "../../../law/notice.ts";
 import { fieldError, notFound } from "../../../platform/errors.ts";
 import { tenantOf } from "../../../platform/http/auth.ts";
 import { newResourceId, replyAfterProjection } from "../../../platform/http/handleCommand.ts";
@@ -15,6 +21,7 @@ import { keysReturnedOn } from "../../../queries/estateKeys.ts";
 import { noticeBody, readNotice } from "../../../queries/leaseNotices.ts";
 import { leaseBody, leaseParams, readLease } from "../../../queries/leases.ts";
 import { date } from "../../../queries/leasesSchemas.ts";
+import { ensureOwnLease, lesseeOf } from "../../../queries/lesseeSpace.ts";
 import { readEstateRentRegulation } from "../../../queries/rentRegulation.ts";
 import { handleLease } from "../handleLease.ts";
 
@@ -50,9 +57,58 @@ const terminationSchema = z
   })
   .meta({ id: "Termination" });
 
+type NoticeInput = { given_by: NoticeGiver; received_on: string; reason: NoticeReason | null };
+
+/** A notice through the lease decider; `location` names where the caller reads it. */
+async function giveNotice(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  lease_id: string,
+  { given_by, received_on, reason }: NoticeInput,
+  location: (notice_id: string) => string,
+) {
+  const { sql } = request.server.platform;
+  const tenantId = tenantOf(request);
+  const notice_id = newResourceId(request, "notice_id");
+  const result = await handleLease(request, lease_id, async (state) => {
+    const terms = isLiveLease(state) ? state.terms : null;
+    // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
+    const zoneMatters = terms?.lease_type === "UNFURNISHED" && given_by === "LESSEE" && reason === null;
+    const regulation = zoneMatters ? await readEstateRentRegulation(sql, tenantId, terms.estate_id) : null;
+    return {
+      type: "GiveLeaseNotice",
+      lease_id,
+      notice_id,
+      received_on,
+      given_by,
+      reason,
+      high_demand_zone: regulation?.high_demand_zone ?? null,
+    };
+  });
+  return replyAfterProjection(request, reply, {
+    position: result.position,
+    status: 201,
+    id: notice_id,
+    location: location(notice_id),
+    read: () => readNotice(sql, tenantId, lease_id, notice_id),
+  });
+}
+
+const lesseeNoticeSchema = z
+  .strictObject({
+    reason: z
+      .enum(LESSEE_NOTICE_REASONS)
+      .nullish()
+      .describe(
+        "A case of loi n° 89-462 art. 15 I that shortens the notice to one month; none: the general rule",
+      ),
+  })
+  .meta({ id: "LesseeNotice" });
+
 function noticeRoute(app: FastifyInstance) {
   const { sql } = app.platform;
-  app.withTypeProvider<ZodTypeProvider>().post(
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.post(
     "/api/leases/:lease_id/notices",
     {
       schema: {
@@ -65,35 +121,42 @@ function noticeRoute(app: FastifyInstance) {
       config: { access: "LeasesWrite", invalidBodyMessage: "Invalid notice" },
     },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
       const { lease_id } = request.params;
       const { given_by, received_on } = request.body;
-      const reason = request.body.reason ?? null;
-      const notice_id = newResourceId(request, "notice_id");
-      const result = await handleLease(request, lease_id, async (state) => {
-        const terms = isLiveLease(state) ? state.terms : null;
-        // Only a lessee's notice on an unfurnished lease, without a listed case, depends on the zone.
-        const zoneMatters = terms?.lease_type === "UNFURNISHED" && given_by === "LESSEE" && reason === null;
-        const regulation = zoneMatters
-          ? await readEstateRentRegulation(sql, tenantId, terms.estate_id)
-          : null;
-        return {
-          type: "GiveLeaseNotice",
-          lease_id,
-          notice_id,
-          received_on,
-          given_by,
-          reason,
-          high_demand_zone: regulation?.high_demand_zone ?? null,
-        };
-      });
-      return replyAfterProjection(request, reply, {
-        position: result.position,
-        status: 201,
-        id: notice_id,
-        location: `/api/leases/${lease_id}/notices/${notice_id}`,
-        read: () => readNotice(sql, tenantId, lease_id, notice_id),
-      });
+      return giveNotice(
+        request,
+        reply,
+        lease_id,
+        { given_by, received_on, reason: request.body.reason ?? null },
+        (id) => `/api/leases/${lease_id}/notices/${id}`,
+      );
+    },
+  );
+  // The lessee gives notice from their own space (docs/portal.md): received today, by the
+  // service that acts for the lessor; another lessee's lease is a 404 and writes nothing.
+  api.post(
+    "/api/lessee/leases/:lease_id/notices",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "The signed-in lessee gives notice on their lease, received today (loi n° 89-462 art. 15): its end computed, the lease goes to NOTICE",
+        params: leaseParams,
+        body: lesseeNoticeSchema,
+        response: createdAnswers(noticeBody),
+      },
+      config: { access: "lessee:leases:write", invalidBodyMessage: "Invalid notice" },
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      await ensureOwnLease(sql, lesseeOf(request), lease_id);
+      return giveNotice(
+        request,
+        reply,
+        lease_id,
+        { given_by: "LESSEE", received_on: legalToday(), reason: request.body.reason ?? null },
+        () => `/api/lessee/leases/${lease_id}`,
+      );
     },
   );
 }
