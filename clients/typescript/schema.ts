@@ -224,6 +224,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projections/{name}/quarantine/{event_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a quarantined event again
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postAdminProjectionsByNameQuarantineByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projections/{name}/quarantine/{event_id}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drop a quarantined event
+         * @description Needs the administrator key (PMS_ADMIN_API_KEY).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postAdminProjectionsByNameQuarantineByEventIdSkip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/tenants/{tenant_id}/identity-provider": {
         parameters: {
             query?: never;
@@ -2608,6 +2652,260 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/books/{book_id}/periods/{year}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a fiscal year of a book: it takes no new entry, later postings are dated in the next year
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postBooksByBookIdPeriodsByYearClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/management-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's management mandates
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getOwnersByOwnerIdManagementMandates"];
+        put?: never;
+        /**
+         * Record the owner's management mandate: the fee the agency keeps on what it collects (VAT on top)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postOwnersByOwnerIdManagementMandates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/management-mandates/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the owner's management mandate in force
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postOwnersByOwnerIdManagementMandatesEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The books: one per owner of the estates let, one for the company itself
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getBooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A book
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getBooksByBookId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entries of a book by date (the journals), with their lines
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Paged: `page` (from 1) and `limit` (1..1000, default 100).
+         */
+        get: operations["getBooksByBookIdEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}/trial-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trial balance (balance générale) on a day: each account's debits, credits and balance
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getBooksByBookIdTrialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}/fec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fichier des écritures comptables of a year (LPF art. L47 A, A47 A-1): 18 fields, tab-separated
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getBooksByBookIdFec"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}/exports/entries.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The journals as CSV (a line per entry line): UTF-8 with BOM, `;`, decimal commas
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getBooksByBookIdExportsEntriesCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/books/{book_id}/exports/trial-balance.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The trial balance on a day as CSV: UTF-8 with BOM, `;`, decimal commas
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getBooksByBookIdExportsTrialBalanceCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's compte-rendu de gérance over a period: collected, fees, expenses, payout; `Accept: application/pdf` for the PDF
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
+         */
+        get: operations["getOwnersByOwnerIdStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/tax-returns/2044": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The figures of the owner's form 2044 (revenus fonciers) for a year, each with the entries it sums; `Accept: application/pdf` for the PDF
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
+         */
+        get: operations["getOwnersByOwnerIdTaxReturns2044"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/{lease_id}/rent-calls/{call_id}/receipt": {
         parameters: {
             query?: never;
@@ -4661,6 +4959,200 @@ export interface components {
             /** @description Read-only: kept by the service; ignored in a request */
             readonly version?: number;
         };
+        NewOwnerInput: {
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email: string;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            iban?: string | null;
+            bic?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        OwnerChangesInput: {
+            /** @enum {string} */
+            category?: "individual" | "company";
+            first_name?: string | null;
+            last_name?: string | null;
+            legal_name?: string | null;
+            email?: string;
+            phone?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+            iban?: string | null;
+            bic?: string | null;
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        NewEnergyDiagnosisInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
+        EnergyDiagnosisChangesInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until?: string;
+            /** @enum {string} */
+            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year?: number;
+            energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
+        NewEstateInput: {
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id: string;
+            area: number;
+            fiscal_identifier: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+            number_of_room?: number | null;
+            orientation?: string | null;
+            building?: string | null;
+            floor?: number | null;
+            owner_id?: string | null;
+            lot_number?: string | null;
+            housing_tax?: number | null;
+            property_tax?: number | null;
+            acquisition_price?: number | null;
+            rent_amount?: number | null;
+            construction_date?: (string) | null;
+            renovation_date?: (string) | null;
+            address?: string | null;
+            other_detail?: string | null;
+            /**
+             * @description Read-only: kept by the service; sending it is a 400.
+             * @enum {string}
+             */
+            readonly rental_status?: "VACANT" | "RENTED" | "NOTICE";
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly previous_owner_id?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_id?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_energy_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_ges_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_diagnosis_date?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_valid_until?: string | null;
+        };
+        EstateChangesInput: {
+            name?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id?: string;
+            area?: number;
+            fiscal_identifier?: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id?: string;
+            number_of_room?: number | null;
+            orientation?: string | null;
+            building?: string | null;
+            floor?: number | null;
+            owner_id?: string | null;
+            lot_number?: string | null;
+            housing_tax?: number | null;
+            property_tax?: number | null;
+            acquisition_price?: number | null;
+            rent_amount?: number | null;
+            construction_date?: (string) | null;
+            renovation_date?: (string) | null;
+            address?: string | null;
+            other_detail?: string | null;
+            /**
+             * @description Read-only: kept by the service; sending it is a 400.
+             * @enum {string}
+             */
+            readonly rental_status?: "VACANT" | "RENTED" | "NOTICE";
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly previous_owner_id?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_id?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_energy_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_ges_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_diagnosis_date?: string | null;
+            /** @description Read-only: kept by the service; sending it is a 400. */
+            readonly current_dpe_valid_until?: string | null;
+        };
+        NewPlaceInput: {
+            name: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        PlaceChangesInput: {
+            name?: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
         NewServiceContractInput: {
             /** @enum {string} */
             kind: "CLEANING" | "ELEVATOR_MAINTENANCE" | "HEATING_MAINTENANCE" | "GREEN_SPACES" | "WASTE_COLLECTION" | "CARETAKER" | "PEST_CONTROL" | "OTHER";
@@ -4748,22 +5240,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
-        };
-        NewPlaceInput: {
-            name: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-        };
-        PlaceChangesInput: {
-            name?: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
         };
         NewChargeInput: {
             /** @enum {string} */
@@ -4918,148 +5394,6 @@ export interface components {
              */
             room_id?: string;
         };
-        NewEnergyDiagnosisInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
-        };
-        EnergyDiagnosisChangesInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until?: string;
-            /** @enum {string} */
-            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year?: number;
-            energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
-        };
-        NewEstateInput: {
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id: string;
-            area: number;
-            fiscal_identifier: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id?: string;
-            number_of_room?: number | null;
-            orientation?: string | null;
-            building?: string | null;
-            floor?: number | null;
-            owner_id?: string | null;
-            lot_number?: string | null;
-            housing_tax?: number | null;
-            property_tax?: number | null;
-            acquisition_price?: number | null;
-            rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
-            address?: string | null;
-            other_detail?: string | null;
-            /**
-             * @description Read-only: kept by the service; sending it is a 400.
-             * @enum {string}
-             */
-            readonly rental_status?: "VACANT" | "RENTED" | "NOTICE";
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly previous_owner_id?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_id?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_energy_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_ges_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_diagnosis_date?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_valid_until?: string | null;
-        };
-        EstateChangesInput: {
-            name?: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id?: string;
-            area?: number;
-            fiscal_identifier?: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id?: string;
-            number_of_room?: number | null;
-            orientation?: string | null;
-            building?: string | null;
-            floor?: number | null;
-            owner_id?: string | null;
-            lot_number?: string | null;
-            housing_tax?: number | null;
-            property_tax?: number | null;
-            acquisition_price?: number | null;
-            rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
-            address?: string | null;
-            other_detail?: string | null;
-            /**
-             * @description Read-only: kept by the service; sending it is a 400.
-             * @enum {string}
-             */
-            readonly rental_status?: "VACANT" | "RENTED" | "NOTICE";
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly previous_owner_id?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_id?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_energy_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_ges_label?: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_diagnosis_date?: string | null;
-            /** @description Read-only: kept by the service; sending it is a 400. */
-            readonly current_dpe_valid_until?: string | null;
-        };
         LesseeEntryReportCompletionInput: {
             elements: {
                 /** @description A room of the report, by name */
@@ -5177,42 +5511,6 @@ export interface components {
                 kind: string;
                 count: number;
             }[];
-        };
-        NewOwnerInput: {
-            /** @enum {string} */
-            category: "individual" | "company";
-            first_name?: string | null;
-            last_name?: string | null;
-            legal_name?: string | null;
-            email: string;
-            phone?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-            iban?: string | null;
-            bic?: string | null;
-            custom_fields?: {
-                [key: string]: unknown;
-            } | null;
-        };
-        OwnerChangesInput: {
-            /** @enum {string} */
-            category?: "individual" | "company";
-            first_name?: string | null;
-            last_name?: string | null;
-            legal_name?: string | null;
-            email?: string;
-            phone?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-            iban?: string | null;
-            bic?: string | null;
-            custom_fields?: {
-                [key: string]: unknown;
-            } | null;
         };
         NewNoticeInput: {
             /** @enum {string} */
@@ -5455,6 +5753,10 @@ export interface components {
             /** @description Claim holding the scopes (space-separated string or array); default `scope` */
             scope_claim?: string;
         };
+        ManagementMandateEndInput: {
+            /** Format: date */
+            ends_on: string;
+        };
         ReminderLevel: {
             level: number;
             days_after_due: number;
@@ -5557,6 +5859,470 @@ export interface components {
             streams: number;
             computed_at: string;
         };
+        Owner: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company";
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string | null;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            iban: string | null;
+            bic: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
+            erased_at: string | null;
+        };
+        PersonalDataErasure: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description When the personal data was erased (ISO 8601 UTC) */
+            erased_at: string;
+            /** @description The retentions checked, each a verdict of the law */
+            retention: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
+        EnergyDiagnosis: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            place_id: string | null;
+            estate_id: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption: number | null;
+            ges_emission: number | null;
+            heated_area: number | null;
+            notes: string | null;
+            media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Place: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            description: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
+        Estate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id: string;
+            area: number;
+            fiscal_identifier: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            number_of_room: number | null;
+            orientation: string | null;
+            building: string | null;
+            floor: number | null;
+            owner_id: string | null;
+            lot_number: string | null;
+            housing_tax: number | null;
+            property_tax: number | null;
+            acquisition_price: number | null;
+            rent_amount: number | null;
+            construction_date: string | null;
+            renovation_date: string | null;
+            address: string | null;
+            other_detail: string | null;
+            /** @enum {string} */
+            rental_status: "VACANT" | "RENTED" | "NOTICE";
+            previous_owner_id: string | null;
+            current_dpe_id: string | null;
+            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_diagnosis_date: string | null;
+            current_dpe_valid_until: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Lease: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_id: string;
+            /** @enum {string} */
+            lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
+            /** Format: date */
+            start_date: string;
+            rent_amount: number;
+            usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
+            end_date: string | null;
+            duration_months: number | null;
+            charges_amount: number | null;
+            charge_settlement_mode: ("PROVISION" | "PERIODIC" | "FLAT_RATE") | null;
+            deposit_amount: number | null;
+            rent_frequency: ("MONTHLY" | "QUARTERLY" | "ANNUALLY") | null;
+            payment_terms: ("TERME_A_ECHOIR" | "TERME_ECHU") | null;
+            payment_method: ("VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE") | null;
+            payment_day: number | null;
+            revision_index_type: ("IRL" | "ICC" | "ILAT" | "ILC" | "NONE") | null;
+            revision_reference_quarter: string | null;
+            revision_reference_value: number | null;
+            special_conditions: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
+            rent_regulation_compliance_status: string;
+            signed_at: string | null;
+            notice_date: string | null;
+            notice_end_date: string | null;
+            terminated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A tenant (or guarantor) on a lease */
+        LeaseTenant: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lessee_id: string;
+            /** @enum {string} */
+            role: "Primary" | "CoTenant" | "Guarantor";
+            /** Format: date */
+            start_date: string;
+            end_date: string | null;
+            ended: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A lease document's metadata; the bytes are at .../file */
+        LeaseDocument: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description The amendment the document belongs to; null: the lease's own */
+            amendment_id: string | null;
+            document_type: string;
+            description: string | null;
+            filename: string;
+            content_type: string;
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        LeaseAmendment: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            title: string;
+            /** Format: date */
+            effective_date: string;
+            changes: {
+                rent_amount?: number;
+                charges_amount?: number | null;
+                end_date?: string | null;
+                duration_months?: number | null;
+                special_conditions?: string | null;
+            };
+            reason: string | null;
+            /** @enum {string} */
+            status: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
+            status_reason: string | null;
+            /** @description The documents attached to the amendment, oldest first */
+            documents: components["schemas"]["LeaseDocument"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RentChange: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            rent_amount: number;
+            charges_amount: number | null;
+            previous_rent_amount: number;
+            previous_charges_amount: number | null;
+            /** Format: date */
+            effective_date: string;
+            /** @enum {string} */
+            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
+            index: {
+                /** @enum {string} */
+                type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
+                reference_quarter: string;
+                reference_value: number;
+                new_quarter: string;
+                new_value: number;
+            } | null;
+            revision: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Everything held about the owner (GDPR art. 15 and 20) */
+        OwnerExport: {
+            /** Format: date-time */
+            exported_at: string;
+            subject: {
+                /** @constant */
+                type: "owner";
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                id: string;
+            };
+            /** @description The owner as the API shows it; null once deleted */
+            owner: components["schemas"]["Owner"] | null;
+            /** @description The estates it owns (owned) or owned before their last transfer */
+            estates: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                estate_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                place_id: string;
+                name: string;
+                owned: boolean;
+            }[];
+            history: components["schemas"]["HistoryEvent"][];
+        };
+        Book: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            owner_id: string | null;
+            /** @description The last fiscal year closed */
+            closed_through: number | null;
+            closed_on: string | null;
+            entries: number;
+        };
+        LedgerEntry: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            number: number;
+            journal: string;
+            /** Format: date */
+            entry_date: string;
+            piece_ref: string;
+            /** Format: date */
+            piece_date: string;
+            label: string;
+            /** Format: date */
+            valid_date: string;
+            lease_id: string | null;
+            lines: {
+                account: string;
+                account_label: string;
+                aux_account: string | null;
+                debit: number;
+                credit: number;
+                rent_call_id: string | null;
+                lettering: string | null;
+                lettered_on: string | null;
+            }[];
+        };
+        TrialBalance: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            book_id: string;
+            /** Format: date */
+            on: string;
+            accounts: {
+                account: string;
+                account_label: string;
+                aux_account: string | null;
+                debit: number;
+                credit: number;
+                /** @description Debit minus credit */
+                balance: number;
+            }[];
+            total_debit: number;
+            total_credit: number;
+        };
+        ManagementMandate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            owner_id: string;
+            fee_rate: number;
+            vat_rate: number;
+            /** Format: date */
+            starts_on: string;
+            ends_on: string | null;
+        };
+        OwnerStatement: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            owner_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            book_id: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description Paid by the tenants in the period, cancellations deducted */
+            collected: number;
+            /** @description Of which rents */
+            rents: number;
+            /** @description Of which charges and unallocated credit */
+            charges: number;
+            /** @description The agency's fees (VAT included) */
+            fees: number;
+            /** @description Paid for the owner: co-ownership provisions, penalties */
+            expenses: number;
+            /** @description Due to the owner: collected minus fees and expenses */
+            payout: number;
+            entries: string[];
+        };
+        TaxReturn2044: {
+            year: number;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            owner_id: string;
+            lines: {
+                [key: string]: {
+                    amount: number;
+                    label: string;
+                    entries: string[];
+                };
+            };
+            micro_foncier_eligible: boolean;
+            notes: string[];
+        };
         ServiceContract: {
             /**
              * Format: uuid
@@ -5632,23 +6398,6 @@ export interface components {
             sha256: string;
             /** Format: date-time */
             created_at: string;
-        };
-        Place: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            description: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /** @description A reminder sent for an unpaid rent call */
         RentReminder: {
@@ -6024,249 +6773,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        Lease: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_id: string;
-            /** @enum {string} */
-            lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-            /** Format: date */
-            start_date: string;
-            rent_amount: number;
-            usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
-            end_date: string | null;
-            duration_months: number | null;
-            charges_amount: number | null;
-            charge_settlement_mode: ("PROVISION" | "PERIODIC" | "FLAT_RATE") | null;
-            deposit_amount: number | null;
-            rent_frequency: ("MONTHLY" | "QUARTERLY" | "ANNUALLY") | null;
-            payment_terms: ("TERME_A_ECHOIR" | "TERME_ECHU") | null;
-            payment_method: ("VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE") | null;
-            payment_day: number | null;
-            revision_index_type: ("IRL" | "ICC" | "ILAT" | "ILC" | "NONE") | null;
-            revision_reference_quarter: string | null;
-            revision_reference_value: number | null;
-            special_conditions: string | null;
-            custom_fields: {
-                [key: string]: unknown;
-            } | null;
-            /** @enum {string} */
-            status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
-            rent_regulation_compliance_status: string;
-            signed_at: string | null;
-            notice_date: string | null;
-            notice_end_date: string | null;
-            terminated_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A tenant (or guarantor) on a lease */
-        LeaseTenant: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lessee_id: string;
-            /** @enum {string} */
-            role: "Primary" | "CoTenant" | "Guarantor";
-            /** Format: date */
-            start_date: string;
-            end_date: string | null;
-            ended: boolean;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A lease document's metadata; the bytes are at .../file */
-        LeaseDocument: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description The amendment the document belongs to; null: the lease's own */
-            amendment_id: string | null;
-            document_type: string;
-            description: string | null;
-            filename: string;
-            content_type: string;
-            size: number;
-            sha256: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        LeaseAmendment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            title: string;
-            /** Format: date */
-            effective_date: string;
-            changes: {
-                rent_amount?: number;
-                charges_amount?: number | null;
-                end_date?: string | null;
-                duration_months?: number | null;
-                special_conditions?: string | null;
-            };
-            reason: string | null;
-            /** @enum {string} */
-            status: "DRAFT" | "PENDING_VALIDATION" | "VALIDATED" | "REJECTED" | "CANCELLED";
-            status_reason: string | null;
-            /** @description The documents attached to the amendment, oldest first */
-            documents: components["schemas"]["LeaseDocument"][];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        RentChange: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            rent_amount: number;
-            charges_amount: number | null;
-            previous_rent_amount: number;
-            previous_charges_amount: number | null;
-            /** Format: date */
-            effective_date: string;
-            /** @enum {string} */
-            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
-            index: {
-                /** @enum {string} */
-                type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
-                reference_quarter: string;
-                reference_value: number;
-                new_quarter: string;
-                new_value: number;
-            } | null;
-            revision: number;
-            /** Format: date-time */
-            created_at: string;
-        };
-        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
-        EnergyDiagnosis: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            place_id: string | null;
-            estate_id: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption: number | null;
-            ges_emission: number | null;
-            heated_area: number | null;
-            notes: string | null;
-            media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
-        Estate: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id: string;
-            area: number;
-            fiscal_identifier: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id: string;
-            number_of_room: number | null;
-            orientation: string | null;
-            building: string | null;
-            floor: number | null;
-            owner_id: string | null;
-            lot_number: string | null;
-            housing_tax: number | null;
-            property_tax: number | null;
-            acquisition_price: number | null;
-            rent_amount: number | null;
-            construction_date: string | null;
-            renovation_date: string | null;
-            address: string | null;
-            other_detail: string | null;
-            /** @enum {string} */
-            rental_status: "VACANT" | "RENTED" | "NOTICE";
-            previous_owner_id: string | null;
-            current_dpe_id: string | null;
-            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_diagnosis_date: string | null;
-            current_dpe_valid_until: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
             /**
@@ -6447,26 +6953,6 @@ export interface components {
                 }[];
             }[];
         };
-        PersonalDataErasure: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @description When the personal data was erased (ISO 8601 UTC) */
-            erased_at: string;
-            /** @description The retentions checked, each a verdict of the law */
-            retention: {
-                rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-                message: string;
-                legal_reference: string;
-                details: {
-                    [key: string]: unknown;
-                };
-            }[];
-        };
         /** @description A checkout session opened at the payment provider */
         CreditCheckoutSession: {
             /** @description The provider's checkout session id */
@@ -6645,67 +7131,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        Owner: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            category: "individual" | "company";
-            first_name: string | null;
-            last_name: string | null;
-            legal_name: string | null;
-            email: string | null;
-            phone: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
-            iban: string | null;
-            bic: string | null;
-            custom_fields: {
-                [key: string]: unknown;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
-            erased_at: string | null;
-        };
-        /** @description Everything held about the owner (GDPR art. 15 and 20) */
-        OwnerExport: {
-            /** Format: date-time */
-            exported_at: string;
-            subject: {
-                /** @constant */
-                type: "owner";
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                id: string;
-            };
-            /** @description The owner as the API shows it; null once deleted */
-            owner: components["schemas"]["Owner"] | null;
-            /** @description The estates it owns (owned) or owned before their last transfer */
-            estates: {
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                estate_id: string;
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                place_id: string;
-                name: string;
-                owned: boolean;
-            }[];
-            history: components["schemas"]["HistoryEvent"][];
         };
         LeaseInventory: {
             /**
@@ -8197,6 +8622,24 @@ export interface operations {
                         last_error: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description Events set aside, in log order (the first 100) */
+                        quarantine: {
+                            /** Format: uuid */
+                            event_id: string;
+                            stream_name: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            event_type: string;
+                            position: string;
+                            error: string;
+                            /** @description The earlier event of the same stream this one waits behind */
+                            held_by: string | null;
+                            attempts: number;
+                            /** Format: date-time */
+                            quarantined_at: string;
+                        }[];
+                        /** @description Events in the quarantine */
+                        quarantined: number;
                     }[];
                 };
             };
@@ -8230,6 +8673,126 @@ export interface operations {
                         job_id: string;
                         /** @enum {string} */
                         status: "queued";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postAdminProjectionsByNameQuarantineByEventIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postAdminProjectionsByNameQuarantineByEventIdSkip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projection: string;
+                        /** Format: uuid */
+                        event_id: string;
+                        /**
+                         * @description accepted: the projector has not acted on the choice yet
+                         * @enum {string}
+                         */
+                        status: "applied" | "skipped" | "quarantined" | "accepted";
+                        error: string | null;
                     };
                 };
             };
@@ -8377,7 +8940,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, books, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits */
                     projection: string;
                 };
             };
@@ -15117,6 +15680,474 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeaseAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postBooksByBookIdPeriodsByYearClose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                book_id: string;
+                year: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Book"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOwnersByOwnerIdManagementMandates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementMandate"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOwnersByOwnerIdManagementMandates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Share of the amounts collected, before VAT: 0.07 for 7 % */
+                    fee_rate: number;
+                    /** @default 0.2 */
+                    vat_rate?: number;
+                    /** Format: date */
+                    starts_on: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementMandate"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOwnersByOwnerIdManagementMandatesEnd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagementMandateEndInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementMandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Book"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Book"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookIdEntries: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntry"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookIdTrialBalance: {
+        parameters: {
+            query: {
+                on: string;
+            };
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrialBalance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookIdFec: {
+        parameters: {
+            query: {
+                year: number;
+                /** @description Names the file; 000000000 when the lessor has none (a person) */
+                siren?: string;
+                encoding?: "ISO-8859-15" | "UTF-8";
+            };
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The FEC: tab-separated text, ISO 8859-15 unless UTF-8 is asked */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookIdExportsEntriesCsv: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV for a spreadsheet: UTF-8 with BOM, `;` separated, decimal commas */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getBooksByBookIdExportsTrialBalanceCsv: {
+        parameters: {
+            query: {
+                on: string;
+            };
+            header?: never;
+            path: {
+                book_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV for a spreadsheet: UTF-8 with BOM, `;` separated, decimal commas */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOwnersByOwnerIdStatements: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatement"];
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOwnersByOwnerIdTaxReturns2044: {
+        parameters: {
+            query: {
+                year: number;
+            };
+            header?: never;
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxReturn2044"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BadRequest"];

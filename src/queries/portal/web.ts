@@ -219,11 +219,10 @@ export function sendFileAnswer(reply: FastifyReply, answer: ApiAnswer) {
 
 /** A page error shown as a page, in French. */
 export class PageError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 
