@@ -1,3 +1,4 @@
+import { allEventTypes } from "../platform/decider.ts";
 import type { Condition } from "./equipment.ts";
 
 /**
@@ -49,12 +50,12 @@ export type ConditionReportEvent =
       data: { report_id: string; lease_id: string; received_on: string; elements: CompletedElement[] };
     };
 
-export const conditionReportEventTypes = [
+export const conditionReportEventTypes = allEventTypes<ConditionReportEvent["type"]>()([
   "ConditionReportDrafted",
   "ConditionReportRevised",
   "ConditionReportSigned",
   "ConditionReportCompleted",
-] as const satisfies readonly ConditionReportEvent["type"][];
+]);
 
 export type ConditionReportState =
   | { status: "absent" }

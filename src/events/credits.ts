@@ -1,4 +1,5 @@
 import type { Decider, DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import { ApiError, conflict, notFound, validationError } from "../platform/errors.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 
@@ -60,12 +61,12 @@ export type CreditEvent =
   | DomainEvent<"CreditsCaptured", CreditsSettledData>
   | DomainEvent<"CreditsReleased", CreditsSettledData>;
 
-export const creditEventTypes = [
+export const creditEventTypes = allEventTypes<CreditEvent["type"]>()([
   "CreditsPurchased",
   "CreditsReserved",
   "CreditsCaptured",
   "CreditsReleased",
-] as const satisfies readonly CreditEvent["type"][];
+]);
 
 export type ReservationStatus = "HELD" | "CAPTURED" | "RELEASED";
 

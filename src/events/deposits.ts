@@ -1,5 +1,6 @@
 import type { DeductionKind } from "../law/depositReturn.ts";
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * The return of a lease's deposit (loi n° 89-462 art. 22, docs/moving.md "Deposit"): stream
@@ -47,10 +48,10 @@ export interface DepositBalance {
 export type DepositEvent =
   | DomainEvent<"LeaseDepositReturned", DepositReturn>
   | DomainEvent<"LeaseDepositBalanceSettled", DepositBalance>;
-export const depositEventTypes = [
+export const depositEventTypes = allEventTypes<DepositEvent["type"]>()([
   "LeaseDepositReturned",
   "LeaseDepositBalanceSettled",
-] as const satisfies readonly DepositEvent["type"][];
+]);
 
 /** The deposit's stream folded: its return, then the held part's balance. */
 export type DepositState = (DepositReturn & { balance: DepositBalance | null }) | null;

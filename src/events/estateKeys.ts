@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import { text } from "../platform/http/schemas.ts";
 import { defineResource, type ResourceEvent } from "../platform/resource/resource.ts";
 
@@ -46,7 +47,10 @@ export interface KeyHandover {
 export type KeyHandoverEvent =
   | DomainEvent<"KeysHandedOver", KeyHandover>
   | DomainEvent<"KeysReturned", KeyHandover>;
-export const keyHandoverEventTypes: readonly KeyHandoverEvent["type"][] = ["KeysHandedOver", "KeysReturned"];
+export const keyHandoverEventTypes = allEventTypes<KeyHandoverEvent["type"]>()([
+  "KeysHandedOver",
+  "KeysReturned",
+]);
 
 /** A handover is written once: the state is whether it exists. */
 export const evolveHandover = (_state: KeyHandover | null, event: KeyHandoverEvent): KeyHandover | null => {

@@ -5,6 +5,7 @@
  */
 
 import type { Decider } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 export const estateStream = (id: string) => `estate-${id}`;
 
@@ -61,13 +62,13 @@ export type EstateEvent =
     }
   | { type: "EstateDeleted"; data: { estate_id: string; place_id: string } };
 
-export const estateEventTypes = [
+export const estateEventTypes = allEventTypes<EstateEvent["type"]>()([
   "EstateCreated",
   "EstateUpdated",
   "EstateMoved",
   "EstateOwnershipTransferred",
   "EstateDeleted",
-] as const;
+]);
 
 export interface EstateRecord {
   place_id: string;

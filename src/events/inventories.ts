@@ -1,3 +1,4 @@
+import { allEventTypes } from "../platform/decider.ts";
 /**
  * The furniture inventory of a lease (docs/moving.md): one stream `lease_inventory-<lease id>`,
  * each recording replacing the one before. Its items are checked against décret n° 2015-981 art. 2
@@ -20,4 +21,4 @@ export type InventoryEvent = {
   data: { lease_id: string; recorded_on: string; items: InventoryItem[] };
 };
 
-export const inventoryEventTypes = ["InventoryRecorded"] as const;
+export const inventoryEventTypes = allEventTypes<InventoryEvent["type"]>()(["InventoryRecorded"]);

@@ -1,4 +1,5 @@
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Generated lease contract PDFs (docs/pdf.md). Each PDF is a record of its own, stream
@@ -38,7 +39,7 @@ export type LeasePdfEvent =
   | DomainEvent<"LeaseContractPdfDeleted", { pdf_id: string; lease_id: string }>;
 
 export type LeasePdfEventType = LeasePdfEvent["type"];
-export const leasePdfEventTypes: readonly LeasePdfEventType[] = [
+export const leasePdfEventTypes = allEventTypes<LeasePdfEventType>()([
   "LeaseContractPdfGenerated",
   "LeaseContractPdfDeleted",
-];
+]);

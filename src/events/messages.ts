@@ -1,3 +1,4 @@
+import { allEventTypes } from "../platform/decider.ts";
 /**
  * The outbox (docs/messages.md): one stream per outbound message, `message-<uuid>`. Queueing a
  * message is appending its first event; a deliverer claims it by appending `MessageSendStarted` at
@@ -105,7 +106,7 @@ export type MessageEvent =
       data: { message_id: string; resolution: "DELIVERED" | "RESEND"; resolved_at: string };
     };
 
-export const messageEventTypes = [
+export const messageEventTypes = allEventTypes<MessageEvent["type"]>()([
   "MessageQueued",
   "MessageSendStarted",
   "MessageContentTransmitted",
@@ -114,7 +115,7 @@ export const messageEventTypes = [
   "MessageOutcomeUnknown",
   "MessageOutcomeResolved",
   "MessagePersonalDataErased",
-] as const satisfies readonly MessageEvent["type"][];
+]);
 
 export interface MessageState {
   message: QueuedMessage | null;

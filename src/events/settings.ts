@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { allEventTypes } from "../platform/decider.ts";
 import { isStorable, text } from "../platform/http/schemas.ts";
 import { emailField } from "../platform/resource/fields.ts";
 
@@ -136,7 +137,7 @@ export const defaultConfiguration = (tenantName: string): Configuration => ({
 export const configurationStream = (tenantId: string) => `configuration-${tenantId}`;
 
 export type ConfigurationEvent = { type: "ConfigurationSaved"; data: Configuration };
-export const configurationEventTypes = ["ConfigurationSaved"] as const;
+export const configurationEventTypes = allEventTypes<ConfigurationEvent["type"]>()(["ConfigurationSaved"]);
 
 // ---------------------------------------------------------------------------------------------
 // Templates
@@ -174,7 +175,7 @@ export const templateStream = (tenantId: string, code: TemplateCode) => `templat
 export type TemplateEvent =
   | { type: "TemplateSaved"; data: { code: TemplateCode; source: string } }
   | { type: "TemplateReset"; data: { code: TemplateCode } };
-export const templateEventTypes = ["TemplateSaved", "TemplateReset"] as const;
+export const templateEventTypes = allEventTypes<TemplateEvent["type"]>()(["TemplateSaved", "TemplateReset"]);
 
 export type SettingsEvent = ConfigurationEvent | TemplateEvent;
 

@@ -1,5 +1,6 @@
 import { cents } from "../law/money.ts";
 import type { FundCall, FundKind, Lot, LotPayment } from "../law/syndic.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Syndic budgets (DESIGN.md §7.4, docs/charges.md "Syndic"): one stream per budget voted for a
@@ -57,12 +58,12 @@ export type SyndicEvent =
     }
   | { type: "SyndicPaymentRecorded"; data: { budget_id: string } & SyndicPayment };
 
-export const syndicEventTypes: SyndicEvent["type"][] = [
+export const syndicEventTypes = allEventTypes<SyndicEvent["type"]>()([
   "SyndicBudgetVoted",
   "SyndicFormalNoticeSent",
   "SyndicFormalNoticeAnswered",
   "SyndicPaymentRecorded",
-];
+]);
 
 export interface SyndicBudget {
   budget_id: string;

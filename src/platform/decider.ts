@@ -35,3 +35,13 @@ export function changedFields<T extends object>(
   }
   return changes;
 }
+
+/**
+ * The list of every type of an event union, checked both ways by the compiler: each item is a type
+ * of the union (`satisfies`), and no type of the union is missing (the argument's type then names
+ * it). `allEventTypes<MyEvent["type"]>()(["A", "B"])`.
+ */
+export const allEventTypes =
+  <T extends string>() =>
+  <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> })) =>
+    list as L;
