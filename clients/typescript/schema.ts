@@ -12574,6 +12574,11 @@ export interface operations {
                         new_quarter: string;
                         new_value: number;
                     };
+                    /**
+                     * Format: date
+                     * @description INDEX_REVISION: the day the lessor asked for it (loi n° 89-462 art. 17-1 I: it takes effect from the request, and a request more than a year after the anniversary forfeits that year); absent: the effective date
+                     */
+                    requested_on?: string;
                 };
             };
         };

@@ -63,6 +63,8 @@ export interface LeaseView {
   documents: Record<string, LeaseDocument>;
   /** The effective date of the last index revision (art. 17-1 I: at most once a year); absent: none. */
   last_index_revision_on?: string;
+  /** The new quarter of the last applied IRL revision: the next one's reference (art. 17-1 I); absent: none. */
+  index_reference_quarter?: string;
 }
 
 export type LeaseViewState = { status: "absent" } | { status: "deleted" } | LeaseView;
@@ -199,10 +201,13 @@ function documentsAfter(
 }
 
 function withRent(lease: LeaseView, event: Of<"LeaseRentChanged">): LeaseView {
-  const { rent_amount, charges_amount, reason, effective_date } = event.data;
+  const { rent_amount, charges_amount, reason, effective_date, index } = event.data;
   return {
     ...lease,
     ...(reason === "INDEX_REVISION" ? { last_index_revision_on: effective_date } : {}),
+    ...(reason === "INDEX_REVISION" && index?.type === "IRL"
+      ? { index_reference_quarter: index.new_quarter }
+      : {}),
     terms: { ...lease.terms, rent_amount, charges_amount },
   };
 }

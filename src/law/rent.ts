@@ -153,6 +153,109 @@ export function indexRevisionVerdict(input: {
   return verdict(rule, "PASS", `An IRL revision, at most once a year (${ART_17_1})`, ART_17_1);
 }
 
+/** A quarter `YYYY-Qn` moved by `n` quarters (negative: back). */
+export function quarterPlus(quarter: string, n: number): string {
+  const total = Number(quarter.slice(0, 4)) * 4 + Number(quarter.slice(6)) - 1 + n;
+  return `${Math.floor(total / 4)}-Q${(total % 4) + 1}`;
+}
+
+/** Quarters from `from` to `to` (negative when `to` is earlier). */
+export const quartersBetween = (from: string, to: string): number =>
+  Number(to.slice(0, 4)) * 4 + Number(to.slice(6)) - (Number(from.slice(0, 4)) * 4 + Number(from.slice(6)));
+
+const LOI_2014_366 = "loi n° 2014-366 du 24 mars 2014, art. 6";
+
+/**
+ * The revision chain of art. 17-1 I (docs/compliance.md, "Index revision"): each applied revision
+ * becomes the reference of the next, rent and quarter, so a revision compares the IRL of a quarter
+ * with that of the same quarter one year before, never with an older one. A year the lessor did not
+ * revise in time is lost (no catch-up): the next revision still spans one year, from a later
+ * reference. The revision of year k takes effect on the k-th anniversary of the lease at the earliest
+ * ("au terme de chaque année du contrat"), never before the lessor's request ("prend effet à
+ * compter de sa demande", loi n° 2014-366), and a request more than one year after that anniversary
+ * forfeits that year ("réputé avoir renoncé ... pour l'année écoulée").
+ */
+export function indexChainVerdict(input: {
+  start_date: string;
+  /** The quarter the contract names, null when none. */
+  contract_quarter: string | null;
+  /** The current reference: the last applied revision's new quarter, else the contract's; null: unknown. */
+  current_quarter: string | null;
+  index: IndexValues;
+  effective_date: string;
+  /** The day the lessor asked for the revision; null: on its effective date. */
+  requested_on: string | null;
+}): Verdict {
+  const rule = "IRL_REVISION_CHAIN";
+  const { index, current_quarter: current, effective_date: effective } = input;
+  const requested = input.requested_on ?? effective;
+  const refuse = (message: string, field: string, detail: string, ref = ART_17_1) =>
+    verdict(rule, "FAIL", `${message} (${ref})`, ref, { errors: [{ field, message: detail }] });
+  if (index.type !== "IRL") return verdict(rule, "NOT_APPLICABLE", "Not an IRL revision", ART_17_1);
+  if (current !== null && index.reference_quarter < current)
+    return refuse(
+      `Each applied revision becomes the reference of the next: the reference quarter is now ${current}`,
+      "index.reference_quarter",
+      `${index.reference_quarter} is before the current reference ${current}`,
+    );
+  if (quartersBetween(index.reference_quarter, index.new_quarter) !== 4)
+    return refuse(
+      "A revision compares the IRL of a quarter with that of the same quarter one year before",
+      "index.new_quarter",
+      `${index.new_quarter} is not 4 quarters after the reference ${index.reference_quarter}: expected ${quarterPlus(index.reference_quarter, 4)}`,
+    );
+  const year =
+    input.contract_quarter === null
+      ? null
+      : Math.max(1, Math.floor(quartersBetween(input.contract_quarter, index.new_quarter) / 4));
+  const anniversary = addMonths(input.start_date, 12 * (year ?? 1));
+  const details = { anniversary, requested_on: requested };
+  if (effective < anniversary)
+    return verdict(
+      rule,
+      "FAIL",
+      `The revision of year ${year ?? 1} of the contract takes effect on its anniversary ${anniversary} at the earliest (${ART_17_1})`,
+      ART_17_1,
+      { ...details, errors: [{ field: "effective_date", message: `${effective} is before ${anniversary}` }] },
+    );
+  if (effective < requested)
+    return verdict(
+      rule,
+      "FAIL",
+      `A revision takes effect from the lessor's request, never before it (${ART_17_1}, ${LOI_2014_366})`,
+      `${ART_17_1}; ${LOI_2014_366}`,
+      {
+        ...details,
+        errors: [{ field: "effective_date", message: `${effective} is before the request of ${requested}` }],
+      },
+    );
+  const lastDay = addMonths(anniversary, 12);
+  if (requested > lastDay)
+    return verdict(
+      rule,
+      "FAIL",
+      `A lessor who does not ask for the revision within one year of ${anniversary} has renounced it for that year (${ART_17_1}, ${LOI_2014_366})`,
+      `${ART_17_1}; ${LOI_2014_366}`,
+      {
+        ...details,
+        last_request_day: lastDay,
+        errors: [
+          {
+            field: input.requested_on === null ? "effective_date" : "requested_on",
+            message: `Asked on ${requested}, after ${lastDay}: the revision of ${index.new_quarter} is forfeited`,
+          },
+        ],
+      },
+    );
+  return verdict(
+    rule,
+    "PASS",
+    `The revision follows the reference ${index.reference_quarter} (${ART_17_1})`,
+    ART_17_1,
+    details,
+  );
+}
+
 /** Loi n° 2021-1104 art. 159: applies to contracts concluded, renewed or tacitly renewed from this day. */
 export const FREEZE_FROM = "2022-08-24";
 const FREEZE = `${LOI_89}, art. 17-1 III and 17-2 (loi n° 2021-1104, art. 159)`;

@@ -119,7 +119,9 @@ export async function irlRentRevision(
     if (!quarter.safeParse(q).success) return { status: "unknown", reason: `${q} is not a quarter YYYY-Qn` };
   }
   const [reference, next] = await Promise.all([readIrl(sql, referenceQuarter), readIrl(sql, newQuarter)]);
-  if (!reference) return { status: "unknown", reason: `No IRL value for ${referenceQuarter}` };
-  if (!next) return { status: "unknown", reason: `No IRL value for ${newQuarter}` };
+  const missing = (q: string) =>
+    `No IRL value for ${q}: INSEE has not published it yet, or its value is not confirmed here (never estimated)`;
+  if (!next) return { status: "unknown", reason: missing(newQuarter) };
+  if (!reference) return { status: "unknown", reason: missing(referenceQuarter) };
   return { status: "ok", revision: rentRevision(reference, next, rent) };
 }

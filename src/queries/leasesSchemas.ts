@@ -82,6 +82,11 @@ export const rentSchema = z.strictObject({
       new_value: indexValue(),
     })
     .optional(),
+  requested_on: date()
+    .optional()
+    .describe(
+      "INDEX_REVISION: the day the lessor asked for it (loi n° 89-462 art. 17-1 I: it takes effect from the request, and a request more than a year after the anniversary forfeits that year); absent: the effective date",
+    ),
 });
 
 export type CreateLeaseInput = z.output<typeof createLeaseSchema>;

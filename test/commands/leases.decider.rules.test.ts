@@ -146,7 +146,7 @@ describe("rent changes (PUT .../rent)", () => {
             rent_amount: 1006,
             reason: "INDEX_REVISION",
             index: irl,
-            effective_date: "2025-10-01",
+            effective_date: "2026-03-01",
           }),
         )
         .thenEvents(),
@@ -173,6 +173,87 @@ describe("rent changes (PUT .../rent)", () => {
       spec.given(active).when(changeRent({ rent_amount, reason: "INDEX_REVISION", index: irl }));
     expect(revise(1008.71).thenEvents()).toHaveLength(1);
     revise(1008.72).thenRefuses(422, /rent × new index \/ reference index/, ["rent_amount"]);
+  });
+
+  it("each applied revision becomes the reference: 1,000 € on 2023-Q2 gives 1,032.57 € then 1,043.31 € (art. 17-1 I)", () => {
+    const start = sampleTerms("7c1e0000-0000-4000-8000-0000000000e1", {
+      start_date: "2023-07-01",
+      rent_amount: 1000,
+      charges_amount: 80,
+      deposit_amount: 1000,
+      revision_reference_quarter: "2023-Q2",
+      revision_reference_value: 140.59,
+    });
+    const history: LeaseEvent[] = [
+      { type: "LeaseCreated", data: { lease_id, ...start } },
+      added(primary, "Primary"),
+      { type: "LeaseActivated", data: { ...statusChange, effective_date: "2023-07-01" } },
+    ];
+    const revise = (
+      given: LeaseEvent[],
+      rent_amount: number,
+      index: Record<string, unknown>,
+      effective_date: string,
+      requested_on?: string,
+    ) =>
+      spec.given(given).when(
+        changeRent({
+          rent_amount,
+          reason: "INDEX_REVISION",
+          index: { type: "IRL", ...index },
+          effective_date,
+          ...(requested_on ? { requested_on } : {}),
+        }),
+      );
+    const first = {
+      reference_quarter: "2023-Q2",
+      reference_value: 140.59,
+      new_quarter: "2024-Q2",
+      new_value: 145.17,
+    };
+    revise(history, 1032.58, first, "2024-07-01").thenRefuses(422, /above rent × new index/, ["rent_amount"]);
+    revise(history, 1032.57, first, "2024-06-30").thenRefuses(422, /anniversary 2024-07-01.*17-1 I/, [
+      "effective_date",
+    ]);
+    const [applied] = revise(history, 1032.57, first, "2024-07-01").thenEvents();
+    const revised = [...history, applied];
+    const second = {
+      reference_quarter: "2024-Q2",
+      reference_value: 145.17,
+      new_quarter: "2025-Q2",
+      new_value: 146.68,
+    };
+    expect(revise(revised, 1043.31, second, "2025-07-01").thenEvents()[0].data).toMatchObject({
+      rent_amount: 1043.31,
+      previous_rent_amount: 1032.57,
+      index: { reference_quarter: "2024-Q2", new_quarter: "2025-Q2" },
+    });
+    revise(revised, 1043.32, second, "2025-07-01").thenRefuses(422, /above rent × new index/, [
+      "rent_amount",
+    ]);
+    // Compounding from the lease's first quarter again (1,077.29 €) is refused.
+    revise(
+      revised,
+      1077.29,
+      { ...first, new_quarter: "2025-Q2", new_value: 146.68 },
+      "2025-07-01",
+    ).thenRefuses(422, /reference quarter is now 2024-Q2/, ["index.reference_quarter"]);
+    revise(revised, 1043.31, { ...second, new_quarter: "2025-Q3" }, "2025-07-01").thenRefuses(
+      422,
+      /same quarter one year before/,
+      ["index.new_quarter"],
+    );
+    // Asked on 2025-09-15: effective from the request, never before; asked after 2026-07-01: lost.
+    expect(revise(revised, 1043.31, second, "2025-09-15", "2025-09-15").thenEvents()).toHaveLength(1);
+    revise(revised, 1043.31, second, "2025-09-14", "2025-09-15").thenRefuses(422, /never before it/, [
+      "effective_date",
+    ]);
+    expect(revise(revised, 1043.31, second, "2026-07-01", "2026-07-01").thenEvents()).toHaveLength(1);
+    revise(revised, 1043.31, second, "2026-07-02", "2026-07-02").thenRefuses(
+      422,
+      /renounced it for that year/,
+      ["requested_on"],
+    );
   });
 
   it("an index revision without its index is a 400", () => {

@@ -447,6 +447,7 @@ describe("lease decider: tenants", () => {
 describe("lease decider: rent", () => {
   const index = (reference_value: number, new_value: number) => ({
     reason: "INDEX_REVISION",
+    effective_date: "2026-01-01",
     index: { type: "IRL", reference_quarter: "2024-Q2", reference_value, new_quarter: "2025-Q2", new_value },
   });
   it("records a change with the previous figures", () => {

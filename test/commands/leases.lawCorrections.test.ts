@@ -287,19 +287,30 @@ describe("7. index revision: IRL only under loi 89-462, at most once a year, non
         charges_amount: 50,
         previous_rent_amount: 1000,
         previous_charges_amount: 50,
-        effective_date: "2025-01-01",
+        effective_date: "2026-01-01",
         reason: "INDEX_REVISION",
-        index: irl("2025-01-01").index as never,
+        index: irl("2026-01-01").index as never,
       },
     };
+    // The next year's: 2025-Q2 (the reference now) to 2026-Q2; 1010 × 147.5 / 146.68 = 1015.64.
+    const nextYear = (effective_date: string) => ({
+      ...irl(effective_date, 1015),
+      index: {
+        type: "IRL",
+        reference_quarter: "2025-Q2",
+        reference_value: 146.68,
+        new_quarter: "2026-Q2",
+        new_value: 147.5,
+      },
+    });
     spec
       .given([...active(), revised])
-      .when(rent({ ...irl("2025-12-31"), rent_amount: 1015 }, null))
+      .when(rent(nextYear("2026-12-31"), null))
       .thenRefuses(422, /once a year/, ["effective_date"]);
     expect(
       spec
         .given([...active(), revised])
-        .when(rent({ ...irl("2026-01-01"), rent_amount: 1015 }, null))
+        .when(rent(nextYear("2027-01-01"), null))
         .thenEvents(),
     ).toHaveLength(1);
   });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   indexCapVerdict,
+  indexChainVerdict,
   indexRevisionVerdict,
   irlCapped,
   irlValuesVerdict,
+  quarterPlus,
+  quartersBetween,
   rentFreezeVerdict,
 } from "../../src/law/rent.ts";
 
@@ -265,5 +268,102 @@ describe("rent freeze of housing classed F or G (art. 17-1 III, loi n° 2021-110
       message:
         "The contract in force on 2025-03-01 was concluded or renewed on 2022-08-23, before 2022-08-24: the freeze applies from its renewal (loi n° 2021-1104 art. 159)",
     });
+  });
+});
+
+describe("the revision chain (art. 17-1 I; loi n° 2014-366)", () => {
+  // A lease from 2023-07-01 naming 2023-Q2; its first revision 2023-Q2 -> 2024-Q2 was applied.
+  const index = (reference_quarter: string, new_quarter: string) => ({
+    type: "IRL",
+    reference_quarter,
+    reference_value: 145.17,
+    new_quarter,
+    new_value: 146.68,
+  });
+  const chain = (over: Partial<Parameters<typeof indexChainVerdict>[0]> = {}) =>
+    indexChainVerdict({
+      start_date: "2023-07-01",
+      contract_quarter: "2023-Q2",
+      current_quarter: "2024-Q2",
+      index: index("2024-Q2", "2025-Q2"),
+      effective_date: "2025-07-01",
+      requested_on: null,
+      ...over,
+    });
+  const failed = (v: ReturnType<typeof chain>) => ({ status: v.status, field: v.details.errors?.[0]?.field });
+
+  it("counts quarters across years", () => {
+    expect(quarterPlus("2024-Q3", 4)).toBe("2025-Q3");
+    expect(quarterPlus("2024-Q1", -1)).toBe("2023-Q4");
+    expect(quarterPlus("2024-Q4", 1)).toBe("2025-Q1");
+    expect(quartersBetween("2023-Q2", "2025-Q2")).toBe(8);
+    expect(quartersBetween("2025-Q2", "2024-Q3")).toBe(-3);
+  });
+
+  it("the reference is the last applied revision's quarter: an older one is refused", () => {
+    expect(chain()).toMatchObject({ rule: "IRL_REVISION_CHAIN", status: "PASS", legal_reference: ART_17_1 });
+    const older = chain({ index: index("2023-Q2", "2024-Q2") });
+    expect(failed(older)).toEqual({ status: "FAIL", field: "index.reference_quarter" });
+    expect(older.message).toContain(`the reference quarter is now 2024-Q2 (${ART_17_1})`);
+    // A year not revised (lost): the next revision still spans one year, from a later reference.
+    expect(chain({ index: index("2025-Q2", "2026-Q2"), effective_date: "2026-07-01" }).status).toBe("PASS");
+  });
+
+  it("the new quarter is 4 quarters after the reference, no more, no less", () => {
+    expect(failed(chain({ index: index("2024-Q2", "2025-Q1") }))).toEqual({
+      status: "FAIL",
+      field: "index.new_quarter",
+    });
+    expect(failed(chain({ index: index("2024-Q2", "2025-Q3") }))).toEqual({
+      status: "FAIL",
+      field: "index.new_quarter",
+    });
+    expect(chain({ index: index("2024-Q2", "2025-Q3") }).details.errors?.[0]?.message).toContain(
+      "expected 2025-Q2",
+    );
+  });
+
+  it("takes effect on the year's anniversary at the earliest: the day before is refused", () => {
+    const first = { current_quarter: "2023-Q2", index: index("2023-Q2", "2024-Q2") };
+    expect(chain({ ...first, effective_date: "2024-07-01" }).status).toBe("PASS");
+    const early = chain({ ...first, effective_date: "2024-06-30" });
+    expect(failed(early)).toEqual({ status: "FAIL", field: "effective_date" });
+    expect(early.message).toContain("year 1 of the contract takes effect on its anniversary 2024-07-01");
+    expect(failed(chain({ effective_date: "2025-06-30" }))).toEqual({
+      status: "FAIL",
+      field: "effective_date",
+    });
+    // No contract quarter: the first anniversary at least.
+    expect(
+      failed(chain({ contract_quarter: null, current_quarter: null, effective_date: "2024-06-30" })),
+    ).toEqual({
+      status: "FAIL",
+      field: "effective_date",
+    });
+  });
+
+  it("never before the lessor's request (no retroactivity, loi n° 2014-366)", () => {
+    expect(chain({ requested_on: "2025-09-15", effective_date: "2025-09-15" }).status).toBe("PASS");
+    const before = chain({ requested_on: "2025-09-15", effective_date: "2025-09-14" });
+    expect(failed(before)).toEqual({ status: "FAIL", field: "effective_date" });
+    expect(before.legal_reference).toBe(`${ART_17_1}; loi n° 2014-366 du 24 mars 2014, art. 6`);
+  });
+
+  it("a request more than one year after the anniversary forfeits that year", () => {
+    // Anniversary 2025-07-01: asked on 2026-07-01 is within the year, 2026-07-02 is not.
+    expect(chain({ requested_on: "2026-07-01", effective_date: "2026-07-01" }).status).toBe("PASS");
+    const late = chain({ requested_on: "2026-07-02", effective_date: "2026-07-02" });
+    expect(failed(late)).toEqual({ status: "FAIL", field: "requested_on" });
+    expect(late.message).toContain("has renounced it for that year");
+    expect(late.details).toMatchObject({ anniversary: "2025-07-01", last_request_day: "2026-07-01" });
+    // Without a request date, the effective date is the request.
+    expect(failed(chain({ effective_date: "2026-07-02" }))).toEqual({
+      status: "FAIL",
+      field: "effective_date",
+    });
+  });
+
+  it("is not this rule's for another index", () => {
+    expect(chain({ index: { ...index("2024-Q2", "2025-Q2"), type: "ICC" } }).status).toBe("NOT_APPLICABLE");
   });
 });

@@ -27,8 +27,22 @@ export function termChangesOf(body: UpdateLeaseInput): Partial<LeaseTerms> {
   return changes as Partial<LeaseTerms>;
 }
 
-export const rentChangeOf = ({ rent_amount, charges_amount, effective_date, reason, index }: RentInput) =>
-  ({ rent_amount, charges_amount, effective_date, reason, index }) satisfies RentChange;
+export const rentChangeOf = ({
+  rent_amount,
+  charges_amount,
+  effective_date,
+  reason,
+  index,
+  requested_on,
+}: RentInput) =>
+  ({
+    rent_amount,
+    charges_amount,
+    effective_date,
+    reason,
+    index,
+    ...(requested_on === undefined ? {} : { requested_on }),
+  }) satisfies RentChange;
 
 export const tenantTermOf = ({ lessee_id, role, start_date, end_date }: AddLesseeInput) => ({
   lessee_id,

@@ -11,6 +11,7 @@ import {
   IRL_CAPPED_NOTE,
   indexCapCents,
   indexCapVerdict,
+  indexChainVerdict,
   indexRevisionVerdict,
   irlCapped,
   irlValuesVerdict,
@@ -73,6 +74,8 @@ export interface ComplianceFacts {
     rent_frequency: string | null;
     payment_terms: string | null;
     lessor: LessorKind;
+    /** The IRL quarter the contract names (art. 17-1 I); absent or null: none. */
+    revision_reference_quarter?: string | null;
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
@@ -133,6 +136,9 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
     return check(rule, "NOT_APPLICABLE", "No index revision was applied to this lease", article);
   }
   let lastRevision: string | null = null;
+  const contract = facts.lease.revision_reference_quarter ?? null;
+  // Each applied revision becomes the next one's reference (art. 17-1 I).
+  let reference = contract;
   const compared = revisions.map((c) => {
     const index = c.index as RentIndex;
     // The rent route's guards, in its order: the lease may be revised, INSEE's values, then the cap.
@@ -142,6 +148,14 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
         index_type: index.type,
         effective_date: c.effective_date,
         last_index_revision_on: lastRevision,
+      }),
+      indexChainVerdict({
+        start_date: facts.lease.start_date,
+        contract_quarter: contract,
+        current_quarter: reference,
+        index,
+        effective_date: c.effective_date,
+        requested_on: null,
       }),
       irlValuesVerdict(index, {
         reference_value: irlValueOf(facts.irl, index.reference_quarter),
@@ -155,6 +169,7 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
       }),
     ];
     lastRevision = c.effective_date;
+    if (index.type === "IRL") reference = index.new_quarter;
     const refused = verdicts.find((v) => v.status === "FAIL");
     return {
       effective_date: c.effective_date,

@@ -3,6 +3,7 @@ import { type LessorKind, periodStartOn } from "../../../law/leaseTypes.ts";
 import {
   type DpeOn,
   indexCapVerdict,
+  indexChainVerdict,
   indexRevisionVerdict,
   irlValuesVerdict,
   type PublishedIrl,
@@ -24,6 +25,8 @@ export interface RentChange {
   reason: RentChangeReason;
   /** Required for an INDEX_REVISION. */
   index?: RentIndex;
+  /** The day the lessor asked for an index revision (art. 17-1 I); absent: its effective date. */
+  requested_on?: string;
 }
 
 export type RentCommand = {
@@ -37,11 +40,25 @@ export type RentCommand = {
   published_irl?: PublishedIrl;
 };
 
-/** Art. 17-1: at most one index revision a year, within the index's variation, with published values. */
+/**
+ * Art. 17-1: at most one index revision a year, with published values, following the revision chain
+ * (the current reference, the anniversary, the request), within the index's variation.
+ */
 function checkIndexRevision(lease: LiveLease, command: RentCommand) {
   const { rent } = command;
   if (rent.index && command.published_irl) enforce(irlValuesVerdict(rent.index, command.published_irl));
   if (rent.reason !== "INDEX_REVISION" || !rent.index) return;
+  const contract = lease.terms.revision_reference_quarter;
+  enforce(
+    indexChainVerdict({
+      start_date: lease.terms.start_date,
+      contract_quarter: contract,
+      current_quarter: lease.index_reference_quarter ?? contract,
+      index: rent.index,
+      effective_date: rent.effective_date,
+      requested_on: rent.requested_on ?? null,
+    }),
+  );
   enforce(
     indexCapVerdict({
       current_rent: lease.terms.rent_amount,
