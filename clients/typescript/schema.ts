@@ -11997,7 +11997,7 @@ export interface operations {
                         index_revision: {
                             /** @enum {string} */
                             index: "IRL" | "NONE" | "UNKNOWN";
-                            at_most_once_a_year: boolean | "UNKNOWN";
+                            at_most_once_a_year: (boolean | "UNKNOWN") | null;
                             legal_reference: string;
                         };
                         mandatory_mentions: string[];
@@ -12067,7 +12067,7 @@ export interface operations {
                         index_revision: {
                             /** @enum {string} */
                             index: "IRL" | "NONE" | "UNKNOWN";
-                            at_most_once_a_year: boolean | "UNKNOWN";
+                            at_most_once_a_year: (boolean | "UNKNOWN") | null;
                             legal_reference: string;
                         };
                         mandatory_mentions: string[];

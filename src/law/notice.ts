@@ -1,4 +1,4 @@
-import { addDays, addMonths, termEnd } from "./calendar.ts";
+import { addDays, addMonths, lastDayBefore, termEnd } from "./calendar.ts";
 import { furnished, type LeaseTermFacts, type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
@@ -16,10 +16,12 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  *   - professional lease (loi n° 86-1290 art. 57 A): the lessee 6 months, at any time; the lessor
  *     6 months before the term, for the term;
  *   - commercial lease (code de commerce art. L. 145-4 al. 2): the lessee at least 6 months before
- *     the end of a three-year period, for that end; the lessor's side is not confirmed: the
- *     client's date, as for a parking space.
+ *     the end of a three-year period, for that end; the lessor (art. L. 145-9) at least 6 months
+ *     before the contractual term, for the term, and past it (tacit prolongation) for the last day
+ *     of a civil quarter at least 6 months ahead.
  * Months count as code de procédure civile art. 641 counts them (./calendar.ts). A term ends the day
- * before its anniversary; a lessor's notice is in time when its period runs out by that anniversary.
+ * before its anniversary; an act due N months before the term is in time when received by the day
+ * before the anniversary-equivalent N months earlier (`lastDayBefore`).
  */
 
 export const NOTICE_GIVERS = ["LESSEE", "LESSOR"] as const;
@@ -52,6 +54,7 @@ interface Period {
 const RULE = "NOTICE_PERIOD";
 const ART_57_A = "loi n° 86-1290 du 23 décembre 1986, art. 57 A";
 const L_145_4 = "code de commerce, art. L. 145-4 al. 2";
+const L_145_9 = "code de commerce, art. L. 145-9";
 
 /** A notice the law does not allow: only the other party may give one. */
 const noLessorNotice = (label: string, law: string, lesseeArticle: string) =>
@@ -82,7 +85,9 @@ function periodOf(terms: LeaseTermFacts, facts: NoticeFacts): Period | Verdict |
     case "PROFESSIONAL":
       return { months: 6, law: ART_57_A };
     case "COMMERCIAL":
-      return facts.given_by === "LESSEE" ? { months: 6, law: L_145_4, termMonths: 36 } : null;
+      return facts.given_by === "LESSEE"
+        ? { months: 6, law: L_145_4, termMonths: 36 }
+        : { months: 6, law: L_145_9 };
     default:
       return null;
   }
@@ -94,18 +99,23 @@ const fail = (period: Period, message: string, field: string, detail: string) =>
 /**
  * The term a lessor's notice ends the lease at: its end date, else the last day of the first
  * period of `duration_months` from the start (renewed tacitly: art. 10, art. 25-7) that the notice
- * reaches in time. In time: the period from receipt ends on the term's anniversary at the latest.
+ * reaches in time. In time: received by the day before the anniversary-equivalent `months` before
+ * the day after the term (`lastDayBefore`): for a term of 2023-03-31, 6 months, by 2022-09-30.
  */
-function termFor(terms: LeaseTermFacts, earliest: string, period: Period): string | Verdict {
-  if (period.termMonths !== undefined) return firstTermReached(terms.start_date, period.termMonths, earliest);
+function termFor(terms: LeaseTermFacts, notifiedOn: string, period: Period): string | Verdict {
+  if (period.termMonths !== undefined)
+    return firstTermReached(terms.start_date, period.termMonths, notifiedOn, period.months);
   if (terms.end_date !== null) {
-    if (addDays(terms.end_date, 1) < earliest)
+    const lastDay = lastDayBefore(terms.end_date, period.months);
+    if (notifiedOn > lastDay) {
+      if (terms.lease_type === "COMMERCIAL") return quarterEndReached(notifiedOn, period.months);
       return fail(
         period,
         `A lessor's notice must reach the lessee at least ${period.months} months before the term (${period.law})`,
         "effective_date",
-        `The period ends ${earliest}, after the term ${terms.end_date}`,
+        `Received ${notifiedOn}: for the term ${terms.end_date} it had to be received by ${lastDay}`,
       );
+    }
     return terms.end_date;
   }
   if (terms.duration_months === null)
@@ -115,14 +125,33 @@ function termFor(terms: LeaseTermFacts, earliest: string, period: Period): strin
       "given_by",
       "The lease's term is unknown",
     );
-  return firstTermReached(terms.start_date, terms.duration_months, earliest);
+  if (terms.lease_type === "COMMERCIAL") {
+    const term = termEnd(terms.start_date, terms.duration_months);
+    return notifiedOn <= lastDayBefore(term, period.months)
+      ? term
+      : quarterEndReached(notifiedOn, period.months);
+  }
+  return firstTermReached(terms.start_date, terms.duration_months, notifiedOn, period.months);
 }
 
-/** The last day of the first term of `months` (from `start`, repeated) whose anniversary is not before `earliest`. */
-function firstTermReached(start: string, months: number, earliest: string): string {
+/** The last day of the first term of `months` (from `start`, repeated) a notice received on `notifiedOn` reaches in time. */
+function firstTermReached(start: string, months: number, notifiedOn: string, noticeMonths: number): string {
   let n = 1;
-  while (addMonths(start, n * months) < earliest) n++;
+  while (notifiedOn > lastDayBefore(termEnd(start, n * months), noticeMonths)) n++;
   return termEnd(start, n * months);
+}
+
+/**
+ * A commercial lease past its contractual term (tacit prolongation) ends by a notice given for the
+ * last day of a civil quarter, at least six months ahead (code de commerce art. L. 145-9 al. 2).
+ */
+function quarterEndReached(notifiedOn: string, months: number): string {
+  const y = Number(notifiedOn.slice(0, 4));
+  const m = Number(notifiedOn.slice(5, 7));
+  // The last day of the quarter holding `notifiedOn`, then each next one until in time.
+  let end = termEnd(`${y}-${String(Math.floor((m - 1) / 3) * 3 + 1).padStart(2, "0")}-01`, 3);
+  while (notifiedOn > lastDayBefore(end, months)) end = termEnd(`${addMonths(end, 1).slice(0, 8)}01`, 3);
+  return end;
 }
 
 /**
@@ -143,9 +172,8 @@ export function noticeVerdict(terms: LeaseTermFacts, notifiedOn: string, facts: 
       });
     return ok(facts.requested_end, `A ${terms.lease_type} lease is outside ${LOI_89}`);
   }
-  const earliest = addMonths(notifiedOn, period.months);
   const atTerm = facts.given_by === "LESSOR" || period.termMonths !== undefined;
-  const legal = atTerm ? termFor(terms, earliest, period) : earliest;
+  const legal = atTerm ? termFor(terms, notifiedOn, period) : addMonths(notifiedOn, period.months);
   if (typeof legal !== "string") return legal;
   if (facts.requested_end === null) return ok(legal, period.law);
   if (facts.requested_end < legal)

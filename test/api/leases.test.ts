@@ -282,7 +282,7 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
     expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
     // the lessor: at the term of the 36-month period (the day before its anniversary), at least
     // 6 months ahead; too late is a 422
-    const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-07-01", given_by: "LESSOR" });
+    const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-06-30", given_by: "LESSOR" });
     expect(lessor.json().notice_end_date).toBe("2027-12-31");
     expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
     await writesNothing(async () => {

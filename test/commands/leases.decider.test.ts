@@ -304,17 +304,17 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
   });
 
   it("lessor, unfurnished: at the term, received at least 6 months before it (art. 15 I)", () => {
-    // The term ends the day before the anniversary; a notice whose 6 months run out by the
-    // anniversary is in time (was: the term on the anniversary, refused one day early).
+    // The term ends the day before the anniversary (2028-01-01); the notice is in time until the day
+    // before the anniversary-equivalent 6 months earlier (2027-07-01): 2027-06-30.
     const lease = activeLease({ end_date: "2027-12-31" });
-    expect(endsOn(lease, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
+    expect(endsOn(lease, notice("2027-06-30", { given_by: "LESSOR" }))).toBe("2027-12-31");
     given(lease)
-      .when(notice("2027-07-02", { given_by: "LESSOR" }))
+      .when(notice("2027-07-01", { given_by: "LESSOR" }))
       .thenRefuses(422, /6 months before the term.*art\. 15 I/, "effective_date");
     // no end date: the term of the tacitly renewed 36-month periods from the start
     const renewed = activeLease({ end_date: null, duration_months: 36 });
-    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
-    expect(endsOn(renewed, notice("2027-07-02", { given_by: "LESSOR" }))).toBe("2030-12-31");
+    expect(endsOn(renewed, notice("2027-06-30", { given_by: "LESSOR" }))).toBe("2027-12-31");
+    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2030-12-31");
     given(activeLease({ end_date: null, duration_months: null }))
       .when(notice("2027-07-01", { given_by: "LESSOR" }))
       .thenRefuses(422, /neither end_date nor duration_months/, "given_by");
@@ -322,9 +322,9 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
 
   it("lessor, furnished: 3 months before the term (art. 25-8 I); never on a bail mobilité (art. 25-14)", () => {
     const lease = activeLease({ lease_type: "FURNISHED", end_date: "2025-12-31" });
-    expect(endsOn(lease, notice("2025-10-01", { given_by: "LESSOR" }))).toBe("2025-12-31");
+    expect(endsOn(lease, notice("2025-09-30", { given_by: "LESSOR" }))).toBe("2025-12-31");
     given(lease)
-      .when(notice("2025-10-02", { given_by: "LESSOR" }))
+      .when(notice("2025-10-01", { given_by: "LESSOR" }))
       .thenRefuses(422, /3 months before the term.*art\. 25-8/);
     given(activeLease({ lease_type: "MOBILITY", deposit_amount: null, end_date: "2025-10-01" }))
       .when(notice("2025-05-01", { given_by: "LESSOR" }))

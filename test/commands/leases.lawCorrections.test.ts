@@ -356,7 +356,7 @@ describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13,
 });
 
 describe("9. the term ends the day before the anniversary (art. 15 I)", () => {
-  it("takes a lessor's notice received exactly 6 months before the anniversary, for the term", () => {
+  it("takes a lessor's notice received by the day before the anniversary-equivalent 6 months earlier, for the term", () => {
     const notice = (effective_date: string): LeaseCommand => ({
       type: "ChangeLeaseStatus",
       lease_id: leaseId,
@@ -367,12 +367,12 @@ describe("9. the term ends the day before the anniversary (art. 15 I)", () => {
     });
     const [given] = spec
       .given(active({ end_date: "2027-12-31" }))
-      .when(notice("2027-07-01"))
+      .when(notice("2027-06-30"))
       .thenEvents();
     expect(given).toMatchObject({ type: "LeaseNoticeGiven", data: { notice_end_date: "2027-12-31" } });
     spec
       .given(active({ end_date: "2027-12-31" }))
-      .when(notice("2027-07-02"))
+      .when(notice("2027-07-01"))
       .thenRefuses(422, /6 months before the term/);
   });
 });

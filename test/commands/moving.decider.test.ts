@@ -60,12 +60,12 @@ describe("a notice (art. 15 I, 25-8 I)", () => {
       .thenRefuses(422, /must state its motive/, ["reason"]);
     spec
       .given(active)
-      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-01" }))
-      .then([noticeGiven("2027-07-01", "2027-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-06-30" }))
+      .then([noticeGiven("2027-06-30", "2027-12-31", { given_by: "LESSOR", reason: "SALE" })]);
     spec
       .given(active)
-      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-02" }))
-      .then([noticeGiven("2027-07-02", "2030-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-01" }))
+      .then([noticeGiven("2027-07-01", "2030-12-31", { given_by: "LESSOR", reason: "SALE" })]);
   });
   it("only on an ACTIVE lease", () => {
     spec
