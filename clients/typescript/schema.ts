@@ -5974,6 +5974,7 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            mobility_motive: string | null;
             /** @enum {string} */
             status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
             rent_regulation_compliance_status: string;
@@ -12171,6 +12172,8 @@ export interface operations {
                     custom_fields?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
+                    mobility_motive?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}
@@ -12278,6 +12281,7 @@ export interface operations {
                         custom_fields: {
                             [key: string]: unknown;
                         } | null;
+                        mobility_motive: string | null;
                         /** @enum {string} */
                         status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
                         rent_regulation_compliance_status: string;
@@ -12384,6 +12388,8 @@ export interface operations {
                     custom_fields?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
+                    mobility_motive?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}

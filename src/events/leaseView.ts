@@ -88,7 +88,8 @@ function without<T>(record: Record<string, T>, id: string): Record<string, T> {
 /** The terms an event carries, field by field: only the terms, whatever else its data holds. */
 function termsOf(data: LeaseTerms): LeaseTerms {
   const terms: Record<string, unknown> = {};
-  for (const f of LEASE_TERM_FIELDS) terms[f] = data[f];
+  // A term added later (mobility_motive) is absent from older events: null.
+  for (const f of LEASE_TERM_FIELDS) terms[f] = data[f] ?? null;
   return terms as unknown as LeaseTerms;
 }
 

@@ -77,6 +77,7 @@ export const LEASE_TERM_FIELDS = [
   "revision_reference_value",
   "special_conditions",
   "custom_fields",
+  "mobility_motive",
 ] as const satisfies readonly (keyof LeaseTerms)[];
 
 /** The client-settable terms of a lease; absent optional fields are null. */
@@ -100,6 +101,8 @@ export interface LeaseTerms {
   revision_reference_value: number | null;
   special_conditions: string | null;
   custom_fields: Record<string, unknown> | null;
+  /** A bail mobilité's motive (art. 25-13); absent from leases created before 2026-12 (read as null). */
+  mobility_motive: string | null;
 }
 
 export interface RentIndex {

@@ -416,7 +416,7 @@ export function mobilityMotiveVerdict(type: LeaseType, motive: string | null): V
     {
       errors: [
         {
-          field: "custom_fields.mobility_reason",
+          field: "mobility_motive",
           message:
             "State the motive (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
         },

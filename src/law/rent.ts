@@ -1,4 +1,5 @@
 import { addMonths } from "./calendar.ts";
+import { dpeValidUntil } from "./dpe.ts";
 import { type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { cents, euros } from "./money.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
@@ -263,6 +264,8 @@ const FREEZE = `${LOI_89}, art. 17-1 III and 17-2 (loi n° 2021-1104, art. 159)`
 export interface DpeOn {
   energy_label: string | null;
   valid_until: string | null;
+  /** The day it was made: with no stated end, it is valid until the day before its 10th anniversary. */
+  diagnosis_date?: string | null;
 }
 
 /**
@@ -299,7 +302,8 @@ export function rentFreezeVerdict(input: {
       details,
     );
   const dpe = input.dpe;
-  if (dpe !== null && dpe.valid_until !== null && dpe.valid_until < input.effective_date)
+  const end = dpe?.valid_until ?? (dpe?.diagnosis_date ? dpeValidUntil(dpe.diagnosis_date, null) : null);
+  if (dpe !== null && end !== null && end < input.effective_date)
     return verdict(rule, "UNKNOWN", `No DPE is valid on ${input.effective_date}`, FREEZE, details);
   if (!dpe?.energy_label)
     return verdict(
@@ -321,7 +325,7 @@ export function rentFreezeVerdict(input: {
       errors: [
         {
           field: "rent_amount",
-          message: `Rent ${euros(cents(input.new_rent))} is above the current ${euros(cents(input.current_rent))} while the estate's DPE on ${input.effective_date} is ${dpe.energy_label} (valid until ${dpe.valid_until})`,
+          message: `Rent ${euros(cents(input.new_rent))} is above the current ${euros(cents(input.current_rent))} while the estate's DPE on ${input.effective_date} is ${dpe.energy_label} (valid until ${end ?? "no stated end"})`,
         },
       ],
     },

@@ -56,6 +56,11 @@ export const optionalTerms = {
   revision_reference_value: indexValue().nullish(),
   special_conditions: text(10_000).nullish(),
   custom_fields: storableJson(z.record(z.string(), z.unknown())).nullish(),
+  mobility_motive: text(500)
+    .nullish()
+    .describe(
+      "MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
+    ),
 };
 
 export const createLeaseSchema = z.strictObject({

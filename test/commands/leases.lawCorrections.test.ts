@@ -323,7 +323,12 @@ describe("7. index revision: IRL only under loi 89-462, at most once a year, non
 });
 
 describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13, 25-14)", () => {
-  const mobility = { lease_type: "MOBILITY", deposit_amount: null, start_date: "2026-01-01" } as const;
+  const mobility = {
+    lease_type: "MOBILITY",
+    deposit_amount: null,
+    start_date: "2026-01-01",
+    mobility_motive: "Mission temporaire",
+  } as const;
   it("refuses 11 or 13 months, takes 1 and 10; by end date up to the day before the 10-month anniversary", () => {
     for (const months of [0, 11, 13])
       spec
@@ -352,6 +357,35 @@ describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13,
       .given()
       .when(create({ ...mobility, duration_months: 10, deposit_amount: 0.01 }))
       .thenRefuses(422, /25-13/);
+  });
+  it("states its motive when it is created, not only when its contract is printed (art. 25-13)", () => {
+    for (const motive of [null, "", "   "])
+      spec
+        .given()
+        .when(create({ ...mobility, duration_months: 6, mobility_motive: motive }))
+        .thenRefuses(422, /motive of mobility.*25-13/, ["mobility_motive"]);
+    expect(
+      spec
+        .given()
+        .when(create({ ...mobility, duration_months: 6, mobility_motive: "S" }))
+        .thenEvents(),
+    ).toHaveLength(2);
+    // Another type needs none; a draft turned into a bail mobilité does.
+    const furnished = {
+      ...mobility,
+      lease_type: "FURNISHED",
+      duration_months: 12,
+      mobility_motive: null,
+    } as const;
+    const [created] = spec.given().when(create(furnished)).thenEvents();
+    spec
+      .given([created])
+      .when({
+        type: "UpdateLease",
+        lease_id: leaseId,
+        changes: { lease_type: "MOBILITY", duration_months: 6 },
+      })
+      .thenRefuses(422, /25-13/, ["mobility_motive"]);
   });
 });
 

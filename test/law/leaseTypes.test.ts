@@ -276,7 +276,7 @@ describe("bail mobilité (art. 25-12 to 25-18)", () => {
       expect(mobilityMotiveVerdict("MOBILITY", motive)).toMatchObject({
         status: "FAIL",
         message: `A bail mobilité names the motive of mobility the lessee justifies (${mref})`,
-        details: { errors: [{ field: "custom_fields.mobility_reason" }] },
+        details: { errors: [{ field: "mobility_motive" }] },
       });
     expect(mobilityMotiveVerdict("FURNISHED", null).status).toBe("NOT_APPLICABLE");
   });

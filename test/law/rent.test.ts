@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dpeValidUntil } from "../../src/law/dpe.ts";
 import {
   indexCapVerdict,
   indexChainVerdict,
@@ -204,6 +205,19 @@ describe("rent freeze of housing classed F or G (art. 17-1 III, loi n° 2021-110
     effective_date: "2025-03-01",
     period_start: "2025-01-01",
     energy_label,
+  });
+
+  it("a DPE with no stated end is valid until the day before its 10th anniversary", () => {
+    const noEnd = { energy_label: "F", valid_until: null, diagnosis_date: "2022-01-10" };
+    expect(change(901, { dpe: noEnd, effective_date: "2032-01-09" }).status).toBe("FAIL");
+    expect(change(901, { dpe: noEnd, effective_date: "2032-01-10" })).toMatchObject({
+      status: "UNKNOWN",
+      message: "No DPE is valid on 2032-01-10",
+    });
+    expect(dpeValidUntil("2022-01-10", null)).toBe("2032-01-09");
+    expect(dpeValidUntil("2024-02-29", null)).toBe("2034-02-27");
+    // Made before the 2021 method: its early end still applies.
+    expect(dpeValidUntil("2019-01-01", null)).toBe("2024-12-31");
   });
 
   it("an unchanged rent is no increase; a rise of one cent on G fails, naming the label and figures", () => {
