@@ -333,8 +333,22 @@ export function rentFreezeVerdict(input: {
 }
 
 /**
- * The rent control experiment of loi ELAN n° 2018-1021 art. 140 runs until 2026-11-25 (5 years,
- * prolonged 3 by loi 3DS n° 2022-217 art. 85). Whether a later law carries it on is not confirmed
- * here: a lease concluded after that day is judged UNKNOWN (docs/compliance.md).
+ * The rent control experiment of loi ELAN n° 2018-1021 art. 140 lasts eight years from the loi's
+ * publication (JO of 2018-11-24; five years, prolonged three by loi 3DS n° 2022-217 art. 85): it
+ * ends in November 2026. The sources looked up give its last day as 23, 24 or 25 November (from
+ * the loi's date, its publication or its entry into force), so it is confirmed for leases concluded
+ * up to 2026-11-23 only. No text carrying it on is confirmed (a proposition de loi passed a first
+ * reading at the Assemblée nationale on 2025-12-11): a lease concluded later is judged UNKNOWN
+ * (docs/compliance.md).
  */
-export const RENT_CONTROL_EXPERIMENT_UNTIL = "2026-11-25";
+export const RENT_CONTROL_EXPERIMENT_UNTIL = "2026-11-23";
+/** The last day any source gives the experiment: between the two, the end is not confirmed. */
+export const RENT_CONTROL_EXPERIMENT_LATEST_END = "2026-11-25";
+
+/** Why rent control cannot be judged on a lease concluded on `start` (null: it can). */
+export function rentControlLapse(start: string): string | null {
+  if (start <= RENT_CONTROL_EXPERIMENT_UNTIL) return null;
+  if (start <= RENT_CONTROL_EXPERIMENT_LATEST_END)
+    return `The rent control experiment ends in November 2026, eight years from the publication of loi n° 2018-1021 (loi n° 2022-217 art. 85); whether it still covers a lease concluded on ${start} is not confirmed (its last day is given as 23, 24 or 25 November 2026)`;
+  return `The rent control experiment of loi n° 2018-1021 art. 140 ended in November 2026 (loi n° 2022-217 art. 85) and no text carrying it on is confirmed: a lease concluded on ${start} cannot be judged against reference rents`;
+}

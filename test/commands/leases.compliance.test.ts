@@ -344,7 +344,7 @@ describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
     expect(relet(900, { ended_on: "2023-07-01" }, { reletting_claims: none }).status).toBe("FAIL");
     expect(relettingCapCheck(given({ regulation: null })).status).toBe("UNKNOWN");
   });
-  it("beyond the last recorded renewal (leases from 2026-08-01) a higher rent is UNKNOWN", () => {
+  it("beyond the last recorded renewal (leases from 2026-08-01) any rent is UNKNOWN", () => {
     const revised = { last_index_revision_on: "2026-01-01" };
     const late = relet(
       800.01,
@@ -360,7 +360,8 @@ describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
       "2026-07-31",
     );
     expect(inTime.status).toBe("FAIL");
-    expect(relet(800, { ...revised, ended_on: "2026-07-31" }, {}, "2026-08-01").status).toBe("PASS");
+    // A lapsed décret judges nothing, not even the same rent (no PASS on a rule that does not apply).
+    expect(relet(800, { ...revised, ended_on: "2026-07-31" }, {}, "2026-08-01").status).toBe("UNKNOWN");
   });
 });
 

@@ -464,7 +464,7 @@ describe("10. the contract states the law in force", () => {
   });
 });
 
-describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-25 only", () => {
+describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-23 only", () => {
   const facts = (start_date: string) =>
     ({
       lease: { ...terms, id: leaseId, status: "ACTIVE", start_date, rent_amount: 2000 },
@@ -484,10 +484,15 @@ describe("the rent control experiment (loi ELAN art. 140) is confirmed until 202
       },
       rent_changes: [],
     }) as unknown as ComplianceFacts;
-  it("judges a lease concluded on 2026-11-25, answers UNKNOWN from 2026-11-26", () => {
-    expect(rentControlCheck(facts("2026-11-25")).status).toBe("FAIL");
+  it("judges a lease concluded on 2026-11-23, answers UNKNOWN from 2026-11-24 with the reason", () => {
+    expect(rentControlCheck(facts("2026-11-23")).status).toBe("FAIL");
+    for (const disputed of ["2026-11-24", "2026-11-25"]) {
+      const v = rentControlCheck(facts(disputed));
+      expect(v.status).toBe("UNKNOWN");
+      expect(v.message).toContain("23, 24 or 25 November 2026");
+    }
     const after = rentControlCheck(facts("2026-11-26"));
-    expect(after.status).toBe("UNKNOWN");
-    expect(after.message).toContain("2026-11-25");
+    expect(after).toMatchObject({ status: "UNKNOWN", legal_reference: expect.stringContaining("2022-217") });
+    expect(after.message).toContain("no text carrying it on is confirmed");
   });
 });

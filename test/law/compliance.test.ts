@@ -643,11 +643,13 @@ describe("re-letting cap (décret 2017-1198)", () => {
     });
   });
 
-  it("after the last recorded renewal of the décret a rise is UNKNOWN", () => {
+  it("after the last recorded renewal of the décret, neither a rise nor the same rent is judged: UNKNOWN", () => {
     const late = relet(1000.01, prior({ ended_on: "2026-07-31" }), "2026-08-01");
     expect(late.message).toBe(
       "décret n° 2025-652 du 15 juillet 2025 covers leases concluded up to 2026-07-31; no later renewal of décret 2017-1198 is recorded",
     );
+    expect(relet(1000, prior({ ended_on: "2026-07-31" }), "2026-08-01").status).toBe("UNKNOWN");
+    expect(relet(1000, prior({ ended_on: "2026-07-30" }), "2026-07-31").status).toBe("PASS");
   });
 });
 

@@ -15,7 +15,7 @@ import {
   indexRevisionVerdict,
   irlCapped,
   irlValuesVerdict,
-  RENT_CONTROL_EXPERIMENT_UNTIL,
+  rentControlLapse,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
 import { type Verdict, verdict } from "../../law/verdict.ts";
@@ -293,14 +293,8 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   if (!regulation || regulation.reference_rents.length === 0) {
     return check(rule, "UNKNOWN", "No reference rents are recorded for the estate or its place", article);
   }
-  if (lease.start_date > RENT_CONTROL_EXPERIMENT_UNTIL) {
-    return check(
-      rule,
-      "UNKNOWN",
-      `The rent control experiment runs until ${RENT_CONTROL_EXPERIMENT_UNTIL} (loi n° 2022-217 art. 85); whether it applies to a lease concluded on ${lease.start_date} is not confirmed`,
-      article,
-    );
-  }
+  const lapse = rentControlLapse(lease.start_date);
+  if (lapse !== null) return check(rule, "UNKNOWN", lapse, `${article}; loi n° 2022-217, art. 85`);
   if (regulation.effective_from && lease.start_date < regulation.effective_from) {
     return check(
       rule,
@@ -405,6 +399,16 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
     previous_lease_id: previous.id,
     previous_rent_amount: previous.rent_amount,
   };
+  // Applied only within the periods its yearly renewals cover: after the last, neither PASS nor FAIL.
+  if (lease.start_date > RELETTING_DECREE.until) {
+    return check(
+      rule,
+      "UNKNOWN",
+      `${RELETTING_DECREE.latest} covers leases concluded up to ${RELETTING_DECREE.until}; no later renewal of décret 2017-1198 is recorded`,
+      RELETTING,
+      details,
+    );
+  }
   const over = (cap: bigint) => BigInt(cents(rent)) > cap;
   const previousCap = BigInt(cents(previous.rent_amount));
   if (!over(previousCap)) {
@@ -412,15 +416,6 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
       rule,
       "PASS",
       "The new rent does not exceed the previous tenant's last rent",
-      RELETTING,
-      details,
-    );
-  }
-  if (lease.start_date > RELETTING_DECREE.until) {
-    return check(
-      rule,
-      "UNKNOWN",
-      `${RELETTING_DECREE.latest} covers leases concluded up to ${RELETTING_DECREE.until}; no later renewal of décret 2017-1198 is recorded`,
       RELETTING,
       details,
     );
