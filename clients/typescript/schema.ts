@@ -6663,6 +6663,8 @@ export interface components {
             /** @enum {string} */
             source: "shipped" | "published";
             note: string | null;
+            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
+            source_reference: string | null;
         };
         LeaseCompliance: {
             lease_id: string;

@@ -97,12 +97,25 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
 
     it("reads one quarter; an unknown one is a 404, a malformed one a 400", async () => {
       const one = await t.request("GET", "/api/rent-regulation/irl/2025-Q2");
+      const source_reference = expect.stringContaining(
+        "INSEE, Informations rapides n° 254 du 15 octobre 2025",
+      );
+      // Its own publication day is not confirmed: null, never a guessed date.
       expect(one.json()).toEqual({
         quarter: "2025-Q2",
         value: 146.68,
         published_on: null,
         source: "shipped",
         note: null,
+        source_reference,
+      });
+      expect((await t.request("GET", "/api/rent-regulation/irl/2025-Q3")).json()).toEqual({
+        quarter: "2025-Q3",
+        value: 145.77,
+        published_on: "2025-10-15",
+        source: "shipped",
+        note: null,
+        source_reference,
       });
       expect((await t.request("GET", "/api/rent-regulation/irl/1999-Q1")).json()).toMatchObject({
         error: "NotFound",
@@ -123,6 +136,7 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
         published_on: "2026-01-15",
         source: "published",
         note: null,
+        source_reference: null,
       });
       expect(res.headers.etag).toBe('W/"0"');
       const listed = await t.request("GET", "/api/rent-regulation/irl");
