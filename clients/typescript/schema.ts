@@ -5140,7 +5140,32 @@ export interface components {
             given_by: "LESSEE" | "LESSOR";
             /** Format: date */
             received_on: string;
-            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "DOMESTIC_VIOLENCE" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+            /** @description A lessor's notice for SALE of an unfurnished dwelling: the price and terms (loi n° 89-462 art. 15 II) */
+            sale?: {
+                price: number;
+                terms: string;
+            } | null;
+            /** @description A lessor's notice for REPOSSESSION: the beneficiary and their tie with the lessor (art. 15 I, 25-8 I) */
+            repossession?: {
+                beneficiary_name: string;
+                beneficiary_address: string;
+                /** @enum {string} */
+                tie: "LESSOR" | "SPOUSE" | "PACS_PARTNER" | "CONCUBIN" | "ASCENDANT" | "DESCENDANT" | "PARTNER_ASCENDANT" | "PARTNER_DESCENDANT";
+            } | null;
+            /** @description The day the lessor bought the dwelling already let to this lessee (art. 15 I: no notice for sale within 3 years, repossession effective 2 years after) */
+            acquired_occupied_on?: string | null;
+            /** @description A lessor's notice to a lessee over 65 (art. 15 III, 25-8 III): ages on the term, resources on the notice's day */
+            elderly_tenant?: {
+                /** Format: date */
+                lessee_born_on: string;
+                lessee_resources_under_ceiling: boolean;
+                rehousing_offered: boolean;
+                /** @default null */
+                lessor_born_on: string | null;
+                /** @default null */
+                lessor_resources_under_ceiling: boolean | null;
+            } | null;
         };
         TerminationInput: {
             /**
@@ -6826,6 +6851,10 @@ export interface components {
             /** @description The reason's code (free text for notices given through PUT .../status) */
             reason: string | null;
             notice_end_date: string | null;
+            /** @description A notice for sale of an unfurnished dwelling: an offer to sell to the lessee until this day (loi n° 89-462 art. 15 II) */
+            sale_offer_until: string | null;
+            /** @description A DOMESTIC_VIOLENCE notice: the co-tenant victim's joint liability, and their guarantor's, ends this day (art. 8-2) */
+            solidarity_ends_on: string | null;
             /** @enum {string} */
             status: "IN_FORCE" | "WITHDRAWN";
             recorded_at: string;

@@ -154,6 +154,10 @@ export interface NoticeGiven extends StatusChange {
    * PUT .../status before 2026-11-26, whose id is then the event's. `reason` is then the code.
    */
   notice_id?: string;
+  /** A lessor's notice for sale of an unfurnished dwelling: the offer to the lessee runs until (art. 15 II). */
+  sale_offer_until?: string;
+  /** A DOMESTIC_VIOLENCE notice: the co-tenant victim's joint liability ends that day (art. 8-2). */
+  solidarity_ends_on?: string;
 }
 
 /**

@@ -391,13 +391,14 @@ describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13,
 
 describe("9. the term ends the day before the anniversary (art. 15 I)", () => {
   it("takes a lessor's notice received by the day before the anniversary-equivalent 6 months earlier, for the term", () => {
-    const notice = (effective_date: string): LeaseCommand => ({
-      type: "ChangeLeaseStatus",
+    const notice = (received_on: string): LeaseCommand => ({
+      type: "GiveLeaseNotice",
       lease_id: leaseId,
-      status: "NOTICE",
-      effective_date,
-      reason: null,
-      notice: { given_by: "LESSOR", reduced_notice: false, high_demand_zone: null, requested_end: null },
+      notice_id: amendmentId,
+      received_on,
+      given_by: "LESSOR",
+      reason: "LEGITIMATE_SERIOUS_REASON",
+      high_demand_zone: null,
     });
     const [given] = spec
       .given(active({ end_date: "2027-12-31" }))

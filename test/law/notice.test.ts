@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { LeaseType } from "../../src/law/leaseTypes.ts";
 import {
   DEFAULT_NOTICE,
+  elderlyTenantVerdict,
+  lessorNoticeVerdict,
   type NoticeFacts,
   noticeReasonVerdict,
   noticeVerdict,
   rentOwedUntilVerdict,
+  victimSolidarityVerdict,
 } from "../../src/law/notice.ts";
 
 /** Notice periods (loi n° 89-462 art. 15 I, 25-8 I, 25-14, 25-15): each verdict cites its article. */
@@ -307,5 +310,78 @@ describe("the dwelling let again before the lessee's notice ends (art. 15 I)", (
     expect(
       rentOwedUntilVerdict({ ...facts, given_by: "LESSOR", relet_on: "2026-06-01" }).details.owed_until,
     ).toBe("2026-05-20");
+  });
+});
+
+describe("domestic violence (art. 15 I 3° bis; art. 8-2)", () => {
+  it("a lessee's one-month case, citing 3° bis and loi n° 2020-936", () => {
+    const v = noticeReasonVerdict("UNFURNISHED", "LESSEE", "DOMESTIC_VIOLENCE");
+    expect(v).toMatchObject({
+      status: "PASS",
+      legal_reference: `${LAW}, art. 15 I 3° bis (loi n° 2020-936 du 30 juillet 2020)`,
+      details: { reduced_notice: true },
+    });
+    const period = noticeVerdict(terms("UNFURNISHED"), "2025-03-10", facts({ reduced_notice: true }));
+    expect(period.details.notice_end_date).toBe("2025-04-10");
+  });
+  it("the victim's joint liability ends the day after the letter's first presentation", () => {
+    expect(victimSolidarityVerdict("2025-12-31")).toMatchObject({
+      rule: "VICTIM_SOLIDARITY_END",
+      status: "PASS",
+      legal_reference: `${LAW}, art. 8-2 (loi n° 2018-1021, art. 136)`,
+      details: { solidarity_ends_on: "2026-01-01" },
+    });
+  });
+});
+
+describe("what a lessor's notice states (art. 15 I, II)", () => {
+  const base = {
+    lease_type: "UNFURNISHED" as const,
+    received_on: "2027-06-30",
+    term: "2027-12-31",
+    sale: null,
+    repossession: null,
+    acquired_occupied_on: null,
+  };
+  it("sale: price above zero and terms; an offer to sell for two months", () => {
+    expect(
+      lessorNoticeVerdict({ ...base, motive: "SALE", sale: { price: 0, terms: "comptant" } }).details.errors,
+    ).toEqual([{ field: "sale.price", message: "The notice for sale states the price" }]);
+    expect(
+      lessorNoticeVerdict({ ...base, motive: "SALE", sale: { price: 0.01, terms: "comptant" } }),
+    ).toMatchObject({
+      status: "PASS",
+      legal_reference: `${LAW}, art. 15 I`,
+      details: { notice_end_date: "2027-12-31", sale_offer_until: "2027-08-30" },
+    });
+  });
+  it("repossession: a tie the law lists", () => {
+    const r = { beneficiary_name: "Léa", beneficiary_address: "Lyon", tie: "COUSIN" };
+    expect(lessorNoticeVerdict({ ...base, motive: "REPOSSESSION", repossession: r }).details.errors).toEqual([
+      expect.objectContaining({ field: "repossession.tie" }),
+    ]);
+    const furnished = lessorNoticeVerdict({
+      ...base,
+      lease_type: "FURNISHED",
+      motive: "REPOSSESSION",
+      repossession: null,
+    });
+    expect(furnished.legal_reference).toBe(`${LAW}, art. 25-8 I`);
+  });
+  it("a legitimate and serious reason asks nothing more; a professional lease is not art. 15's", () => {
+    expect(lessorNoticeVerdict({ ...base, motive: "LEGITIMATE_SERIOUS_REASON" }).status).toBe("PASS");
+    expect(lessorNoticeVerdict({ ...base, lease_type: "PROFESSIONAL", motive: null }).status).toBe(
+      "NOT_APPLICABLE",
+    );
+  });
+  it("the elderly tenant: facts not stated are UNKNOWN, never a refusal; 25-8 III for a furnished lease", () => {
+    const judge = (lease_type: "UNFURNISHED" | "FURNISHED" | "PARKING") =>
+      elderlyTenantVerdict({ lease_type, term: "2027-12-31", lessor: "NATURAL_PERSON", facts: null });
+    expect(judge("UNFURNISHED")).toMatchObject({
+      status: "UNKNOWN",
+      legal_reference: `${LAW}, art. 15 I`.replace("15 I", "15 III"),
+    });
+    expect(judge("FURNISHED").legal_reference).toBe(`${LAW}, art. 25-8 III`);
+    expect(judge("PARKING").status).toBe("NOT_APPLICABLE");
   });
 });
