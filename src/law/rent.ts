@@ -1,4 +1,4 @@
-import { addMonths } from "./calendar.ts";
+import { addDays, addMonths, lastDayBefore } from "./calendar.ts";
 import { dpeValidUntil } from "./dpe.ts";
 import { type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { cents, euros } from "./money.ts";
@@ -351,4 +351,148 @@ export function rentControlLapse(start: string): string | null {
   if (start <= RENT_CONTROL_EXPERIMENT_LATEST_END)
     return `The rent control experiment ends in November 2026, eight years from the publication of loi n° 2018-1021 (loi n° 2022-217 art. 85); whether it still covers a lease concluded on ${start} is not confirmed (its last day is given as 23, 24 or 25 November 2026)`;
   return `The rent control experiment of loi n° 2018-1021 art. 140 ended in November 2026 (loi n° 2022-217 art. 85) and no text carrying it on is confirmed: a lease concluded on ${start} cannot be judged against reference rents`;
+}
+
+const ART_17_1_II = `${LOI_89}, art. 17-1 II`;
+
+/**
+ * A rent increase after improvement works (art. 17-1 II): only when the parties agreed, by an
+ * express clause of the contract or of an amendment, on works the lessor has carried out, and never
+ * on housing classed F or G (art. 17-1 III).
+ */
+export function worksIncreaseVerdict(input: {
+  /** An express clause of the contract or an amendment fixes the works and the increase. */
+  agreed_by_clause: boolean;
+  works_completed: boolean;
+  energy_label: string | null;
+}): Verdict {
+  const rule = "WORKS_INCREASE";
+  if (input.energy_label === "F" || input.energy_label === "G")
+    return verdict(
+      rule,
+      "FAIL",
+      `No increase for works on housing classed ${input.energy_label} (${LOI_89}, art. 17-1 III)`,
+      `${LOI_89}, art. 17-1 III`,
+      {
+        errors: [{ field: "rent_amount", message: `Housing classed ${input.energy_label}` }],
+      },
+    );
+  if (!input.agreed_by_clause)
+    return verdict(
+      rule,
+      "FAIL",
+      `A rent increase for works needs an express clause of the contract or an amendment (${ART_17_1_II})`,
+      ART_17_1_II,
+      {
+        errors: [{ field: "reason", message: "No clause agreeing on the works and the increase" }],
+      },
+    );
+  if (!input.works_completed)
+    return verdict(rule, "FAIL", `The increase follows the works' completion (${ART_17_1_II})`, ART_17_1_II, {
+      errors: [{ field: "effective_date", message: "The agreed works are not completed" }],
+    });
+  return verdict(
+    rule,
+    "PASS",
+    `The increase agreed for the completed works applies (${ART_17_1_II})`,
+    ART_17_1_II,
+  );
+}
+
+const ART_17_2 = `${LOI_89}, art. 17-2`;
+const DECREE_ART_5 = "décret n° 2017-1198 du 27 juillet 2017, art. 5";
+
+/**
+ * The re-evaluation of a manifestly under-valued rent at the renewal of an unfurnished lease
+ * (art. 17-2): proposed at least six months before the term (by `lastDayBefore`), never on housing
+ * classed F or G for contracts from 2022-08-24 (loi n° 2021-1104 art. 159), at most the
+ * neighbourhood's rent, and in a high-demand zone at most half the difference between it and the
+ * current rent (décret 2017-1198 art. 5, within the period its renewals cover). The increase applies
+ * by thirds over a renewal under six years, by sixths over one of six, and by sixths whenever it is
+ * above 10 % of the rent on a renewal under six years: `details.steps` are the rents year by year.
+ */
+export function reevaluationVerdict(input: {
+  lease_type: LeaseType;
+  /** The term the renewal follows. */
+  term: string;
+  proposed_on: string;
+  current_rent: number;
+  proposed_rent: number;
+  /** The representative neighbourhood rent the references give. */
+  neighbourhood_rent: number;
+  high_demand_zone: boolean;
+  /** The DPE label valid on the renewal; null: none. */
+  energy_label: string | null;
+  /** The renewed contract's length. */
+  renewal_months: number;
+  /** The last day the re-letting décret's renewals cover (decrees bound the zone cap). */
+  decree_until: string;
+}): Verdict {
+  const rule = "RENT_REEVALUATION";
+  const ref = input.high_demand_zone ? `${ART_17_2}; ${DECREE_ART_5}` : ART_17_2;
+  const refuse = (message: string, field: string, detail: string, law = ref) =>
+    verdict(rule, "FAIL", `${message} (${law})`, law, { errors: [{ field, message: detail }] });
+  if (input.lease_type !== "UNFURNISHED")
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      `Art. 17-2 governs unfurnished leases, not a ${input.lease_type} one`,
+      ART_17_2,
+    );
+  const renewal = addDays(input.term, 1);
+  if ((input.energy_label === "F" || input.energy_label === "G") && renewal >= FREEZE_FROM)
+    return refuse(
+      `No re-evaluation of the rent of housing classed ${input.energy_label}`,
+      "rent_amount",
+      `Housing classed ${input.energy_label}`,
+      FREEZE,
+    );
+  const lastDay = lastDayBefore(input.term, 6);
+  if (input.proposed_on > lastDay)
+    return refuse(
+      "The new rent is proposed at least six months before the term",
+      "proposed_on",
+      `Proposed ${input.proposed_on}: for the term ${input.term} by ${lastDay}`,
+    );
+  const current = BigInt(cents(input.current_rent));
+  const neighbourhood = BigInt(cents(input.neighbourhood_rent));
+  if (neighbourhood <= current)
+    return refuse(
+      "Only a manifestly under-valued rent is re-evaluated",
+      "neighbourhood_rent",
+      `The neighbourhood's ${euros(neighbourhood)} is not above the rent ${euros(current)}`,
+    );
+  if (input.high_demand_zone && renewal > input.decree_until)
+    return verdict(
+      rule,
+      "UNKNOWN",
+      `In a high-demand zone the cap of ${DECREE_ART_5} is renewed yearly; no renewal covering ${renewal} is recorded`,
+      ref,
+    );
+  // Half the difference, rounded down to the cent, in a high-demand zone.
+  const cap = input.high_demand_zone ? current + (neighbourhood - current) / 2n : neighbourhood;
+  const proposed = BigInt(cents(input.proposed_rent));
+  if (proposed > cap)
+    return refuse(
+      input.high_demand_zone
+        ? "In a high-demand zone the re-evaluated rent rises by at most half the difference with the neighbourhood's"
+        : "The re-evaluated rent is at most the neighbourhood's",
+      "rent_amount",
+      `${euros(proposed)} is above ${euros(cap)}`,
+    );
+  const increase = proposed - current;
+  const parts = input.renewal_months >= 72 || increase * 10n > current ? 6n : 3n;
+  const steps = Array.from({ length: Number(parts) }, (_, i) =>
+    euros(current + (increase * BigInt(i + 1)) / parts),
+  );
+  return verdict(
+    rule,
+    "PASS",
+    `The re-evaluation applies by ${parts === 6n ? "sixths" : "thirds"}, year by year (${ref})`,
+    ref,
+    {
+      max_rent: euros(cap),
+      steps,
+    },
+  );
 }

@@ -8,7 +8,9 @@ import {
   irlValuesVerdict,
   quarterPlus,
   quartersBetween,
+  reevaluationVerdict,
   rentFreezeVerdict,
+  worksIncreaseVerdict,
 } from "../../src/law/rent.ts";
 
 /**
@@ -379,5 +381,84 @@ describe("the revision chain (art. 17-1 I; loi n° 2014-366)", () => {
 
   it("is not this rule's for another index", () => {
     expect(chain({ index: { ...index("2024-Q2", "2025-Q2"), type: "ICC" } }).status).toBe("NOT_APPLICABLE");
+  });
+});
+
+describe("works increase (art. 17-1 II, III)", () => {
+  const works = (over: Partial<Parameters<typeof worksIncreaseVerdict>[0]> = {}) =>
+    worksIncreaseVerdict({ agreed_by_clause: true, works_completed: true, energy_label: "D", ...over });
+  it("only by an express clause, after the works, never on F or G", () => {
+    expect(works()).toMatchObject({
+      rule: "WORKS_INCREASE",
+      status: "PASS",
+      legal_reference: `${LAW}, art. 17-1 II`,
+    });
+    expect(works({ agreed_by_clause: false }).details.errors?.[0]?.field).toBe("reason");
+    expect(works({ works_completed: false }).details.errors?.[0]?.field).toBe("effective_date");
+    expect(works({ energy_label: "F" })).toMatchObject({
+      status: "FAIL",
+      legal_reference: `${LAW}, art. 17-1 III`,
+    });
+    expect(works({ energy_label: "G" }).status).toBe("FAIL");
+    expect(works({ energy_label: "E" }).status).toBe("PASS");
+  });
+});
+
+describe("re-evaluation of a manifestly under-valued rent at renewal (art. 17-2)", () => {
+  const reevaluate = (over: Partial<Parameters<typeof reevaluationVerdict>[0]> = {}) =>
+    reevaluationVerdict({
+      lease_type: "UNFURNISHED",
+      term: "2027-12-31",
+      proposed_on: "2027-06-30",
+      current_rent: 800,
+      proposed_rent: 900,
+      neighbourhood_rent: 1000,
+      high_demand_zone: true,
+      energy_label: "D",
+      renewal_months: 36,
+      decree_until: "2028-07-31",
+      ...over,
+    });
+  const field = (v: ReturnType<typeof reevaluate>) => v.details.errors?.[0]?.field;
+  it("proposed at least six months before the term: the day before the anniversary-equivalent", () => {
+    expect(reevaluate().status).toBe("PASS");
+    expect(field(reevaluate({ proposed_on: "2027-07-01" }))).toBe("proposed_on");
+  });
+  it("in a high-demand zone half the difference, to the cent; elsewhere the neighbourhood's rent", () => {
+    expect(reevaluate().details.max_rent).toBe("900.00");
+    expect(field(reevaluate({ proposed_rent: 900.01 }))).toBe("rent_amount");
+    expect(reevaluate({ high_demand_zone: false, proposed_rent: 1000 })).toMatchObject({
+      status: "PASS",
+      legal_reference: `${LAW}, art. 17-2`,
+    });
+    expect(field(reevaluate({ high_demand_zone: false, proposed_rent: 1000.01 }))).toBe("rent_amount");
+    // 800.01 to 1000: half of 199.99 rounded down.
+    expect(reevaluate({ current_rent: 800.01, proposed_rent: 850 }).details.max_rent).toBe("900.00");
+  });
+  it("only an under-valued rent; never on F or G from 2022-08-24; another lease type is not 17-2's", () => {
+    expect(field(reevaluate({ neighbourhood_rent: 800 }))).toBe("neighbourhood_rent");
+    expect(reevaluate({ energy_label: "G" })).toMatchObject({
+      status: "FAIL",
+      legal_reference: expect.stringContaining("2021-1104"),
+    });
+    // Renewed 2022-08-23, before the freeze: judged on the figures.
+    expect(reevaluate({ energy_label: "F", term: "2022-08-22", proposed_on: "2022-02-22" }).status).toBe(
+      "PASS",
+    );
+    expect(reevaluate({ energy_label: "F", term: "2022-08-23", proposed_on: "2022-02-23" }).status).toBe(
+      "FAIL",
+    );
+    expect(reevaluate({ lease_type: "FURNISHED" }).status).toBe("NOT_APPLICABLE");
+  });
+  it("by thirds up to 10 % on a renewal under six years, by sixths above or on six years", () => {
+    expect(reevaluate({ proposed_rent: 880 }).details.steps).toEqual(["826.66", "853.33", "880.00"]);
+    expect(reevaluate({ proposed_rent: 880.01 }).details.steps).toHaveLength(6);
+    expect(reevaluate().details.steps).toEqual(["816.66", "833.33", "850.00", "866.66", "883.33", "900.00"]);
+    expect(reevaluate({ proposed_rent: 850, renewal_months: 72 }).details.steps).toHaveLength(6);
+    expect(reevaluate({ proposed_rent: 850, renewal_months: 71 }).details.steps).toHaveLength(3);
+  });
+  it("in a high-demand zone, past the décret's last renewal: UNKNOWN", () => {
+    expect(reevaluate({ decree_until: "2027-12-31" }).status).toBe("UNKNOWN");
+    expect(reevaluate({ decree_until: "2028-01-01" }).status).toBe("PASS");
   });
 });
