@@ -6115,7 +6115,7 @@ export interface components {
             /** Format: date */
             effective_date: string;
             /** @enum {string} */
-            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
+            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE";
             index: {
                 /** @enum {string} */
                 type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -12602,7 +12602,7 @@ export interface operations {
                     /** Format: date */
                     effective_date: string;
                     /** @enum {string} */
-                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
+                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE";
                     index?: {
                         /** @enum {string} */
                         type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -12610,6 +12610,11 @@ export interface operations {
                         reference_value: number;
                         new_quarter: string;
                         new_value: number;
+                    };
+                    /** @description WORKS_INCREASE (loi n° 89-462 art. 17-1 II): an express clause of the contract or an amendment agreed on the works and the increase, and the works are completed */
+                    works?: {
+                        agreed_by_clause: boolean;
+                        works_completed: boolean;
                     };
                     /**
                      * Format: date

@@ -45,7 +45,14 @@ export const AMENDMENT_STATUSES = [
   "CANCELLED",
 ] as const;
 export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
-export const RENT_CHANGE_REASONS = ["INDEX_REVISION", "AGREEMENT", "RENT_CONTROL", "CORRECTION"] as const;
+/** WORKS_INCREASE: after improvement works agreed by an express clause (loi n° 89-462 art. 17-1 II). */
+export const RENT_CHANGE_REASONS = [
+  "INDEX_REVISION",
+  "AGREEMENT",
+  "RENT_CONTROL",
+  "CORRECTION",
+  "WORKS_INCREASE",
+] as const;
 
 export type LeaseType = (typeof LEASE_TYPES)[number];
 export type LeaseStatus = (typeof LEASE_STATUSES)[number];

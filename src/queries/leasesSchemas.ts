@@ -87,6 +87,12 @@ export const rentSchema = z.strictObject({
       new_value: indexValue(),
     })
     .optional(),
+  works: z
+    .strictObject({ agreed_by_clause: z.boolean(), works_completed: z.boolean() })
+    .optional()
+    .describe(
+      "WORKS_INCREASE (loi n° 89-462 art. 17-1 II): an express clause of the contract or an amendment agreed on the works and the increase, and the works are completed",
+    ),
   requested_on: date()
     .optional()
     .describe(

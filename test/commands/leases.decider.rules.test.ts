@@ -256,6 +256,38 @@ describe("rent changes (PUT .../rent)", () => {
     );
   });
 
+  it("a works increase needs the clause and the completed works (art. 17-1 II), never on F or G (III)", () => {
+    const works = (agreed_by_clause: boolean, works_completed: boolean) =>
+      changeRent({
+        rent_amount: 1100,
+        reason: "WORKS_INCREASE",
+        works: { agreed_by_clause, works_completed },
+      });
+    expect(spec.given(active).when(works(true, true)).thenEvents()[0].data).toMatchObject({
+      rent_amount: 1100,
+      reason: "WORKS_INCREASE",
+    });
+    spec
+      .given(active)
+      .when(works(false, true))
+      .thenRefuses(422, /express clause.*17-1 II/, ["reason"]);
+    spec
+      .given(active)
+      .when(works(true, false))
+      .thenRefuses(422, /completion.*17-1 II/, ["effective_date"]);
+    spec
+      .given(active)
+      .when(changeRent({ rent_amount: 1100, reason: "WORKS_INCREASE" }))
+      .thenRefuses(422, /express clause/, ["reason"]);
+    spec
+      .given(active)
+      .when({
+        ...(works(true, true) as Extract<LeaseCommand, { type: "ChangeRent" }>),
+        dpe: { energy_label: "F", valid_until: "2034-01-01" },
+      })
+      .thenRefuses(422, /classed F.*17-1 III/);
+  });
+
   it("an index revision without its index is a 400", () => {
     spec
       .given(active)

@@ -34,6 +34,7 @@ export const rentChangeOf = ({
   reason,
   index,
   requested_on,
+  works,
 }: RentInput) =>
   ({
     rent_amount,
@@ -42,6 +43,7 @@ export const rentChangeOf = ({
     reason,
     index,
     ...(requested_on === undefined ? {} : { requested_on }),
+    ...(works === undefined ? {} : { works }),
   }) satisfies RentChange;
 
 export const tenantTermOf = ({ lessee_id, role, start_date, end_date }: AddLesseeInput) => ({

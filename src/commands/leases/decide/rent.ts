@@ -2,12 +2,14 @@ import type { LeaseEvent, RentChangeReason, RentIndex } from "../../../events/le
 import { type LessorKind, periodStartOn } from "../../../law/leaseTypes.ts";
 import {
   type DpeOn,
+  FREEZE_FROM,
   indexCapVerdict,
   indexChainVerdict,
   indexRevisionVerdict,
   irlValuesVerdict,
   type PublishedIrl,
   rentFreezeVerdict,
+  worksIncreaseVerdict,
 } from "../../../law/rent.ts";
 import { enforce, validationError } from "../../../platform/errors.ts";
 import { type LeaseState, type LiveLease, live, notEnded } from "./rules.ts";
@@ -27,6 +29,8 @@ export interface RentChange {
   index?: RentIndex;
   /** The day the lessor asked for an index revision (art. 17-1 I); absent: its effective date. */
   requested_on?: string;
+  /** A WORKS_INCREASE: the clause agreeing on the works and whether they are completed (art. 17-1 II). */
+  works?: { agreed_by_clause: boolean; works_completed: boolean };
 }
 
 export type RentCommand = {
@@ -88,13 +92,23 @@ function changeRent(command: RentCommand, state: LeaseState): LeaseEvent[] {
       }),
     );
   checkIndexRevision(lease, command);
+  const periodStart = periodStartOn(lease.terms, rent.effective_date, command.lessor);
+  if (rent.reason === "WORKS_INCREASE")
+    enforce(
+      worksIncreaseVerdict({
+        agreed_by_clause: rent.works?.agreed_by_clause ?? false,
+        works_completed: rent.works?.works_completed ?? false,
+        // Art. 17-1 III reaches contracts concluded or renewed from 2022-08-24 (loi n° 2021-1104 art. 159).
+        energy_label: periodStart >= FREEZE_FROM ? (command.dpe?.energy_label ?? null) : null,
+      }),
+    );
   enforce(
     rentFreezeVerdict({
       current_rent: current,
       new_rent: rent.rent_amount,
       effective_date: rent.effective_date,
       dpe: command.dpe,
-      period_start: periodStartOn(lease.terms, rent.effective_date, command.lessor),
+      period_start: periodStart,
     }),
   );
   const charges = rent.charges_amount === undefined ? lease.terms.charges_amount : rent.charges_amount;
