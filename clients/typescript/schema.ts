@@ -6115,7 +6115,7 @@ export interface components {
             /** Format: date */
             effective_date: string;
             /** @enum {string} */
-            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE";
+            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
             index: {
                 /** @enum {string} */
                 type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -12602,7 +12602,7 @@ export interface operations {
                     /** Format: date */
                     effective_date: string;
                     /** @enum {string} */
-                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE";
+                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
                     index?: {
                         /** @enum {string} */
                         type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -12615,6 +12615,13 @@ export interface operations {
                     works?: {
                         agreed_by_clause: boolean;
                         works_completed: boolean;
+                    };
+                    /** @description REEVALUATION (art. 17-2), effective on a renewal's first day: the day the new rent was proposed (at least 6 months before the term) and the neighbourhood's representative rent the references give; renewal_months: the renewed contract's length (default: the law's) */
+                    reevaluation?: {
+                        /** Format: date */
+                        proposed_on: string;
+                        neighbourhood_rent: number;
+                        renewal_months?: number;
                     };
                     /**
                      * Format: date

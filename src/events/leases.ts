@@ -45,13 +45,17 @@ export const AMENDMENT_STATUSES = [
   "CANCELLED",
 ] as const;
 export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
-/** WORKS_INCREASE: after improvement works agreed by an express clause (loi n° 89-462 art. 17-1 II). */
+/**
+ * WORKS_INCREASE: after improvement works agreed by an express clause (loi n° 89-462 art. 17-1 II);
+ * REEVALUATION: a manifestly under-valued rent re-evaluated at a renewal (art. 17-2).
+ */
 export const RENT_CHANGE_REASONS = [
   "INDEX_REVISION",
   "AGREEMENT",
   "RENT_CONTROL",
   "CORRECTION",
   "WORKS_INCREASE",
+  "REEVALUATION",
 ] as const;
 
 export type LeaseType = (typeof LEASE_TYPES)[number];

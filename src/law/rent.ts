@@ -462,15 +462,10 @@ export function reevaluationVerdict(input: {
       "neighbourhood_rent",
       `The neighbourhood's ${euros(neighbourhood)} is not above the rent ${euros(current)}`,
     );
-  if (input.high_demand_zone && renewal > input.decree_until)
-    return verdict(
-      rule,
-      "UNKNOWN",
-      `In a high-demand zone the cap of ${DECREE_ART_5} is renewed yearly; no renewal covering ${renewal} is recorded`,
-      ref,
-    );
-  // Half the difference, rounded down to the cent, in a high-demand zone.
-  const cap = input.high_demand_zone ? current + (neighbourhood - current) / 2n : neighbourhood;
+  // Half the difference, rounded down to the cent, in a high-demand zone while the décret covers it.
+  const zoneLapsed = input.high_demand_zone && renewal > input.decree_until;
+  const cap =
+    input.high_demand_zone && !zoneLapsed ? current + (neighbourhood - current) / 2n : neighbourhood;
   const proposed = BigInt(cents(input.proposed_rent));
   if (proposed > cap)
     return refuse(
@@ -479,6 +474,14 @@ export function reevaluationVerdict(input: {
         : "The re-evaluated rent is at most the neighbourhood's",
       "rent_amount",
       `${euros(proposed)} is above ${euros(cap)}`,
+    );
+  if (zoneLapsed)
+    return verdict(
+      rule,
+      "UNKNOWN",
+      `Within the neighbourhood's rent; in a high-demand zone the cap of ${DECREE_ART_5} is renewed yearly and no renewal covering ${renewal} is recorded`,
+      ref,
+      { max_rent: euros(cap) },
     );
   const increase = proposed - current;
   const parts = input.renewal_months >= 72 || increase * 10n > current ? 6n : 3n;

@@ -93,6 +93,16 @@ export const rentSchema = z.strictObject({
     .describe(
       "WORKS_INCREASE (loi n° 89-462 art. 17-1 II): an express clause of the contract or an amendment agreed on the works and the increase, and the works are completed",
     ),
+  reevaluation: z
+    .strictObject({
+      proposed_on: date(),
+      neighbourhood_rent: money(),
+      renewal_months: z.number().int().min(1).max(1200).optional(),
+    })
+    .optional()
+    .describe(
+      "REEVALUATION (art. 17-2), effective on a renewal's first day: the day the new rent was proposed (at least 6 months before the term) and the neighbourhood's representative rent the references give; renewal_months: the renewed contract's length (default: the law's)",
+    ),
   requested_on: date()
     .optional()
     .describe(

@@ -288,6 +288,40 @@ describe("rent changes (PUT .../rent)", () => {
       .thenRefuses(422, /classed F.*17-1 III/);
   });
 
+  it("a re-evaluation at the renewal (art. 17-2): its first day, proposed 6 months ahead, at most the neighbourhood's", () => {
+    // Start 2025-03-01, 36 months: term 2028-02-29, renewed 2028-03-01; proposal by 2027-08-31.
+    const reevaluate = (rent_amount: number, proposed_on = "2027-08-31", effective_date = "2028-03-01") =>
+      ({
+        ...(changeRent({
+          rent_amount,
+          reason: "REEVALUATION",
+          effective_date,
+          reevaluation: { proposed_on, neighbourhood_rent: 1200 },
+        }) as Extract<LeaseCommand, { type: "ChangeRent" }>),
+        high_demand_zone: false,
+      }) as LeaseCommand;
+    expect(spec.given(active).when(reevaluate(1200)).thenEvents()[0].data).toMatchObject({
+      rent_amount: 1200,
+      reason: "REEVALUATION",
+    });
+    spec
+      .given(active)
+      .when(reevaluate(1200.01))
+      .thenRefuses(422, /neighbourhood's.*17-2/, ["rent_amount"]);
+    spec
+      .given(active)
+      .when(reevaluate(1200, "2027-09-01"))
+      .thenRefuses(422, /six months before the term/, ["proposed_on"]);
+    spec
+      .given(active)
+      .when(reevaluate(1200, "2027-08-31", "2028-03-02"))
+      .thenRefuses(422, /renewal/, ["effective_date"]);
+    spec
+      .given(active)
+      .when(changeRent({ rent_amount: 1100, reason: "REEVALUATION", effective_date: "2028-03-01" }))
+      .thenRefuses(400, /^Invalid rent change$/, ["reevaluation"]);
+  });
+
   it("an index revision without its index is a 400", () => {
     spec
       .given(active)

@@ -459,6 +459,8 @@ describe("re-evaluation of a manifestly under-valued rent at renewal (art. 17-2)
   });
   it("in a high-demand zone, past the décret's last renewal: UNKNOWN", () => {
     expect(reevaluate({ decree_until: "2027-12-31" }).status).toBe("UNKNOWN");
+    // The neighbourhood's rent still caps it.
+    expect(reevaluate({ decree_until: "2027-12-31", proposed_rent: 1000.01 }).status).toBe("FAIL");
     expect(reevaluate({ decree_until: "2028-01-01" }).status).toBe("PASS");
   });
 });

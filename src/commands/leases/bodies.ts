@@ -35,6 +35,7 @@ export const rentChangeOf = ({
   index,
   requested_on,
   works,
+  reevaluation,
 }: RentInput) =>
   ({
     rent_amount,
@@ -44,6 +45,7 @@ export const rentChangeOf = ({
     index,
     ...(requested_on === undefined ? {} : { requested_on }),
     ...(works === undefined ? {} : { works }),
+    ...(reevaluation === undefined ? {} : { reevaluation }),
   }) satisfies RentChange;
 
 export const tenantTermOf = ({ lessee_id, role, start_date, end_date }: AddLesseeInput) => ({
