@@ -5517,7 +5517,32 @@ export interface components {
             given_by: "LESSEE" | "LESSOR";
             /** Format: date */
             received_on: string;
-            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "DOMESTIC_VIOLENCE" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
+            /** @description A lessor's notice for SALE of an unfurnished dwelling: the price and terms (loi n° 89-462 art. 15 II) */
+            sale?: {
+                price: number;
+                terms: string;
+            } | null;
+            /** @description A lessor's notice for REPOSSESSION: the beneficiary and their tie with the lessor (art. 15 I, 25-8 I) */
+            repossession?: {
+                beneficiary_name: string;
+                beneficiary_address: string;
+                /** @enum {string} */
+                tie: "LESSOR" | "SPOUSE" | "PACS_PARTNER" | "CONCUBIN" | "ASCENDANT" | "DESCENDANT" | "PARTNER_ASCENDANT" | "PARTNER_DESCENDANT";
+            } | null;
+            /** @description The day the lessor bought the dwelling already let to this lessee (art. 15 I: no notice for sale within 3 years, repossession effective 2 years after) */
+            acquired_occupied_on?: string | null;
+            /** @description A lessor's notice to a lessee over 65 (art. 15 III, 25-8 III): ages on the term, resources on the notice's day */
+            elderly_tenant?: {
+                /** Format: date */
+                lessee_born_on: string;
+                lessee_resources_under_ceiling: boolean;
+                rehousing_offered: boolean;
+                /** @default null */
+                lessor_born_on: string | null;
+                /** @default null */
+                lessor_resources_under_ceiling: boolean | null;
+            } | null;
         };
         TerminationInput: {
             /**
@@ -5532,7 +5557,7 @@ export interface components {
         };
         LesseeNoticeInput: {
             /** @description A case of loi n° 89-462 art. 15 I that shortens the notice to one month; none: the general rule */
-            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING") | null;
+            reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "DOMESTIC_VIOLENCE") | null;
         };
         MessageResolutionInput: {
             /**
@@ -6040,6 +6065,7 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            mobility_motive: string | null;
             /** @enum {string} */
             status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
             rent_regulation_compliance_status: string;
@@ -6155,7 +6181,7 @@ export interface components {
             /** Format: date */
             effective_date: string;
             /** @enum {string} */
-            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
+            reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
             index: {
                 /** @enum {string} */
                 type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -7170,6 +7196,8 @@ export interface components {
             /** @enum {string} */
             source: "shipped" | "published";
             note: string | null;
+            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
+            source_reference: string | null;
         };
         LeaseCompliance: {
             lease_id: string;
@@ -7331,6 +7359,10 @@ export interface components {
             /** @description The reason's code (free text for notices given through PUT .../status) */
             reason: string | null;
             notice_end_date: string | null;
+            /** @description A notice for sale of an unfurnished dwelling: an offer to sell to the lessee until this day (loi n° 89-462 art. 15 II) */
+            sale_offer_until: string | null;
+            /** @description A DOMESTIC_VIOLENCE notice: the co-tenant victim's joint liability, and their guarantor's, ends this day (art. 8-2) */
+            solidarity_ends_on: string | null;
             /** @enum {string} */
             status: "IN_FORCE" | "WITHDRAWN";
             recorded_at: string;
@@ -12643,7 +12675,7 @@ export interface operations {
                         index_revision: {
                             /** @enum {string} */
                             index: "IRL" | "NONE" | "UNKNOWN";
-                            at_most_once_a_year: boolean | "UNKNOWN";
+                            at_most_once_a_year: (boolean | "UNKNOWN") | null;
                             legal_reference: string;
                         };
                         mandatory_mentions: string[];
@@ -12713,7 +12745,7 @@ export interface operations {
                         index_revision: {
                             /** @enum {string} */
                             index: "IRL" | "NONE" | "UNKNOWN";
-                            at_most_once_a_year: boolean | "UNKNOWN";
+                            at_most_once_a_year: (boolean | "UNKNOWN") | null;
                             legal_reference: string;
                         };
                         mandatory_mentions: string[];
@@ -12817,6 +12849,8 @@ export interface operations {
                     custom_fields?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
+                    mobility_motive?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}
@@ -12924,6 +12958,7 @@ export interface operations {
                         custom_fields: {
                             [key: string]: unknown;
                         } | null;
+                        mobility_motive: string | null;
                         /** @enum {string} */
                         status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
                         rent_regulation_compliance_status: string;
@@ -13030,6 +13065,8 @@ export interface operations {
                     custom_fields?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
+                    mobility_motive?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}
@@ -13211,7 +13248,7 @@ export interface operations {
                     /** Format: date */
                     effective_date: string;
                     /** @enum {string} */
-                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
+                    reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
                     index?: {
                         /** @enum {string} */
                         type: "IRL" | "ICC" | "ILAT" | "ILC" | "NONE";
@@ -13220,6 +13257,23 @@ export interface operations {
                         new_quarter: string;
                         new_value: number;
                     };
+                    /** @description WORKS_INCREASE (loi n° 89-462 art. 17-1 II): an express clause of the contract or an amendment agreed on the works and the increase, and the works are completed */
+                    works?: {
+                        agreed_by_clause: boolean;
+                        works_completed: boolean;
+                    };
+                    /** @description REEVALUATION (art. 17-2), effective on a renewal's first day: the day the new rent was proposed (at least 6 months before the term) and the neighbourhood's representative rent the references give; renewal_months: the renewed contract's length (default: the law's) */
+                    reevaluation?: {
+                        /** Format: date */
+                        proposed_on: string;
+                        neighbourhood_rent: number;
+                        renewal_months?: number;
+                    };
+                    /**
+                     * Format: date
+                     * @description INDEX_REVISION: the day the lessor asked for it (loi n° 89-462 art. 17-1 I: it takes effect from the request, and a request more than a year after the anniversary forfeits that year); absent: the effective date
+                     */
+                    requested_on?: string;
                 };
             };
         };

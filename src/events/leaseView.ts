@@ -63,6 +63,8 @@ export interface LeaseView {
   documents: Record<string, LeaseDocument>;
   /** The effective date of the last index revision (art. 17-1 I: at most once a year); absent: none. */
   last_index_revision_on?: string;
+  /** The new quarter of the last applied IRL revision: the next one's reference (art. 17-1 I); absent: none. */
+  index_reference_quarter?: string;
 }
 
 export type LeaseViewState = { status: "absent" } | { status: "deleted" } | LeaseView;
@@ -86,7 +88,8 @@ function without<T>(record: Record<string, T>, id: string): Record<string, T> {
 /** The terms an event carries, field by field: only the terms, whatever else its data holds. */
 function termsOf(data: LeaseTerms): LeaseTerms {
   const terms: Record<string, unknown> = {};
-  for (const f of LEASE_TERM_FIELDS) terms[f] = data[f];
+  // A term added later (mobility_motive) is absent from older events: null.
+  for (const f of LEASE_TERM_FIELDS) terms[f] = data[f] ?? null;
   return terms as unknown as LeaseTerms;
 }
 
@@ -199,10 +202,13 @@ function documentsAfter(
 }
 
 function withRent(lease: LeaseView, event: Of<"LeaseRentChanged">): LeaseView {
-  const { rent_amount, charges_amount, reason, effective_date } = event.data;
+  const { rent_amount, charges_amount, reason, effective_date, index } = event.data;
   return {
     ...lease,
     ...(reason === "INDEX_REVISION" ? { last_index_revision_on: effective_date } : {}),
+    ...(reason === "INDEX_REVISION" && index?.type === "IRL"
+      ? { index_reference_quarter: index.new_quarter }
+      : {}),
     terms: { ...lease.terms, rent_amount, charges_amount },
   };
 }

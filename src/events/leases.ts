@@ -45,7 +45,18 @@ export const AMENDMENT_STATUSES = [
   "CANCELLED",
 ] as const;
 export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
-export const RENT_CHANGE_REASONS = ["INDEX_REVISION", "AGREEMENT", "RENT_CONTROL", "CORRECTION"] as const;
+/**
+ * WORKS_INCREASE: after improvement works agreed by an express clause (loi n° 89-462 art. 17-1 II);
+ * REEVALUATION: a manifestly under-valued rent re-evaluated at a renewal (art. 17-2).
+ */
+export const RENT_CHANGE_REASONS = [
+  "INDEX_REVISION",
+  "AGREEMENT",
+  "RENT_CONTROL",
+  "CORRECTION",
+  "WORKS_INCREASE",
+  "REEVALUATION",
+] as const;
 
 export type LeaseType = (typeof LEASE_TYPES)[number];
 export type LeaseStatus = (typeof LEASE_STATUSES)[number];
@@ -77,6 +88,7 @@ export const LEASE_TERM_FIELDS = [
   "revision_reference_value",
   "special_conditions",
   "custom_fields",
+  "mobility_motive",
 ] as const satisfies readonly (keyof LeaseTerms)[];
 
 /** The client-settable terms of a lease; absent optional fields are null. */
@@ -100,6 +112,8 @@ export interface LeaseTerms {
   revision_reference_value: number | null;
   special_conditions: string | null;
   custom_fields: Record<string, unknown> | null;
+  /** A bail mobilité's motive (art. 25-13); absent from leases created before 2026-12 (read as null). */
+  mobility_motive: string | null;
 }
 
 export interface RentIndex {
@@ -151,6 +165,10 @@ export interface NoticeGiven extends StatusChange {
    * PUT .../status before 2026-11-26, whose id is then the event's. `reason` is then the code.
    */
   notice_id?: string;
+  /** A lessor's notice for sale of an unfurnished dwelling: the offer to the lessee runs until (art. 15 II). */
+  sale_offer_until?: string;
+  /** A DOMESTIC_VIOLENCE notice: the co-tenant victim's joint liability ends that day (art. 8-2). */
+  solidarity_ends_on?: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { addMonths, addYears } from "./calendar.ts";
-import { legalValidUntil } from "./dpe.ts";
+import { dpeValidUntil } from "./dpe.ts";
 import { furnished, type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
@@ -124,7 +124,7 @@ export function validUntil(annex: AttachedAnnex): string | null | undefined {
   switch (annex.code) {
     case "DPE":
       if (made === null) return annex.valid_until ?? undefined;
-      return legalValidUntil(made, annex.valid_until ?? addYears(made, 10));
+      return dpeValidUntil(made, annex.valid_until);
     case "ERP":
       // "Moins de six mois" before the signing: the day before six months have passed.
       return made === null ? undefined : dayBefore(addMonths(made, ERP_MONTHS));

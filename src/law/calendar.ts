@@ -43,6 +43,21 @@ export const addYears = (date: string, years: number): string => addMonths(date,
  */
 export const termEnd = (start: string, months: number): string => addDays(addMonths(start, months), -1);
 
+/**
+ * The last day an act due "N months before the term" may be received: the day before the
+ * anniversary-equivalent N months before the day after the term (a term of 2023-03-31 needs a
+ * 6-month notice by 2022-09-30; received 2022-10-01 it is late), the last day whose N months
+ * (counted as art. 641 counts) run out by the term. Loi n° 89-462 art. 15 I, 25-8 I,
+ * 17-2; code de commerce art. L. 145-4, L. 145-9.
+ */
+export function lastDayBefore(term: string, months: number): string {
+  let day = addDays(addMonths(addDays(term, 1), -months), -1);
+  // At a month's end the backward count clamps (31 December - 6 months = 30 June): the period
+  // counted from receipt (art. 641) must still run out by the term, so move to its last such day.
+  while (addMonths(addDays(day, 1), months) <= term) day = addDays(day, 1);
+  return day;
+}
+
 /** Whole months from `start` to the anniversary following `end` (a term's length; at least 1). */
 export function monthsOfTerm(start: string, end: string): number {
   const [y1, m1] = ymd(start);

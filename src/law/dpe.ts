@@ -1,3 +1,4 @@
+import { termEnd } from "./calendar.ts";
 import { type LeaseTermFacts, type LessorKind, nextPeriodStartFrom, underLoi89 } from "./leaseTypes.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
@@ -163,6 +164,16 @@ export function legalValidUntil(diagnosisDate: string, validUntil: string): stri
         : "2022-12-31";
   return legalEnd !== null && legalEnd < validUntil ? legalEnd : validUntil;
 }
+
+/** A DPE is valid 10 years (code de la construction et de l'habitation art. L126-26, 120 months). */
+export const DPE_VALIDITY_MONTHS = 120;
+
+/**
+ * The last day a DPE is valid: what it states, else the day before its 10th anniversary (made
+ * 2021-07-01: valid until 2031-06-30), never past the early end of décret n° 2020-1610.
+ */
+export const dpeValidUntil = (diagnosisDate: string, stated: string | null): string =>
+  legalValidUntil(diagnosisDate, stated ?? termEnd(diagnosisDate, DPE_VALIDITY_MONTHS));
 
 /** Decency by energy class (docs/compliance.md, "Decency calendar"). */
 

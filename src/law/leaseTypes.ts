@@ -54,7 +54,8 @@ export interface LeaseRegime {
   notice: { lessee: NoticeRule; lessor: NoticeRule };
   index_revision: {
     index: "IRL" | "NONE" | Unknown;
-    at_most_once_a_year: boolean | Unknown;
+    /** null: no index revision at all (bail mobilité), so no yearly limit to state. */
+    at_most_once_a_year: boolean | Unknown | null;
     legal_reference: string;
   };
   mandatory_mentions: string[];
@@ -179,7 +180,7 @@ export const LEASE_REGIMES: Record<LeaseType, LeaseRegime> = {
     },
     index_revision: {
       index: "NONE",
-      at_most_once_a_year: true,
+      at_most_once_a_year: null,
       legal_reference: `${art("25-12")} (art. 17-1 is not among the articles it applies)`,
     },
     mandatory_mentions: [
@@ -237,7 +238,11 @@ export const LEASE_REGIMES: Record<LeaseType, LeaseRegime> = {
         when: "at the end of each three-year period, at least 6 months ahead",
         legal_reference: "code de commerce, art. L. 145-4",
       },
-      lessor: { months: UNKNOWN, when: "UNKNOWN", legal_reference: "code de commerce, art. L. 145-9" },
+      lessor: {
+        months: 6,
+        when: "at least 6 months before the term, for the term; past it (tacit prolongation), for the last day of a civil quarter",
+        legal_reference: "code de commerce, art. L. 145-9",
+      },
     },
     index_revision: { index: UNKNOWN, at_most_once_a_year: UNKNOWN, legal_reference: "UNKNOWN" },
     mandatory_mentions: [],
@@ -411,7 +416,7 @@ export function mobilityMotiveVerdict(type: LeaseType, motive: string | null): V
     {
       errors: [
         {
-          field: "custom_fields.mobility_reason",
+          field: "mobility_motive",
           message:
             "State the motive (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
         },

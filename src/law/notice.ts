@@ -1,4 +1,4 @@
-import { addDays, addMonths, termEnd } from "./calendar.ts";
+import { addDays, addMonths, addYears, lastDayBefore, termEnd } from "./calendar.ts";
 import { furnished, type LeaseTermFacts, type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
@@ -16,10 +16,12 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  *   - professional lease (loi n° 86-1290 art. 57 A): the lessee 6 months, at any time; the lessor
  *     6 months before the term, for the term;
  *   - commercial lease (code de commerce art. L. 145-4 al. 2): the lessee at least 6 months before
- *     the end of a three-year period, for that end; the lessor's side is not confirmed: the
- *     client's date, as for a parking space.
+ *     the end of a three-year period, for that end; the lessor (art. L. 145-9) at least 6 months
+ *     before the contractual term, for the term, and past it (tacit prolongation) for the last day
+ *     of a civil quarter at least 6 months ahead.
  * Months count as code de procédure civile art. 641 counts them (./calendar.ts). A term ends the day
- * before its anniversary; a lessor's notice is in time when its period runs out by that anniversary.
+ * before its anniversary; an act due N months before the term is in time when received by the day
+ * before the anniversary-equivalent N months earlier (`lastDayBefore`).
  */
 
 export const NOTICE_GIVERS = ["LESSEE", "LESSOR"] as const;
@@ -52,6 +54,7 @@ interface Period {
 const RULE = "NOTICE_PERIOD";
 const ART_57_A = "loi n° 86-1290 du 23 décembre 1986, art. 57 A";
 const L_145_4 = "code de commerce, art. L. 145-4 al. 2";
+const L_145_9 = "code de commerce, art. L. 145-9";
 
 /** A notice the law does not allow: only the other party may give one. */
 const noLessorNotice = (label: string, law: string, lesseeArticle: string) =>
@@ -82,7 +85,9 @@ function periodOf(terms: LeaseTermFacts, facts: NoticeFacts): Period | Verdict |
     case "PROFESSIONAL":
       return { months: 6, law: ART_57_A };
     case "COMMERCIAL":
-      return facts.given_by === "LESSEE" ? { months: 6, law: L_145_4, termMonths: 36 } : null;
+      return facts.given_by === "LESSEE"
+        ? { months: 6, law: L_145_4, termMonths: 36 }
+        : { months: 6, law: L_145_9 };
     default:
       return null;
   }
@@ -94,18 +99,23 @@ const fail = (period: Period, message: string, field: string, detail: string) =>
 /**
  * The term a lessor's notice ends the lease at: its end date, else the last day of the first
  * period of `duration_months` from the start (renewed tacitly: art. 10, art. 25-7) that the notice
- * reaches in time. In time: the period from receipt ends on the term's anniversary at the latest.
+ * reaches in time. In time: received by the day before the anniversary-equivalent `months` before
+ * the day after the term (`lastDayBefore`): for a term of 2023-03-31, 6 months, by 2022-09-30.
  */
-function termFor(terms: LeaseTermFacts, earliest: string, period: Period): string | Verdict {
-  if (period.termMonths !== undefined) return firstTermReached(terms.start_date, period.termMonths, earliest);
+function termFor(terms: LeaseTermFacts, notifiedOn: string, period: Period): string | Verdict {
+  if (period.termMonths !== undefined)
+    return firstTermReached(terms.start_date, period.termMonths, notifiedOn, period.months);
   if (terms.end_date !== null) {
-    if (addDays(terms.end_date, 1) < earliest)
+    const lastDay = lastDayBefore(terms.end_date, period.months);
+    if (notifiedOn > lastDay) {
+      if (terms.lease_type === "COMMERCIAL") return quarterEndReached(notifiedOn, period.months);
       return fail(
         period,
         `A lessor's notice must reach the lessee at least ${period.months} months before the term (${period.law})`,
         "effective_date",
-        `The period ends ${earliest}, after the term ${terms.end_date}`,
+        `Received ${notifiedOn}: for the term ${terms.end_date} it had to be received by ${lastDay}`,
       );
+    }
     return terms.end_date;
   }
   if (terms.duration_months === null)
@@ -115,14 +125,33 @@ function termFor(terms: LeaseTermFacts, earliest: string, period: Period): strin
       "given_by",
       "The lease's term is unknown",
     );
-  return firstTermReached(terms.start_date, terms.duration_months, earliest);
+  if (terms.lease_type === "COMMERCIAL") {
+    const term = termEnd(terms.start_date, terms.duration_months);
+    return notifiedOn <= lastDayBefore(term, period.months)
+      ? term
+      : quarterEndReached(notifiedOn, period.months);
+  }
+  return firstTermReached(terms.start_date, terms.duration_months, notifiedOn, period.months);
 }
 
-/** The last day of the first term of `months` (from `start`, repeated) whose anniversary is not before `earliest`. */
-function firstTermReached(start: string, months: number, earliest: string): string {
+/** The last day of the first term of `months` (from `start`, repeated) a notice received on `notifiedOn` reaches in time. */
+function firstTermReached(start: string, months: number, notifiedOn: string, noticeMonths: number): string {
   let n = 1;
-  while (addMonths(start, n * months) < earliest) n++;
+  while (notifiedOn > lastDayBefore(termEnd(start, n * months), noticeMonths)) n++;
   return termEnd(start, n * months);
+}
+
+/**
+ * A commercial lease past its contractual term (tacit prolongation) ends by a notice given for the
+ * last day of a civil quarter, at least six months ahead (code de commerce art. L. 145-9 al. 2).
+ */
+function quarterEndReached(notifiedOn: string, months: number): string {
+  const y = Number(notifiedOn.slice(0, 4));
+  const m = Number(notifiedOn.slice(5, 7));
+  // The last day of the quarter holding `notifiedOn`, then each next one until in time.
+  let end = termEnd(`${y}-${String(Math.floor((m - 1) / 3) * 3 + 1).padStart(2, "0")}-01`, 3);
+  while (notifiedOn > lastDayBefore(end, months)) end = termEnd(`${addMonths(end, 1).slice(0, 8)}01`, 3);
+  return end;
 }
 
 /**
@@ -143,9 +172,8 @@ export function noticeVerdict(terms: LeaseTermFacts, notifiedOn: string, facts: 
       });
     return ok(facts.requested_end, `A ${terms.lease_type} lease is outside ${LOI_89}`);
   }
-  const earliest = addMonths(notifiedOn, period.months);
   const atTerm = facts.given_by === "LESSOR" || period.termMonths !== undefined;
-  const legal = atTerm ? termFor(terms, earliest, period) : earliest;
+  const legal = atTerm ? termFor(terms, notifiedOn, period) : addMonths(notifiedOn, period.months);
   if (typeof legal !== "string") return legal;
   if (facts.requested_end === null) return ok(legal, period.law);
   if (facts.requested_end < legal)
@@ -174,8 +202,10 @@ export const LESSEE_NOTICE_REASONS = [
   "HEALTH",
   "RSA_OR_AAH",
   "SOCIAL_HOUSING",
+  "DOMESTIC_VIOLENCE",
 ] as const;
 export const LESSOR_NOTICE_MOTIVES = ["SALE", "REPOSSESSION", "LEGITIMATE_SERIOUS_REASON"] as const;
+const ART_15_3_BIS = `${LOI_89}, art. 15 I 3° bis (loi n° 2020-936 du 30 juillet 2020)`;
 export const NOTICE_REASONS = [...LESSEE_NOTICE_REASONS, ...LESSOR_NOTICE_MOTIVES] as const;
 export type NoticeReason = (typeof NOTICE_REASONS)[number];
 
@@ -214,6 +244,14 @@ export function noticeReasonVerdict(
   if (isLessorMotive(reason))
     return refuse(`${reason} is a lessor's motive, not a lessee's reason (${law})`, "Not a lessee's reason");
   const reduced = reason !== null;
+  if (reason === "DOMESTIC_VIOLENCE")
+    return verdict(
+      "NOTICE_REASON",
+      "PASS",
+      `DOMESTIC_VIOLENCE: a lessee protected by an ordonnance de protection, or whose partner is prosecuted or convicted for violence in the couple or on a child living with them, gives a one-month notice (${ART_15_3_BIS})`,
+      ART_15_3_BIS,
+      { reduced_notice: true },
+    );
   return verdict(
     "NOTICE_REASON",
     "PASS",
@@ -296,5 +334,244 @@ export function rentOwedUntilVerdict(facts: {
     `Who gave the notice was not recorded: rent is taken as owed until its end on ${end}`,
     law,
     { owed_until: end },
+  );
+}
+
+// ---------------------------------------------------------------- domestic violence (art. 8-2)
+
+const ART_8_2 = `${LOI_89}, art. 8-2 (loi n° 2018-1021, art. 136)`;
+
+/**
+ * A co-tenant who leaves because of violence in the couple or on a child living with them, and
+ * tells the lessor by registered letter with the protection order or the conviction: their joint
+ * liability (and their guarantor's) ends the day after the letter's first presentation, for the
+ * debts arising from that day (art. 8-2 al. 2). `details.solidarity_ends_on` is that day.
+ */
+export function victimSolidarityVerdict(presentedOn: string): Verdict {
+  const day = addDays(presentedOn, 1);
+  return verdict(
+    "VICTIM_SOLIDARITY_END",
+    "PASS",
+    `The joint liability of the co-tenant victim of violence, and of their guarantor, ends on ${day}, the day after the letter's first presentation, for the debts arising from that day (${ART_8_2})`,
+    ART_8_2,
+    { solidarity_ends_on: day },
+  );
+}
+
+// ---------------------------------------------------------------- what a lessor's notice states
+
+/** The ties art. 15 I allows between the lessor and the beneficiary of a repossession. */
+export const REPOSSESSION_TIES = [
+  "LESSOR",
+  "SPOUSE",
+  "PACS_PARTNER",
+  "CONCUBIN",
+  "ASCENDANT",
+  "DESCENDANT",
+  "PARTNER_ASCENDANT",
+  "PARTNER_DESCENDANT",
+] as const;
+
+export interface LessorNoticeFacts {
+  lease_type: LeaseType;
+  motive: NoticeReason | null;
+  received_on: string;
+  /** The term the notice ends the lease at (noticeVerdict's). */
+  term: string;
+  /** A notice for sale: the price and terms it states. */
+  sale: { price: number; terms: string } | null;
+  /** A notice for repossession: the beneficiary it names and the tie with the lessor. */
+  repossession: { beneficiary_name: string; beneficiary_address: string; tie: string } | null;
+  /** The day the lessor bought the dwelling already let to this lessee; null: not the case. */
+  acquired_occupied_on: string | null;
+}
+
+const ART_15_I = `${LOI_89}, art. 15 I`;
+const ART_15_II = `${LOI_89}, art. 15 II`;
+const blank = (v: string | undefined | null) => v === undefined || v === null || v.trim() === "";
+
+/**
+ * What a lessor's notice states, by motive (art. 15 I and II, 25-8 I), and the bought-occupied
+ * dwelling (art. 15 I as loi n° 2014-366 wrote it). PASS details: `notice_end_date` (moved to two
+ * years after the purchase for a repossession), `sale_offer_until` (a notice for sale of an
+ * unfurnished dwelling is an offer to sell to the lessee for the first two months of the notice).
+ */
+export function lessorNoticeVerdict(f: LessorNoticeFacts): Verdict {
+  const rule = "LESSOR_NOTICE_CONTENT";
+  const residential = f.lease_type === "UNFURNISHED" || f.lease_type === "FURNISHED";
+  const law = f.lease_type === "FURNISHED" ? `${LOI_89}, art. 25-8 I` : ART_15_I;
+  if (!residential)
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      `Art. 15 does not govern a ${f.lease_type} lease's notice`,
+      LOI_89,
+      {
+        notice_end_date: f.term,
+      },
+    );
+  const refuse = (message: string, ref: string, errors: { field: string; message: string }[]) =>
+    verdict(rule, "FAIL", `${message} (${ref})`, ref, { errors });
+  let end = f.term;
+  let offerUntil: string | null = null;
+  if (f.motive === "SALE") {
+    if (f.lease_type === "UNFURNISHED") {
+      const errors = [
+        ...(f.sale === null || !(f.sale.price > 0)
+          ? [{ field: "sale.price", message: "The notice for sale states the price" }]
+          : []),
+        ...(f.sale === null || blank(f.sale.terms)
+          ? [{ field: "sale.terms", message: "The notice for sale states the terms of the sale" }]
+          : []),
+      ];
+      if (errors.length > 0)
+        return refuse(
+          "A notice for sale states, on pain of nullity, the price and terms of the sale",
+          ART_15_II,
+          errors,
+        );
+      // Art. 641 counting: the offer runs for two months from receipt.
+      offerUntil = addMonths(f.received_on, 2);
+    }
+    if (f.acquired_occupied_on !== null) {
+      const from = addYears(f.acquired_occupied_on, 3);
+      if (f.term < from)
+        return refuse(
+          `A lessor who bought the dwelling occupied on ${f.acquired_occupied_on} may give notice for sale only for a term at least three years later, from ${from}: the term ${f.term} is not; the notice is possible for the end of the first renewal`,
+          `${ART_15_I} (loi n° 2014-366)`,
+          [
+            {
+              field: "acquired_occupied_on",
+              message: `The term ${f.term} is less than three years after the purchase`,
+            },
+          ],
+        );
+    }
+  }
+  if (f.motive === "REPOSSESSION") {
+    const r = f.repossession;
+    const errors = [
+      ...(r === null || blank(r.beneficiary_name)
+        ? [{ field: "repossession.beneficiary_name", message: "The notice names the beneficiary" }]
+        : []),
+      ...(r === null || blank(r.beneficiary_address)
+        ? [
+            {
+              field: "repossession.beneficiary_address",
+              message: "The notice gives the beneficiary's address",
+            },
+          ]
+        : []),
+      ...(r === null || !(REPOSSESSION_TIES as readonly string[]).includes(r.tie)
+        ? [
+            {
+              field: "repossession.tie",
+              message: `The tie with the lessor, one of ${REPOSSESSION_TIES.join(", ")}`,
+            },
+          ]
+        : []),
+    ];
+    if (errors.length > 0)
+      return refuse(
+        "A notice for repossession names, on pain of nullity, the beneficiary, their address and their tie with the lessor",
+        law,
+        errors,
+      );
+    if (f.acquired_occupied_on !== null) {
+      const from = addYears(f.acquired_occupied_on, 2);
+      if (end < from) end = from;
+    }
+  }
+  const moved =
+    end !== f.term
+      ? ` Bought occupied on ${f.acquired_occupied_on}: it takes effect two years after the purchase, on ${end}.`
+      : "";
+  const offer = offerUntil ? ` It is an offer to sell to the lessee until ${offerUntil} (${ART_15_II}).` : "";
+  return verdict(rule, "PASS", `The lessor's notice states what the law asks.${offer}${moved}`, law, {
+    notice_end_date: end,
+    sale_offer_until: offerUntil,
+  });
+}
+
+// ---------------------------------------------------------------- elderly tenant (art. 15 III, 25-8 III)
+
+export interface ElderlyTenantFacts {
+  lessee_born_on: string;
+  /** The lessee's yearly resources under the ceiling for conventionned housing, on the notice's day. */
+  lessee_resources_under_ceiling: boolean;
+  /** A dwelling fitting the lessee's needs and means was offered within the law's area. */
+  rehousing_offered: boolean;
+  /** A natural-person lessor's birth date; null: unknown or not a natural person. */
+  lessor_born_on: string | null;
+  /** A natural-person lessor's resources under the same ceiling; null: unknown. */
+  lessor_resources_under_ceiling: boolean | null;
+}
+
+/** At least `years` old on `day` (the birthday reached that day counts). */
+const agedOn = (born: string, day: string, years: number) => addYears(born, years) <= day;
+
+/**
+ * Art. 15 III (25-8 III for a furnished lease): no lessor's notice, whatever its motive, to a
+ * lessee over 65 on the term with resources under the ceiling on the notice's day unless a
+ * rehousing is offered; not when the lessor is a natural person over 65 on the term or with
+ * resources under the ceiling. Ages are judged on the term. Facts not stated: UNKNOWN, never a
+ * refusal.
+ */
+export function elderlyTenantVerdict(input: {
+  lease_type: LeaseType;
+  term: string;
+  lessor: "NATURAL_PERSON" | "LEGAL_PERSON";
+  facts: ElderlyTenantFacts | null;
+}): Verdict {
+  const rule = "ELDERLY_TENANT_PROTECTION";
+  const law = `${LOI_89}, art. ${input.lease_type === "FURNISHED" ? "25-8 III" : "15 III"}`;
+  if (input.lease_type !== "UNFURNISHED" && input.lease_type !== "FURNISHED")
+    return verdict(rule, "NOT_APPLICABLE", `Art. 15 III does not govern a ${input.lease_type} lease`, law);
+  const f = input.facts;
+  if (f === null)
+    return verdict(
+      rule,
+      "UNKNOWN",
+      `Whether the lessee is over 65 with resources under the ceiling is not stated (${law})`,
+      law,
+    );
+  const old = agedOn(f.lessee_born_on, input.term, 65);
+  const details = { term: input.term, lessee_aged_65_on_term: old };
+  if (!old || !f.lessee_resources_under_ceiling)
+    return verdict(rule, "NOT_APPLICABLE", "The lessee is not a protected elderly tenant", law, details);
+  if (f.rehousing_offered)
+    return verdict(rule, "PASS", `A rehousing is offered to the protected lessee (${law})`, law, details);
+  if (input.lessor === "NATURAL_PERSON") {
+    if (f.lessor_born_on !== null && agedOn(f.lessor_born_on, input.term, 65))
+      return verdict(
+        rule,
+        "PASS",
+        `The lessor, a natural person, is over 65 on the term (${law})`,
+        law,
+        details,
+      );
+    if (f.lessor_resources_under_ceiling === true)
+      return verdict(
+        rule,
+        "PASS",
+        `The lessor, a natural person, has resources under the ceiling (${law})`,
+        law,
+        details,
+      );
+  }
+  return verdict(
+    rule,
+    "FAIL",
+    `A lessor may not give notice to a lessee over 65 on the term with resources under the ceiling without offering a dwelling fitting their needs and means (${law})`,
+    law,
+    {
+      ...details,
+      errors: [
+        {
+          field: "elderly_tenant.rehousing_offered",
+          message: `The lessee, born ${f.lessee_born_on}, is 65 or over on the term ${input.term}: offer a rehousing`,
+        },
+      ],
+    },
   );
 }

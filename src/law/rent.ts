@@ -1,4 +1,5 @@
-import { addMonths } from "./calendar.ts";
+import { addDays, addMonths, lastDayBefore } from "./calendar.ts";
+import { dpeValidUntil } from "./dpe.ts";
 import { type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { cents, euros } from "./money.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
@@ -153,6 +154,109 @@ export function indexRevisionVerdict(input: {
   return verdict(rule, "PASS", `An IRL revision, at most once a year (${ART_17_1})`, ART_17_1);
 }
 
+/** A quarter `YYYY-Qn` moved by `n` quarters (negative: back). */
+export function quarterPlus(quarter: string, n: number): string {
+  const total = Number(quarter.slice(0, 4)) * 4 + Number(quarter.slice(6)) - 1 + n;
+  return `${Math.floor(total / 4)}-Q${(total % 4) + 1}`;
+}
+
+/** Quarters from `from` to `to` (negative when `to` is earlier). */
+export const quartersBetween = (from: string, to: string): number =>
+  Number(to.slice(0, 4)) * 4 + Number(to.slice(6)) - (Number(from.slice(0, 4)) * 4 + Number(from.slice(6)));
+
+const LOI_2014_366 = "loi n° 2014-366 du 24 mars 2014, art. 6";
+
+/**
+ * The revision chain of art. 17-1 I (docs/compliance.md, "Index revision"): each applied revision
+ * becomes the reference of the next, rent and quarter, so a revision compares the IRL of a quarter
+ * with that of the same quarter one year before, never with an older one. A year the lessor did not
+ * revise in time is lost (no catch-up): the next revision still spans one year, from a later
+ * reference. The revision of year k takes effect on the k-th anniversary of the lease at the earliest
+ * ("au terme de chaque année du contrat"), never before the lessor's request ("prend effet à
+ * compter de sa demande", loi n° 2014-366), and a request more than one year after that anniversary
+ * forfeits that year ("réputé avoir renoncé ... pour l'année écoulée").
+ */
+export function indexChainVerdict(input: {
+  start_date: string;
+  /** The quarter the contract names, null when none. */
+  contract_quarter: string | null;
+  /** The current reference: the last applied revision's new quarter, else the contract's; null: unknown. */
+  current_quarter: string | null;
+  index: IndexValues;
+  effective_date: string;
+  /** The day the lessor asked for the revision; null: on its effective date. */
+  requested_on: string | null;
+}): Verdict {
+  const rule = "IRL_REVISION_CHAIN";
+  const { index, current_quarter: current, effective_date: effective } = input;
+  const requested = input.requested_on ?? effective;
+  const refuse = (message: string, field: string, detail: string, ref = ART_17_1) =>
+    verdict(rule, "FAIL", `${message} (${ref})`, ref, { errors: [{ field, message: detail }] });
+  if (index.type !== "IRL") return verdict(rule, "NOT_APPLICABLE", "Not an IRL revision", ART_17_1);
+  if (current !== null && index.reference_quarter < current)
+    return refuse(
+      `Each applied revision becomes the reference of the next: the reference quarter is now ${current}`,
+      "index.reference_quarter",
+      `${index.reference_quarter} is before the current reference ${current}`,
+    );
+  if (quartersBetween(index.reference_quarter, index.new_quarter) !== 4)
+    return refuse(
+      "A revision compares the IRL of a quarter with that of the same quarter one year before",
+      "index.new_quarter",
+      `${index.new_quarter} is not 4 quarters after the reference ${index.reference_quarter}: expected ${quarterPlus(index.reference_quarter, 4)}`,
+    );
+  const year =
+    input.contract_quarter === null
+      ? null
+      : Math.max(1, Math.floor(quartersBetween(input.contract_quarter, index.new_quarter) / 4));
+  const anniversary = addMonths(input.start_date, 12 * (year ?? 1));
+  const details = { anniversary, requested_on: requested };
+  if (effective < anniversary)
+    return verdict(
+      rule,
+      "FAIL",
+      `The revision of year ${year ?? 1} of the contract takes effect on its anniversary ${anniversary} at the earliest (${ART_17_1})`,
+      ART_17_1,
+      { ...details, errors: [{ field: "effective_date", message: `${effective} is before ${anniversary}` }] },
+    );
+  if (effective < requested)
+    return verdict(
+      rule,
+      "FAIL",
+      `A revision takes effect from the lessor's request, never before it (${ART_17_1}, ${LOI_2014_366})`,
+      `${ART_17_1}; ${LOI_2014_366}`,
+      {
+        ...details,
+        errors: [{ field: "effective_date", message: `${effective} is before the request of ${requested}` }],
+      },
+    );
+  const lastDay = addMonths(anniversary, 12);
+  if (requested > lastDay)
+    return verdict(
+      rule,
+      "FAIL",
+      `A lessor who does not ask for the revision within one year of ${anniversary} has renounced it for that year (${ART_17_1}, ${LOI_2014_366})`,
+      `${ART_17_1}; ${LOI_2014_366}`,
+      {
+        ...details,
+        last_request_day: lastDay,
+        errors: [
+          {
+            field: input.requested_on === null ? "effective_date" : "requested_on",
+            message: `Asked on ${requested}, after ${lastDay}: the revision of ${index.new_quarter} is forfeited`,
+          },
+        ],
+      },
+    );
+  return verdict(
+    rule,
+    "PASS",
+    `The revision follows the reference ${index.reference_quarter} (${ART_17_1})`,
+    ART_17_1,
+    details,
+  );
+}
+
 /** Loi n° 2021-1104 art. 159: applies to contracts concluded, renewed or tacitly renewed from this day. */
 export const FREEZE_FROM = "2022-08-24";
 const FREEZE = `${LOI_89}, art. 17-1 III and 17-2 (loi n° 2021-1104, art. 159)`;
@@ -160,6 +264,8 @@ const FREEZE = `${LOI_89}, art. 17-1 III and 17-2 (loi n° 2021-1104, art. 159)`
 export interface DpeOn {
   energy_label: string | null;
   valid_until: string | null;
+  /** The day it was made: with no stated end, it is valid until the day before its 10th anniversary. */
+  diagnosis_date?: string | null;
 }
 
 /**
@@ -196,7 +302,8 @@ export function rentFreezeVerdict(input: {
       details,
     );
   const dpe = input.dpe;
-  if (dpe !== null && dpe.valid_until !== null && dpe.valid_until < input.effective_date)
+  const end = dpe?.valid_until ?? (dpe?.diagnosis_date ? dpeValidUntil(dpe.diagnosis_date, null) : null);
+  if (dpe !== null && end !== null && end < input.effective_date)
     return verdict(rule, "UNKNOWN", `No DPE is valid on ${input.effective_date}`, FREEZE, details);
   if (!dpe?.energy_label)
     return verdict(
@@ -218,7 +325,7 @@ export function rentFreezeVerdict(input: {
       errors: [
         {
           field: "rent_amount",
-          message: `Rent ${euros(cents(input.new_rent))} is above the current ${euros(cents(input.current_rent))} while the estate's DPE on ${input.effective_date} is ${dpe.energy_label} (valid until ${dpe.valid_until})`,
+          message: `Rent ${euros(cents(input.new_rent))} is above the current ${euros(cents(input.current_rent))} while the estate's DPE on ${input.effective_date} is ${dpe.energy_label} (valid until ${end ?? "no stated end"})`,
         },
       ],
     },
@@ -226,8 +333,169 @@ export function rentFreezeVerdict(input: {
 }
 
 /**
- * The rent control experiment of loi ELAN n° 2018-1021 art. 140 runs until 2026-11-25 (5 years,
- * prolonged 3 by loi 3DS n° 2022-217 art. 85). Whether a later law carries it on is not confirmed
- * here: a lease concluded after that day is judged UNKNOWN (docs/compliance.md).
+ * The rent control experiment of loi ELAN n° 2018-1021 art. 140 lasts eight years from the loi's
+ * publication (JO of 2018-11-24; five years, prolonged three by loi 3DS n° 2022-217 art. 85): it
+ * ends in November 2026. The sources looked up give its last day as 23, 24 or 25 November (from
+ * the loi's date, its publication or its entry into force), so it is confirmed for leases concluded
+ * up to 2026-11-23 only. No text carrying it on is confirmed (a proposition de loi passed a first
+ * reading at the Assemblée nationale on 2025-12-11): a lease concluded later is judged UNKNOWN
+ * (docs/compliance.md).
  */
-export const RENT_CONTROL_EXPERIMENT_UNTIL = "2026-11-25";
+export const RENT_CONTROL_EXPERIMENT_UNTIL = "2026-11-23";
+/** The last day any source gives the experiment: between the two, the end is not confirmed. */
+export const RENT_CONTROL_EXPERIMENT_LATEST_END = "2026-11-25";
+
+/** Why rent control cannot be judged on a lease concluded on `start` (null: it can). */
+export function rentControlLapse(start: string): string | null {
+  if (start <= RENT_CONTROL_EXPERIMENT_UNTIL) return null;
+  if (start <= RENT_CONTROL_EXPERIMENT_LATEST_END)
+    return `The rent control experiment ends in November 2026, eight years from the publication of loi n° 2018-1021 (loi n° 2022-217 art. 85); whether it still covers a lease concluded on ${start} is not confirmed (its last day is given as 23, 24 or 25 November 2026)`;
+  return `The rent control experiment of loi n° 2018-1021 art. 140 ended in November 2026 (loi n° 2022-217 art. 85) and no text carrying it on is confirmed: a lease concluded on ${start} cannot be judged against reference rents`;
+}
+
+const ART_17_1_II = `${LOI_89}, art. 17-1 II`;
+
+/**
+ * A rent increase after improvement works (art. 17-1 II): only when the parties agreed, by an
+ * express clause of the contract or of an amendment, on works the lessor has carried out, and never
+ * on housing classed F or G (art. 17-1 III).
+ */
+export function worksIncreaseVerdict(input: {
+  /** An express clause of the contract or an amendment fixes the works and the increase. */
+  agreed_by_clause: boolean;
+  works_completed: boolean;
+  energy_label: string | null;
+}): Verdict {
+  const rule = "WORKS_INCREASE";
+  if (input.energy_label === "F" || input.energy_label === "G")
+    return verdict(
+      rule,
+      "FAIL",
+      `No increase for works on housing classed ${input.energy_label} (${LOI_89}, art. 17-1 III)`,
+      `${LOI_89}, art. 17-1 III`,
+      {
+        errors: [{ field: "rent_amount", message: `Housing classed ${input.energy_label}` }],
+      },
+    );
+  if (!input.agreed_by_clause)
+    return verdict(
+      rule,
+      "FAIL",
+      `A rent increase for works needs an express clause of the contract or an amendment (${ART_17_1_II})`,
+      ART_17_1_II,
+      {
+        errors: [{ field: "reason", message: "No clause agreeing on the works and the increase" }],
+      },
+    );
+  if (!input.works_completed)
+    return verdict(rule, "FAIL", `The increase follows the works' completion (${ART_17_1_II})`, ART_17_1_II, {
+      errors: [{ field: "effective_date", message: "The agreed works are not completed" }],
+    });
+  return verdict(
+    rule,
+    "PASS",
+    `The increase agreed for the completed works applies (${ART_17_1_II})`,
+    ART_17_1_II,
+  );
+}
+
+const ART_17_2 = `${LOI_89}, art. 17-2`;
+const DECREE_ART_5 = "décret n° 2017-1198 du 27 juillet 2017, art. 5";
+
+/**
+ * The re-evaluation of a manifestly under-valued rent at the renewal of an unfurnished lease
+ * (art. 17-2): proposed at least six months before the term (by `lastDayBefore`), never on housing
+ * classed F or G for contracts from 2022-08-24 (loi n° 2021-1104 art. 159), at most the
+ * neighbourhood's rent, and in a high-demand zone at most half the difference between it and the
+ * current rent (décret 2017-1198 art. 5, within the period its renewals cover). The increase applies
+ * by thirds over a renewal under six years, by sixths over one of six, and by sixths whenever it is
+ * above 10 % of the rent on a renewal under six years: `details.steps` are the rents year by year.
+ */
+export function reevaluationVerdict(input: {
+  lease_type: LeaseType;
+  /** The term the renewal follows. */
+  term: string;
+  proposed_on: string;
+  current_rent: number;
+  proposed_rent: number;
+  /** The representative neighbourhood rent the references give. */
+  neighbourhood_rent: number;
+  high_demand_zone: boolean;
+  /** The DPE label valid on the renewal; null: none. */
+  energy_label: string | null;
+  /** The renewed contract's length. */
+  renewal_months: number;
+  /** The last day the re-letting décret's renewals cover (decrees bound the zone cap). */
+  decree_until: string;
+}): Verdict {
+  const rule = "RENT_REEVALUATION";
+  const ref = input.high_demand_zone ? `${ART_17_2}; ${DECREE_ART_5}` : ART_17_2;
+  const refuse = (message: string, field: string, detail: string, law = ref) =>
+    verdict(rule, "FAIL", `${message} (${law})`, law, { errors: [{ field, message: detail }] });
+  if (input.lease_type !== "UNFURNISHED")
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      `Art. 17-2 governs unfurnished leases, not a ${input.lease_type} one`,
+      ART_17_2,
+    );
+  const renewal = addDays(input.term, 1);
+  if ((input.energy_label === "F" || input.energy_label === "G") && renewal >= FREEZE_FROM)
+    return refuse(
+      `No re-evaluation of the rent of housing classed ${input.energy_label}`,
+      "rent_amount",
+      `Housing classed ${input.energy_label}`,
+      FREEZE,
+    );
+  const lastDay = lastDayBefore(input.term, 6);
+  if (input.proposed_on > lastDay)
+    return refuse(
+      "The new rent is proposed at least six months before the term",
+      "proposed_on",
+      `Proposed ${input.proposed_on}: for the term ${input.term} by ${lastDay}`,
+    );
+  const current = BigInt(cents(input.current_rent));
+  const neighbourhood = BigInt(cents(input.neighbourhood_rent));
+  if (neighbourhood <= current)
+    return refuse(
+      "Only a manifestly under-valued rent is re-evaluated",
+      "neighbourhood_rent",
+      `The neighbourhood's ${euros(neighbourhood)} is not above the rent ${euros(current)}`,
+    );
+  // Half the difference, rounded down to the cent, in a high-demand zone while the décret covers it.
+  const zoneLapsed = input.high_demand_zone && renewal > input.decree_until;
+  const cap =
+    input.high_demand_zone && !zoneLapsed ? current + (neighbourhood - current) / 2n : neighbourhood;
+  const proposed = BigInt(cents(input.proposed_rent));
+  if (proposed > cap)
+    return refuse(
+      input.high_demand_zone
+        ? "In a high-demand zone the re-evaluated rent rises by at most half the difference with the neighbourhood's"
+        : "The re-evaluated rent is at most the neighbourhood's",
+      "rent_amount",
+      `${euros(proposed)} is above ${euros(cap)}`,
+    );
+  if (zoneLapsed)
+    return verdict(
+      rule,
+      "UNKNOWN",
+      `Within the neighbourhood's rent; in a high-demand zone the cap of ${DECREE_ART_5} is renewed yearly and no renewal covering ${renewal} is recorded`,
+      ref,
+      { max_rent: euros(cap) },
+    );
+  const increase = proposed - current;
+  const parts = input.renewal_months >= 72 || increase * 10n > current ? 6n : 3n;
+  const steps = Array.from({ length: Number(parts) }, (_, i) =>
+    euros(current + (increase * BigInt(i + 1)) / parts),
+  );
+  return verdict(
+    rule,
+    "PASS",
+    `The re-evaluation applies by ${parts === 6n ? "sixths" : "thirds"}, year by year (${ref})`,
+    ref,
+    {
+      max_rent: euros(cap),
+      steps,
+    },
+  );
+}

@@ -20,6 +20,8 @@ export interface NoticeRow {
   received_on: string;
   reason: string | null;
   notice_end_date: string | null;
+  sale_offer_until?: string | null;
+  solidarity_ends_on?: string | null;
   status: "IN_FORCE" | "WITHDRAWN";
   recorded_at: string;
 }
@@ -50,6 +52,8 @@ ${tenantPolicy("lease_notices")}`,
           received_on: d.effective_date,
           reason: d.reason,
           notice_end_date: d.notice_end_date ?? null,
+          sale_offer_until: d.sale_offer_until ?? null,
+          solidarity_ends_on: d.solidarity_ends_on ?? null,
           status: "IN_FORCE",
           recorded_at: event.metadata.occurred_at,
         };

@@ -13,16 +13,20 @@ export interface IrlPoint {
 }
 
 export interface IrlValue extends IrlPoint {
+  /** INSEE's publication day: the published one's, else the shipped one's where confirmed; null: not confirmed. */
   published_on: string | null;
   /** "shipped" (migration 060) or "published" (PUT by the platform administrator). */
   source: "shipped" | "published";
   note: string | null;
+  /** Where a shipped value was confirmed (migration 127); null for a value PUT by the administrator. */
+  source_reference?: string | null;
 }
 
 /** Shipped values, overridden by published ones; one row per quarter. */
 const IRL_SELECT = `SELECT coalesce(v.quarter, s.quarter) AS quarter, coalesce(v.value, s.value) AS value,
-    v.published_on, CASE WHEN v.quarter IS NULL THEN 'shipped' ELSE 'published' END AS source,
-    s.note, v.revision
+    coalesce(v.published_on, s.published_on) AS published_on,
+    CASE WHEN v.quarter IS NULL THEN 'shipped' ELSE 'published' END AS source,
+    s.note, CASE WHEN v.quarter IS NULL THEN s.source_reference END AS source_reference, v.revision
   FROM irl_shipped s FULL JOIN irl_values v ON v.quarter = s.quarter`;
 
 export const toIrl = (r: Record<string, unknown>): IrlValue => ({
@@ -31,6 +35,7 @@ export const toIrl = (r: Record<string, unknown>): IrlValue => ({
   published_on: (r.published_on as string | null) ?? null,
   source: r.source as IrlValue["source"],
   note: (r.note as string | null) ?? null,
+  source_reference: (r.source_reference as string | null) ?? null,
 });
 
 /** The IRL of a quarter, or null when neither shipped nor published. Platform data: no tenant. */
@@ -119,7 +124,9 @@ export async function irlRentRevision(
     if (!quarter.safeParse(q).success) return { status: "unknown", reason: `${q} is not a quarter YYYY-Qn` };
   }
   const [reference, next] = await Promise.all([readIrl(sql, referenceQuarter), readIrl(sql, newQuarter)]);
-  if (!reference) return { status: "unknown", reason: `No IRL value for ${referenceQuarter}` };
-  if (!next) return { status: "unknown", reason: `No IRL value for ${newQuarter}` };
+  const missing = (q: string) =>
+    `No IRL value for ${q}: INSEE has not published it yet, or its value is not confirmed here (never estimated)`;
+  if (!next) return { status: "unknown", reason: missing(newQuarter) };
+  if (!reference) return { status: "unknown", reason: missing(referenceQuarter) };
   return { status: "ok", revision: rentRevision(reference, next, rent) };
 }

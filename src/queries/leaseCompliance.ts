@@ -93,8 +93,12 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
 /** What the caller states for the re-letting exceptions (décret 2017-1198 art. 4); null: nothing. */
 export type RelettingClaims = { works_amount: number | null; neighbourhood_rent: number | null } | null;
 
-/** The previous lease's IRL reference and last index revision, for the re-letting uplift. */
-async function readPreviousRevision(sql: Sql, tenantId: string, previous: Row) {
+/**
+ * A lease's current IRL reference and last index revision (art. 17-1 I: each applied revision
+ * becomes the next one's reference): for its own next revision, and for the re-letting uplift of
+ * the lease after it.
+ */
+export async function readIndexReference(sql: Sql, tenantId: string, previous: Row) {
   const [last] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
       `SELECT effective_date, index FROM lease_rent_history
@@ -172,7 +176,7 @@ export async function readLeaseComplianceFacts(
           id: String(previous.id),
           rent_amount: Number(previous.rent_amount),
           ended_on: day(previous.ended_on),
-          ...(await readPreviousRevision(sql, tenantId, previous)),
+          ...(await readIndexReference(sql, tenantId, previous)),
         }
       : null,
     irl: await readAllIrl(sql),

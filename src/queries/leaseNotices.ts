@@ -31,6 +31,18 @@ export const noticeBody = z
       .nullable()
       .describe("The reason's code (free text for notices given through PUT .../status)"),
     notice_end_date: z.iso.date().nullable(),
+    sale_offer_until: z.iso
+      .date()
+      .nullable()
+      .describe(
+        "A notice for sale of an unfurnished dwelling: an offer to sell to the lessee until this day (loi n° 89-462 art. 15 II)",
+      ),
+    solidarity_ends_on: z.iso
+      .date()
+      .nullable()
+      .describe(
+        "A DOMESTIC_VIOLENCE notice: the co-tenant victim's joint liability, and their guarantor's, ends this day (art. 8-2)",
+      ),
     status: z.enum(["IN_FORCE", "WITHDRAWN"]),
     recorded_at: z.string(),
   })
@@ -47,7 +59,13 @@ export async function readNotices(sql: Sql, tenantId: string, leaseId: string): 
       leaseId,
     ]),
   );
-  if (row) return row.notices;
+  // Notices recorded before 2026-12 have neither date: null.
+  if (row)
+    return row.notices.map((n) => ({
+      ...n,
+      sale_offer_until: n.sale_offer_until ?? null,
+      solidarity_ends_on: n.solidarity_ends_on ?? null,
+    }));
   return (await readLeaseStatus(sql, tenantId, leaseId)) === null ? null : [];
 }
 

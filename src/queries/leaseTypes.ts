@@ -33,7 +33,7 @@ export const leaseTypeBody = z.object({
   notice: z.object({ lessee: notice, lessor: notice }),
   index_revision: z.object({
     index: z.enum(["IRL", "NONE", "UNKNOWN"]),
-    at_most_once_a_year: z.union([z.boolean(), unknown]),
+    at_most_once_a_year: z.union([z.boolean(), unknown]).nullable(),
     legal_reference: z.string(),
   }),
   mandatory_mentions: z.array(z.string()),

@@ -56,6 +56,11 @@ export const optionalTerms = {
   revision_reference_value: indexValue().nullish(),
   special_conditions: text(10_000).nullish(),
   custom_fields: storableJson(z.record(z.string(), z.unknown())).nullish(),
+  mobility_motive: text(500)
+    .nullish()
+    .describe(
+      "MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
+    ),
 };
 
 export const createLeaseSchema = z.strictObject({
@@ -82,6 +87,27 @@ export const rentSchema = z.strictObject({
       new_value: indexValue(),
     })
     .optional(),
+  works: z
+    .strictObject({ agreed_by_clause: z.boolean(), works_completed: z.boolean() })
+    .optional()
+    .describe(
+      "WORKS_INCREASE (loi n° 89-462 art. 17-1 II): an express clause of the contract or an amendment agreed on the works and the increase, and the works are completed",
+    ),
+  reevaluation: z
+    .strictObject({
+      proposed_on: date(),
+      neighbourhood_rent: money(),
+      renewal_months: z.number().int().min(1).max(1200).optional(),
+    })
+    .optional()
+    .describe(
+      "REEVALUATION (art. 17-2), effective on a renewal's first day: the day the new rent was proposed (at least 6 months before the term) and the neighbourhood's representative rent the references give; renewal_months: the renewed contract's length (default: the law's)",
+    ),
+  requested_on: date()
+    .optional()
+    .describe(
+      "INDEX_REVISION: the day the lessor asked for it (loi n° 89-462 art. 17-1 I: it takes effect from the request, and a request more than a year after the anniversary forfeits that year); absent: the effective date",
+    ),
 });
 
 export type CreateLeaseInput = z.output<typeof createLeaseSchema>;

@@ -208,6 +208,10 @@ export const irlBody = z
     published_on: z.string().nullable(),
     source: z.enum(["shipped", "published"]),
     note: z.string().nullable(),
+    source_reference: z
+      .string()
+      .nullable()
+      .describe("Where a shipped value was confirmed (INSEE's publication); null for a value published here"),
   })
   .meta({ id: "Irl", description: "An IRL (indice de référence des loyers) value of a quarter" });
 

@@ -248,6 +248,7 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect((await t.request("GET", `/api/leases/${leaseA}/charge-regularisations`)).json()).toHaveLength(1);
     const mobility = await activeLease(c, {
       lease_type: "MOBILITY",
+      mobility_motive: "Stage",
       start_date: year.from,
       end_date: `${Y}-06-30`,
       duration_months: 6,

@@ -165,6 +165,77 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
     expect(none).toMatchObject({ status: "UNKNOWN", reason: expect.stringContaining("reference quarter") });
   });
 
+  it("rent-revision and PUT .../rent judge against the current reference: 1,000 € on 2023-Q2, then 1,032.57 €, then 1,043.31 €", async () => {
+    const { id } = await newLease({
+      start_date: "2023-07-01",
+      rent_amount: 1000,
+      deposit_amount: 1000,
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2023-Q2",
+      revision_reference_value: 140.59,
+    });
+    expect((await setStatus(id, "ACTIVE", { effective_date: "2023-07-01" })).statusCode).toBe(200);
+    const revision = async (quarter: string) =>
+      rentRevisionBody.parse(
+        (await t.request("GET", `/api/leases/${id}/rent-revision?quarter=${quarter}`)).json(),
+      );
+    expect(await revision("2024-Q2")).toMatchObject({ status: "OK", new_rent: 1032.57 });
+    const applied = await t.request("PUT", `/api/leases/${id}/rent`, {
+      body: {
+        rent_amount: 1032.57,
+        effective_date: "2024-07-01",
+        reason: "INDEX_REVISION",
+        index: {
+          type: "IRL",
+          reference_quarter: "2023-Q2",
+          reference_value: 140.59,
+          new_quarter: "2024-Q2",
+          new_value: 145.17,
+        },
+      },
+    });
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect(await revision("2025-Q2")).toMatchObject({
+      status: "OK",
+      new_rent: 1043.31,
+      calculation: {
+        reference: { quarter: "2024-Q2", value: 145.17 },
+        new: { quarter: "2025-Q2", value: 146.68 },
+      },
+    });
+    expect(await revision("2024-Q2")).toMatchObject({
+      status: "UNKNOWN",
+      reason: expect.stringContaining("2025-Q2"),
+    });
+    await writesNothing(async () => {
+      const compounded = await t.request("PUT", `/api/leases/${id}/rent`, {
+        body: {
+          rent_amount: 1077.29,
+          effective_date: "2025-07-01",
+          reason: "INDEX_REVISION",
+          index: {
+            type: "IRL",
+            reference_quarter: "2023-Q2",
+            reference_value: 140.59,
+            new_quarter: "2025-Q2",
+            new_value: 146.68,
+          },
+        },
+      });
+      expect(compounded.statusCode).toBe(422);
+      expect(compounded.json()).toMatchObject({
+        error: "UnprocessableEntity",
+        message: expect.stringContaining("art. 17-1 I"),
+        details: [{ field: "index.reference_quarter" }],
+      });
+    });
+    const history = (await t.request("GET", `/api/leases/${id}/rent-history`)).json();
+    const items = Array.isArray(history) ? history : history.items;
+    expect(
+      items.map((c: { index: { reference_quarter: string } | null }) => c.index?.reference_quarter),
+    ).toEqual(["2023-Q2"]);
+  });
+
   it("rent-revision under the F/G freeze allows no increase", async () => {
     const id = await leaseOn(await regulatedEstate("F"), {
       revision_index_type: "IRL",
@@ -183,16 +254,16 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
 
   it("an IRL revision on INSEE's values passes the check, saying 2022-Q3..2024-Q1 are used as published; invented values are a 422", async () => {
     const id = await leaseOn(await regulatedEstate(), {
-      start_date: "2023-07-01",
+      start_date: "2023-04-01",
       revision_index_type: "IRL",
-      revision_reference_quarter: "2023-Q2",
-      revision_reference_value: 140.59,
+      revision_reference_quarter: "2023-Q1",
+      revision_reference_value: 138.61,
     });
     expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
     const index = {
       type: "IRL",
-      reference_quarter: "2023-Q2",
-      reference_value: 140.59,
+      reference_quarter: "2023-Q1",
+      reference_value: 138.61,
       new_quarter: "2024-Q1",
       new_value: 143.46,
     };
@@ -200,7 +271,7 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
       t.request("PUT", `/api/leases/${id}/rent`, {
         body: {
           rent_amount,
-          effective_date: "2024-07-01",
+          effective_date: "2024-04-01",
           reason: "INDEX_REVISION",
           index: { ...index, new_value },
         },
@@ -212,10 +283,10 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
         error: "UnprocessableEntity",
         details: [{ field: "index.new_value", message: expect.stringContaining("143.46") }],
       });
-      // 800 × 143.46 / 140.59 = 816.3312… → 816.33
-      expect((await rent(816.34)).statusCode).toBe(422);
+      // 800 × 143.46 / 138.61 = 827.9921… → 827.99
+      expect((await rent(828)).statusCode).toBe(422);
     });
-    expect((await rent(816.33)).statusCode).toBe(200);
+    expect((await rent(827.99)).statusCode).toBe(200);
     const irl = checkOf(await compliance(id), "IRL_REVISION_CAP");
     expect(irl.status).toBe("PASS");
     expect(irl.message).toContain("used as published");

@@ -26,7 +26,12 @@ describe.each(databaseKinds)("lease expiry on %s", (kind) => {
   };
 
   // Only the leases the law ends at their term expire (loi 89-462 art. 25-14 mobility, 25-7 student).
-  const mobility = { lease_type: "MOBILITY", deposit_amount: null, start_date: "2024-03-01" };
+  const mobility = {
+    lease_type: "MOBILITY",
+    deposit_amount: null,
+    start_date: "2024-03-01",
+    mobility_motive: "Stage",
+  };
 
   it("expires ACTIVE leases past their end date once, even with two workers at it, and frees the estate", async () => {
     const past = await newLease({ ...mobility, end_date: "2024-12-31" });

@@ -12,7 +12,7 @@ describe.each(databaseKinds)("lease law corrections through the API on %s", (kin
   afterAll(async () => {
     await t?.close();
   });
-  const { newEstate, newLease, setStatus } = leaseFixtures(() => t);
+  const { newEstate, newLessee, newLease, setStatus, writesNothing } = leaseFixtures(() => t);
   const diagnose = async (estate_id: string, label: string, diagnosis_date: string) => {
     const res = await t.request("POST", "/api/energy-diagnoses", {
       body: {
@@ -46,15 +46,28 @@ describe.each(databaseKinds)("lease law corrections through the API on %s", (kin
     expect(after.json().message).toMatch(/classed G/);
   });
 
-  it("10. refuses the contract of a bail mobilité that names no motive (art. 25-13)", async () => {
+  it("10. a bail mobilité names its motive when created (art. 25-13), and its contract prints it", async () => {
     const mobility = { lease_type: "MOBILITY", deposit_amount: null, duration_months: 6 };
-    const silent = await newLease(mobility);
-    const refused = await t.request("POST", `/api/leases/${silent.id}/pdf`);
-    expect(refused.statusCode, refused.body).toBe(422);
-    expect(refused.json().details).toEqual([
-      expect.objectContaining({ field: "custom_fields.mobility_reason" }),
-    ]);
-    const named = await newLease({ ...mobility, custom_fields: { mobility_reason: "mission temporaire" } });
+    const body = {
+      estate_id: await newEstate(),
+      primary_lessee_id: await newLessee("individual"),
+      start_date: "2025-01-01",
+      rent_amount: 800,
+      ...mobility,
+    };
+    await writesNothing(async () => {
+      const silent = await t.request("POST", "/api/leases", { body });
+      expect(silent.statusCode, silent.body).toBe(422);
+      expect(silent.json()).toMatchObject({
+        error: "UnprocessableEntity",
+        message: expect.stringContaining("art. 25-13"),
+        details: [expect.objectContaining({ field: "mobility_motive" })],
+      });
+    });
+    const named = await newLease({ ...mobility, mobility_motive: "mission temporaire" });
+    expect((await t.request("GET", `/api/leases/${named.id}`)).json().mobility_motive).toBe(
+      "mission temporaire",
+    );
     const made = await t.request("POST", `/api/leases/${named.id}/pdf`);
     expect(made.statusCode, made.body).toBe(201);
   }, 60_000);

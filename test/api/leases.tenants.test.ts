@@ -99,7 +99,7 @@ describe.each(databaseKinds)("lease tenants and rent API on %s", (kind) => {
     };
     await writesNothing(async () => {
       const over = await t.request("PUT", `/api/leases/${id}/rent`, {
-        body: { rent_amount: 808.33, effective_date: "2025-07-01", reason: "INDEX_REVISION", index },
+        body: { rent_amount: 808.33, effective_date: "2026-01-01", reason: "INDEX_REVISION", index },
       });
       expect(over.statusCode).toBe(422);
       expect(over.json().details[0].message).toContain("808.32");
@@ -117,7 +117,8 @@ describe.each(databaseKinds)("lease tenants and rent API on %s", (kind) => {
       body: {
         rent_amount: 808.32,
         charges_amount: 55,
-        effective_date: "2025-07-01",
+        // The first anniversary of the lease (2025-01-01): art. 17-1 I.
+        effective_date: "2026-01-01",
         reason: "INDEX_REVISION",
         index,
       },

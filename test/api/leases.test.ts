@@ -280,12 +280,12 @@ describe.each(databaseKinds)("leases API on %s", (kind) => {
       "2025-04-30",
     );
     expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
-    // the lessor: at the term of the 36-month period (the day before its anniversary), at least
-    // 6 months ahead; too late is a 422
-    const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-07-01", given_by: "LESSOR" });
-    expect(lessor.json().notice_end_date).toBe("2027-12-31");
-    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
     await writesNothing(async () => {
+      // the lessor's notice states its motive: through POST .../notices, never this route (art. 15 I)
+      const lessor = await setStatus(id, "NOTICE", { effective_date: "2027-06-30", given_by: "LESSOR" });
+      expect(lessor.statusCode).toBe(422);
+      expect(lessor.json().message).toContain(`POST /api/leases/${id}/notices`);
+      expect(fields(lessor)).toEqual(["reason"]);
       const early = await setStatus(id, "NOTICE", {
         effective_date: "2025-03-31",
         notice_end_date: "2025-04-29",

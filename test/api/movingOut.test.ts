@@ -148,11 +148,20 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
   it("a lessor's notice with its motive ends the lease at the term, received 6 months before it", async () => {
     const { id } = await activeLease({ duration_months: 36 });
     const inTime = await t.request("POST", `/api/leases/${id}/notices`, {
-      body: { given_by: "LESSOR", received_on: "2026-07-01", reason: "SALE" },
+      body: {
+        given_by: "LESSOR",
+        received_on: "2026-07-01",
+        reason: "SALE",
+        sale: { price: 240_000, terms: "Paiement comptant" },
+      },
     });
-    // First term 2027-12-31 (art. 15 I: 6 months before it).
+    // First term 2027-12-31 (art. 15 I: 6 months before it); an offer to sell for two months (15 II).
     expect(inTime.statusCode, inTime.body).toBe(201);
-    expect(inTime.json().notice_end_date).toBe("2027-12-31");
+    expect(inTime.json()).toMatchObject({
+      notice_end_date: "2027-12-31",
+      sale_offer_until: "2026-09-01",
+      solidarity_ends_on: null,
+    });
     const short = await activeLease({
       start_date: "2024-04-01",
       end_date: "2027-03-31",
@@ -160,7 +169,7 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
     });
     await writesNothing(async () => {
       const late = await t.request("POST", `/api/leases/${short.id}/notices`, {
-        body: { given_by: "LESSOR", received_on: "2026-10-02", reason: "REPOSSESSION" },
+        body: { given_by: "LESSOR", received_on: "2026-10-01", reason: "REPOSSESSION" },
       });
       expect(late.statusCode, late.body).toBe(422);
       expect(late.json().message).toContain("at least 6 months before the term");
@@ -349,7 +358,12 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
       await callsOf(id, 2);
       ok(
         await t.request("POST", `/api/leases/${id}/notices`, {
-          body: { given_by, received_on: "2025-02-20", reason },
+          body: {
+            given_by,
+            received_on: "2025-02-20",
+            reason,
+            ...(reason === "SALE" ? { sale: { price: 200_000, terms: "Comptant" } } : {}),
+          },
         }),
         201,
       );

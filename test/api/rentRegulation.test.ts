@@ -97,12 +97,25 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
 
     it("reads one quarter; an unknown one is a 404, a malformed one a 400", async () => {
       const one = await t.request("GET", "/api/rent-regulation/irl/2025-Q2");
+      const source_reference = expect.stringContaining(
+        "INSEE, Informations rapides n° 254 du 15 octobre 2025",
+      );
+      // Its own publication day is not confirmed: null, never a guessed date.
       expect(one.json()).toEqual({
         quarter: "2025-Q2",
         value: 146.68,
         published_on: null,
         source: "shipped",
         note: null,
+        source_reference,
+      });
+      expect((await t.request("GET", "/api/rent-regulation/irl/2025-Q3")).json()).toEqual({
+        quarter: "2025-Q3",
+        value: 145.77,
+        published_on: "2025-10-15",
+        source: "shipped",
+        note: null,
+        source_reference,
       });
       expect((await t.request("GET", "/api/rent-regulation/irl/1999-Q1")).json()).toMatchObject({
         error: "NotFound",
@@ -123,6 +136,7 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
         published_on: "2026-01-15",
         source: "published",
         note: null,
+        source_reference: null,
       });
       expect(res.headers.etag).toBe('W/"0"');
       const listed = await t.request("GET", "/api/rent-regulation/irl");
@@ -169,7 +183,8 @@ describe.each(databaseKinds)("rent regulation API on %s", (kind) => {
       expect(ok).toMatchObject({ status: "ok", revision: { capped_rent: 858.84, increase: 8.84 } });
       expect(await irlRentRevision(t.sql, "2024-Q2", "2031-Q2", 850)).toEqual({
         status: "unknown",
-        reason: "No IRL value for 2031-Q2",
+        reason:
+          "No IRL value for 2031-Q2: INSEE has not published it yet, or its value is not confirmed here (never estimated)",
       });
       expect(await irlRentRevision(t.sql, "2024-Q5", "2025-Q2", 850)).toMatchObject({ status: "unknown" });
     });

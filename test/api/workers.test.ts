@@ -87,6 +87,7 @@ describe.each(databaseKinds)("Workers area on %s", (kind) => {
     // A bail mobilité ends at its term (loi 89-462 art. 25-14); an unfurnished lease would be renewed.
     const due = await newLease({
       lease_type: "MOBILITY",
+      mobility_motive: "Stage",
       deposit_amount: null,
       start_date: "2021-03-01",
       end_date: "2021-12-31",

@@ -129,47 +129,72 @@ describe("deposit cap (loi 89-462 art. 22, 25-6, 25-13)", () => {
 });
 
 describe("IRL revision cap (art. 17-1)", () => {
-  // 800 × 143.46 (2024-Q1) / 140.59 (2023-Q2) = 816.3312… → cap 816.33
-  const revision = (rent_amount: number, new_quarter = "2024-Q1", new_value = 143.46) => ({
-    effective_date: "2024-07-01",
-    rent_amount,
-    previous_rent_amount: 800,
-    reason: "INDEX_REVISION",
-    index: {
-      type: "IRL" as const,
-      reference_quarter: "2023-Q2",
-      reference_value: 140.59,
-      new_quarter,
-      new_value,
-    },
-    dpe: dpe("D"),
-  });
+  // 800 × 143.46 (2024-Q1) / 138.61 (2023-Q1) = 827.9921… → cap 827.99; the lease began 2023-07-01.
+  const REFERENCE: Record<string, number> = { "2023-Q1": 138.61, "2023-Q2": 140.59 };
+  const revision = (rent_amount: number, new_quarter = "2024-Q1", new_value = 143.46) => {
+    const reference_quarter = `${Number(new_quarter.slice(0, 4)) - 1}${new_quarter.slice(4)}`;
+    return {
+      effective_date: "2024-07-01",
+      rent_amount,
+      previous_rent_amount: 800,
+      reason: "INDEX_REVISION",
+      index: {
+        type: "IRL" as const,
+        reference_quarter,
+        reference_value: REFERENCE[reference_quarter] ?? 140,
+        new_quarter,
+        new_value,
+      },
+      dpe: dpe("D"),
+    };
+  };
+  const revised = (...rent_changes: ReturnType<typeof revision>[]) =>
+    irlRevisionCapCheck(given({ rent_changes }, { start_date: "2023-07-01" }));
   it("passes at the cap to the cent and fails one cent above, with the 422's figures", () => {
-    const at = irlRevisionCapCheck(given({ rent_changes: [revision(816.33)] }));
-    expect(at.status).toBe("PASS");
-    const above = irlRevisionCapCheck(given({ rent_changes: [revision(816.34)] }));
+    expect(revised(revision(827.99)).status).toBe("PASS");
+    const above = revised(revision(828));
     expect(above.status).toBe("FAIL");
-    expect(JSON.stringify(above.details)).toContain("816.34 exceeds the cap 816.33");
+    expect(JSON.stringify(above.details)).toContain("828.00 exceeds the cap 827.99");
   });
   it("says the 2022-Q3..2024-Q1 values carry the 3.5 % ceiling of loi 2022-1158 and uses them as published", () => {
-    const capped = irlRevisionCapCheck(given({ rent_changes: [revision(816.33)] }));
+    const capped = revised(revision(827.99));
     expect(capped.message).toContain("used as published");
     expect(capped.legal_reference).toContain("2022-1158");
-    const later = irlRevisionCapCheck(given({ rent_changes: [revision(826.06, "2024-Q2", 145.17)] }));
+    const later = revised(revision(826.06, "2024-Q2", 145.17));
     expect(later.status).toBe("PASS");
     expect(later.message).not.toContain("2022-1158");
   });
   it("fails a revision on values other than INSEE's, as the rent route refuses it", () => {
-    const invented = irlRevisionCapCheck(given({ rent_changes: [revision(830, "2024-Q1", 146)] }));
+    const invented = revised(revision(830, "2024-Q1", 146));
     expect(invented.status).toBe("FAIL");
     expect(JSON.stringify(invented.details)).toContain("The IRL of 2024-Q1 is 143.46");
     expect(
-      irlValuesVerdict(revision(830, "2024-Q1", 146).index, { reference_value: 140.59, new_value: 143.46 })
+      irlValuesVerdict(revision(830, "2024-Q1", 146).index, { reference_value: 138.61, new_value: 143.46 })
         .message,
     ).toContain("published by INSEE");
     // A quarter the data does not hold yet is taken as given.
-    const unknownQuarter = given({ rent_changes: [revision(830, "2031-Q1", 146)] });
-    expect(irlRevisionCapCheck(unknownQuarter).status).toBe("PASS");
+    expect(revised(revision(830, "2031-Q1", 146)).status).toBe("PASS");
+  });
+  it("judges each revision against the one before: the worked example 1,000 € on 2023-Q2", () => {
+    const chain = (second: { reference_quarter: string; reference_value: number }, rent_amount: number) => [
+      { ...revision(1032.57, "2024-Q2", 145.17), previous_rent_amount: 1000 },
+      {
+        ...revision(rent_amount, "2025-Q2", 146.68),
+        effective_date: "2025-07-01",
+        previous_rent_amount: 1032.57,
+        index: { type: "IRL" as const, ...second, new_quarter: "2025-Q2", new_value: 146.68 },
+      },
+    ];
+    const start = { start_date: "2023-07-01", revision_reference_quarter: "2023-Q2" };
+    const check = (changes: ReturnType<typeof chain>) =>
+      irlRevisionCapCheck(given({ rent_changes: changes }, start));
+    const from2024 = { reference_quarter: "2024-Q2", reference_value: 145.17 };
+    expect(check(chain(from2024, 1043.31)).status).toBe("PASS");
+    expect(check(chain(from2024, 1043.32)).status).toBe("FAIL");
+    // Compounding again from the lease's first quarter: 1,077.29 € is refused.
+    const fromStart = check(chain({ reference_quarter: "2023-Q2", reference_value: 140.59 }, 1077.29));
+    expect(fromStart.status).toBe("FAIL");
+    expect(JSON.stringify(fromStart.details)).toContain("before the current reference 2024-Q2");
   });
   it("is not applicable without any index revision", () => {
     expect(irlRevisionCapCheck(given()).status).toBe("NOT_APPLICABLE");
@@ -319,7 +344,7 @@ describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
     expect(relet(900, { ended_on: "2023-07-01" }, { reletting_claims: none }).status).toBe("FAIL");
     expect(relettingCapCheck(given({ regulation: null })).status).toBe("UNKNOWN");
   });
-  it("beyond the last recorded renewal (leases from 2026-08-01) a higher rent is UNKNOWN", () => {
+  it("beyond the last recorded renewal (leases from 2026-08-01) any rent is UNKNOWN", () => {
     const revised = { last_index_revision_on: "2026-01-01" };
     const late = relet(
       800.01,
@@ -335,7 +360,8 @@ describe("re-letting cap in a high-demand zone (décret 2017-1198)", () => {
       "2026-07-31",
     );
     expect(inTime.status).toBe("FAIL");
-    expect(relet(800, { ...revised, ended_on: "2026-07-31" }, {}, "2026-08-01").status).toBe("PASS");
+    // A lapsed décret judges nothing, not even the same rent (no PASS on a rule that does not apply).
+    expect(relet(800, { ...revised, ended_on: "2026-07-31" }, {}, "2026-08-01").status).toBe("UNKNOWN");
   });
 });
 

@@ -146,7 +146,7 @@ describe("rent changes (PUT .../rent)", () => {
             rent_amount: 1006,
             reason: "INDEX_REVISION",
             index: irl,
-            effective_date: "2025-10-01",
+            effective_date: "2026-03-01",
           }),
         )
         .thenEvents(),
@@ -173,6 +173,153 @@ describe("rent changes (PUT .../rent)", () => {
       spec.given(active).when(changeRent({ rent_amount, reason: "INDEX_REVISION", index: irl }));
     expect(revise(1008.71).thenEvents()).toHaveLength(1);
     revise(1008.72).thenRefuses(422, /rent × new index \/ reference index/, ["rent_amount"]);
+  });
+
+  it("each applied revision becomes the reference: 1,000 € on 2023-Q2 gives 1,032.57 € then 1,043.31 € (art. 17-1 I)", () => {
+    const start = sampleTerms("7c1e0000-0000-4000-8000-0000000000e1", {
+      start_date: "2023-07-01",
+      rent_amount: 1000,
+      charges_amount: 80,
+      deposit_amount: 1000,
+      revision_reference_quarter: "2023-Q2",
+      revision_reference_value: 140.59,
+    });
+    const history: LeaseEvent[] = [
+      { type: "LeaseCreated", data: { lease_id, ...start } },
+      added(primary, "Primary"),
+      { type: "LeaseActivated", data: { ...statusChange, effective_date: "2023-07-01" } },
+    ];
+    const revise = (
+      given: LeaseEvent[],
+      rent_amount: number,
+      index: Record<string, unknown>,
+      effective_date: string,
+      requested_on?: string,
+    ) =>
+      spec.given(given).when(
+        changeRent({
+          rent_amount,
+          reason: "INDEX_REVISION",
+          index: { type: "IRL", ...index },
+          effective_date,
+          ...(requested_on ? { requested_on } : {}),
+        }),
+      );
+    const first = {
+      reference_quarter: "2023-Q2",
+      reference_value: 140.59,
+      new_quarter: "2024-Q2",
+      new_value: 145.17,
+    };
+    revise(history, 1032.58, first, "2024-07-01").thenRefuses(422, /above rent × new index/, ["rent_amount"]);
+    revise(history, 1032.57, first, "2024-06-30").thenRefuses(422, /anniversary 2024-07-01.*17-1 I/, [
+      "effective_date",
+    ]);
+    const [applied] = revise(history, 1032.57, first, "2024-07-01").thenEvents();
+    const revised = [...history, applied];
+    const second = {
+      reference_quarter: "2024-Q2",
+      reference_value: 145.17,
+      new_quarter: "2025-Q2",
+      new_value: 146.68,
+    };
+    expect(revise(revised, 1043.31, second, "2025-07-01").thenEvents()[0].data).toMatchObject({
+      rent_amount: 1043.31,
+      previous_rent_amount: 1032.57,
+      index: { reference_quarter: "2024-Q2", new_quarter: "2025-Q2" },
+    });
+    revise(revised, 1043.32, second, "2025-07-01").thenRefuses(422, /above rent × new index/, [
+      "rent_amount",
+    ]);
+    // Compounding from the lease's first quarter again (1,077.29 €) is refused.
+    revise(
+      revised,
+      1077.29,
+      { ...first, new_quarter: "2025-Q2", new_value: 146.68 },
+      "2025-07-01",
+    ).thenRefuses(422, /reference quarter is now 2024-Q2/, ["index.reference_quarter"]);
+    revise(revised, 1043.31, { ...second, new_quarter: "2025-Q3" }, "2025-07-01").thenRefuses(
+      422,
+      /same quarter one year before/,
+      ["index.new_quarter"],
+    );
+    // Asked on 2025-09-15: effective from the request, never before; asked after 2026-07-01: lost.
+    expect(revise(revised, 1043.31, second, "2025-09-15", "2025-09-15").thenEvents()).toHaveLength(1);
+    revise(revised, 1043.31, second, "2025-09-14", "2025-09-15").thenRefuses(422, /never before it/, [
+      "effective_date",
+    ]);
+    expect(revise(revised, 1043.31, second, "2026-07-01", "2026-07-01").thenEvents()).toHaveLength(1);
+    revise(revised, 1043.31, second, "2026-07-02", "2026-07-02").thenRefuses(
+      422,
+      /renounced it for that year/,
+      ["requested_on"],
+    );
+  });
+
+  it("a works increase needs the clause and the completed works (art. 17-1 II), never on F or G (III)", () => {
+    const works = (agreed_by_clause: boolean, works_completed: boolean) =>
+      changeRent({
+        rent_amount: 1100,
+        reason: "WORKS_INCREASE",
+        works: { agreed_by_clause, works_completed },
+      });
+    expect(spec.given(active).when(works(true, true)).thenEvents()[0].data).toMatchObject({
+      rent_amount: 1100,
+      reason: "WORKS_INCREASE",
+    });
+    spec
+      .given(active)
+      .when(works(false, true))
+      .thenRefuses(422, /express clause.*17-1 II/, ["reason"]);
+    spec
+      .given(active)
+      .when(works(true, false))
+      .thenRefuses(422, /completion.*17-1 II/, ["effective_date"]);
+    spec
+      .given(active)
+      .when(changeRent({ rent_amount: 1100, reason: "WORKS_INCREASE" }))
+      .thenRefuses(422, /express clause/, ["reason"]);
+    spec
+      .given(active)
+      .when({
+        ...(works(true, true) as Extract<LeaseCommand, { type: "ChangeRent" }>),
+        dpe: { energy_label: "F", valid_until: "2034-01-01" },
+      })
+      .thenRefuses(422, /classed F.*17-1 III/);
+  });
+
+  it("a re-evaluation at the renewal (art. 17-2): its first day, proposed 6 months ahead, at most the neighbourhood's", () => {
+    // Start 2025-03-01, 36 months: term 2028-02-29, renewed 2028-03-01; proposal by 2027-08-31.
+    const reevaluate = (rent_amount: number, proposed_on = "2027-08-31", effective_date = "2028-03-01") =>
+      ({
+        ...(changeRent({
+          rent_amount,
+          reason: "REEVALUATION",
+          effective_date,
+          reevaluation: { proposed_on, neighbourhood_rent: 1200 },
+        }) as Extract<LeaseCommand, { type: "ChangeRent" }>),
+        high_demand_zone: false,
+      }) as LeaseCommand;
+    expect(spec.given(active).when(reevaluate(1200)).thenEvents()[0].data).toMatchObject({
+      rent_amount: 1200,
+      reason: "REEVALUATION",
+    });
+    spec
+      .given(active)
+      .when(reevaluate(1200.01))
+      .thenRefuses(422, /neighbourhood's.*17-2/, ["rent_amount"]);
+    spec
+      .given(active)
+      .when(reevaluate(1200, "2027-09-01"))
+      .thenRefuses(422, /six months before the term/, ["proposed_on"]);
+    spec
+      .given(active)
+      .when(reevaluate(1200, "2027-08-31", "2028-03-02"))
+      .thenRefuses(422, /renewal/, ["effective_date"]);
+    spec
+      .given(active)
+      .when(changeRent({ rent_amount: 1100, reason: "REEVALUATION", effective_date: "2028-03-01" }))
+      .thenRefuses(400, /^Invalid rent change$/, ["reevaluation"]);
   });
 
   it("an index revision without its index is a 400", () => {

@@ -271,6 +271,16 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
     ...(status("NOTICE", effective_date) as Extract<LeaseCommand, { type: "ChangeLeaseStatus" }>),
     notice: { ...DEFAULT_NOTICE, ...facts },
   });
+  /** A lessor's notice goes through POST .../notices (GiveLeaseNotice), with a motive. */
+  const lessorNotice = (received_on: string): LeaseCommand => ({
+    type: "GiveLeaseNotice",
+    lease_id: leaseId,
+    notice_id: "7d0c0a3e-9999-4c3b-9d4e-000000000009",
+    received_on,
+    given_by: "LESSOR",
+    reason: "LEGITIMATE_SERIOUS_REASON",
+    high_demand_zone: null,
+  });
   const endsOn = (events: LeaseEvent[], command: LeaseCommand) => {
     const [event] = leaseDecider.decide(command, fold(leaseDecider, events));
     expect(event.type).toBe("LeaseNoticeGiven");
@@ -304,31 +314,45 @@ describe("lease decider: notice end date (loi n° 89-462 art. 15, 25-8, 25-15)",
   });
 
   it("lessor, unfurnished: at the term, received at least 6 months before it (art. 15 I)", () => {
-    // The term ends the day before the anniversary; a notice whose 6 months run out by the
-    // anniversary is in time (was: the term on the anniversary, refused one day early).
+    // The term ends the day before the anniversary (2028-01-01); the notice is in time until the day
+    // before the anniversary-equivalent 6 months earlier (2027-07-01): 2027-06-30.
     const lease = activeLease({ end_date: "2027-12-31" });
-    expect(endsOn(lease, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
+    expect(endsOn(lease, lessorNotice("2027-06-30"))).toBe("2027-12-31");
     given(lease)
-      .when(notice("2027-07-02", { given_by: "LESSOR" }))
+      .when(lessorNotice("2027-07-01"))
       .thenRefuses(422, /6 months before the term.*art\. 15 I/, "effective_date");
     // no end date: the term of the tacitly renewed 36-month periods from the start
     const renewed = activeLease({ end_date: null, duration_months: 36 });
-    expect(endsOn(renewed, notice("2027-07-01", { given_by: "LESSOR" }))).toBe("2027-12-31");
-    expect(endsOn(renewed, notice("2027-07-02", { given_by: "LESSOR" }))).toBe("2030-12-31");
+    expect(endsOn(renewed, lessorNotice("2027-06-30"))).toBe("2027-12-31");
+    expect(endsOn(renewed, lessorNotice("2027-07-01"))).toBe("2030-12-31");
     given(activeLease({ end_date: null, duration_months: null }))
-      .when(notice("2027-07-01", { given_by: "LESSOR" }))
+      .when(lessorNotice("2027-07-01"))
       .thenRefuses(422, /neither end_date nor duration_months/, "given_by");
   });
 
   it("lessor, furnished: 3 months before the term (art. 25-8 I); never on a bail mobilité (art. 25-14)", () => {
     const lease = activeLease({ lease_type: "FURNISHED", end_date: "2025-12-31" });
-    expect(endsOn(lease, notice("2025-10-01", { given_by: "LESSOR" }))).toBe("2025-12-31");
+    expect(endsOn(lease, lessorNotice("2025-09-30"))).toBe("2025-12-31");
     given(lease)
-      .when(notice("2025-10-02", { given_by: "LESSOR" }))
+      .when(lessorNotice("2025-10-01"))
       .thenRefuses(422, /3 months before the term.*art\. 25-8/);
     given(activeLease({ lease_type: "MOBILITY", deposit_amount: null, end_date: "2025-10-01" }))
-      .when(notice("2025-05-01", { given_by: "LESSOR" }))
+      .when(lessorNotice("2025-05-01"))
       .thenRefuses(422, /art\. 25-14/, "given_by");
+  });
+
+  it("PUT .../status to NOTICE by the lessor is refused with a pointer to POST .../notices (art. 15 I, 25-8 I)", () => {
+    for (const lease_type of ["UNFURNISHED", "FURNISHED"] as const)
+      given(activeLease({ lease_type, end_date: "2027-12-31" }))
+        .when(notice("2027-06-30", { given_by: "LESSOR" }))
+        .thenRefuses(422, /must state its motive.*POST \/api\/leases\/.*\/notices/, "reason");
+    // Outside art. 15 (a professional lease) the status route still takes it.
+    expect(
+      endsOn(
+        activeLease({ lease_type: "PROFESSIONAL", end_date: "2027-12-31" }),
+        notice("2027-06-30", { given_by: "LESSOR" }),
+      ),
+    ).toBe("2027-12-31");
   });
 
   it("takes a later end from the client, never an earlier one than the law's", () => {
@@ -447,6 +471,7 @@ describe("lease decider: tenants", () => {
 describe("lease decider: rent", () => {
   const index = (reference_value: number, new_value: number) => ({
     reason: "INDEX_REVISION",
+    effective_date: "2026-01-01",
     index: { type: "IRL", reference_quarter: "2024-Q2", reference_value, new_quarter: "2025-Q2", new_value },
   });
   it("records a change with the previous figures", () => {

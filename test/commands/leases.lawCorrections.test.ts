@@ -287,19 +287,30 @@ describe("7. index revision: IRL only under loi 89-462, at most once a year, non
         charges_amount: 50,
         previous_rent_amount: 1000,
         previous_charges_amount: 50,
-        effective_date: "2025-01-01",
+        effective_date: "2026-01-01",
         reason: "INDEX_REVISION",
-        index: irl("2025-01-01").index as never,
+        index: irl("2026-01-01").index as never,
       },
     };
+    // The next year's: 2025-Q2 (the reference now) to 2026-Q2; 1010 × 147.5 / 146.68 = 1015.64.
+    const nextYear = (effective_date: string) => ({
+      ...irl(effective_date, 1015),
+      index: {
+        type: "IRL",
+        reference_quarter: "2025-Q2",
+        reference_value: 146.68,
+        new_quarter: "2026-Q2",
+        new_value: 147.5,
+      },
+    });
     spec
       .given([...active(), revised])
-      .when(rent({ ...irl("2025-12-31"), rent_amount: 1015 }, null))
+      .when(rent(nextYear("2026-12-31"), null))
       .thenRefuses(422, /once a year/, ["effective_date"]);
     expect(
       spec
         .given([...active(), revised])
-        .when(rent({ ...irl("2026-01-01"), rent_amount: 1015 }, null))
+        .when(rent(nextYear("2027-01-01"), null))
         .thenEvents(),
     ).toHaveLength(1);
   });
@@ -312,7 +323,12 @@ describe("7. index revision: IRL only under loi 89-462, at most once a year, non
 });
 
 describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13, 25-14)", () => {
-  const mobility = { lease_type: "MOBILITY", deposit_amount: null, start_date: "2026-01-01" } as const;
+  const mobility = {
+    lease_type: "MOBILITY",
+    deposit_amount: null,
+    start_date: "2026-01-01",
+    mobility_motive: "Mission temporaire",
+  } as const;
   it("refuses 11 or 13 months, takes 1 and 10; by end date up to the day before the 10-month anniversary", () => {
     for (const months of [0, 11, 13])
       spec
@@ -342,26 +358,56 @@ describe("8. a bail mobilité lasts 1 to 10 months, with no deposit (art. 25-13,
       .when(create({ ...mobility, duration_months: 10, deposit_amount: 0.01 }))
       .thenRefuses(422, /25-13/);
   });
+  it("states its motive when it is created, not only when its contract is printed (art. 25-13)", () => {
+    for (const motive of [null, "", "   "])
+      spec
+        .given()
+        .when(create({ ...mobility, duration_months: 6, mobility_motive: motive }))
+        .thenRefuses(422, /motive of mobility.*25-13/, ["mobility_motive"]);
+    expect(
+      spec
+        .given()
+        .when(create({ ...mobility, duration_months: 6, mobility_motive: "S" }))
+        .thenEvents(),
+    ).toHaveLength(2);
+    // Another type needs none; a draft turned into a bail mobilité does.
+    const furnished = {
+      ...mobility,
+      lease_type: "FURNISHED",
+      duration_months: 12,
+      mobility_motive: null,
+    } as const;
+    const [created] = spec.given().when(create(furnished)).thenEvents();
+    spec
+      .given([created])
+      .when({
+        type: "UpdateLease",
+        lease_id: leaseId,
+        changes: { lease_type: "MOBILITY", duration_months: 6 },
+      })
+      .thenRefuses(422, /25-13/, ["mobility_motive"]);
+  });
 });
 
 describe("9. the term ends the day before the anniversary (art. 15 I)", () => {
-  it("takes a lessor's notice received exactly 6 months before the anniversary, for the term", () => {
-    const notice = (effective_date: string): LeaseCommand => ({
-      type: "ChangeLeaseStatus",
+  it("takes a lessor's notice received by the day before the anniversary-equivalent 6 months earlier, for the term", () => {
+    const notice = (received_on: string): LeaseCommand => ({
+      type: "GiveLeaseNotice",
       lease_id: leaseId,
-      status: "NOTICE",
-      effective_date,
-      reason: null,
-      notice: { given_by: "LESSOR", reduced_notice: false, high_demand_zone: null, requested_end: null },
+      notice_id: amendmentId,
+      received_on,
+      given_by: "LESSOR",
+      reason: "LEGITIMATE_SERIOUS_REASON",
+      high_demand_zone: null,
     });
     const [given] = spec
       .given(active({ end_date: "2027-12-31" }))
-      .when(notice("2027-07-01"))
+      .when(notice("2027-06-30"))
       .thenEvents();
     expect(given).toMatchObject({ type: "LeaseNoticeGiven", data: { notice_end_date: "2027-12-31" } });
     spec
       .given(active({ end_date: "2027-12-31" }))
-      .when(notice("2027-07-02"))
+      .when(notice("2027-07-01"))
       .thenRefuses(422, /6 months before the term/);
   });
 });
@@ -419,7 +465,7 @@ describe("10. the contract states the law in force", () => {
   });
 });
 
-describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-25 only", () => {
+describe("the rent control experiment (loi ELAN art. 140) is confirmed until 2026-11-23 only", () => {
   const facts = (start_date: string) =>
     ({
       lease: { ...terms, id: leaseId, status: "ACTIVE", start_date, rent_amount: 2000 },
@@ -439,10 +485,15 @@ describe("the rent control experiment (loi ELAN art. 140) is confirmed until 202
       },
       rent_changes: [],
     }) as unknown as ComplianceFacts;
-  it("judges a lease concluded on 2026-11-25, answers UNKNOWN from 2026-11-26", () => {
-    expect(rentControlCheck(facts("2026-11-25")).status).toBe("FAIL");
+  it("judges a lease concluded on 2026-11-23, answers UNKNOWN from 2026-11-24 with the reason", () => {
+    expect(rentControlCheck(facts("2026-11-23")).status).toBe("FAIL");
+    for (const disputed of ["2026-11-24", "2026-11-25"]) {
+      const v = rentControlCheck(facts(disputed));
+      expect(v.status).toBe("UNKNOWN");
+      expect(v.message).toContain("23, 24 or 25 November 2026");
+    }
     const after = rentControlCheck(facts("2026-11-26"));
-    expect(after.status).toBe("UNKNOWN");
-    expect(after.message).toContain("2026-11-25");
+    expect(after).toMatchObject({ status: "UNKNOWN", legal_reference: expect.stringContaining("2022-217") });
+    expect(after.message).toContain("no text carrying it on is confirmed");
   });
 });

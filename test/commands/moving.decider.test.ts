@@ -38,6 +38,10 @@ const terminate = (keys_returned_on: string, matches: boolean | null = null): Le
   exit_report_matches: matches,
 });
 
+const sale = { price: 250_000, terms: "Paiement comptant à la signature de l'acte authentique" };
+const lessorNotice = (over: Partial<Extract<LeaseCommand, { type: "GiveLeaseNotice" }>>) =>
+  notice({ given_by: "LESSOR", received_on: "2027-06-30", ...over });
+
 describe("a notice (art. 15 I, 25-8 I)", () => {
   it("a lessee: 3 months; 1 with a listed case or in a high-demand zone", () => {
     spec
@@ -60,13 +64,26 @@ describe("a notice (art. 15 I, 25-8 I)", () => {
       .thenRefuses(422, /must state its motive/, ["reason"]);
     spec
       .given(active)
-      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-01" }))
-      .then([noticeGiven("2027-07-01", "2027-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+      .when(notice({ given_by: "LESSOR", reason: "SALE", sale, received_on: "2027-06-30" }))
+      .then([
+        noticeGiven("2027-06-30", "2027-12-31", {
+          given_by: "LESSOR",
+          reason: "SALE",
+          sale_offer_until: "2027-08-30",
+        }),
+      ]);
     spec
       .given(active)
-      .when(notice({ given_by: "LESSOR", reason: "SALE", received_on: "2027-07-02" }))
-      .then([noticeGiven("2027-07-02", "2030-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+      .when(notice({ given_by: "LESSOR", reason: "SALE", sale, received_on: "2027-07-01" }))
+      .then([
+        noticeGiven("2027-07-01", "2030-12-31", {
+          given_by: "LESSOR",
+          reason: "SALE",
+          sale_offer_until: "2027-09-01",
+        }),
+      ]);
   });
+
   it("only on an ACTIVE lease", () => {
     spec
       .given(draft)
@@ -201,5 +218,134 @@ describe("the deposit's return", () => {
       .given([])
       .when(command({ returned_on: "2026-05-19" }))
       .thenRefuses(422, /after the keys/, ["returned_on"]);
+  });
+});
+
+describe("domestic violence (art. 15 I 3° bis, art. 8-2)", () => {
+  it("a one-month notice; the victim's joint liability ends the day after the notice", () => {
+    spec
+      .given(active)
+      .when(notice({ reason: "DOMESTIC_VIOLENCE" }))
+      .then([
+        noticeGiven("2026-03-10", "2026-04-10", {
+          reason: "DOMESTIC_VIOLENCE",
+          solidarity_ends_on: "2026-03-11",
+        }),
+      ]);
+    spec
+      .given(active)
+      .when(notice({ given_by: "LESSOR", reason: "DOMESTIC_VIOLENCE" }))
+      .thenRefuses(422, /lessee's reason/, ["reason"]);
+  });
+});
+
+describe("what a lessor's notice states (art. 15 I, II)", () => {
+  it("a notice for sale states the price and the terms, else 422 naming each", () => {
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "SALE" }))
+      .thenRefuses(422, /price and terms of the sale.*art\. 15 II/, ["sale.price", "sale.terms"]);
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "SALE", sale: { price: 250_000, terms: " " } }))
+      .thenRefuses(422, /15 II/, ["sale.terms"]);
+    // A furnished lease: art. 25-8 gives no offer to sell, so neither is asked.
+    const furnished = leaseHistory(
+      lease_id,
+      sampleTerms("0b6f9a8e-2222-4c3b-9d4e-00000000000c", {
+        lease_type: "FURNISHED",
+        duration_months: 12,
+        end_date: "2027-12-31",
+      }),
+      {
+        lessee_id: "0b6f9a8e-3333-4c3b-9d4e-00000000000d",
+        association_id: "0b6f9a8e-5555-4c3b-9d4e-00000000000e",
+      },
+    ).active;
+    spec
+      .given(furnished)
+      .when(lessorNotice({ reason: "SALE", received_on: "2027-09-30" }))
+      .then([noticeGiven("2027-09-30", "2027-12-31", { given_by: "LESSOR", reason: "SALE" })]);
+  });
+
+  it("a notice for repossession names the beneficiary, their address and the tie", () => {
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "REPOSSESSION" }))
+      .thenRefuses(422, /beneficiary, their address and their tie/, [
+        "repossession.beneficiary_name",
+        "repossession.beneficiary_address",
+        "repossession.tie",
+      ]);
+    const repossession = {
+      beneficiary_name: "Léa Martin",
+      beneficiary_address: "3 rue des Lilas, 69003 Lyon",
+      tie: "DESCENDANT",
+    };
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "REPOSSESSION", repossession }))
+      .then([noticeGiven("2027-06-30", "2027-12-31", { given_by: "LESSOR", reason: "REPOSSESSION" })]);
+  });
+
+  it("bought occupied: no notice for sale for a term less than 3 years after; repossession 2 years after", () => {
+    // Term 2027-12-31: bought 2024-12-31 is exactly 3 years before, bought 2025-01-01 is less.
+    expect(
+      spec
+        .given(active)
+        .when(lessorNotice({ reason: "SALE", sale, acquired_occupied_on: "2024-12-31" }))
+        .thenEvents(),
+    ).toHaveLength(1);
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "SALE", sale, acquired_occupied_on: "2025-01-01" }))
+      .thenRefuses(422, /three years later.*loi n° 2014-366/, ["acquired_occupied_on"]);
+    const repossession = { beneficiary_name: "Léa Martin", beneficiary_address: "Lyon", tie: "LESSOR" };
+    // Bought 2026-03-15: the repossession takes effect on 2028-03-15, not at the term.
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "REPOSSESSION", repossession, acquired_occupied_on: "2026-03-15" }))
+      .then([noticeGiven("2027-06-30", "2028-03-15", { given_by: "LESSOR", reason: "REPOSSESSION" })]);
+    spec
+      .given(active)
+      .when(lessorNotice({ reason: "REPOSSESSION", repossession, acquired_occupied_on: "2025-12-31" }))
+      .then([noticeGiven("2027-06-30", "2027-12-31", { given_by: "LESSOR", reason: "REPOSSESSION" })]);
+  });
+});
+
+describe("the elderly tenant (art. 15 III)", () => {
+  const elderly = (lessee_born_on: string, over = {}) => ({
+    lessee_born_on,
+    lessee_resources_under_ceiling: true,
+    rehousing_offered: false,
+    lessor_born_on: null,
+    lessor_resources_under_ceiling: null,
+    ...over,
+  });
+  const give = (elderly_tenant: ReturnType<typeof elderly>, lessor?: "NATURAL_PERSON" | "LEGAL_PERSON") =>
+    spec
+      .given(active)
+      .when(
+        lessorNotice({ reason: "LEGITIMATE_SERIOUS_REASON", elderly_tenant, ...(lessor ? { lessor } : {}) }),
+      );
+  it("65 on the term with resources under the ceiling: no notice without a rehousing", () => {
+    // Term 2027-12-31: born 1962-12-31 is 65 that day; born 1963-01-01 is not.
+    give(elderly("1962-12-31")).thenRefuses(422, /over 65 on the term.*art\. 15 III/, [
+      "elderly_tenant.rehousing_offered",
+    ]);
+    expect(give(elderly("1963-01-01")).thenEvents()).toHaveLength(1);
+    expect(give(elderly("1962-12-31", { lessee_resources_under_ceiling: false })).thenEvents()).toHaveLength(
+      1,
+    );
+    expect(give(elderly("1962-12-31", { rehousing_offered: true })).thenEvents()).toHaveLength(1);
+  });
+  it("unless the lessor, a natural person, is 65 on the term or under the ceiling", () => {
+    expect(give(elderly("1950-01-01", { lessor_born_on: "1962-12-31" })).thenEvents()).toHaveLength(1);
+    give(elderly("1950-01-01", { lessor_born_on: "1963-01-01" })).thenRefuses(422, /15 III/);
+    expect(give(elderly("1950-01-01", { lessor_resources_under_ceiling: true })).thenEvents()).toHaveLength(
+      1,
+    );
+    // A company lessor has no exception.
+    give(elderly("1950-01-01", { lessor_born_on: "1940-01-01" }), "LEGAL_PERSON").thenRefuses(422, /15 III/);
   });
 });

@@ -129,6 +129,10 @@ describe("validity on the signing date", () => {
       ),
     ).toEqual(["DPE"]);
   });
+  it("DPE with no stated end: valid until the day before its 10th anniversary", () => {
+    expect(validUntil(annex("DPE", "2024-03-15", { valid_until: null }))).toBe("2034-03-14");
+    expect(validUntil(annex("DPE", "2024-03-15", { valid_until: "2030-01-01" }))).toBe("2030-01-01");
+  });
   it("an annex without its date cannot be judged valid", () => {
     expect(codesOf(annexCompliance(withAttached([annex("ERP", null)])).missing)).toEqual(["ERP"]);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addDays, addMonths, addYears, legalToday, monthsOfTerm, termEnd } from "../../src/law/calendar.ts";
+import {
+  addDays,
+  addMonths,
+  addYears,
+  lastDayBefore,
+  legalToday,
+  monthsOfTerm,
+  termEnd,
+} from "../../src/law/calendar.ts";
 import { cents, euros, toEuros } from "../../src/law/money.ts";
 import { verdict } from "../../src/law/verdict.ts";
 
@@ -43,6 +51,17 @@ describe("terms", () => {
     expect(monthsOfTerm("2025-01-10", "2025-01-12")).toBe(1);
     expect(monthsOfTerm("2025-01-10", "2025-04-09")).toBe(3);
     expect(monthsOfTerm("2025-11-10", "2026-02-09")).toBe(3);
+  });
+
+  it("an act due N months before the term: the day before the anniversary-equivalent, its months run out by the term", () => {
+    expect(lastDayBefore("2023-03-31", 6)).toBe("2022-09-30");
+    expect(lastDayBefore("2027-12-31", 6)).toBe("2027-06-30");
+    expect(lastDayBefore("2023-02-28", 6)).toBe("2022-08-31");
+    expect(lastDayBefore("2025-06-09", 3)).toBe("2025-03-09");
+    // 31 December - 6 months clamps to 30 June; 30 June + 6 months is 30 December, the term.
+    expect(lastDayBefore("2027-12-30", 6)).toBe("2027-06-30");
+    expect(lastDayBefore("2024-08-30", 6)).toBe("2024-02-29");
+    expect(lastDayBefore("2024-02-28", 6)).toBe("2023-08-28");
   });
 
   it("the legal day is the day in Paris", () => {

@@ -142,22 +142,25 @@ describe("deposit cap", () => {
 });
 
 describe("IRL revision cap", () => {
+  // A lease from 2024-07-01 on 2024-Q2; its first revision on its first anniversary.
   const revision = (
     over: Partial<RentChange> = {},
-    new_quarter = "2024-Q2",
-    new_value = 145.17,
+    new_quarter = "2025-Q2",
+    new_value = 146.68,
   ): RentChange => ({
-    effective_date: "2025-03-01",
-    rent_amount: 1011.91, // 1000 × 145.17 / 143.46 = 1011.919…: 1011.91 to the cent
+    effective_date: "2025-07-01",
+    rent_amount: 1010.4, // 1000 × 146.68 / 145.17 = 1010.401…: 1010.40 to the cent
     previous_rent_amount: 1000,
     reason: "INDEX_REVISION",
-    index: { type: "IRL", reference_quarter: "2024-Q1", reference_value: 143.46, new_quarter, new_value },
+    index: { type: "IRL", reference_quarter: "2024-Q2", reference_value: 145.17, new_quarter, new_value },
     dpe: dpe("D"),
     ...over,
   });
+  const onLease = (over: Partial<ComplianceFacts> = {}) =>
+    facts(over, { start_date: "2024-07-01", revision_reference_quarter: "2024-Q2" });
 
   it("reports each revision compared, passing to the cent", () => {
-    expect(irlRevisionCapCheck(facts({ rent_changes: [revision()] }))).toEqual({
+    expect(irlRevisionCapCheck(onLease({ rent_changes: [revision()] }))).toEqual({
       rule: "IRL_REVISION_CAP",
       status: "PASS",
       message: `Every index revision is within the IRL cap (${LOI}, art. 17-1 I).`,
@@ -165,11 +168,11 @@ describe("IRL revision cap", () => {
       details: {
         revisions: [
           {
-            effective_date: "2025-03-01",
+            effective_date: "2025-07-01",
             previous_rent: 1000,
-            new_rent: 1011.91,
-            reference: { quarter: "2024-Q1", value: 143.46 },
-            new: { quarter: "2024-Q2", value: 145.17 },
+            new_rent: 1010.4,
+            reference: { quarter: "2024-Q2", value: 145.17 },
+            new: { quarter: "2025-Q2", value: 146.68 },
             passes: true,
             error: null,
           },
@@ -178,17 +181,33 @@ describe("IRL revision cap", () => {
     });
   });
 
-  it("counts and names the revisions above the cap", () => {
-    const over = irlRevisionCapCheck(
-      facts({
-        rent_changes: [revision({ effective_date: "2024-03-01" }), revision({ rent_amount: 1011.92 })],
-      }),
-    );
+  it("counts and names the revisions above the cap, each judged against the one before", () => {
+    // The next year's: 1010.40 × 148 / 146.68 = 1019.49…
+    const next = (rent_amount: number) =>
+      revision({
+        effective_date: "2026-07-01",
+        previous_rent_amount: 1010.4,
+        rent_amount,
+        index: {
+          type: "IRL",
+          reference_quarter: "2025-Q2",
+          reference_value: 146.68,
+          new_quarter: "2026-Q2",
+          new_value: 148,
+        },
+      });
+    expect(irlRevisionCapCheck(onLease({ rent_changes: [revision(), next(1019.49)] })).status).toBe("PASS");
+    const over = irlRevisionCapCheck(onLease({ rent_changes: [revision(), next(1019.5)] }));
     expect(over.status).toBe("FAIL");
     expect(over.message).toBe(
-      `1 index revision(s) were not allowed, used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${LOI}, art. 17-1 I): Revised rent 1011.92 exceeds the cap 1011.91 = 1000.00 × 145.17 / 143.46.`,
+      `1 index revision(s) were not allowed, used IRL values other than INSEE's or raised the rent above rent × new IRL / reference IRL (${LOI}, art. 17-1 I): Revised rent 1019.50 exceeds the cap 1019.49 = 1010.40 × 148 / 146.68.`,
     );
     expect((over.details.revisions as { passes: boolean }[]).map((r) => r.passes)).toEqual([true, false]);
+    // The second from the lease's first quarter again: refused by the chain.
+    const again = irlRevisionCapCheck(
+      onLease({ rent_changes: [revision(), revision({ effective_date: "2026-07-01" })] }),
+    );
+    expect(again.message).toContain("2024-Q2 is before the current reference 2025-Q2");
   });
 
   it("a rent change by agreement, or one without an index, is no index revision", () => {
@@ -624,11 +643,13 @@ describe("re-letting cap (décret 2017-1198)", () => {
     });
   });
 
-  it("after the last recorded renewal of the décret a rise is UNKNOWN", () => {
+  it("after the last recorded renewal of the décret, neither a rise nor the same rent is judged: UNKNOWN", () => {
     const late = relet(1000.01, prior({ ended_on: "2026-07-31" }), "2026-08-01");
     expect(late.message).toBe(
       "décret n° 2025-652 du 15 juillet 2025 covers leases concluded up to 2026-07-31; no later renewal of décret 2017-1198 is recorded",
     );
+    expect(relet(1000, prior({ ended_on: "2026-07-31" }), "2026-08-01").status).toBe("UNKNOWN");
+    expect(relet(1000, prior({ ended_on: "2026-07-30" }), "2026-07-31").status).toBe("PASS");
   });
 });
 

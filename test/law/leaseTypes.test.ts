@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, addMonths, termEnd } from "../../src/law/calendar.ts";
+import { addDays, addMonths, lastDayBefore, termEnd } from "../../src/law/calendar.ts";
 import { depositVerdict } from "../../src/law/deposit.ts";
 import {
   chargeSettlementOf,
@@ -101,7 +101,10 @@ describe("the catalogue says what the rules do", () => {
         last_index_revision_on: null,
       }).status;
       expect(index, type).toBe(allowed === "PASS" ? "IRL" : "NONE");
-      expect(LEASE_REGIMES[type].index_revision.at_most_once_a_year, type).toBe(true);
+      // No index revision at all (bail mobilité, art. 25-12): no yearly limit is affirmed of it.
+      expect(LEASE_REGIMES[type].index_revision.at_most_once_a_year, type).toBe(
+        allowed === "PASS" ? true : null,
+      );
     }
   });
 });
@@ -273,7 +276,7 @@ describe("bail mobilité (art. 25-12 to 25-18)", () => {
       expect(mobilityMotiveVerdict("MOBILITY", motive)).toMatchObject({
         status: "FAIL",
         message: `A bail mobilité names the motive of mobility the lessee justifies (${mref})`,
-        details: { errors: [{ field: "custom_fields.mobility_reason" }] },
+        details: { errors: [{ field: "mobility_motive" }] },
       });
     expect(mobilityMotiveVerdict("FURNISHED", null).status).toBe("NOT_APPLICABLE");
   });
@@ -413,7 +416,7 @@ const EXPECTED_CATALOGUE = {
     },
     index_revision: {
       index: "NONE",
-      at_most_once_a_year: true,
+      at_most_once_a_year: null,
       legal_reference: `${LAW}, art. 25-12 (art. 17-1 is not among the articles it applies)`,
     },
     mandatory_mentions: [
@@ -471,7 +474,11 @@ const EXPECTED_CATALOGUE = {
         when: "at the end of each three-year period, at least 6 months ahead",
         legal_reference: "code de commerce, art. L. 145-4",
       },
-      lessor: { months: "UNKNOWN", when: "UNKNOWN", legal_reference: "code de commerce, art. L. 145-9" },
+      lessor: {
+        months: 6,
+        when: "at least 6 months before the term, for the term; past it (tacit prolongation), for the last day of a civil quarter",
+        legal_reference: "code de commerce, art. L. 145-9",
+      },
     },
     index_revision: UNKNOWN_INDEX,
     mandatory_mentions: [],
@@ -558,10 +565,16 @@ describe("the catalogue agrees with the rules it summarises, type by type", () =
 
       const lessor = periods.lessor.months;
       if (typeof lessor === "number") {
-        // In time when received `lessor` months before the anniversary, late a day after.
-        const last = addMonths("2027-12-30", -lessor);
-        expect(notice(type, "LESSOR", last).status).toBe("PASS");
-        expect(notice(type, "LESSOR", addDays(last, 1)).status).toBe("FAIL");
+        // In time until the last day whose `lessor` months run out by the term, late a day after.
+        const last = lastDayBefore("2027-12-30", lessor);
+        expect(
+          addMonths(last, lessor) <= "2027-12-30" && addMonths(addDays(last, 1), lessor) > "2027-12-30",
+        ).toBe(true);
+        expect(notice(type, "LESSOR", last).details.notice_end_date).toBe("2027-12-30");
+        const late = notice(type, "LESSOR", addDays(last, 1));
+        // A commercial lease goes on past its term (L. 145-9): the notice ends at a later quarter's end.
+        if (type === "COMMERCIAL") expect(late.details.notice_end_date).toBe("2028-03-31");
+        else expect(late.status).toBe("FAIL");
       } else if (lessor === null) {
         // No lessor's notice: the rule refuses one.
         expect(notice(type, "LESSOR", "2025-01-15").status).toBe("FAIL");

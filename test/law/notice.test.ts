@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { LeaseType } from "../../src/law/leaseTypes.ts";
 import {
   DEFAULT_NOTICE,
+  elderlyTenantVerdict,
+  lessorNoticeVerdict,
   type NoticeFacts,
   noticeReasonVerdict,
   noticeVerdict,
   rentOwedUntilVerdict,
+  victimSolidarityVerdict,
 } from "../../src/law/notice.ts";
 
 /** Notice periods (loi n° 89-462 art. 15 I, 25-8 I, 25-14, 25-15): each verdict cites its article. */
@@ -96,18 +99,21 @@ describe("a lessor's notice", () => {
     });
   });
 
-  it("furnished: its period must run out by the term's anniversary (art. 25-8 I)", () => {
-    // Term 2025-06-09, anniversary 2025-06-10: received 2025-03-10 in time, 2025-03-11 late.
+  it("furnished: received by the day before the anniversary-equivalent 3 months before (art. 25-8 I)", () => {
+    // Term 2025-06-09, anniversary 2025-06-10: received 2025-03-09 in time, 2025-03-10 late.
     const furnished = terms("FURNISHED", { end_date: "2025-06-09" });
-    expect(noticeVerdict(furnished, "2025-03-10", lessor)).toEqual(ends("2025-06-09", `${LAW}, art. 25-8 I`));
-    expect(noticeVerdict(furnished, "2025-03-11", lessor)).toEqual({
+    expect(noticeVerdict(furnished, "2025-03-09", lessor)).toEqual(ends("2025-06-09", `${LAW}, art. 25-8 I`));
+    expect(noticeVerdict(furnished, "2025-03-10", lessor)).toEqual({
       rule: "NOTICE_PERIOD",
       status: "FAIL",
       message: `A lessor's notice must reach the lessee at least 3 months before the term (${LAW}, art. 25-8 I)`,
       legal_reference: `${LAW}, art. 25-8 I`,
       details: {
         errors: [
-          { field: "effective_date", message: "The period ends 2025-06-11, after the term 2025-06-09" },
+          {
+            field: "effective_date",
+            message: "Received 2025-03-10: for the term 2025-06-09 it had to be received by 2025-03-09",
+          },
         ],
       },
     });
@@ -116,8 +122,27 @@ describe("a lessor's notice", () => {
   it("unfurnished without end date: the first term it reaches 6 months ahead, the day before the anniversary", () => {
     // Terms end 2028-01-14, 2031-01-14 (start 2025-01-15, 36 months).
     const t = terms("UNFURNISHED");
-    expect(noticeVerdict(t, "2027-07-15", lessor).details.notice_end_date).toBe("2028-01-14");
-    expect(noticeVerdict(t, "2027-07-16", lessor).details.notice_end_date).toBe("2031-01-14");
+    expect(noticeVerdict(t, "2027-07-14", lessor).details.notice_end_date).toBe("2028-01-14");
+    expect(noticeVerdict(t, "2027-07-15", lessor).details.notice_end_date).toBe("2031-01-14");
+  });
+
+  it("unfurnished, term 2023-03-31: received 2022-09-30 in time, 2022-10-01 late (art. 15 I)", () => {
+    const t = {
+      lease_type: "UNFURNISHED" as const,
+      start_date: "2020-04-01",
+      end_date: "2023-03-31",
+      duration_months: 36,
+    };
+    expect(noticeVerdict(t, "2022-09-30", lessor)).toEqual(ends("2023-03-31", `${LAW}, art. 15 I`));
+    expect(noticeVerdict(t, "2022-10-01", lessor)).toMatchObject({
+      status: "FAIL",
+      message: `A lessor's notice must reach the lessee at least 6 months before the term (${LAW}, art. 15 I)`,
+      details: { errors: [{ field: "effective_date", message: expect.stringContaining("by 2022-09-30") }] },
+    });
+    // A term at a month's end: 2023-02-28 needs the notice by 2022-08-31 (anniversary 2023-03-01).
+    const feb = { ...t, start_date: "2020-03-01", end_date: "2023-02-28" };
+    expect(noticeVerdict(feb, "2022-08-31", lessor).status).toBe("PASS");
+    expect(noticeVerdict(feb, "2022-09-01", lessor).status).toBe("FAIL");
   });
 
   it("without end date nor duration the term is unknown", () => {
@@ -132,7 +157,7 @@ describe("a lessor's notice", () => {
 });
 
 describe("notices outside loi n° 89-462", () => {
-  it("parking, and a commercial lessor's: the client's date, which may be the day the notice is given but not before", () => {
+  it("parking: the client's date, which may be the day the notice is given but not before", () => {
     const parking = terms("PARKING");
     const outside = `A PARKING lease is outside ${LAW}`;
     expect(noticeVerdict(parking, "2025-03-10", facts({}))).toEqual(ends(null, outside));
@@ -146,7 +171,7 @@ describe("notices outside loi n° 89-462", () => {
       details: { errors: [{ field: "notice_end_date", message: "2025-03-09 is before 2025-03-10" }] },
     });
     expect(noticeVerdict(terms("COMMERCIAL"), "2025-03-10", facts({ given_by: "LESSOR" }))).toEqual(
-      ends(null, `A COMMERCIAL lease is outside ${LAW}`),
+      ends("2028-01-14", "code de commerce, art. L. 145-9"),
     );
   });
 
@@ -159,20 +184,35 @@ describe("notices outside loi n° 89-462", () => {
       noticeVerdict(professional, "2025-03-10", facts({ requested_end: "2025-09-09" })).details.errors,
     ).toEqual([{ field: "notice_end_date", message: "2025-09-09 is before 2025-09-10" }]);
     const lessor = facts({ given_by: "LESSOR" });
-    expect(noticeVerdict(professional, "2030-07-15", lessor)).toEqual(ends("2031-01-14", law));
-    expect(noticeVerdict(professional, "2030-07-16", lessor).details.notice_end_date).toBe("2037-01-14");
+    expect(noticeVerdict(professional, "2030-07-14", lessor)).toEqual(ends("2031-01-14", law));
+    expect(noticeVerdict(professional, "2030-07-15", lessor).details.notice_end_date).toBe("2037-01-14");
   });
 
   it("commercial: the lessee's notice ends a three-year period reached 6 months ahead (code de commerce art. L. 145-4)", () => {
     const law = "code de commerce, art. L. 145-4 al. 2";
     // Start 2025-01-15: three-year periods end 2028-01-14, 2031-01-14.
     const commercial = terms("COMMERCIAL", { duration_months: 108 });
-    expect(noticeVerdict(commercial, "2027-07-15", facts({}))).toEqual(ends("2028-01-14", law));
-    expect(noticeVerdict(commercial, "2027-07-16", facts({}))).toEqual(ends("2031-01-14", law));
+    expect(noticeVerdict(commercial, "2027-07-14", facts({}))).toEqual(ends("2028-01-14", law));
+    expect(noticeVerdict(commercial, "2027-07-15", facts({}))).toEqual(ends("2031-01-14", law));
     expect(noticeVerdict(commercial, "2025-03-10", facts({})).details.notice_end_date).toBe("2028-01-14");
     expect(
-      noticeVerdict(commercial, "2027-07-16", facts({ requested_end: "2028-01-14" })).details.errors,
+      noticeVerdict(commercial, "2027-07-15", facts({ requested_end: "2028-01-14" })).details.errors,
     ).toEqual([{ field: "notice_end_date", message: "2028-01-14 is before 2031-01-14" }]);
+  });
+
+  it("commercial, the lessor: 6 months before the term, past it for a civil quarter's last day (code de commerce art. L. 145-9)", () => {
+    const law = "code de commerce, art. L. 145-9";
+    const lessor = facts({ given_by: "LESSOR" });
+    // Start 2025-01-15, 36 months: term 2028-01-14, in time until 2027-07-14.
+    const commercial = terms("COMMERCIAL");
+    expect(noticeVerdict(commercial, "2027-07-14", lessor)).toEqual(ends("2028-01-14", law));
+    // Late for the term: tacit prolongation, the first quarter's end at least 6 months ahead.
+    expect(noticeVerdict(commercial, "2027-07-15", lessor)).toEqual(ends("2028-03-31", law));
+    expect(noticeVerdict(commercial, "2027-09-30", lessor)).toEqual(ends("2028-03-31", law));
+    expect(noticeVerdict(commercial, "2027-10-01", lessor)).toEqual(ends("2028-06-30", law));
+    const ended = terms("COMMERCIAL", { end_date: "2028-01-14" });
+    expect(noticeVerdict(ended, "2027-07-14", lessor)).toEqual(ends("2028-01-14", law));
+    expect(noticeVerdict(ended, "2027-07-15", lessor)).toEqual(ends("2028-03-31", law));
   });
 });
 
@@ -270,5 +310,78 @@ describe("the dwelling let again before the lessee's notice ends (art. 15 I)", (
     expect(
       rentOwedUntilVerdict({ ...facts, given_by: "LESSOR", relet_on: "2026-06-01" }).details.owed_until,
     ).toBe("2026-05-20");
+  });
+});
+
+describe("domestic violence (art. 15 I 3° bis; art. 8-2)", () => {
+  it("a lessee's one-month case, citing 3° bis and loi n° 2020-936", () => {
+    const v = noticeReasonVerdict("UNFURNISHED", "LESSEE", "DOMESTIC_VIOLENCE");
+    expect(v).toMatchObject({
+      status: "PASS",
+      legal_reference: `${LAW}, art. 15 I 3° bis (loi n° 2020-936 du 30 juillet 2020)`,
+      details: { reduced_notice: true },
+    });
+    const period = noticeVerdict(terms("UNFURNISHED"), "2025-03-10", facts({ reduced_notice: true }));
+    expect(period.details.notice_end_date).toBe("2025-04-10");
+  });
+  it("the victim's joint liability ends the day after the letter's first presentation", () => {
+    expect(victimSolidarityVerdict("2025-12-31")).toMatchObject({
+      rule: "VICTIM_SOLIDARITY_END",
+      status: "PASS",
+      legal_reference: `${LAW}, art. 8-2 (loi n° 2018-1021, art. 136)`,
+      details: { solidarity_ends_on: "2026-01-01" },
+    });
+  });
+});
+
+describe("what a lessor's notice states (art. 15 I, II)", () => {
+  const base = {
+    lease_type: "UNFURNISHED" as const,
+    received_on: "2027-06-30",
+    term: "2027-12-31",
+    sale: null,
+    repossession: null,
+    acquired_occupied_on: null,
+  };
+  it("sale: price above zero and terms; an offer to sell for two months", () => {
+    expect(
+      lessorNoticeVerdict({ ...base, motive: "SALE", sale: { price: 0, terms: "comptant" } }).details.errors,
+    ).toEqual([{ field: "sale.price", message: "The notice for sale states the price" }]);
+    expect(
+      lessorNoticeVerdict({ ...base, motive: "SALE", sale: { price: 0.01, terms: "comptant" } }),
+    ).toMatchObject({
+      status: "PASS",
+      legal_reference: `${LAW}, art. 15 I`,
+      details: { notice_end_date: "2027-12-31", sale_offer_until: "2027-08-30" },
+    });
+  });
+  it("repossession: a tie the law lists", () => {
+    const r = { beneficiary_name: "Léa", beneficiary_address: "Lyon", tie: "COUSIN" };
+    expect(lessorNoticeVerdict({ ...base, motive: "REPOSSESSION", repossession: r }).details.errors).toEqual([
+      expect.objectContaining({ field: "repossession.tie" }),
+    ]);
+    const furnished = lessorNoticeVerdict({
+      ...base,
+      lease_type: "FURNISHED",
+      motive: "REPOSSESSION",
+      repossession: null,
+    });
+    expect(furnished.legal_reference).toBe(`${LAW}, art. 25-8 I`);
+  });
+  it("a legitimate and serious reason asks nothing more; a professional lease is not art. 15's", () => {
+    expect(lessorNoticeVerdict({ ...base, motive: "LEGITIMATE_SERIOUS_REASON" }).status).toBe("PASS");
+    expect(lessorNoticeVerdict({ ...base, lease_type: "PROFESSIONAL", motive: null }).status).toBe(
+      "NOT_APPLICABLE",
+    );
+  });
+  it("the elderly tenant: facts not stated are UNKNOWN, never a refusal; 25-8 III for a furnished lease", () => {
+    const judge = (lease_type: "UNFURNISHED" | "FURNISHED" | "PARKING") =>
+      elderlyTenantVerdict({ lease_type, term: "2027-12-31", lessor: "NATURAL_PERSON", facts: null });
+    expect(judge("UNFURNISHED")).toMatchObject({
+      status: "UNKNOWN",
+      legal_reference: `${LAW}, art. 15 I`.replace("15 I", "15 III"),
+    });
+    expect(judge("FURNISHED").legal_reference).toBe(`${LAW}, art. 25-8 III`);
+    expect(judge("PARKING").status).toBe("NOT_APPLICABLE");
   });
 });

@@ -33,6 +33,7 @@ describe("leases table", () => {
       "revision_reference_value numeric",
       "special_conditions text",
       "custom_fields jsonb",
+      "mobility_motive text",
       "status text NOT NULL",
       "rent_regulation_compliance_status text NOT NULL",
       "signed_at date",

@@ -25,6 +25,7 @@ export const sampleTerms = (estate_id: string, extra: Partial<LeaseTerms> = {}):
   revision_reference_value: 145.17,
   special_conditions: null,
   custom_fields: null,
+  mobility_motive: null,
   ...extra,
 });
 

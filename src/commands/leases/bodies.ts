@@ -27,8 +27,26 @@ export function termChangesOf(body: UpdateLeaseInput): Partial<LeaseTerms> {
   return changes as Partial<LeaseTerms>;
 }
 
-export const rentChangeOf = ({ rent_amount, charges_amount, effective_date, reason, index }: RentInput) =>
-  ({ rent_amount, charges_amount, effective_date, reason, index }) satisfies RentChange;
+export const rentChangeOf = ({
+  rent_amount,
+  charges_amount,
+  effective_date,
+  reason,
+  index,
+  requested_on,
+  works,
+  reevaluation,
+}: RentInput) =>
+  ({
+    rent_amount,
+    charges_amount,
+    effective_date,
+    reason,
+    index,
+    ...(requested_on === undefined ? {} : { requested_on }),
+    ...(works === undefined ? {} : { works }),
+    ...(reevaluation === undefined ? {} : { reevaluation }),
+  }) satisfies RentChange;
 
 export const tenantTermOf = ({ lessee_id, role, start_date, end_date }: AddLesseeInput) => ({
   lessee_id,

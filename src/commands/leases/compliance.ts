@@ -11,10 +11,11 @@ import {
   IRL_CAPPED_NOTE,
   indexCapCents,
   indexCapVerdict,
+  indexChainVerdict,
   indexRevisionVerdict,
   irlCapped,
   irlValuesVerdict,
-  RENT_CONTROL_EXPERIMENT_UNTIL,
+  rentControlLapse,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
 import { type Verdict, verdict } from "../../law/verdict.ts";
@@ -73,6 +74,8 @@ export interface ComplianceFacts {
     rent_frequency: string | null;
     payment_terms: string | null;
     lessor: LessorKind;
+    /** The IRL quarter the contract names (art. 17-1 I); absent or null: none. */
+    revision_reference_quarter?: string | null;
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
@@ -133,6 +136,9 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
     return check(rule, "NOT_APPLICABLE", "No index revision was applied to this lease", article);
   }
   let lastRevision: string | null = null;
+  const contract = facts.lease.revision_reference_quarter ?? null;
+  // Each applied revision becomes the next one's reference (art. 17-1 I).
+  let reference = contract;
   const compared = revisions.map((c) => {
     const index = c.index as RentIndex;
     // The rent route's guards, in its order: the lease may be revised, INSEE's values, then the cap.
@@ -142,6 +148,14 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
         index_type: index.type,
         effective_date: c.effective_date,
         last_index_revision_on: lastRevision,
+      }),
+      indexChainVerdict({
+        start_date: facts.lease.start_date,
+        contract_quarter: contract,
+        current_quarter: reference,
+        index,
+        effective_date: c.effective_date,
+        requested_on: null,
       }),
       irlValuesVerdict(index, {
         reference_value: irlValueOf(facts.irl, index.reference_quarter),
@@ -155,6 +169,7 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
       }),
     ];
     lastRevision = c.effective_date;
+    if (index.type === "IRL") reference = index.new_quarter;
     const refused = verdicts.find((v) => v.status === "FAIL");
     return {
       effective_date: c.effective_date,
@@ -278,14 +293,8 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   if (!regulation || regulation.reference_rents.length === 0) {
     return check(rule, "UNKNOWN", "No reference rents are recorded for the estate or its place", article);
   }
-  if (lease.start_date > RENT_CONTROL_EXPERIMENT_UNTIL) {
-    return check(
-      rule,
-      "UNKNOWN",
-      `The rent control experiment runs until ${RENT_CONTROL_EXPERIMENT_UNTIL} (loi n° 2022-217 art. 85); whether it applies to a lease concluded on ${lease.start_date} is not confirmed`,
-      article,
-    );
-  }
+  const lapse = rentControlLapse(lease.start_date);
+  if (lapse !== null) return check(rule, "UNKNOWN", lapse, `${article}; loi n° 2022-217, art. 85`);
   if (regulation.effective_from && lease.start_date < regulation.effective_from) {
     return check(
       rule,
@@ -390,6 +399,16 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
     previous_lease_id: previous.id,
     previous_rent_amount: previous.rent_amount,
   };
+  // Applied only within the periods its yearly renewals cover: after the last, neither PASS nor FAIL.
+  if (lease.start_date > RELETTING_DECREE.until) {
+    return check(
+      rule,
+      "UNKNOWN",
+      `${RELETTING_DECREE.latest} covers leases concluded up to ${RELETTING_DECREE.until}; no later renewal of décret 2017-1198 is recorded`,
+      RELETTING,
+      details,
+    );
+  }
   const over = (cap: bigint) => BigInt(cents(rent)) > cap;
   const previousCap = BigInt(cents(previous.rent_amount));
   if (!over(previousCap)) {
@@ -397,15 +416,6 @@ export function relettingCapCheck(facts: ComplianceFacts): ComplianceCheck {
       rule,
       "PASS",
       "The new rent does not exceed the previous tenant's last rent",
-      RELETTING,
-      details,
-    );
-  }
-  if (lease.start_date > RELETTING_DECREE.until) {
-    return check(
-      rule,
-      "UNKNOWN",
-      `${RELETTING_DECREE.latest} covers leases concluded up to ${RELETTING_DECREE.until}; no later renewal of décret 2017-1198 is recorded`,
       RELETTING,
       details,
     );

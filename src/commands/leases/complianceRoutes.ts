@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { periodStartOn } from "../../law/leaseTypes.ts";
-import { rentFreezeVerdict } from "../../law/rent.ts";
+import { quarterPlus, rentFreezeVerdict } from "../../law/rent.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
@@ -11,7 +11,12 @@ import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { answers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
-import { readDpeSummaryOn, readLeaseComplianceFacts, readLeaseTerms } from "../../queries/leaseCompliance.ts";
+import {
+  readDpeSummaryOn,
+  readIndexReference,
+  readLeaseComplianceFacts,
+  readLeaseTerms,
+} from "../../queries/leaseCompliance.ts";
 import { irlRentRevision } from "../../queries/rentRegulation.ts";
 import { type ComplianceResult, evaluateCompliance } from "./compliance.ts";
 
@@ -218,8 +223,18 @@ export async function leaseComplianceRoutes(app: FastifyInstance) {
       if (lease.revision_index_type !== null && lease.revision_index_type !== "IRL") {
         return unknown(`The lease is revised on ${lease.revision_index_type}, not the IRL`);
       }
-      if (!lease.revision_reference_quarter) return unknown("The lease names no IRL reference quarter");
-      const found = await irlRentRevision(sql, lease.revision_reference_quarter, quarter, lease.rent_amount);
+      if (lease.lease_type === "MOBILITY")
+        return unknown("The rent of a bail mobilité is not revised on an index (loi n° 89-462 art. 25-12)");
+      // The current reference: the last applied revision's new quarter, else the contract's (art. 17-1 I).
+      const current = (await readIndexReference(sql, tenantId, lease)).irl_reference_quarter;
+      if (!current) return unknown("The lease names no IRL reference quarter");
+      // One year of variation: a year not revised in time is lost, never caught up.
+      const reference = quarterPlus(quarter, -4);
+      if (reference < current)
+        return unknown(
+          `The current IRL reference is ${current} (each applied revision becomes the next one's reference, loi n° 89-462 art. 17-1 I): the next revision is for ${quarterPlus(current, 4)}`,
+        );
+      const found = await irlRentRevision(sql, reference, quarter, lease.rent_amount);
       if (found.status === "unknown") return unknown(found.reason);
       // The F/G freeze (loi n° 89-462 art. 17-1) by the same rule that refuses the rent change.
       const today = legalToday();

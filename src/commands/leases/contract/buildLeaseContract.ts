@@ -137,7 +137,9 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
           owner?.category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON",
         ) ?? 10,
     },
-    mobility_reason: leaseType === "MOBILITY" ? str(custom.mobility_reason) : null,
+    // The lease's motive (art. 25-13), else what leases created before 2026-12 kept in custom_fields.
+    mobility_reason:
+      leaseType === "MOBILITY" ? (str(lease.mobility_motive) ?? str(custom.mobility_reason)) : null,
     rent: {
       amount: Number(lease.rent_amount),
       charges_amount: num(lease.charges_amount) ?? 0,

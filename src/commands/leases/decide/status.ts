@@ -1,15 +1,20 @@
 import type { LeaseEvent, LeaseStatus, StatusChange } from "../../../events/leases.ts";
 import { addDays, termEnd } from "../../../law/calendar.ts";
 import { depositDueOn } from "../../../law/depositReturn.ts";
-import { endsAtTerm, type LessorKind, renewalMonths } from "../../../law/leaseTypes.ts";
+import { endsAtTerm, type LeaseType, type LessorKind, renewalMonths } from "../../../law/leaseTypes.ts";
 import {
   DEFAULT_NOTICE,
+  type ElderlyTenantFacts,
+  elderlyTenantVerdict,
+  type LessorNoticeFacts,
+  lessorNoticeVerdict,
   type NoticeFacts,
   type NoticeGiver,
   type NoticeReason,
   noticeReasonVerdict,
   noticeVerdict,
   rentOwedUntilVerdict,
+  victimSolidarityVerdict,
 } from "../../../law/notice.ts";
 import { conflict, enforce, unprocessable } from "../../../platform/errors.ts";
 import { activePrimaries, type LeaseState, live } from "./rules.ts";
@@ -38,6 +43,13 @@ export type StatusCommand =
       reason: NoticeReason | null;
       /** The estate's zone (src/law/notice.ts); the rest of the facts come from the reason. */
       high_demand_zone: boolean | null;
+      /** A lessor's notice: what it states (art. 15 I, II) and the protected elderly tenant (art. 15 III). */
+      sale?: LessorNoticeFacts["sale"];
+      repossession?: LessorNoticeFacts["repossession"];
+      acquired_occupied_on?: string | null;
+      elderly_tenant?: ElderlyTenantFacts | null;
+      /** Who lets (art. 15 III: the exceptions are a natural person's); absent: a natural person. */
+      lessor?: LessorKind;
     }
   /** POST .../termination (docs/moving.md "Termination"): the keys are back, the lease ends. */
   | {
@@ -102,12 +114,27 @@ function changeStatus(
   };
   if (command.status === "NOTICE") {
     const facts = command.notice ?? DEFAULT_NOTICE;
+    if (facts.given_by === "LESSOR") lessorNoticeThroughNotices(lease.terms.lease_type, command.lease_id);
     const verdict = noticeVerdict(lease.terms, command.effective_date, facts);
     enforce(verdict);
     const notice_end_date = verdict.details.notice_end_date as string | null;
     return [{ type: "LeaseNoticeGiven", data: { ...data, given_by: facts.given_by, notice_end_date } }];
   }
   return [{ type: statusEventType(lease.status, command.status), data }];
+}
+
+/**
+ * A lessor's notice on a lease under art. 15 or 25-8 states its motive and what the motive asks
+ * (price, beneficiary; the elderly tenant's protection): PUT .../status carries none of it, so such
+ * a notice is refused there with a pointer to POST .../notices, which judges them all.
+ */
+function lessorNoticeThroughNotices(type: LeaseType, leaseId: string): void {
+  const reason = noticeReasonVerdict(type, "LESSOR", null);
+  if (reason.status !== "FAIL") return;
+  enforce({
+    ...reason,
+    message: `${reason.message}: give it with POST /api/leases/${leaseId}/notices, which states the motive and what it requires`,
+  });
 }
 
 /**
@@ -171,6 +198,34 @@ function giveNotice(
     requested_end: null,
   });
   enforce(period);
+  let notice_end_date = period.details.notice_end_date as string | null;
+  const extra: { sale_offer_until?: string; solidarity_ends_on?: string } = {};
+  if (command.given_by === "LESSOR" && notice_end_date !== null) {
+    const content = lessorNoticeVerdict({
+      lease_type: lease.terms.lease_type,
+      motive: command.reason,
+      received_on: command.received_on,
+      term: notice_end_date,
+      sale: command.sale ?? null,
+      repossession: command.repossession ?? null,
+      acquired_occupied_on: command.acquired_occupied_on ?? null,
+    });
+    enforce(content);
+    enforce(
+      elderlyTenantVerdict({
+        lease_type: lease.terms.lease_type,
+        term: notice_end_date,
+        lessor: command.lessor ?? "NATURAL_PERSON",
+        facts: command.elderly_tenant ?? null,
+      }),
+    );
+    notice_end_date = (content.details.notice_end_date as string | undefined) ?? notice_end_date;
+    const offer = content.details.sale_offer_until as string | null | undefined;
+    if (offer) extra.sale_offer_until = offer;
+  }
+  if (command.given_by === "LESSEE" && command.reason === "DOMESTIC_VIOLENCE")
+    extra.solidarity_ends_on = victimSolidarityVerdict(command.received_on).details
+      .solidarity_ends_on as string;
   return [
     {
       type: "LeaseNoticeGiven",
@@ -180,7 +235,8 @@ function giveNotice(
         effective_date: command.received_on,
         reason: command.reason,
         given_by: command.given_by,
-        notice_end_date: period.details.notice_end_date as string | null,
+        notice_end_date,
+        ...extra,
       },
     },
   ];

@@ -1,6 +1,6 @@
 import { LEASE_TERM_FIELDS, type LeaseEvent, type LeaseTerms } from "../../../events/leases.ts";
 import { depositVerdict } from "../../../law/deposit.ts";
-import { mobilityDurationVerdict } from "../../../law/leaseTypes.ts";
+import { mobilityDurationVerdict, mobilityMotiveVerdict } from "../../../law/leaseTypes.ts";
 import { changedFields } from "../../../platform/decider.ts";
 import { conflict, type ErrorDetail, enforce } from "../../../platform/errors.ts";
 import {
@@ -44,6 +44,8 @@ function create(command: Extract<TermsCommand, { type: "CreateLease" }>, state: 
   throwIfAny(details);
   enforce(depositVerdict(terms));
   enforce(mobilityDurationVerdict(terms));
+  // Art. 25-13: the contract states the motive, so the lease does from its creation.
+  enforce(mobilityMotiveVerdict(terms.lease_type, terms.mobility_motive));
   return [
     { type: "LeaseCreated", data: { lease_id: command.lease_id, ...terms } },
     {
@@ -81,6 +83,8 @@ function update(command: Extract<TermsCommand, { type: "UpdateLease" }>, state: 
   if (isDraft(lease)) {
     enforce(depositVerdict(merged));
     enforce(mobilityDurationVerdict(merged));
+    if ("lease_type" in changes || "mobility_motive" in changes)
+      enforce(mobilityMotiveVerdict(merged.lease_type, merged.mobility_motive));
   }
   return [{ type: "LeaseUpdated", data: { lease_id: command.lease_id, changes } }];
 }

@@ -9,18 +9,20 @@ import {
   NOTICE_REASONS,
   type NoticeGiver,
   type NoticeReason,
+  REPOSSESSION_TIES,
 } from "../../../law/notice.ts";
 import { fieldError, notFound } from "../../../platform/errors.ts";
 import { tenantOf } from "../../../platform/http/auth.ts";
 import { newResourceId, replyAfterProjection } from "../../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
 import { createdAnswers, updatedAnswers } from "../../../platform/http/responses.ts";
-import { uuid } from "../../../platform/http/schemas.ts";
+import { text, uuid } from "../../../platform/http/schemas.ts";
 import { exitReportFacts } from "../../../queries/conditionReports.ts";
 import { keysReturnedOn } from "../../../queries/estateKeys.ts";
+import { readLeaseTerms } from "../../../queries/leaseCompliance.ts";
 import { noticeBody, readNotice } from "../../../queries/leaseNotices.ts";
 import { leaseBody, leaseParams, readLease } from "../../../queries/leases.ts";
-import { date } from "../../../queries/leasesSchemas.ts";
+import { date, money } from "../../../queries/leasesSchemas.ts";
 import { ensureOwnLease, lesseeOf } from "../../../queries/lesseeSpace.ts";
 import { readEstateRentRegulation } from "../../../queries/rentRegulation.ts";
 import { handleLease } from "../handleLease.ts";
@@ -35,6 +37,39 @@ const noticeSchema = z
     given_by: z.enum(NOTICE_GIVERS),
     received_on: date().refine(notAfterToday, "Must not be after today (Europe/Paris)"),
     reason: z.enum(NOTICE_REASONS).nullish(),
+    sale: z
+      .strictObject({ price: money(), terms: text(2000) })
+      .nullish()
+      .describe(
+        "A lessor's notice for SALE of an unfurnished dwelling: the price and terms (loi n° 89-462 art. 15 II)",
+      ),
+    repossession: z
+      .strictObject({
+        beneficiary_name: text(200),
+        beneficiary_address: text(500),
+        tie: z.enum(REPOSSESSION_TIES),
+      })
+      .nullish()
+      .describe(
+        "A lessor's notice for REPOSSESSION: the beneficiary and their tie with the lessor (art. 15 I, 25-8 I)",
+      ),
+    acquired_occupied_on: date()
+      .nullish()
+      .describe(
+        "The day the lessor bought the dwelling already let to this lessee (art. 15 I: no notice for sale within 3 years, repossession effective 2 years after)",
+      ),
+    elderly_tenant: z
+      .strictObject({
+        lessee_born_on: date(),
+        lessee_resources_under_ceiling: z.boolean(),
+        rehousing_offered: z.boolean(),
+        lessor_born_on: date().nullable().default(null),
+        lessor_resources_under_ceiling: z.boolean().nullable().default(null),
+      })
+      .nullish()
+      .describe(
+        "A lessor's notice to a lessee over 65 (art. 15 III, 25-8 III): ages on the term, resources on the notice's day",
+      ),
   })
   .meta({ id: "NewNotice" });
 
@@ -57,18 +92,24 @@ const terminationSchema = z
   })
   .meta({ id: "Termination" });
 
-type NoticeInput = { given_by: NoticeGiver; received_on: string; reason: NoticeReason | null };
+type NewNotice = z.output<typeof noticeSchema>;
+type NoticeInput = { given_by: NoticeGiver; received_on: string; reason: NoticeReason | null } & Partial<
+  Pick<NewNotice, "sale" | "repossession" | "acquired_occupied_on" | "elderly_tenant">
+>;
 
 /** A notice through the lease decider; `location` names where the caller reads it. */
 async function giveNotice(
   request: FastifyRequest,
   reply: FastifyReply,
   lease_id: string,
-  { given_by, received_on, reason }: NoticeInput,
+  notice: NoticeInput,
   location: (notice_id: string) => string,
 ) {
+  const { given_by, received_on, reason } = notice;
   const { sql } = request.server.platform;
   const tenantId = tenantOf(request);
+  // Art. 15 III's exceptions are a natural-person lessor's: who lets, from the owner.
+  const lessor = given_by === "LESSOR" ? (await readLeaseTerms(sql, tenantId, lease_id))?.lessor : undefined;
   const notice_id = newResourceId(request, "notice_id");
   const result = await handleLease(request, lease_id, async (state) => {
     const terms = isLiveLease(state) ? state.terms : null;
@@ -83,6 +124,11 @@ async function giveNotice(
       given_by,
       reason,
       high_demand_zone: regulation?.high_demand_zone ?? null,
+      sale: notice.sale ?? null,
+      repossession: notice.repossession ?? null,
+      acquired_occupied_on: notice.acquired_occupied_on ?? null,
+      elderly_tenant: notice.elderly_tenant ?? null,
+      ...(lessor ? { lessor } : {}),
     };
   });
   return replyAfterProjection(request, reply, {
@@ -127,7 +173,15 @@ function noticeRoute(app: FastifyInstance) {
         request,
         reply,
         lease_id,
-        { given_by, received_on, reason: request.body.reason ?? null },
+        {
+          given_by,
+          received_on,
+          reason: request.body.reason ?? null,
+          sale: request.body.sale ?? null,
+          repossession: request.body.repossession ?? null,
+          acquired_occupied_on: request.body.acquired_occupied_on ?? null,
+          elderly_tenant: request.body.elderly_tenant ?? null,
+        },
         (id) => `/api/leases/${lease_id}/notices/${id}`,
       );
     },

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Sql } from "../../../platform/db.ts";
 import { tenantOf } from "../../../platform/http/auth.ts";
 import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
 import { updatedAnswers } from "../../../platform/http/responses.ts";
+import { readLeaseTerms } from "../../../queries/leaseCompliance.ts";
 import { leaseBody, leaseParams } from "../../../queries/leases.ts";
 import { rentSchema } from "../../../queries/leasesSchemas.ts";
+import { readEstateRentRegulation } from "../../../queries/rentRegulation.ts";
 import { rentChangeOf } from "../bodies.ts";
 import { freezeFacts, handleLease, noticeFacts, publishedIrlOf, tags, today, write } from "../handleLease.ts";
 import { statusSchema } from "../schemas.ts";
@@ -40,6 +43,13 @@ function statusRoute(app: FastifyInstance) {
   );
 }
 
+/** The zone of the lease's estate from its rent regulation; null: none recorded. */
+async function zoneOf(sql: Sql, tenantId: string, leaseId: string): Promise<boolean | null> {
+  const lease = await readLeaseTerms(sql, tenantId, leaseId);
+  if (!lease) return null;
+  return (await readEstateRentRegulation(sql, tenantId, lease.estate_id))?.high_demand_zone ?? null;
+}
+
 function rentRoute(app: FastifyInstance) {
   const { sql } = app.platform;
   app.withTypeProvider<ZodTypeProvider>().put(
@@ -58,6 +68,9 @@ function rentRoute(app: FastifyInstance) {
       const { lease_id } = request.params;
       const facts = await freezeFacts(sql, tenantOf(request), lease_id, request.body.effective_date);
       const published_irl = await publishedIrlOf(sql, request.body.index);
+      // A re-evaluation's cap depends on the zone (décret n° 2017-1198 art. 5).
+      const zone =
+        request.body.reason === "REEVALUATION" ? await zoneOf(sql, tenantOf(request), lease_id) : undefined;
       const rent = rentChangeOf(request.body);
       const result = await handleLease(request, lease_id, () => ({
         type: "ChangeRent",
@@ -65,6 +78,7 @@ function rentRoute(app: FastifyInstance) {
         rent,
         ...facts,
         published_irl,
+        ...(zone === undefined ? {} : { high_demand_zone: zone }),
       }));
       return replyWithResource(request, reply, 200, { id: lease_id, ...result, read: result.answer });
     },
