@@ -41,6 +41,11 @@ export const rentCallBody = z
       .strictObject({ days: z.number().int(), of_days: z.number().int() })
       .nullable()
       .describe("Days called out of the full period's days (first and last period), null for a full period"),
+    payment_reference: z
+      .string()
+      .describe(
+        "ISO 11649 creditor reference (RF) of the call, to quote on a transfer: how a bank line finds it",
+      ),
   })
   .meta({ id: "RentCall", description: "A rent call (avis d'échéance) of one period of a lease" });
 
@@ -99,7 +104,7 @@ const statusOn = (row: Row, today: string): CallStatus =>
 
 const CALL_SELECT = `id, lease_id, to_char(period_start, 'YYYY-MM-DD') AS period_start,
   to_char(period_end, 'YYYY-MM-DD') AS period_end, to_char(due_date, 'YYYY-MM-DD') AS due_date,
-  rent_amount, charges_amount, total_amount, paid_amount, status, prorated`;
+  rent_amount, charges_amount, total_amount, paid_amount, status, prorated, payment_reference`;
 
 function toCall(row: Row, today: string) {
   return {
@@ -114,6 +119,7 @@ function toCall(row: Row, today: string) {
     paid_amount: numberOf(row.paid_amount),
     status: statusOn(row, today),
     prorated: (row.prorated as { days: number; of_days: number } | null) ?? null,
+    payment_reference: String(row.payment_reference),
   };
 }
 
