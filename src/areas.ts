@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
+import { bankCommandRoutes } from "./commands/bank/index.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
@@ -58,6 +59,7 @@ import type { SubjectErasure } from "./platform/personalData/erasure.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
+import { bankProjections } from "./projections/bank/index.ts";
 import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
@@ -88,6 +90,7 @@ import { syndicBudgetsProjection } from "./projections/syndic.ts";
 import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
+import { bankQueries } from "./queries/bank/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactExport, contactQueries } from "./queries/contacts.ts";
@@ -425,4 +428,6 @@ export const areas: Area[] = [
     projections: [],
     jobs: [retentionJob],
   },
+  // Money in from the bank (DESIGN.md §7.7, docs/bank.md): accounts, statements, matching.
+  { name: "bank", routes: [...bankCommandRoutes, ...bankQueries], projections: bankProjections },
 ];

@@ -5,6 +5,8 @@
  * src/events must add its category here; test/platform/streamCategories.test.ts checks it.
  */
 export const STREAM_CATEGORIES = [
+  "bank_account",
+  "bank_ledger",
   "condition_report",
   "configuration",
   "contact",
