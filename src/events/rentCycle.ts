@@ -1,4 +1,4 @@
-import { cents } from "../law/money.ts";
+import { cents, toEuros } from "../law/money.ts";
 import type { PeriodFigures } from "../law/rentPeriods.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import { creditorReferenceFor } from "../platform/sepaIdentifiers.ts";
@@ -308,6 +308,22 @@ export const evolveAccount = (account: LeaseAccount, event: AccountEvent): Lease
 
 export const foldAccount = (events: readonly AccountEvent[]): LeaseAccount =>
   events.reduce(evolveAccount, emptyAccount());
+
+/** The reversing entry of a payment: every allocation it holds now and its unconsumed credit. */
+export const paymentCancellation = (
+  payment: AccountPayment,
+  leaseId: string,
+  reason: string,
+): PaymentCancelledData => ({
+  payment_id: payment.payment_id,
+  lease_id: leaseId,
+  reason,
+  reversed_allocations: payment.allocations.map((a) => ({
+    call_id: a.call_id,
+    amount: toEuros(a.amount_cents),
+  })),
+  reversed_credit: toEuros(payment.credit_cents),
+});
 
 /** What is still owed on a call, in cents. */
 export const remainingCents = (call: Pick<AccountCall, "paid_cents" | "total_cents">): number =>

@@ -542,3 +542,49 @@ export async function readRentHistories(sql: Sql, leaseIds: string[]) {
   }
   return out;
 }
+
+/** A call still owed, as a bank statement's matching needs it (src/commands/bank): who may pay it. */
+export interface CallToMatch {
+  call_id: string;
+  lease_id: string;
+  payment_reference: string;
+  due_date: string;
+  open_amount: number;
+  payers: { lessee_id: string; iban: string | null; name: string }[];
+}
+
+/** Every call of the tenant not fully paid, oldest due first, with its lease's lessees (IBAN, name). */
+export async function callsToMatch(sql: Sql, tenantId: string): Promise<CallToMatch[]> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT c.id, c.lease_id, c.payment_reference, to_char(c.due_date, 'YYYY-MM-DD') AS due_date,
+              (c.total_amount - c.paid_amount)::float8 AS open_amount,
+              coalesce((SELECT jsonb_agg(jsonb_build_object('lessee_id', l.id, 'iban', l.iban,
+                  'name', concat_ws(' ', l.first_name, l.last_name, l.legal_name)))
+                FROM lease_lessees ll JOIN lessees l ON l.tenant_id = ll.tenant_id AND l.id = ll.lessee_id
+                WHERE ll.tenant_id = c.tenant_id AND ll.lease_id = c.lease_id), '[]'::jsonb) AS payers
+       FROM rent_calls c WHERE c.tenant_id = $1 AND c.status <> 'PAID'
+       ORDER BY c.due_date, c.period_start, c.id`,
+      [tenantId],
+    ),
+  );
+  return rows.map((r) => ({
+    call_id: String(r.id),
+    lease_id: String(r.lease_id),
+    payment_reference: String(r.payment_reference),
+    due_date: String(r.due_date),
+    open_amount: Number(r.open_amount),
+    payers: r.payers as CallToMatch["payers"],
+  }));
+}
+
+/** The lease of each call of `ids` the tenant has (absent ids are left out). */
+export async function leasesOfCalls(sql: Sql, tenantId: string, ids: string[]): Promise<Map<string, string>> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT id, lease_id FROM rent_calls WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
+      tenantId,
+      ids,
+    ]),
+  );
+  return new Map(rows.map((r) => [String(r.id), String(r.lease_id)]));
+}

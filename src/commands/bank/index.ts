@@ -1,4 +1,5 @@
 import { bankAccountCommandRoutes } from "./accounts.ts";
+import { statementRoutes } from "./statements.ts";
 
-/** The bank area's write side (docs/bank.md): bank accounts, statement imports and matching. */
-export const bankCommandRoutes = [bankAccountCommandRoutes];
+/** The bank area's write side (docs/bank.md): bank accounts, statement imports and the queue. */
+export const bankCommandRoutes = [bankAccountCommandRoutes, statementRoutes];

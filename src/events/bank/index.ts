@@ -137,13 +137,29 @@ export type LedgerEvent =
       type: "BankLineUnmatched";
       data: { bank_account_id: string; line_id: string; reason: string; cancelled: LineMatch[] };
     }
-  | { type: "BankLineIgnored"; data: { bank_account_id: string; line_id: string } };
+  | { type: "BankLineIgnored"; data: { bank_account_id: string; line_id: string } }
+  | {
+      /**
+       * An R-transaction (return, reject, refund) names a matched credit: its payments are
+       * cancelled with the ISO reason, the calls are due again, no fee is charged (loi n° 89-462
+       * art. 4 p). The return line counts as matched (it is accounted for), the original stays matched.
+       */
+      type: "BankLineReturned";
+      data: {
+        bank_account_id: string;
+        line_id: string;
+        original_line_id: string;
+        reason_code: string;
+        cancelled: LineMatch[];
+      };
+    };
 
 export const ledgerEventTypes = [
   "BankStatementImported",
   "BankLineMatched",
   "BankLineUnmatched",
   "BankLineIgnored",
+  "BankLineReturned",
 ] as const satisfies readonly LedgerEvent["type"][];
 
 export interface LedgerLine extends BankLineData {
@@ -151,6 +167,9 @@ export interface LedgerLine extends BankLineData {
   matches: LineMatch[];
   /** How many times it was matched: the round names the payments of the next match. */
   rounds: number;
+  /** The R-transaction that returned it (its payments cancelled), or the credit a return line returns. */
+  returned_by: string | null;
+  returns: string | null;
 }
 
 export interface Ledger {
@@ -171,7 +190,14 @@ export function evolveLedger(ledger: Ledger, event: LedgerEvent): Ledger {
       // Mutated in place: a statement of 10,000 lines copies the map once, not once per line.
       const lines = { ...ledger.lines };
       for (const l of event.data.lines)
-        lines[l.line_id] = { ...l, status: "UNMATCHED", matches: [], rounds: 0 };
+        lines[l.line_id] = {
+          ...l,
+          status: "UNMATCHED",
+          matches: [],
+          rounds: 0,
+          returned_by: null,
+          returns: null,
+        };
       return { lines, statements: ledger.statements + 1 };
     }
     case "BankLineMatched":
@@ -185,6 +211,11 @@ export function evolveLedger(ledger: Ledger, event: LedgerEvent): Ledger {
       return withLine(ledger, event.data.line_id, (l) => ({ ...l, status: "UNMATCHED", matches: [] }));
     case "BankLineIgnored":
       return withLine(ledger, event.data.line_id, (l) => ({ ...l, status: "IGNORED" }));
+    case "BankLineReturned": {
+      const { line_id, original_line_id } = event.data;
+      const marked = withLine(ledger, original_line_id, (l) => ({ ...l, returned_by: line_id }));
+      return withLine(marked, line_id, (l) => ({ ...l, status: "MATCHED", returns: original_line_id }));
+    }
     default: {
       const unknown: never = event;
       return unknown;
@@ -192,8 +223,16 @@ export function evolveLedger(ledger: Ledger, event: LedgerEvent): Ledger {
   }
 }
 
-/** What the matched credits of a ledger add up to, in cents (the property tests' side of the sum). */
+const partsCents = (l: LedgerLine) => l.matches.reduce((t, m) => t + cents(m.amount), 0);
+
+/** What the matched credits of a ledger add up to, in cents (returned ones included). */
 export const matchedCents = (ledger: Ledger): number =>
   Object.values(ledger.lines)
     .filter((l) => l.status === "MATCHED")
-    .reduce((s, l) => s + l.matches.reduce((t, m) => t + cents(m.amount), 0), 0);
+    .reduce((s, l) => s + partsCents(l), 0);
+
+/** What returns took back of matched credits, in cents. */
+export const returnedCents = (ledger: Ledger): number =>
+  Object.values(ledger.lines)
+    .filter((l) => l.status === "MATCHED" && l.returned_by)
+    .reduce((s, l) => s + partsCents(l), 0);
