@@ -211,6 +211,25 @@ describe.each(databaseKinds)("bank statements on %s", (kind) => {
     expect(paid).toBe(matchedCredits);
     expect(matchedCredits).toBe(510000);
 
+    // A return (camt.054, AC04) of February's transfer: its payment cancelled, the call due again, no fee.
+    const returned = await upload(account, sample("camt054-return-ac04.xml"));
+    expect(returned.json()).toMatchObject({
+      format: "CAMT054",
+      lines: 1,
+      new_lines: 1,
+      matched: 1,
+      unmatched: 0,
+    });
+    expect(await balance(a)).toBe(850);
+    expect((await call(a, "2025-02-01")).paid_amount).toBe(0);
+    const [{ reason }] = await t.sql.query(
+      `SELECT cancel_reason AS reason FROM lease_payments WHERE tenant_id = $1 AND lease_id = $2 AND status = 'CANCELLED'`,
+      [t.tenant.id, a],
+    );
+    expect(reason).toBe("Bank return AC04");
+    expect((await upload(account, sample("camt054-return-ac04.xml"))).json()).toMatchObject({ new_lines: 0 });
+    expect(await balance(a)).toBe(850);
+
     // Another tenant sees none of it.
     expect((await t.request("GET", `/api/bank-accounts/${account}/lines`, { as: t.other })).statusCode).toBe(
       404,

@@ -1,3 +1,4 @@
+import type { Ledger, LedgerEvent } from "../../events/bank/index.ts";
 import {
   type AccountCall,
   type AccountEvent,
@@ -95,3 +96,47 @@ export const bankPaymentDecider: Decider<LeaseAccount, BankPaymentCommand, Accou
     }
   },
 };
+
+/**
+ * What the ledger's new events do to the lease accounts: payments recorded for matches, cancelled
+ * for undos and returns (a return's reason keeps its ISO code; no fee goes with it: loi n° 89-462
+ * art. 4 p). One command per lease account and reason.
+ */
+export function settlementOf(events: readonly LedgerEvent[], ledger: Ledger): BankPaymentCommand[] {
+  const record = new Map<string, LinePayment[]>();
+  const cancel = new Map<string, { lease_id: string; reason: string; payment_ids: string[] }>();
+  for (const e of events) {
+    if (e.type === "BankLineMatched") {
+      const line = ledger.lines[e.data.line_id];
+      for (const m of e.data.matches) {
+        const list = record.get(m.lease_id) ?? [];
+        list.push({
+          payment_id: m.payment_id,
+          rent_call_id: m.rent_call_id,
+          amount: m.amount,
+          paid_on: line.booked_on,
+          bank_account_id: e.data.bank_account_id,
+          bank_line_id: e.data.line_id,
+        });
+        record.set(m.lease_id, list);
+      }
+    } else if (e.type === "BankLineUnmatched" || e.type === "BankLineReturned") {
+      const reason =
+        e.type === "BankLineReturned" ? `Bank return ${e.data.reason_code}` : "Bank line unmatched";
+      for (const m of e.data.cancelled) {
+        const key = `${m.lease_id} ${reason}`;
+        const entry = cancel.get(key) ?? { lease_id: m.lease_id, reason, payment_ids: [] };
+        entry.payment_ids.push(m.payment_id);
+        cancel.set(key, entry);
+      }
+    }
+  }
+  return [
+    ...[...record].map(([lease_id, payments]) => ({
+      type: "RecordLinePayments" as const,
+      lease_id,
+      payments,
+    })),
+    ...[...cancel.values()].map((c) => ({ type: "CancelLinePayments" as const, ...c })),
+  ];
+}

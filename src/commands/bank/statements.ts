@@ -28,7 +28,7 @@ import { bankLineBody, readBankLine } from "../../queries/bank/index.ts";
 import { callsToMatch, leasesOfCalls } from "../../queries/rentCycle.ts";
 import { type LedgerCommand, ledgerDecider } from "./ledger.ts";
 import { parseStatement } from "./parsers/index.ts";
-import { bankPaymentDecider, type LinePayment } from "./payments.ts";
+import { bankPaymentDecider, settlementOf } from "./payments.ts";
 
 /**
  * Statements and the queue (DESIGN.md §7.7, docs/bank.md): import, match, unmatch, ignore. Each
@@ -45,47 +45,11 @@ const runLedger = (request: FastifyRequest, accountId: string, command: LedgerCo
   });
 
 /**
- * Payments recorded for the matches and cancelled for the undone ones, one command per lease account.
- * Returns the positions of the appends (the answer waits for them: read-your-writes on the calls).
+ * Settles the ledger's events on the lease accounts (one command each, `settlementOf`). Returns the
+ * positions of the appends (the answer waits for them: read-your-writes on the calls).
  */
 export async function settle(request: FastifyRequest, events: readonly LedgerEvent[], ledger: Ledger) {
-  const record = new Map<string, LinePayment[]>();
-  const cancel = new Map<string, { lease_id: string; reason: string; payment_ids: string[] }>();
-  for (const e of events) {
-    if (e.type === "BankLineMatched") {
-      const line = ledger.lines[e.data.line_id];
-      for (const m of e.data.matches) {
-        const list = record.get(m.lease_id) ?? [];
-        list.push({
-          payment_id: m.payment_id,
-          rent_call_id: m.rent_call_id,
-          amount: m.amount,
-          paid_on: line.booked_on,
-          bank_account_id: e.data.bank_account_id,
-          bank_line_id: e.data.line_id,
-        });
-        record.set(m.lease_id, list);
-      }
-    } else if (e.type === "BankLineUnmatched" || e.type === "BankLineReturned") {
-      // A return's reason keeps its ISO code; no fee goes with it (loi n° 89-462 art. 4 p).
-      const reason =
-        e.type === "BankLineReturned" ? `Bank return ${e.data.reason_code}` : "Bank line unmatched";
-      for (const m of e.data.cancelled) {
-        const key = `${m.lease_id} ${reason}`;
-        const entry = cancel.get(key) ?? { lease_id: m.lease_id, reason, payment_ids: [] };
-        entry.payment_ids.push(m.payment_id);
-        cancel.set(key, entry);
-      }
-    }
-  }
-  const commands = [
-    ...[...record].map(([lease_id, payments]) => ({
-      type: "RecordLinePayments" as const,
-      lease_id,
-      payments,
-    })),
-    ...[...cancel.values()].map((c) => ({ type: "CancelLinePayments" as const, ...c })),
-  ];
+  const commands = settlementOf(events, ledger);
   const results = await mapLimit(commands, 8, (c) =>
     handleCommand(request, leaseAccountStream(c.lease_id), bankPaymentDecider, c),
   );
@@ -169,7 +133,10 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
       await waitForAll(request, await settle(request, result.events, result.state));
       const imported = result.events.find((e) => e.type === "BankStatementImported");
       const new_lines = imported?.type === "BankStatementImported" ? imported.data.lines.length : 0;
-      const matched = result.events.filter((e) => e.type === "BankLineMatched").length;
+      // A return that found its credit is accounted for, as a match is.
+      const matched = result.events.filter(
+        (e) => e.type === "BankLineMatched" || e.type === "BankLineReturned",
+      ).length;
       return replyAfterProjection(request, reply, {
         position: result.position,
         status: 201,
