@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { paymentReferenceOf, rentCallId } from "../../src/events/rentCycle.ts";
+import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { bankProjections } from "../../src/projections/bank/index.ts";
+import { rentCycleProjection } from "../../src/projections/rentCycle.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { multipartForm } from "../support/multipart.ts";
 import { createTestApp, eventCount, type TestApp, type TestTenant } from "../support/testApp.ts";
@@ -229,6 +232,20 @@ describe.each(databaseKinds)("bank statements on %s", (kind) => {
     expect(reason).toBe("Bank return AC04");
     expect((await upload(account, sample("camt054-return-ac04.xml"))).json()).toMatchObject({ new_lines: 0 });
     expect(await balance(a)).toBe(850);
+
+    // Replaying the log gives the same lines and the same accounts, to the cent.
+    const views = () =>
+      Promise.all(
+        [
+          `/api/bank-accounts/${account}/lines?limit=1000`,
+          `/api/leases/${a}/account`,
+          `/api/leases/${b}/account`,
+        ].map(async (url) => (await t.request("GET", url)).json()),
+      );
+    const live = await views();
+    for (const projection of [...bankProjections, rentCycleProjection])
+      await rebuildProjection(t.sql, t.service.platform.store, projection);
+    expect(await views()).toEqual(live);
 
     // Another tenant sees none of it.
     expect((await t.request("GET", `/api/bank-accounts/${account}/lines`, { as: t.other })).statusCode).toBe(
