@@ -86,7 +86,7 @@ function importStatement(
   const ids = lineIdentities(c.bank_account_id, c.lines);
   const decide = matcher(c.calls);
   const fresh: BankLineData[] = [];
-  const matched: LedgerEvent[] = [];
+  const returns: LedgerEvent[] = [];
   const taken = new Set<string>();
   // Lines of the file matched above, for a return further down the same file.
   const here: LedgerLine[] = [];
@@ -96,14 +96,14 @@ function importStatement(
     if (ledger.lines[line_id] || taken.has(line_id)) return;
     taken.add(line_id);
     if (line.return_reason && cents(line.amount) < 0) {
-      fresh.push({ ...line, line_id, proposals: [] });
+      fresh.push({ ...line, line_id, proposals: [], sure: null });
       const original = originalOf(
         line,
         [...Object.values(ledger.lines), ...here].filter((l) => !returned.has(l.line_id)),
       );
       if (!original) return;
       returned.add(original.line_id);
-      matched.push({
+      returns.push({
         type: "BankLineReturned",
         data: {
           bank_account_id: c.bank_account_id,
@@ -116,8 +116,10 @@ function importStatement(
       return;
     }
     const { match, proposals } = decide(line);
-    fresh.push({ ...line, line_id, proposals });
-    if (!match) return;
+    if (!match) {
+      fresh.push({ ...line, line_id, proposals, sure: null });
+      return;
+    }
     const matches = [
       {
         rent_call_id: match.rent_call_id,
@@ -126,14 +128,14 @@ function importStatement(
         payment_id: paymentIdOf(line_id, 1, match.rent_call_id),
       },
     ];
-    matched.push({
-      type: "BankLineMatched",
-      data: { bank_account_id: c.bank_account_id, line_id, reason: match.reason, matches },
-    });
+    // In the import's own event: a statement of 10,000 sure matches is one event, not 10,001.
+    const sure = { reason: match.reason, matches };
+    fresh.push({ ...line, line_id, proposals, sure });
     here.push({
       ...line,
       line_id,
       proposals,
+      sure,
       status: "MATCHED",
       matches,
       rounds: 1,
@@ -152,7 +154,7 @@ function importStatement(
         lines: fresh,
       },
     },
-    ...matched,
+    ...returns,
   ];
 }
 

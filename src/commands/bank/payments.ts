@@ -1,4 +1,4 @@
-import type { Ledger, LedgerEvent } from "../../events/bank/index.ts";
+import type { Ledger, LedgerEvent, LineMatch } from "../../events/bank/index.ts";
 import {
   type AccountCall,
   type AccountEvent,
@@ -105,21 +105,26 @@ export const bankPaymentDecider: Decider<LeaseAccount, BankPaymentCommand, Accou
 export function settlementOf(events: readonly LedgerEvent[], ledger: Ledger): BankPaymentCommand[] {
   const record = new Map<string, LinePayment[]>();
   const cancel = new Map<string, { lease_id: string; reason: string; payment_ids: string[] }>();
+  const pay = (accountId: string, lineId: string, matches: readonly LineMatch[]) => {
+    const line = ledger.lines[lineId];
+    for (const m of matches) {
+      const list = record.get(m.lease_id) ?? [];
+      list.push({
+        payment_id: m.payment_id,
+        rent_call_id: m.rent_call_id,
+        amount: m.amount,
+        paid_on: line.booked_on,
+        bank_account_id: accountId,
+        bank_line_id: lineId,
+      });
+      record.set(m.lease_id, list);
+    }
+  };
   for (const e of events) {
-    if (e.type === "BankLineMatched") {
-      const line = ledger.lines[e.data.line_id];
-      for (const m of e.data.matches) {
-        const list = record.get(m.lease_id) ?? [];
-        list.push({
-          payment_id: m.payment_id,
-          rent_call_id: m.rent_call_id,
-          amount: m.amount,
-          paid_on: line.booked_on,
-          bank_account_id: e.data.bank_account_id,
-          bank_line_id: e.data.line_id,
-        });
-        record.set(m.lease_id, list);
-      }
+    if (e.type === "BankStatementImported") {
+      for (const l of e.data.lines) if (l.sure) pay(e.data.bank_account_id, l.line_id, l.sure.matches);
+    } else if (e.type === "BankLineMatched") {
+      pay(e.data.bank_account_id, e.data.line_id, e.data.matches);
     } else if (e.type === "BankLineUnmatched" || e.type === "BankLineReturned") {
       const reason =
         e.type === "BankLineReturned" ? `Bank return ${e.data.reason_code}` : "Bank line unmatched";

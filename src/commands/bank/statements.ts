@@ -132,11 +132,12 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
       });
       await waitForAll(request, await settle(request, result.events, result.state));
       const imported = result.events.find((e) => e.type === "BankStatementImported");
-      const new_lines = imported?.type === "BankStatementImported" ? imported.data.lines.length : 0;
-      // A return that found its credit is accounted for, as a match is.
-      const matched = result.events.filter(
-        (e) => e.type === "BankLineMatched" || e.type === "BankLineReturned",
-      ).length;
+      const fresh = imported?.type === "BankStatementImported" ? imported.data.lines : [];
+      const new_lines = fresh.length;
+      // A return that found its credit is accounted for, as a sure match is.
+      const matched =
+        fresh.filter((l) => l.sure).length +
+        result.events.filter((e) => e.type === "BankLineReturned").length;
       return replyAfterProjection(request, reply, {
         position: result.position,
         status: 201,

@@ -106,6 +106,8 @@ export interface Proposal {
 export interface BankLineData extends ParsedLine {
   line_id: string;
   proposals: Proposal[];
+  /** The sure match decided with the import (reference, or IBAN and amount), if any. */
+  sure: { reason: MatchReason; matches: LineMatch[] } | null;
 }
 
 export interface LineMatch {
@@ -192,9 +194,9 @@ export function evolveLedger(ledger: Ledger, event: LedgerEvent): Ledger {
       for (const l of event.data.lines)
         lines[l.line_id] = {
           ...l,
-          status: "UNMATCHED",
-          matches: [],
-          rounds: 0,
+          status: l.sure ? "MATCHED" : "UNMATCHED",
+          matches: l.sure?.matches ?? [],
+          rounds: l.sure ? 1 : 0,
           returned_by: null,
           returns: null,
         };

@@ -86,20 +86,31 @@ describe("importing a statement", () => {
       line({ counterparty_name: "MME DUPONT", amount: 850, entry_ref: "E3", booked_on: "2025-01-08" }),
     ];
     const events = spec.given([]).when(importing(lines)).thenEvents();
-    const [imported, byRef, byIban] = events;
+    const [imported] = events;
     const ids = lineIdentities(ACCOUNT, lines);
-    expect(events.map((e) => e.type)).toEqual([
-      "BankStatementImported",
-      "BankLineMatched",
-      "BankLineMatched",
-    ]);
-    expect(byRef).toMatchObject({
-      data: { line_id: ids[0], reason: "PAYMENT_REFERENCE", matches: [{ rent_call_id: feb, amount: 850 }] },
+    // One event: the sure matches travel with the lines they match.
+    expect(events.map((e) => e.type)).toEqual(["BankStatementImported"]);
+    const fresh = imported.type === "BankStatementImported" ? imported.data.lines : [];
+    expect(fresh.map((l) => l.line_id)).toEqual(ids);
+    expect(fresh[0].sure).toMatchObject({
+      reason: "PAYMENT_REFERENCE",
+      matches: [{ rent_call_id: feb, amount: 850 }],
     });
     // February is taken by the first line: the IBAN's exact amount is January's.
-    expect(byIban).toMatchObject({
-      data: { line_id: ids[1], reason: "IBAN_AMOUNT", matches: [{ rent_call_id: jan }] },
-    });
+    expect(fresh[1].sure).toMatchObject({ reason: "IBAN_AMOUNT", matches: [{ rent_call_id: jan }] });
+    expect(fresh[2].sure).toBeNull();
+    const ledger = events.reduce(evolveLedger, emptyLedger());
+    expect(ledger.lines[ids[0]].status).toBe("MATCHED");
+    expect(settlementOf(events, ledger)).toEqual([
+      expect.objectContaining({
+        type: "RecordLinePayments",
+        lease_id: LEASE,
+        payments: [
+          expect.objectContaining({ rent_call_id: feb }),
+          expect.objectContaining({ rent_call_id: jan }),
+        ],
+      }),
+    ]);
     // Both calls are now taken in this statement: nothing left to propose for the third.
     expect(imported.type === "BankStatementImported" && imported.data.lines[2].proposals).toEqual([]);
     const alone = spec
