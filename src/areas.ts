@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
-import { bankCommandRoutes } from "./commands/bank/index.ts";
+import { bankCommandRoutes, bankSettlementLoop } from "./commands/bank/index.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
@@ -429,5 +429,10 @@ export const areas: Area[] = [
     jobs: [retentionJob],
   },
   // Money in from the bank (DESIGN.md §7.7, docs/bank.md): accounts, statements, matching.
-  { name: "bank", routes: [...bankCommandRoutes, ...bankQueries], projections: bankProjections },
+  {
+    name: "bank",
+    routes: [...bankCommandRoutes, ...bankQueries],
+    projections: bankProjections,
+    loops: [bankSettlementLoop],
+  },
 ];

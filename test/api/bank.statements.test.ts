@@ -1,10 +1,16 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ledgerDecider } from "../../src/commands/bank/ledger.ts";
+import { settleLeftovers } from "../../src/commands/bank/settleLoop.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
+import { bankLedgerStream } from "../../src/events/bank/index.ts";
 import { paymentReferenceOf, rentCallId } from "../../src/events/rentCycle.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { runCommand } from "../../src/platform/runCommand.ts";
 import { bankProjections } from "../../src/projections/bank/index.ts";
 import { rentCycleProjection } from "../../src/projections/rentCycle.ts";
+import { callsToMatch } from "../../src/queries/rentCycle.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { multipartForm } from "../support/multipart.ts";
 import { createTestApp, eventCount, type TestApp, type TestTenant } from "../support/testApp.ts";
@@ -274,5 +280,59 @@ describe.each(databaseKinds)("bank statements on %s", (kind) => {
     }
     expect(bad[2].json().details[0].field).toBe("format");
     expect(await eventCount(t)).toBe(before);
+  });
+
+  it("a match the ledger recorded but a stopped process did not settle is paid by the settlement loop, once", async () => {
+    const payer = await lessee({ first_name: "Léa", last_name: "Garnier", email: "lea.garnier@example.fr" });
+    const lease = await activeLease(payer);
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await issueRentCalls(deps, { today: "2025-01-15", tenantId: t.tenant.id });
+    const account = (
+      await t.request("POST", "/api/bank-accounts", {
+        body: { label: "Reprise", iban: "FR7630006000011234567890189" },
+      })
+    ).json().id as string;
+    const call = rentCallId(lease, "2025-01-01");
+    // The ledger's append alone, as a process stopped right after it would leave it.
+    const metadata = {
+      tenant_id: t.tenant.id,
+      actor_key_id: null,
+      correlation_id: "crash",
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+    };
+    const written = await runCommand(
+      { store: deps.store, tenant_id: t.tenant.id, metadata },
+      bankLedgerStream(account),
+      ledgerDecider,
+      {
+        type: "ImportStatement",
+        bank_account_id: account,
+        statement_id: "00000000-0000-4000-8000-00000000c4a5",
+        format: "CAMT053",
+        lines: [
+          {
+            booked_on: "2025-01-06",
+            amount: 850,
+            label: "VIR",
+            counterparty_name: null,
+            counterparty_iban: null,
+            reference: paymentReferenceOf(call),
+            entry_ref: "CRASH1",
+            return_reason: null,
+          },
+        ],
+        calls: await callsToMatch(t.sql, t.tenant.id),
+      },
+    );
+    await t.service.platform.projections.waitFor(written.position as never);
+    expect(await balance(lease)).toBe(850);
+    expect(await settleLeftovers(deps, 0)).toBe(1);
+    await eventually(
+      async () => balance(lease),
+      (b) => b === 0,
+    );
+    expect(await settleLeftovers(deps, 0)).toBe(0);
+    expect(await balance(lease)).toBe(0);
   });
 });

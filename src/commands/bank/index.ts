@@ -1,4 +1,7 @@
 import { bankAccountCommandRoutes } from "./accounts.ts";
+
+export { bankSettlementLoop } from "./settleLoop.ts";
+
 import { statementRoutes } from "./statements.ts";
 
 /** The bank area's write side (docs/bank.md): bank accounts, statement imports and the queue. */

@@ -121,3 +121,31 @@ async function bankLineRoutes(app: FastifyInstance): Promise<void> {
 }
 
 export const bankQueries = [resourceQueryRoutes(bankAccountResource), bankLineRoutes];
+
+/**
+ * Parts of matched lines whose payment the lease account does not hold, matched more than
+ * `olderThanSeconds` ago (the route settles at once; this is what a stopped process left). Every
+ * tenant's: for the settlement loop of the worker role.
+ */
+export async function unsettledMatches(sql: Sql, limit: number, olderThanSeconds = 30) {
+  return sql.query<{
+    tenant_id: string;
+    bank_account_id: string;
+    line_id: string;
+    booked_on: string;
+    lease_id: string;
+    rent_call_id: string;
+    payment_id: string;
+    amount: number;
+  }>(
+    `SELECT b.tenant_id::text, b.bank_account_id::text, b.id::text AS line_id,
+            to_char(b.booked_on, 'YYYY-MM-DD') AS booked_on, m.lease_id::text, m.rent_call_id::text,
+            m.payment_id::text, m.amount::float8 AS amount
+       FROM bank_lines b
+       CROSS JOIN LATERAL jsonb_to_recordset(b.matches) AS m(lease_id uuid, rent_call_id uuid, payment_id uuid, amount numeric)
+      WHERE b.status = 'MATCHED' AND b.updated_at < now() - make_interval(secs => $2)
+        AND NOT EXISTS (SELECT 1 FROM lease_payments p WHERE p.id = m.payment_id)
+      ORDER BY b.updated_at LIMIT $1`,
+    [limit, olderThanSeconds],
+  );
+}
