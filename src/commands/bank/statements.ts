@@ -50,7 +50,7 @@ const runLedger = (request: FastifyRequest, accountId: string, command: LedgerCo
  */
 export async function settle(request: FastifyRequest, events: readonly LedgerEvent[], ledger: Ledger) {
   const commands = settlementOf(events, ledger);
-  const results = await mapLimit(commands, 8, (c) =>
+  const results = await mapLimit(commands, 16, (c) =>
     handleCommand(request, leaseAccountStream(c.lease_id), bankPaymentDecider, c),
   );
   return results.map((r) => r.position).filter((p): p is Position => p !== null);
