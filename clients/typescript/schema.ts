@@ -4702,6 +4702,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/sepa-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SEPA mandates of a lease, by signature date
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdSepaMandates"];
+        put?: never;
+        /**
+         * Record a SEPA Direct Debit mandate signed by a lessee of the lease (its RUM derived, sequence FRST)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdSepaMandates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leases/{lease_id}/sepa-mandates/{mandate_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a mandate (the payer's request): no collection may use it again
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postLeasesByLeaseIdSepaMandatesByMandateIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bank-accounts/{bank_account_id}/history": {
         parameters: {
             query?: never;
@@ -4821,6 +4869,17 @@ export interface components {
             /** @description SEPA creditor identifier (ICS in France) */
             creditor_id?: string | null;
             csv_mapping?: components["schemas"]["BankCsvMappingInput"] | null;
+        };
+        NewSepaMandateInput: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lessee_id: string;
+            iban: string;
+            bic?: string | null;
+            /** Format: date */
+            signed_on: string;
         };
         BankLineMatchInput: {
             matches: {
@@ -5745,43 +5804,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description A line of an imported bank statement */
-        BankLine: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            booked_on: string;
-            /** @description Positive a credit, negative a debit */
-            amount: number;
-            label: string;
-            counterparty_name: string | null;
-            counterparty_iban: string | null;
-            reference: string | null;
-            /** @description ISO reason code of an R-transaction (AC04, AM04, MD06...) */
-            return_reason: string | null;
-            /** @enum {string} */
-            status: "UNMATCHED" | "MATCHED" | "IGNORED";
-            matches: {
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                rent_call_id: string;
-                amount: number;
-            }[];
-            proposals: {
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                rent_call_id: string;
-                amount: number;
-                /** @enum {string} */
-                reason: "PAYMENT_REFERENCE" | "IBAN_AMOUNT" | "NAME_AMOUNT" | "MANUAL";
-            }[];
-        };
         /** @description A rent call (avis d'échéance) of one period of a lease */
         RentCall: {
             /**
@@ -5880,6 +5902,76 @@ export interface components {
             /** @description Payments not yet allocated to a call */
             credit: number;
             entries: components["schemas"]["AccountEntry"][];
+        };
+        SepaMandate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lessee_id: string;
+            /** @description Unique mandate reference (référence unique de mandat) */
+            rum: string;
+            iban: string;
+            bic: string | null;
+            signed_on: string;
+            /**
+             * @description LAPSED: unused for 36 months
+             * @enum {string}
+             */
+            status: "ACTIVE" | "REVOKED" | "LAPSED";
+            /**
+             * @description FRST until its first collection, then RCUR
+             * @enum {string}
+             */
+            sequence: "FRST" | "RCUR";
+            revoked_on: string | null;
+        };
+        /** @description A line of an imported bank statement */
+        BankLine: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            booked_on: string;
+            /** @description Positive a credit, negative a debit */
+            amount: number;
+            label: string;
+            counterparty_name: string | null;
+            counterparty_iban: string | null;
+            reference: string | null;
+            /** @description ISO reason code of an R-transaction (AC04, AM04, MD06...) */
+            return_reason: string | null;
+            /** @enum {string} */
+            status: "UNMATCHED" | "MATCHED" | "IGNORED";
+            matches: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                amount: number;
+            }[];
+            proposals: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                amount: number;
+                /** @enum {string} */
+                reason: "PAYMENT_REFERENCE" | "IBAN_AMOUNT" | "NAME_AMOUNT" | "MANUAL";
+            }[];
         };
         StatementImport: {
             /**
@@ -8621,7 +8713,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines, sepa_mandates */
                     projection: string;
                 };
             };
@@ -20558,6 +20650,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BankLine"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdSepaMandates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SepaMandate"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdSepaMandates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSepaMandateInput"];
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SepaMandate"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postLeasesByLeaseIdSepaMandatesByMandateIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                lease_id: string;
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SepaMandate"];
                 };
             };
             /** @description Accepted: written, not yet readable; GET the Location later */

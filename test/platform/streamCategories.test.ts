@@ -8,7 +8,10 @@ describe("stream categories", () => {
   it("lists every category a stream function of src/events names, and no other", () => {
     const dir = join(import.meta.dirname, "../../src/events");
     const named = new Set<string>();
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    // Areas shaped as folders (src/events/bank/) too.
+    for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) =>
+      f.endsWith(".ts"),
+    )) {
       for (const [, category] of readFileSync(join(dir, file), "utf8").matchAll(/`([a-z_]+)-\$\{/g))
         named.add(category);
     }

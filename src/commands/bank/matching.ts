@@ -63,3 +63,18 @@ export function matcher(calls: readonly CallToMatch[]) {
     return { match: null, proposals };
   };
 }
+
+/** A lessee with no IBAN stored pays with the IBAN of their active mandate on the lease, if any. */
+export function withMandateIbans(
+  calls: readonly CallToMatch[],
+  mandates: ReadonlyMap<string, readonly { lessee_id: string; iban: string }[]>,
+): CallToMatch[] {
+  return calls.map((c) => {
+    const signed = mandates.get(c.lease_id);
+    if (!signed) return c;
+    const payers = c.payers.map((p) =>
+      p.iban ? p : { ...p, iban: signed.find((m) => m.lessee_id === p.lessee_id)?.iban ?? null },
+    );
+    return { ...c, payers };
+  });
+}

@@ -25,8 +25,10 @@ import { mapLimit } from "../../platform/mapLimit.ts";
 import { readResource } from "../../platform/resource/read.ts";
 import { streamCachesPerStore } from "../../platform/streamCache.ts";
 import { bankLineBody, readBankLine } from "../../queries/bank/index.ts";
+import { mandateIbans } from "../../queries/bank/mandates.ts";
 import { callsToMatch, leasesOfCalls } from "../../queries/rentCycle.ts";
 import { type LedgerCommand, ledgerDecider } from "./ledger.ts";
+import { withMandateIbans } from "./matching.ts";
 import { parseStatement } from "./parsers/index.ts";
 import { bankPaymentDecider, settlementOf } from "./payments.ts";
 
@@ -121,7 +123,7 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
         (account.body.csv_mapping as CsvMapping | null) ?? null,
       );
       const statement_id = newResourceId(request);
-      const calls = await callsToMatch(sql, tenant);
+      const calls = withMandateIbans(await callsToMatch(sql, tenant), await mandateIbans(sql, tenant));
       const result = await runLedger(request, bank_account_id, {
         type: "ImportStatement",
         bank_account_id,

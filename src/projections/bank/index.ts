@@ -1,6 +1,13 @@
 import { bankAccountResource, type LedgerEvent, ledgerEventTypes } from "../../events/bank/index.ts";
+import { type MandateEvent, mandateEventTypes } from "../../events/bank/mandates.ts";
 import type { Sql } from "../../platform/db.ts";
-import { eventsOf, type Projection, type Row, tenantPolicy } from "../../platform/projections/projection.ts";
+import {
+  eventsOf,
+  type Projection,
+  type Row,
+  rowProjection,
+  tenantPolicy,
+} from "../../platform/projections/projection.ts";
 import { resourceProjection } from "../../platform/resource/projection.ts";
 
 /**
@@ -103,4 +110,56 @@ const bankLinesProjection: Projection = {
   },
 };
 
-export const bankProjections = [resourceProjection(bankAccountResource), bankLinesProjection];
+/** `sepa_mandates`: one row per mandate (status and sequence derived on the day by the queries). */
+const MANDATE_COLUMNS = [
+  "tenant_id",
+  "id",
+  "lease_id",
+  "lessee_id",
+  "rum",
+  "iban",
+  "bic",
+  "signed_on",
+  "last_used_on",
+  "revoked_on",
+];
+const mandatesProjection = rowProjection<MandateEvent>({
+  name: "sepa_mandates",
+  version: 1,
+  table: "sepa_mandates",
+  columns: MANDATE_COLUMNS,
+  schema: `
+CREATE TABLE sepa_mandates (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  lease_id uuid NOT NULL,
+  lessee_id uuid NOT NULL,
+  rum text NOT NULL,
+  iban text NOT NULL,
+  bic text,
+  signed_on date NOT NULL,
+  last_used_on date,
+  revoked_on date
+);
+CREATE INDEX sepa_mandates_lease ON sepa_mandates (tenant_id, lease_id);
+${tenantPolicy("sepa_mandates")}`,
+  handles: mandateEventTypes,
+  idOf: (e) => e.data.mandate_id,
+  creates: ["SepaMandateSigned"],
+  evolve: (row, e) => {
+    switch (e.type) {
+      case "SepaMandateSigned": {
+        const { mandate_id, ...rest } = e.data;
+        return { ...rest, id: mandate_id, last_used_on: null, revoked_on: null };
+      }
+      case "SepaMandateRevoked":
+        return row ? { ...row, revoked_on: e.data.revoked_on } : row;
+    }
+  },
+});
+
+export const bankProjections = [
+  resourceProjection(bankAccountResource),
+  bankLinesProjection,
+  mandatesProjection,
+];

@@ -11,6 +11,7 @@ import { uuid } from "../../platform/http/schemas.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import { resourceExists } from "../../platform/resource/read.ts";
 import { resourceQueryRoutes } from "../../platform/resource/routes.ts";
+import { mandateQueries } from "./mandates.ts";
 
 /** The bank area's read side (docs/bank.md): accounts and their statement lines (FinanceRead). */
 
@@ -120,7 +121,7 @@ async function bankLineRoutes(app: FastifyInstance): Promise<void> {
   );
 }
 
-export const bankQueries = [resourceQueryRoutes(bankAccountResource), bankLineRoutes];
+export const bankQueries = [resourceQueryRoutes(bankAccountResource), bankLineRoutes, mandateQueries];
 
 /**
  * Parts of matched lines whose payment the lease account does not hold, matched more than
