@@ -1,5 +1,5 @@
 // The import rule (docs/conventions.md, "Imports"): an area's files (src/commands/<area>/,
-// src/queries/<area>.ts, src/projections/<area>.ts and src/projections/<area>/) import src/events/*, src/platform/*, their own
+// src/queries/<area>.ts or src/queries/<area>/, src/projections/<area>.ts or src/projections/<area>/) import src/events/*, src/platform/*, their own
 // area and other areas' src/queries/* only; never another area's commands or projections. And
 // src/queries/* never imports src/commands/*, not even its own area's.
 import { readdirSync, readFileSync } from "node:fs";
@@ -7,7 +7,8 @@ import { dirname, join, normalize, relative } from "node:path";
 
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
 // A projection too big for one file has its parts in src/projections/<area>/ (the leases'); an
-// area of pages keeps its views and static files in src/queries/<area>/ (the portal's).
+// area of pages keeps its views and static files in src/queries/<area>/ (the portal's), and an
+// area shaped as folders (the bank's, the books') has src/queries/<area>/ too.
 const areaOf = (file) =>
   /^src\/(?:commands\/([^/]+)\/|(?:queries|projections)\/([^/]+)\.ts$|(?:queries|projections)\/([^/]+)\/)/
     .exec(file)

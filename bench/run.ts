@@ -4,6 +4,7 @@ import { stopAllChildren } from "./lib/children.ts";
 import { type Context, createContext, type Figure } from "./lib/context.ts";
 import { databases } from "./lib/databases.ts";
 import { auditStep } from "./steps/audit.ts";
+import { bankStep } from "./steps/bank.ts";
 import { booksStep } from "./steps/books.ts";
 import { bulkStep } from "./steps/bulk.ts";
 import { catchupStep } from "./steps/catchup.ts";
@@ -31,7 +32,7 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books,bank)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
@@ -63,6 +64,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   meters: metersStep,
   moving: conditionReportsStep,
   privacy: privacyStep,
+  bank: bankStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
+import { bankCommandRoutes, bankSettlementLoop } from "./commands/bank/index.ts";
 import { bookCommandRoutes } from "./commands/books/index.ts";
 import { mandateCommandRoutes } from "./commands/books/mandates.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
@@ -60,6 +61,7 @@ import type { SubjectErasure } from "./platform/personalData/erasure.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
+import { bankProjections } from "./projections/bank/index.ts";
 import { booksProjection } from "./projections/books/index.ts";
 import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
@@ -92,6 +94,7 @@ import { tenantTypesProjection } from "./projections/types.ts";
 import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
 import { auditConsolePages } from "./queries/auditConsole/index.ts";
+import { bankQueries } from "./queries/bank/index.ts";
 import { bookQueryRoutes, ownerBookQueryRoutes } from "./queries/books/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
@@ -441,4 +444,11 @@ export const areas: Area[] = [
   // built on the API's own answers, called in-process with the person's own credential.
   { name: "portal", routes: [portalPages], projections: [] },
   { name: "auditConsole", routes: [auditConsolePages], projections: [] },
+  // Money in from the bank (DESIGN.md §7.7, docs/bank.md): accounts, statements, matching.
+  {
+    name: "bank",
+    routes: [...bankCommandRoutes, ...bankQueries],
+    projections: bankProjections,
+    loops: [bankSettlementLoop],
+  },
 ];

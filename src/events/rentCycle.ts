@@ -1,6 +1,7 @@
-import { cents } from "../law/money.ts";
+import { cents, toEuros } from "../law/money.ts";
 import type { PeriodFigures } from "../law/rentPeriods.ts";
 import { deterministicUuid } from "../platform/ids.ts";
+import { creditorReferenceFor } from "../platform/sepaIdentifiers.ts";
 import { PAYMENT_METHODS } from "./leases.ts";
 import type { CollectionEvent } from "./rentCollection.ts";
 
@@ -41,6 +42,12 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 export const rentCallId = (leaseId: string, periodStart: string): string =>
   deterministicUuid("rent_call", leaseId.toLowerCase(), periodStart);
 
+/**
+ * The ISO 11649 creditor reference ("RF…") of a call, what the avis d'échéance asks the tenant to
+ * quote on a transfer: derived from the call's id, so unique to it and the same on every replay.
+ */
+export const paymentReferenceOf = (callId: string): string => creditorReferenceFor(callId);
+
 export interface Allocation {
   call_id: string;
   amount: number;
@@ -70,6 +77,14 @@ export interface PaymentRecordedData {
   allocations: Allocation[];
   /** What the payment left unallocated (amount minus allocations). */
   credit: number;
+  /** Where it came from when not typed in: the bank line it was matched from (docs/bank.md). */
+  source?: PaymentSource | null;
+}
+
+/** A payment recorded from a bank statement's line (src/events/bank). */
+export interface PaymentSource {
+  bank_account_id: string;
+  bank_line_id: string;
 }
 
 export interface PaymentCancelledData {
@@ -120,6 +135,7 @@ export interface AccountPayment {
   /** Unallocated part still held as credit (0 once cancelled). */
   credit_cents: number;
   cancelled: { reason: string } | null;
+  source?: PaymentSource | null;
 }
 
 export interface LeaseAccount {
@@ -251,6 +267,7 @@ function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
         allocations,
         credit_cents: credit,
         cancelled: null,
+        source: d.source ?? null,
       };
       return {
         calls: addToCalls(account.calls, allocations, 1),
@@ -291,6 +308,22 @@ export const evolveAccount = (account: LeaseAccount, event: AccountEvent): Lease
 
 export const foldAccount = (events: readonly AccountEvent[]): LeaseAccount =>
   events.reduce(evolveAccount, emptyAccount());
+
+/** The reversing entry of a payment: every allocation it holds now and its unconsumed credit. */
+export const paymentCancellation = (
+  payment: AccountPayment,
+  leaseId: string,
+  reason: string,
+): PaymentCancelledData => ({
+  payment_id: payment.payment_id,
+  lease_id: leaseId,
+  reason,
+  reversed_allocations: payment.allocations.map((a) => ({
+    call_id: a.call_id,
+    amount: toEuros(a.amount_cents),
+  })),
+  reversed_credit: toEuros(payment.credit_cents),
+});
 
 /** What is still owed on a call, in cents. */
 export const remainingCents = (call: Pick<AccountCall, "paid_cents" | "total_cents">): number =>

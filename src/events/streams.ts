@@ -6,6 +6,8 @@
  */
 export const STREAM_CATEGORIES = [
   "book",
+  "bank_account",
+  "bank_ledger",
   "condition_report",
   "configuration",
   "contact",
@@ -38,6 +40,7 @@ export const STREAM_CATEGORIES = [
   "place_rent_regulation",
   "receipt_counter",
   "room",
+  "sepa_mandate",
   "service_contract",
   "syndic_budget",
   "template",

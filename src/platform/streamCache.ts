@@ -54,3 +54,19 @@ export function streamCache(maxEvents = 50_000, maxStreamEvents = 500): StreamCa
     delete: drop,
   };
 }
+
+/**
+ * One cache per event store (a test runs several services in one process): `of(store)` gives the
+ * store's, made at first use. An area keeps one of these per kind of stream it caches.
+ */
+export function streamCachesPerStore(): (store: object) => StreamCache {
+  const caches = new WeakMap<object, StreamCache>();
+  return (store) => {
+    let cache = caches.get(store);
+    if (!cache) {
+      cache = streamCache();
+      caches.set(store, cache);
+    }
+    return cache;
+  };
+}

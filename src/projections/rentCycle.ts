@@ -6,6 +6,7 @@ import {
   emptyAccount,
   evolveAccount,
   type LeaseAccount,
+  paymentReferenceOf,
   storedCallStatus,
 } from "../events/rentCycle.ts";
 import { legalToday } from "../law/calendar.ts";
@@ -30,7 +31,7 @@ import {
  */
 
 const NAME = "rent_cycle";
-const VERSION = 1;
+const VERSION = 2;
 const stamp = statementStamp(NAME, VERSION);
 
 const SCHEMA = `
@@ -59,11 +60,13 @@ CREATE TABLE rent_calls (
   paid_amount numeric NOT NULL,
   status text NOT NULL,
   prorated jsonb,
+  payment_reference text NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX rent_calls_lease ON rent_calls (tenant_id, lease_id, period_start);
 CREATE INDEX rent_calls_due ON rent_calls (tenant_id, due_date, id);
+CREATE INDEX rent_calls_reference ON rent_calls (tenant_id, payment_reference);
 CREATE INDEX rent_calls_unpaid ON rent_calls (tenant_id, due_date, id) WHERE status <> 'PAID';
 ${tenantPolicy("rent_calls")}
 
@@ -119,6 +122,7 @@ export function callRow(call: AccountCall, leaseId: string) {
     paid_amount: toEuros(call.paid_cents),
     status: storedCallStatus(call),
     prorated: call.prorated,
+    payment_reference: paymentReferenceOf(call.call_id),
   };
 }
 

@@ -41,6 +41,11 @@ export const rentCallBody = z
       .strictObject({ days: z.number().int(), of_days: z.number().int() })
       .nullable()
       .describe("Days called out of the full period's days (first and last period), null for a full period"),
+    payment_reference: z
+      .string()
+      .describe(
+        "ISO 11649 creditor reference (RF) of the call, to quote on a transfer: how a bank line finds it",
+      ),
   })
   .meta({ id: "RentCall", description: "A rent call (avis d'échéance) of one period of a lease" });
 
@@ -99,7 +104,7 @@ const statusOn = (row: Row, today: string): CallStatus =>
 
 const CALL_SELECT = `id, lease_id, to_char(period_start, 'YYYY-MM-DD') AS period_start,
   to_char(period_end, 'YYYY-MM-DD') AS period_end, to_char(due_date, 'YYYY-MM-DD') AS due_date,
-  rent_amount, charges_amount, total_amount, paid_amount, status, prorated`;
+  rent_amount, charges_amount, total_amount, paid_amount, status, prorated, payment_reference`;
 
 function toCall(row: Row, today: string) {
   return {
@@ -114,6 +119,7 @@ function toCall(row: Row, today: string) {
     paid_amount: numberOf(row.paid_amount),
     status: statusOn(row, today),
     prorated: (row.prorated as { days: number; of_days: number } | null) ?? null,
+    payment_reference: String(row.payment_reference),
   };
 }
 
@@ -535,4 +541,50 @@ export async function readRentHistories(sql: Sql, leaseIds: string[]) {
     out.set(id, list);
   }
   return out;
+}
+
+/** A call still owed, as a bank statement's matching needs it (src/commands/bank): who may pay it. */
+export interface CallToMatch {
+  call_id: string;
+  lease_id: string;
+  payment_reference: string;
+  due_date: string;
+  open_amount: number;
+  payers: { lessee_id: string; iban: string | null; name: string }[];
+}
+
+/** Every call of the tenant not fully paid, oldest due first, with its lease's lessees (IBAN, name). */
+export async function callsToMatch(sql: Sql, tenantId: string): Promise<CallToMatch[]> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT c.id, c.lease_id, c.payment_reference, to_char(c.due_date, 'YYYY-MM-DD') AS due_date,
+              (c.total_amount - c.paid_amount)::float8 AS open_amount,
+              coalesce((SELECT jsonb_agg(jsonb_build_object('lessee_id', l.id, 'iban', l.iban,
+                  'name', concat_ws(' ', l.first_name, l.last_name, l.legal_name)))
+                FROM lease_lessees ll JOIN lessees l ON l.tenant_id = ll.tenant_id AND l.id = ll.lessee_id
+                WHERE ll.tenant_id = c.tenant_id AND ll.lease_id = c.lease_id), '[]'::jsonb) AS payers
+       FROM rent_calls c WHERE c.tenant_id = $1 AND c.status <> 'PAID'
+       ORDER BY c.due_date, c.period_start, c.id`,
+      [tenantId],
+    ),
+  );
+  return rows.map((r) => ({
+    call_id: String(r.id),
+    lease_id: String(r.lease_id),
+    payment_reference: String(r.payment_reference),
+    due_date: String(r.due_date),
+    open_amount: Number(r.open_amount),
+    payers: r.payers as CallToMatch["payers"],
+  }));
+}
+
+/** The lease of each call of `ids` the tenant has (absent ids are left out). */
+export async function leasesOfCalls(sql: Sql, tenantId: string, ids: string[]): Promise<Map<string, string>> {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(`SELECT id, lease_id FROM rent_calls WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [
+      tenantId,
+      ids,
+    ]),
+  );
+  return new Map(rows.map((r) => [String(r.id), String(r.lease_id)]));
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
-import { rentCallId } from "../../src/events/rentCycle.ts";
+import { paymentReferenceOf, rentCallId } from "../../src/events/rentCycle.ts";
 import { addDays, addMonths, legalToday } from "../../src/law/calendar.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
+import { isCreditorReference } from "../../src/platform/sepaIdentifiers.ts";
 import { type ALL_PERMISSIONS, createApiKey, createWorkerKey } from "../../src/platform/tenants/tenants.ts";
 import { rentCycleProjection } from "../../src/projections/rentCycle.ts";
 import { eventually } from "../support/eventually.ts";
@@ -61,7 +62,10 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
       paid_amount: 0,
       status: "OVERDUE",
       prorated: null,
+      payment_reference: paymentReferenceOf(rentCallId(id, "2025-01-01")),
     });
+    expect(isCreditorReference(list[0].payment_reference)).toBe(true);
+    expect(new Set(list.map((c: { payment_reference: string }) => c.payment_reference)).size).toBe(3);
     const history = await t.sql.query(`SELECT count(*)::int AS n FROM events WHERE stream_name = $1`, [
       `lease_account-${id}`,
     ]);

@@ -7,7 +7,7 @@ import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
-import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
+import { streamCachesPerStore } from "../../platform/streamCache.ts";
 import { readEstate } from "../../queries/estates.ts";
 import { readDpeSummaryOn, readLeaseTerms } from "../../queries/leaseCompliance.ts";
 import { leaseFromEvents } from "../../queries/leases.ts";
@@ -85,14 +85,7 @@ export async function noticeFacts(
  * Lease streams as this process's commands left them, one cache per event store: a status change
  * decides without reading the stream (src/platform/streamCache.ts, docs/performance.md).
  */
-const leaseStreamCaches = new WeakMap<object, StreamCache>();
-export function leaseStreamsOf(store: object): StreamCache {
-  const kept = leaseStreamCaches.get(store);
-  if (kept) return kept;
-  const cache = streamCache();
-  leaseStreamCaches.set(store, cache);
-  return cache;
-}
+export const leaseStreamsOf = streamCachesPerStore();
 
 /**
  * Load, decide, append a lease command; the append carries the estate's occupancy reservation

@@ -5,6 +5,7 @@ import {
   evolveAccount,
   type LeaseAccount,
   type PaymentMethod,
+  paymentCancellation,
   rentCallId,
 } from "../../events/rentCycle.ts";
 import { cents, toEuros } from "../../law/money.ts";
@@ -84,16 +85,7 @@ function cancelPayment(command: Extract<AccountCommand, { type: "CancelPayment" 
   return [
     {
       type: "PaymentCancelled" as const,
-      data: {
-        payment_id: command.payment_id,
-        lease_id: command.lease_id,
-        reason: command.reason,
-        reversed_allocations: payment.allocations.map((a) => ({
-          call_id: a.call_id,
-          amount: toEuros(a.amount_cents),
-        })),
-        reversed_credit: toEuros(payment.credit_cents),
-      },
+      data: paymentCancellation(payment, command.lease_id, command.reason),
     },
   ];
 }

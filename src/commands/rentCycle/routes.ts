@@ -9,7 +9,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { text, uuid } from "../../platform/http/schemas.ts";
-import { type StreamCache, streamCache } from "../../platform/streamCache.ts";
+import { streamCachesPerStore } from "../../platform/streamCache.ts";
 import { paymentRow } from "../../projections/rentCycle.ts";
 import { date, money } from "../../queries/leasesSchemas.ts";
 import { isLeaseParty, paymentBody, readLeaseStatus } from "../../queries/rentCycle.ts";
@@ -43,15 +43,7 @@ async function requireAccountLease(request: FastifyRequest, leaseId: string) {
 }
 
 /** Account streams as this process's commands left them (src/platform/streamCache.ts), per store. */
-const accountCaches = new WeakMap<object, StreamCache>();
-function accountStreamsOf(store: object): StreamCache {
-  let cache = accountCaches.get(store);
-  if (!cache) {
-    cache = streamCache();
-    accountCaches.set(store, cache);
-  }
-  return cache;
-}
+const accountStreamsOf = streamCachesPerStore();
 
 async function runAccount(
   request: FastifyRequest,

@@ -8,12 +8,15 @@ export interface Upload {
   bytes: Buffer;
   filename: string | undefined;
   mimetype: string | undefined;
+  /** The text fields named in `fields`, when sent. */
+  fields: Record<string, string>;
 }
 
-/** Reads every part: exactly one file in the field `file`, no other fields. */
-export async function readOneFile(request: FastifyRequest): Promise<Upload> {
+/** Reads every part: exactly one file in the field `file`, no other fields than `fields`. */
+export async function readOneFile(request: FastifyRequest, fields: readonly string[] = []): Promise<Upload> {
   if (!request.isMultipart()) throw unsupportedMediaType("Expected multipart/form-data with a file field");
-  let upload: Upload | null = null;
+  let upload: Omit<Upload, "fields"> | null = null;
+  const texts: Record<string, string> = {};
   const unknown: string[] = [];
   try {
     for await (const part of request.parts({ limits: { fileSize: MAX_MEDIA_BYTES } })) {
@@ -23,6 +26,8 @@ export async function readOneFile(request: FastifyRequest): Promise<Upload> {
         if (part.fieldname === "file" && !upload)
           upload = { bytes, filename: part.filename, mimetype: part.mimetype };
         else unknown.push(part.fieldname);
+      } else if (fields.includes(part.fieldname) && !(part.fieldname in texts)) {
+        texts[part.fieldname] = String(part.value);
       } else {
         unknown.push(part.fieldname);
       }
@@ -40,5 +45,5 @@ export async function readOneFile(request: FastifyRequest): Promise<Upload> {
   if (!upload) details.push({ field: "file", message: "A file is required" });
   else if (upload.bytes.byteLength === 0) details.push({ field: "file", message: "The file is empty" });
   if (details.length > 0 || !upload) throw validationError("Invalid upload", details);
-  return upload;
+  return { ...upload, fields: texts };
 }
