@@ -10,7 +10,7 @@ import {
 import { cents, toEuros } from "../../law/money.ts";
 import type { RentPeriod } from "../../law/rentPeriods.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, notFound, validationError } from "../../platform/errors.ts";
+import { conflict, notFound, unprocessable, validationError } from "../../platform/errors.ts";
 
 /**
  * The account of a lease (stream `lease_account-<lease>`, src/events/rentCycle.ts): rent calls
@@ -30,6 +30,8 @@ export type AccountCommand =
       payer_lessee_id: string | null;
       /** The legal day (Paris): a payment cannot be dated after it. */
       today: string;
+      /** The lease's start date: a payment cannot be dated before it (no takeover of a lease yet). */
+      lease_start_date: string;
     }
   | { type: "CancelPayment"; lease_id: string; payment_id: string; reason: string };
 
@@ -50,6 +52,12 @@ function recordPayment(command: Extract<AccountCommand, { type: "RecordPayment" 
   if (command.paid_on > command.today)
     throw validationError("Invalid payment data", [
       { field: "paid_on", message: `Must not be after today (${command.today}, Europe/Paris)` },
+    ]);
+  // An account holds what was paid under this lease: a day before it began is a typo, not a payment
+  // (a lease taken over with its past would carry its own start; there is no takeover yet).
+  if (command.paid_on < command.lease_start_date)
+    throw unprocessable(`A payment cannot be dated before the lease starts (${command.lease_start_date})`, [
+      { field: "paid_on", message: `Must not be before the lease start date ${command.lease_start_date}` },
     ]);
   const amount = cents(command.amount);
   if (amount <= 0)
