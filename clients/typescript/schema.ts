@@ -4926,8 +4926,8 @@ export interface components {
             property_tax?: number | null;
             acquisition_price?: number | null;
             rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
+            construction_date?: string | null;
+            renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
             /**
@@ -4972,8 +4972,8 @@ export interface components {
             property_tax?: number | null;
             acquisition_price?: number | null;
             rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
+            construction_date?: string | null;
+            renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
             /**
@@ -5022,7 +5022,10 @@ export interface components {
             estate_id?: string;
         };
         DepositReturnInput: {
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             returned_on: string;
             /** @default [] */
             deductions: {
@@ -5038,6 +5041,7 @@ export interface components {
             /**
              * Format: date
              * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
+             * @example 2025-01-31
              */
             keys_returned_on?: string;
         };
@@ -5045,11 +5049,15 @@ export interface components {
             /**
              * Format: date
              * @description The day the building's annual accounts were approved
+             * @example 2025-01-31
              */
             accounts_approved_on: string;
             /** @description The tenant's share of the charges still owed, taken from the held part */
             charges_deducted: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             settled_on: string;
         };
         NewRoomInput: {
@@ -5092,7 +5100,10 @@ export interface components {
             lease_id: string;
             /** @enum {string} */
             direction: "HANDED_OVER" | "RETURNED";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             on: string;
             sets: {
                 kind: string;
@@ -5138,7 +5149,10 @@ export interface components {
         NewNoticeInput: {
             /** @enum {string} */
             given_by: "LESSEE" | "LESSOR";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             received_on: string;
             reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
         };
@@ -5146,6 +5160,7 @@ export interface components {
             /**
              * Format: date
              * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers), else the date of the exit report given when it lists the keys
+             * @example 2025-01-31
              */
             keys_returned_on?: string;
             /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */
@@ -5267,7 +5282,10 @@ export interface components {
         }[];
         NewPaymentInput: {
             amount: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             paid_on: string;
             /** @enum {string} */
             method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
@@ -5954,7 +5972,10 @@ export interface components {
             estate_id: string;
             /** @enum {string} */
             lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             start_date: string;
             rent_amount: number;
             usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -6005,7 +6026,10 @@ export interface components {
             lessee_id: string;
             /** @enum {string} */
             role: "Primary" | "CoTenant" | "Guarantor";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             start_date: string;
             end_date: string | null;
             ended: boolean;
@@ -6051,7 +6075,10 @@ export interface components {
              */
             lease_id: string;
             title: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             effective_date: string;
             changes: {
                 rent_amount?: number;
@@ -6086,7 +6113,10 @@ export interface components {
             charges_amount: number | null;
             previous_rent_amount: number;
             previous_charges_amount: number | null;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             effective_date: string;
             /** @enum {string} */
             reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
@@ -6422,11 +6452,20 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             lease_id: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             period_start: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             period_end: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             due_date: string;
             rent_amount: number;
             charges_amount: number;
@@ -6461,7 +6500,10 @@ export interface components {
              */
             lease_id: string;
             amount: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             paid_on: string;
             /** @enum {string} */
             method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
@@ -6483,7 +6525,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             date: string;
             call_id: string | null;
             payment_id: string | null;
@@ -12151,7 +12196,10 @@ export interface operations {
                     primary_lessee_id: string;
                     /** @enum {string} */
                     lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date: string;
                     rent_amount: number;
                     usage_type?: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -12258,7 +12306,10 @@ export interface operations {
                         estate_id: string;
                         /** @enum {string} */
                         lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                        /** Format: date */
+                        /**
+                         * Format: date
+                         * @example 2025-01-31
+                         */
                         start_date: string;
                         rent_amount: number;
                         usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -12303,7 +12354,10 @@ export interface operations {
                             lessee_id: string;
                             /** @enum {string} */
                             role: "Primary" | "CoTenant" | "Guarantor";
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @example 2025-01-31
+                             */
                             start_date: string;
                             end_date: string | null;
                             ended: boolean;
@@ -12316,7 +12370,10 @@ export interface operations {
                              */
                             id: string;
                             title: string;
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @example 2025-01-31
+                             */
                             effective_date: string;
                             changes: {
                                 rent_amount?: number;
@@ -12364,7 +12421,10 @@ export interface operations {
                     estate_id?: string;
                     /** @enum {string} */
                     lease_type?: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     rent_amount?: number;
                     usage_type?: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -12499,13 +12559,19 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date?: string;
                     reason?: string | null;
                     /** @enum {string} */
                     given_by?: "LESSEE" | "LESSOR";
                     reduced_notice?: boolean;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     notice_end_date?: string;
                 };
             };
@@ -12562,7 +12628,10 @@ export interface operations {
                 "application/json": {
                     rent_amount: number;
                     charges_amount?: number | null;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date: string;
                     /** @enum {string} */
                     reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION";
@@ -12664,7 +12733,10 @@ export interface operations {
                     lessee_id: string;
                     /** @enum {string} */
                     role: "Primary" | "CoTenant" | "Guarantor";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     end_date?: string | null;
                 };
@@ -12755,7 +12827,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     role?: "Primary" | "CoTenant" | "Guarantor";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     end_date?: string | null;
                     /**
@@ -12867,7 +12942,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     end_date?: string;
                 };
             };
@@ -12953,7 +13031,10 @@ export interface operations {
             content: {
                 "application/json": {
                     title: string;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date: string;
                     changes: {
                         rent_amount?: number;
@@ -13060,7 +13141,10 @@ export interface operations {
             content: {
                 "application/json": {
                     title?: string;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date?: string;
                     changes?: {
                         rent_amount?: number;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CONSTRUCTION_PERIODS, QUARTER_RE } from "../events/rentRegulation.ts";
-import { isoDate, isWholeCents } from "../platform/http/schemas.ts";
+import { decimalsMeta, isoDate, isWholeCents } from "../platform/http/schemas.ts";
 
 /** NUL and unpaired surrogates pass JSON but not PostgreSQL text: a 400, not a 500. */
 const storable = (v: string) => !v.includes("\u0000") && v.isWellFormed();
@@ -22,7 +22,8 @@ const hundredths = (name: string) =>
     .max(100_000, { error: `${name} must be at most 100000` })
     .refine(isWholeCents, {
       error: `${name} has at most 2 decimals`,
-    });
+    })
+    .meta(decimalsMeta(2));
 
 export const irlParams = z.strictObject({ quarter });
 

@@ -53,6 +53,8 @@ export const hasAtMostDecimals = (value: number, decimals: number) =>
   Number.isFinite(value) && Math.round(value * 10 ** decimals) / 10 ** decimals === value;
 export const isWholeCents = (value: number) => hasAtMostDecimals(value, 2);
 const CENTS_MESSAGE = "At most two decimals (cents)";
+/** In the API description: how many decimals a number field takes (JSON Schema has no exact way). */
+export const decimalsMeta = (decimals: number) => ({ "x-decimals": decimals });
 
 /** Euros, >= `min` (0 unless an adjusting entry may be negative), <= `max`, whole cents. */
 export const euros = ({ min = 0, max = MAX_EUROS }: { min?: number; max?: number } = {}) =>
@@ -60,7 +62,8 @@ export const euros = ({ min = 0, max = MAX_EUROS }: { min?: number; max?: number
     .number({ error: typeError("must be an amount in euros") })
     .min(min, min === 0 ? "Must be >= 0" : `Must be at least ${min}`)
     .max(max, `Must be at most ${max}`)
-    .refine(isWholeCents, CENTS_MESSAGE);
+    .refine(isWholeCents, CENTS_MESSAGE)
+    .meta(decimalsMeta(2));
 
 /** Euros in a query string (`?works_amount=1200.50`): the same bounds once coerced. */
 export const queryEuros = () =>
@@ -68,7 +71,8 @@ export const queryEuros = () =>
     .number({ error: "must be an amount in euros" })
     .min(0, "Must be >= 0")
     .max(MAX_EUROS, `Must be at most ${MAX_EUROS}`)
-    .refine(isWholeCents, CENTS_MESSAGE);
+    .refine(isWholeCents, CENTS_MESSAGE)
+    .meta(decimalsMeta(2));
 
 /** An amount of money in euros (rent, deposit, tax, price): see `euros`. */
 export const amount = euros();
