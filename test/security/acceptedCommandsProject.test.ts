@@ -1,16 +1,11 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 import {
-  authorizationOf,
   expectEverythingProjected,
-  type Fixtures,
-  installProjectionErrorLog,
-  jsonWriteRoutes,
-  makeFixtures,
-  type OpenApiDoc,
-  pathOf,
+  failureOf,
+  type RouteSuite,
+  startRouteSuite,
   valueArb,
 } from "./routeBodies.ts";
 
@@ -24,36 +19,25 @@ import {
 const RUNS = Number(process.env.COMMAND_RUNS ?? 6);
 
 describe.each(databaseKinds)("accepted commands project on %s", (kind) => {
-  let t: TestApp;
-  let fixtures: Fixtures;
-  let doc: OpenApiDoc;
+  let suite: RouteSuite;
   const statuses = new Map<number, number>();
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    await installProjectionErrorLog(t);
-    fixtures = await makeFixtures(t);
-    doc = (await t.request("GET", "/api/openapi.json", { as: null })).json();
+    suite = await startRouteSuite(kind);
   });
   afterAll(async () => {
-    await t?.close();
+    await suite?.t.close();
     console.log(`accepted commands on ${kind}: by status ${JSON.stringify(Object.fromEntries(statuses))}`);
   });
 
   it("every 2xx of a generated command projects, and no generated command is a 5xx", async () => {
-    const routes = jsonWriteRoutes(t, doc);
+    const { routes, doc, fixtures, t } = suite;
     expect(routes.length).toBeGreaterThan(60);
     let accepted = 0;
     const failures: string[] = [];
     for (const { route, schema } of routes) {
       const run = fc.assert(
         fc.asyncProperty(valueArb(doc, schema, fixtures), async (body) => {
-          const url = pathOf(fixtures, route.url);
-          const res = await t.app.inject({
-            method: route.method as "POST",
-            url,
-            payload: JSON.stringify(body),
-            headers: { "content-type": "application/json", authorization: authorizationOf(t, route) },
-          });
+          const { url, res } = await suite.send(route, JSON.stringify(body));
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
           expect(res.statusCode, `${route.method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBeLessThan(
             500,
@@ -63,7 +47,7 @@ describe.each(databaseKinds)("accepted commands project on %s", (kind) => {
         { numRuns: RUNS },
       );
       // Every route runs: one failing route must not hide the others'.
-      await run.catch((error: Error) => failures.push(error.message.split("\n").slice(0, 8).join("\n")));
+      await run.catch((error: Error) => failures.push(failureOf(route, error)));
     }
     expect(failures).toEqual([]);
     // The generator must reach the deciders, or the property proves nothing.

@@ -4,7 +4,8 @@ import { globalTypeIds } from "../../src/events/types.ts";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
 import { DATE_MAX, DATE_MIN } from "../../src/platform/http/schemas.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
-import { TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
+import type { DatabaseKind } from "../support/testDatabase.ts";
 
 /**
  * Commands generated from the route table (issue 38): each POST and PUT route's JSON body schema,
@@ -116,8 +117,19 @@ export function jsonWriteRoutes(t: TestApp, doc: OpenApiDoc): { route: RouteEntr
       const content = doc.paths[path]?.[route.method.toLowerCase()]?.requestBody?.content;
       return { route, schema: content?.["application/json"]?.schema };
     })
-    .filter((r): r is { route: RouteEntry; schema: JsonSchema } => r.schema !== undefined);
+    .filter((r): r is { route: RouteEntry; schema: JsonSchema } => r.schema !== undefined)
+    .filter(({ route }) => reachable(route));
 }
+
+/**
+ * Routes a tenant key or the admin key opens: the others (worker keys, owners' and lessees' user
+ * tokens) refuse before reading the body, so a body sent there proves nothing
+ * (test/security/routeTokens.test.ts covers them).
+ */
+const reachable = (route: RouteEntry) =>
+  typeof route.access === "string" &&
+  !["worker", "owner"].includes(route.access) &&
+  !route.access.startsWith("lessee");
 
 export const authorizationOf = (t: TestApp, route: RouteEntry) =>
   `Bearer ${route.access === "admin" ? TEST_ADMIN_KEY : t.tenant.key}`;
@@ -288,4 +300,151 @@ export async function expectEverythingProjected(t: TestApp) {
   expect(errors, `projection errors after ${head.n} events`).toEqual([]);
   const ready = await t.request("GET", "/api/health/ready", { as: null });
   expect(ready.statusCode, ready.body).toBe(200);
+}
+
+/** A leaf of a body the schema types: where it is, and the schema's non-null alternatives for it. */
+export interface Leaf {
+  path: (string | number)[];
+  members: JsonSchema[];
+}
+
+const membersOf = (doc: OpenApiDoc, schema: JsonSchema): JsonSchema[] => {
+  const s = resolve(doc, schema);
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives) return alternatives.flatMap((m) => membersOf(doc, m));
+  if (Array.isArray(s.type)) return s.type.flatMap((type) => membersOf(doc, { ...s, type }));
+  return s.type === "null" ? [] : [s];
+};
+
+/** The typed leaves of `value` (a body that follows `schema`), read-only fields left out. */
+export function leavesOf(
+  doc: OpenApiDoc,
+  schema: JsonSchema,
+  value: unknown,
+  path: (string | number)[] = [],
+): Leaf[] {
+  const members = membersOf(doc, schema);
+  if (members.some((m) => m.readOnly)) return [];
+  const object = members.find((m) => m.type === "object" && m.properties);
+  if (object && value && typeof value === "object" && !Array.isArray(value))
+    return Object.entries(value).flatMap(([key, v]) =>
+      object.properties?.[key] ? leavesOf(doc, object.properties[key], v, [...path, key]) : [],
+    );
+  const array = members.find((m) => m.type === "array");
+  if (array && Array.isArray(value))
+    return value.flatMap((v, i) => leavesOf(doc, array.items ?? {}, v, [...path, i]));
+  const typed = members.filter((m) => ["string", "number", "integer", "boolean"].includes(String(m.type)));
+  return typed.length > 0 && typed.length === members.length ? [{ path, members: typed }] : [];
+}
+
+const BAD_DAYS = [
+  "2025-02-30",
+  "0000-01-01",
+  "9999-12-31",
+  "1899-12-31",
+  "2201-01-01",
+  "2025-1-01",
+  "20250101",
+];
+
+/** Values every alternative of the leaf refuses: its own kind made wrong, and other JSON types. */
+export function spoilersOf(leaf: Leaf): unknown[] {
+  const kinds = new Set(
+    leaf.members.map((m) => (m.type === "string" ? (m.format ?? (m.enum ? "enum" : "text")) : m.type)),
+  );
+  const [m] = leaf.members;
+  const out: unknown[] = [{ nested: { deeper: [1] } }, ["a"]];
+  if (kinds.size !== 1) return out;
+  const kind = [...kinds][0];
+  if (kind !== "number" && kind !== "integer") out.push(12);
+  if (kind !== "text" && kind !== "enum" && kind !== "date" && kind !== "date-time" && kind !== "uuid")
+    out.push("12");
+  switch (kind) {
+    case "date":
+      out.push(...BAD_DAYS);
+      break;
+    case "date-time":
+      out.push(...BAD_DAYS.slice(0, 5).map((d) => `${d}T10:00:00Z`), "2025-01-01T25:00:00Z");
+      break;
+    case "uuid":
+      out.push("not-a-uuid", "\u0000");
+      break;
+    case "enum":
+      out.push("NOT_A_VALUE", "\ud800");
+      break;
+    case "text":
+      out.push("\u0000", "a\u0000b", "a\ud800b", "\udfff");
+      if (m.maxLength !== undefined && m.maxLength < 20_000) out.push("x".repeat(m.maxLength + 1));
+      break;
+    case "boolean":
+      out.push("true", 1);
+      break;
+    case "number":
+    case "integer": {
+      const decimals = kind === "integer" ? 0 : m["x-decimals"];
+      if (decimals !== undefined) out.push(1 + 10 ** -(decimals + 1), 10 ** -(decimals + 7), 0.1 + 0.2);
+      if (decimals === 2) out.push(12.345, 1e-9);
+      if (m.maximum !== undefined) out.push(m.maximum + 1, 1e308);
+      if (m.exclusiveMaximum !== undefined) out.push(m.exclusiveMaximum);
+      if (m.minimum !== undefined) out.push(m.minimum - 1, -1e308);
+      if (m.exclusiveMinimum !== undefined) out.push(m.exclusiveMinimum);
+      if (kind === "integer") out.push(2 ** 53 + 2, 1.5);
+      break;
+    }
+  }
+  return out;
+}
+
+/** `body` with the leaf at `path` replaced by `value`. */
+export function withLeaf(body: unknown, path: (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(body) ? [...body] : { ...(body as object) }) as Record<
+    string | number,
+    unknown
+  >;
+  copy[head] = withLeaf(copy[head], rest, value);
+  return copy;
+}
+
+/** A failed property in one line: the route, the counterexample and what the check said. */
+export const failureOf = (route: RouteEntry, error: Error) =>
+  `${route.method} ${route.url}: ${/Counterexample: (.*)/.exec(error.message)?.[1] ?? ""} -> ${
+    (error.cause as Error | undefined)?.message?.split("\n")[0] ?? error.message.split("\n")[0]
+  }`;
+
+/** A service with the fixtures, the error log and its API description, and its JSON write routes. */
+export interface RouteSuite {
+  t: TestApp;
+  fixtures: Fixtures;
+  doc: OpenApiDoc;
+  routes: { route: RouteEntry; schema: JsonSchema }[];
+  /** The route with its path filled, `payload` as the JSON body, with the key the route takes. */
+  send(
+    route: RouteEntry,
+    payload: string,
+  ): Promise<{ url: string; res: Awaited<ReturnType<TestApp["app"]["inject"]>> }>;
+}
+
+export async function startRouteSuite(kind: DatabaseKind): Promise<RouteSuite> {
+  const t = await createTestApp(kind);
+  await installProjectionErrorLog(t);
+  const fixtures = await makeFixtures(t);
+  const doc: OpenApiDoc = (await t.request("GET", "/api/openapi.json", { as: null })).json();
+  return {
+    t,
+    fixtures,
+    doc,
+    routes: jsonWriteRoutes(t, doc),
+    async send(route, payload) {
+      const url = pathOf(fixtures, route.url);
+      const res = await t.app.inject({
+        method: route.method as "POST",
+        url,
+        payload,
+        headers: { "content-type": "application/json", authorization: authorizationOf(t, route) },
+      });
+      return { url, res };
+    },
+  };
 }
