@@ -141,10 +141,11 @@ export async function readLeaseStatus(
   sql: Sql,
   tenantId: string,
   leaseId: string,
-): Promise<{ status: string; start_date: string } | null> {
+): Promise<{ status: string; start_date: string; signed_at: string | null } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ status: string; start_date: string }>(
-      `SELECT status, to_char(start_date, 'YYYY-MM-DD') AS start_date FROM leases WHERE tenant_id = $1 AND id = $2`,
+    tx.query<{ status: string; start_date: string; signed_at: string | null }>(
+      `SELECT status, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(signed_at, 'YYYY-MM-DD') AS signed_at
+         FROM leases WHERE tenant_id = $1 AND id = $2`,
       [tenantId, leaseId],
     ),
   );

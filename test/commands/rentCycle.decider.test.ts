@@ -46,6 +46,7 @@ const pay = (payment_id: string, amount: number, paid_on = "2026-06-01"): Accoun
   payer_lessee_id: null,
   today: TODAY,
   lease_start_date: LEASE_START,
+  lease_signed_on: "2026-03-10",
 });
 const P1 = "00000000-0000-4000-8000-000000000001";
 const P2 = "00000000-0000-4000-8000-000000000002";
@@ -171,6 +172,15 @@ describe("payments", () => {
       .given([])
       .when(pay(P1, 10, "2025-12-31"))
       .thenRefuses(422, /before the lease starts \(2026-01-01\)/, ["paid_on"]);
+  });
+
+  it("signed before its start, a lease takes a payment from its signature day (rent paid in advance)", () => {
+    const signedEarly = (paid_on: string) => ({ ...pay(P1, 10, paid_on), lease_signed_on: "2025-12-15" });
+    expect(spec.given([]).when(signedEarly("2025-12-15")).thenEvents()).toHaveLength(1);
+    spec
+      .given([])
+      .when(signedEarly("2025-12-14"))
+      .thenRefuses(422, /before the lease was signed \(2025-12-15\)/, ["paid_on"]);
   });
 });
 

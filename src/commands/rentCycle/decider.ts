@@ -30,8 +30,9 @@ export type AccountCommand =
       payer_lessee_id: string | null;
       /** The legal day (Paris): a payment cannot be dated after it. */
       today: string;
-      /** The lease's start date: a payment cannot be dated before it (no takeover of a lease yet). */
+      /** The lease's start date and the day it was signed (activated), null before. */
       lease_start_date: string;
+      lease_signed_on: string | null;
     }
   | { type: "CancelPayment"; lease_id: string; payment_id: string; reason: string };
 
@@ -53,12 +54,18 @@ function recordPayment(command: Extract<AccountCommand, { type: "RecordPayment" 
     throw validationError("Invalid payment data", [
       { field: "paid_on", message: `Must not be after today (${command.today}, Europe/Paris)` },
     ]);
-  // An account holds what was paid under this lease: a day before it began is a typo, not a payment
-  // (a lease taken over with its past would carry its own start; there is no takeover yet).
-  if (command.paid_on < command.lease_start_date)
-    throw unprocessable(`A payment cannot be dated before the lease starts (${command.lease_start_date})`, [
-      { field: "paid_on", message: `Must not be before the lease start date ${command.lease_start_date}` },
-    ]);
+  // An account holds what was paid under this lease: from its start, or from its signature when
+  // the first rent is paid in advance. A day before both is a typo, not a payment (a lease taken
+  // over with its past would carry its own start; there is no takeover yet).
+  const { lease_start_date: start, lease_signed_on: signed } = command;
+  const opens = signed !== null && signed < start ? signed : start;
+  if (command.paid_on < opens)
+    throw unprocessable(
+      opens === start
+        ? `A payment cannot be dated before the lease starts (${start})`
+        : `A payment cannot be dated before the lease was signed (${signed}), its start being later`,
+      [{ field: "paid_on", message: `Must not be before ${opens}` }],
+    );
   const amount = cents(command.amount);
   if (amount <= 0)
     throw validationError("Invalid payment data", [{ field: "amount", message: "Must be > 0" }]);

@@ -36,14 +36,14 @@ const cancelSchema = z
 
 /**
  * Leases whose account takes payments: any but a draft or one awaiting signature (no rent is due
- * yet). Gives the lease's start date, the fact a payment's date is checked against.
+ * yet). Gives the lease's start and signature dates, the facts a payment's date is checked against.
  */
 async function requireAccountLease(request: FastifyRequest, leaseId: string, emptyAccount: boolean) {
   const lease = await readLeaseStatus(request.server.platform.sql, tenantOf(request), leaseId);
   if (lease === null) throw notFound("Lease", leaseId);
   if (emptyAccount && (lease.status === "DRAFT" || lease.status === "PENDING_SIGNATURE"))
     throw conflict(`Lease ${leaseId} is ${lease.status}: it has no account before it is signed`);
-  return lease.start_date;
+  return { lease_start_date: lease.start_date, lease_signed_on: lease.signed_at };
 }
 
 /** Account streams as this process's commands left them (src/platform/streamCache.ts), per store. */
@@ -96,7 +96,7 @@ export async function rentCycleCommandRoutes(app: FastifyInstance): Promise<void
         // An account with entries (of this tenant: another's reads as empty) was opened on a signed
         // lease: only an empty one needs its status checked.
         const empty = account.calls.length === 0 && account.payments.length === 0;
-        const lease_start_date = await requireAccountLease(request, lease_id, empty);
+        const lease = await requireAccountLease(request, lease_id, empty);
         return {
           type: "RecordPayment",
           lease_id,
@@ -107,7 +107,7 @@ export async function rentCycleCommandRoutes(app: FastifyInstance): Promise<void
           reference: b.reference ?? null,
           payer_lessee_id: b.payer_lessee_id ?? null,
           today: legalToday(),
-          lease_start_date,
+          ...lease,
         };
       });
       const payment = result.state.payments.find((p) => p.payment_id === payment_id);
