@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import { globalTypeIds } from "../../src/events/types.ts";
 import type { RouteEntry } from "../../src/platform/http/auth.ts";
 import { DATE_MAX, DATE_MIN } from "../../src/platform/http/schemas.ts";
+import { READ_ONLY_FIELDS } from "../../src/platform/validation.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import type { DatabaseKind } from "../support/testDatabase.ts";
@@ -316,7 +317,11 @@ const membersOf = (doc: OpenApiDoc, schema: JsonSchema): JsonSchema[] => {
   return s.type === "null" ? [] : [s];
 };
 
-/** The typed leaves of `value` (a body that follows `schema`), read-only fields left out. */
+/**
+ * The typed leaves of `value` (a body that follows `schema`), read-only fields left out: those the
+ * schema marks, and `id`, `created_at`, `updated_at`, `erased_at` of the body or of a bulk item,
+ * which the validator drops before reading (docs/architecture.md §4).
+ */
 export function leavesOf(
   doc: OpenApiDoc,
   schema: JsonSchema,
@@ -325,6 +330,8 @@ export function leavesOf(
 ): Leaf[] {
   const members = membersOf(doc, schema);
   if (members.some((m) => m.readOnly)) return [];
+  const top = typeof path[0] === "number" ? path.slice(1) : path;
+  if (top.length === 1 && (READ_ONLY_FIELDS as readonly unknown[]).includes(top[0])) return [];
   const object = members.find((m) => m.type === "object" && m.properties);
   if (object && value && typeof value === "object" && !Array.isArray(value))
     return Object.entries(value).flatMap(([key, v]) =>
