@@ -162,22 +162,26 @@ export function utcInstant(value: string): string | null {
   return Number.isNaN(instant.getTime()) ? null : instant.toISOString();
 }
 
-function instantProblem(value: string): string | null {
+const instantProblem = (from: string, to: string) => (value: string) => {
   const instant = value.length === 10 && isRealDate(value) ? `${value}T00:00:00.000Z` : utcInstant(value);
   if (!instant) return "must be an ISO 8601 date-time or a date YYYY-MM-DD";
   const day = instant.slice(0, 10);
-  return day < DATE_MIN || day > DATE_MAX ? DATE_RANGE_MESSAGE : null;
-}
+  return day < from || day > to ? `must be between ${from} and ${to}` : null;
+};
 
 /**
  * A timestamp: an ISO 8601 date-time (with or without zone; none means UTC) or a plain date,
- * whose UTC day is within the dates' bounds; given as the UTC ISO string.
+ * whose UTC day is within the bounds (the dates' unless a field's domain needs older: a
+ * building's construction); given as the UTC ISO string.
  */
-export const isoTimestamp = z
-  .string({ error: typeError("must be an ISO 8601 date-time or a date YYYY-MM-DD") })
-  .superRefine(checked(instantProblem))
-  .transform((value) => (value.length === 10 ? `${value}T00:00:00.000Z` : (utcInstant(value) as string)))
-  .meta({ format: "date-time", example: "2025-01-31T10:00:00Z" });
+export const timestampWithin = (from = DATE_MIN, to = DATE_MAX) =>
+  z
+    .string({ error: typeError("must be an ISO 8601 date-time or a date YYYY-MM-DD") })
+    .superRefine(checked(instantProblem(from, to)))
+    .transform((value) => (value.length === 10 ? `${value}T00:00:00.000Z` : (utcInstant(value) as string)))
+    .meta({ format: "date-time", example: "2025-01-31T10:00:00Z" });
+
+export const isoTimestamp = timestampWithin();
 
 /** NUL and unpaired surrogates pass JSON but not PostgreSQL text or jsonb: a 400, not a 500. */
 export const storable = { error: "must not contain NUL or unpaired surrogate characters" } as const;
