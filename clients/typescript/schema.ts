@@ -5242,7 +5242,10 @@ export interface components {
             lessee_id: string;
             iban: string;
             bic?: string | null;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             signed_on: string;
         };
         BankLineMatchInput: {
@@ -5365,8 +5368,8 @@ export interface components {
             property_tax?: number | null;
             acquisition_price?: number | null;
             rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
+            construction_date?: string | null;
+            renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
             /**
@@ -5411,8 +5414,8 @@ export interface components {
             property_tax?: number | null;
             acquisition_price?: number | null;
             rent_amount?: number | null;
-            construction_date?: (string) | null;
-            renovation_date?: (string) | null;
+            construction_date?: string | null;
+            renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
             /**
@@ -5731,7 +5734,10 @@ export interface components {
             estate_id?: string;
         };
         DepositReturnInput: {
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             returned_on: string;
             /** @default [] */
             deductions: {
@@ -5747,6 +5753,7 @@ export interface components {
             /**
              * Format: date
              * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
+             * @example 2025-01-31
              */
             keys_returned_on?: string;
         };
@@ -5754,11 +5761,15 @@ export interface components {
             /**
              * Format: date
              * @description The day the building's annual accounts were approved
+             * @example 2025-01-31
              */
             accounts_approved_on: string;
             /** @description The tenant's share of the charges still owed, taken from the held part */
             charges_deducted: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             settled_on: string;
         };
         NewRoomInput: {
@@ -5801,7 +5812,10 @@ export interface components {
             lease_id: string;
             /** @enum {string} */
             direction: "HANDED_OVER" | "RETURNED";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             on: string;
             sets: {
                 kind: string;
@@ -5811,7 +5825,10 @@ export interface components {
         NewNoticeInput: {
             /** @enum {string} */
             given_by: "LESSEE" | "LESSOR";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             received_on: string;
             reason?: ("TENSE_ZONE" | "FIRST_JOB" | "JOB_TRANSFER" | "JOB_LOSS" | "NEW_JOB_AFTER_LOSS" | "HEALTH" | "RSA_OR_AAH" | "SOCIAL_HOUSING" | "DOMESTIC_VIOLENCE" | "SALE" | "REPOSSESSION" | "LEGITIMATE_SERIOUS_REASON") | null;
             /** @description A lessor's notice for SALE of an unfurnished dwelling: the price and terms (loi n° 89-462 art. 15 II) */
@@ -5830,7 +5847,10 @@ export interface components {
             acquired_occupied_on?: string | null;
             /** @description A lessor's notice to a lessee over 65 (art. 15 III, 25-8 III): ages on the term, resources on the notice's day */
             elderly_tenant?: {
-                /** Format: date */
+                /**
+                 * Format: date
+                 * @example 2025-01-31
+                 */
                 lessee_born_on: string;
                 lessee_resources_under_ceiling: boolean;
                 rehousing_offered: boolean;
@@ -5844,6 +5864,7 @@ export interface components {
             /**
              * Format: date
              * @description Default: the last return of the lease's keys (POST /api/estates/{id}/keys/handovers), else the date of the exit report given when it lists the keys
+             * @example 2025-01-31
              */
             keys_returned_on?: string;
             /** @description The SIGNED exit condition report; without: the deposit is due in 2 months */
@@ -5969,7 +5990,10 @@ export interface components {
         }[];
         NewPaymentInput: {
             amount: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             paid_on: string;
             /** @enum {string} */
             method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
@@ -6226,11 +6250,20 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             lease_id: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             period_start: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             period_end: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             due_date: string;
             rent_amount: number;
             charges_amount: number;
@@ -6267,7 +6300,10 @@ export interface components {
              */
             lease_id: string;
             amount: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             paid_on: string;
             /** @enum {string} */
             method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
@@ -6289,7 +6325,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             date: string;
             call_id: string | null;
             payment_id: string | null;
@@ -6561,7 +6600,10 @@ export interface components {
             estate_id: string;
             /** @enum {string} */
             lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             start_date: string;
             rent_amount: number;
             usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -6613,7 +6655,10 @@ export interface components {
             lessee_id: string;
             /** @enum {string} */
             role: "Primary" | "CoTenant" | "Guarantor";
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             start_date: string;
             end_date: string | null;
             ended: boolean;
@@ -6659,7 +6704,10 @@ export interface components {
              */
             lease_id: string;
             title: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             effective_date: string;
             changes: {
                 rent_amount?: number;
@@ -6694,7 +6742,10 @@ export interface components {
             charges_amount: number | null;
             previous_rent_amount: number;
             previous_charges_amount: number | null;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             effective_date: string;
             /** @enum {string} */
             reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
@@ -13248,7 +13299,10 @@ export interface operations {
                     primary_lessee_id: string;
                     /** @enum {string} */
                     lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date: string;
                     rent_amount: number;
                     usage_type?: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -13357,7 +13411,10 @@ export interface operations {
                         estate_id: string;
                         /** @enum {string} */
                         lease_type: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                        /** Format: date */
+                        /**
+                         * Format: date
+                         * @example 2025-01-31
+                         */
                         start_date: string;
                         rent_amount: number;
                         usage_type: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -13403,7 +13460,10 @@ export interface operations {
                             lessee_id: string;
                             /** @enum {string} */
                             role: "Primary" | "CoTenant" | "Guarantor";
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @example 2025-01-31
+                             */
                             start_date: string;
                             end_date: string | null;
                             ended: boolean;
@@ -13416,7 +13476,10 @@ export interface operations {
                              */
                             id: string;
                             title: string;
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @example 2025-01-31
+                             */
                             effective_date: string;
                             changes: {
                                 rent_amount?: number;
@@ -13464,7 +13527,10 @@ export interface operations {
                     estate_id?: string;
                     /** @enum {string} */
                     lease_type?: "UNFURNISHED" | "FURNISHED" | "MOBILITY" | "STUDENT" | "COMMERCIAL" | "PROFESSIONAL" | "PARKING";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     rent_amount?: number;
                     usage_type?: ("RESIDENTIAL_ONLY" | "MIXED_PROFESSIONAL") | null;
@@ -13601,13 +13667,19 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date?: string;
                     reason?: string | null;
                     /** @enum {string} */
                     given_by?: "LESSEE" | "LESSOR";
                     reduced_notice?: boolean;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     notice_end_date?: string;
                 };
             };
@@ -13664,7 +13736,10 @@ export interface operations {
                 "application/json": {
                     rent_amount: number;
                     charges_amount?: number | null;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date: string;
                     /** @enum {string} */
                     reason: "INDEX_REVISION" | "AGREEMENT" | "RENT_CONTROL" | "CORRECTION" | "WORKS_INCREASE" | "REEVALUATION";
@@ -13683,7 +13758,10 @@ export interface operations {
                     };
                     /** @description REEVALUATION (art. 17-2), effective on a renewal's first day: the day the new rent was proposed (at least 6 months before the term) and the neighbourhood's representative rent the references give; renewal_months: the renewed contract's length (default: the law's) */
                     reevaluation?: {
-                        /** Format: date */
+                        /**
+                         * Format: date
+                         * @example 2025-01-31
+                         */
                         proposed_on: string;
                         neighbourhood_rent: number;
                         renewal_months?: number;
@@ -13691,6 +13769,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description INDEX_REVISION: the day the lessor asked for it (loi n° 89-462 art. 17-1 I: it takes effect from the request, and a request more than a year after the anniversary forfeits that year); absent: the effective date
+                     * @example 2025-01-31
                      */
                     requested_on?: string;
                 };
@@ -13783,7 +13862,10 @@ export interface operations {
                     lessee_id: string;
                     /** @enum {string} */
                     role: "Primary" | "CoTenant" | "Guarantor";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     end_date?: string | null;
                 };
@@ -13874,7 +13956,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     role?: "Primary" | "CoTenant" | "Guarantor";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     start_date?: string;
                     end_date?: string | null;
                     /**
@@ -13986,7 +14071,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     end_date?: string;
                 };
             };
@@ -14072,7 +14160,10 @@ export interface operations {
             content: {
                 "application/json": {
                     title: string;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date: string;
                     changes: {
                         rent_amount?: number;
@@ -14179,7 +14270,10 @@ export interface operations {
             content: {
                 "application/json": {
                     title?: string;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     effective_date?: string;
                     changes?: {
                         rent_amount?: number;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChargeCategory, KeyKind, Regularisation } from "../law/charges.ts";
 import { CHARGE_CATEGORIES } from "../law/charges.ts";
-import { isoDate, text, uuid } from "../platform/http/schemas.ts";
+import { euros as centsOfEuros, isoDate, MAX_EUROS, text, uuid } from "../platform/http/schemas.ts";
 import { defineResource, equals, type ResourceEvent } from "../platform/resource/resource.ts";
 
 /**
@@ -18,13 +18,7 @@ import { defineResource, equals, type ResourceEvent } from "../platform/resource
  */
 
 /** Euros: finite, at most two decimals; `min` 0 unless an adjusting entry may be negative. */
-export const euros = (min = 0) =>
-  z
-    .number()
-    .finite()
-    .min(min === 0 ? 0 : -1e9, min === 0 ? "Must be >= 0" : "Must be at least -1000000000")
-    .max(1e9, "Must be at most 1000000000")
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
+export const euros = (min = 0) => centsOfEuros({ min: min === 0 ? 0 : -MAX_EUROS });
 
 export const placeChargesStream = (placeId: string) => `place_charges-${placeId.toLowerCase()}`;
 export const leaseChargesStream = (leaseId: string) => `lease_charges-${leaseId.toLowerCase()}`;

@@ -9,7 +9,7 @@ import { setEtag } from "../platform/http/etag.ts";
 import { readHistory } from "../platform/http/handleCommand.ts";
 import { pageQuery, sendPage, sendSlice } from "../platform/http/pagination.ts";
 import { answers, fileBytes, historyBody } from "../platform/http/responses.ts";
-import { uuid } from "../platform/http/schemas.ts";
+import { isoTimestamp, uuid } from "../platform/http/schemas.ts";
 import { readEstate } from "./estates.ts";
 import {
   amendmentBody,
@@ -36,13 +36,11 @@ import {
   readDocument,
   requireLease,
 } from "./leases.ts";
-import { date } from "./leasesSchemas.ts";
 
 /** GET routes of the Leases area, one group per concern. */
 
 const tags = ["Leases"];
 const read = { access: "LeasesRead" as const };
-const timestamp = z.iso.datetime({ offset: true, local: true, message: "Must be an ISO 8601 timestamp" });
 
 const asOfQuery = z.strictObject({
   as_of: z
@@ -56,7 +54,7 @@ const asOfQuery = z.strictObject({
 });
 
 function checkAsOf(asOf: string | undefined) {
-  if (asOf !== undefined && !timestamp.safeParse(asOf).success && !date().safeParse(asOf).success)
+  if (asOf !== undefined && !isoTimestamp.safeParse(asOf).success)
     throw validationError("Invalid query", [{ field: "as_of", message: "Must be an ISO 8601 timestamp" }]);
 }
 

@@ -9,23 +9,31 @@ import {
   REVISION_INDEX_TYPES,
   USAGE_TYPES,
 } from "../events/leases.ts";
-import { storableJson, text, uuid } from "../platform/http/schemas.ts";
+import {
+  date,
+  decimalsMeta,
+  euros,
+  hasAtMostDecimals,
+  storableJson,
+  text,
+  uuid,
+} from "../platform/http/schemas.ts";
 
 /** Request bodies of the leases area that its answers also show (DESIGN.md §6 Leases). */
 
-export const date = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
-
-/** Euros: finite, >= 0, at most two decimals. */
-export const money = () =>
-  z
-    .number()
-    .finite()
-    .min(0, "Must be >= 0")
-    .max(1e9, "Must be at most 1000000000")
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
+/** The platform's bounded dates and whole-cent euros (docs/security.md, "Bounds of every field"). */
+export { date };
+export const money = () => euros();
 
 export const quarter = () => z.string().regex(/^\d{4}-Q[1-4]$/, "Must be a quarter like 2025-Q2");
-const indexValue = () => z.number().finite().gt(0, "Must be greater than 0").max(1e6);
+/** An index value (IRL, ILC, ILAT): published with at most four decimals, so never 0 in points. */
+const indexValue = () =>
+  z
+    .number()
+    .gt(0, "Must be greater than 0")
+    .max(1e6)
+    .refine((v) => hasAtMostDecimals(v, 4), "At most 4 decimals")
+    .meta(decimalsMeta(4));
 export const readOnly = (field: string, hint: string) =>
   z.never({ error: `${field} is read-only; ${hint}` }).optional();
 

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { LESSEE_CATEGORIES, type LesseeCategory } from "../events/lessees.ts";
-import { BIC_PATTERN, emailProblem, ibanProblem, normalizeIban } from "../platform/http/schemas.ts";
+import {
+  BIC_PATTERN,
+  emailProblem,
+  euros,
+  ibanProblem,
+  isoDate,
+  normalizeIban,
+} from "../platform/http/schemas.ts";
 
 /**
  * Request bodies of the Lessees area that its answers also show (docs/architecture.md §6 Lessees).
@@ -19,7 +26,7 @@ const name = () => text().min(1, "Must not be empty");
 const optional = <S extends z.ZodType>(schema: S) => schema.nullable().optional();
 
 /** A real calendar date YYYY-MM-DD (2023-02-29 fails). */
-export const dateSchema = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
+export const dateSchema = () => isoDate;
 
 export const emailSchema = () =>
   z
@@ -52,8 +59,7 @@ const bicSchema = () =>
       "Must be 8 or 11 characters: 4 letters, 2 country letters, 2 letters or digits, optional 3",
     );
 
-const amount = () =>
-  z.number({ message: "Must be a number" }).min(0, "Must not be negative").max(1e12, "Too large");
+const amount = () => euros();
 
 const identityDocumentsSchema = z.strictObject({
   passport: optional(

@@ -143,14 +143,19 @@ function toPayment(row: Row) {
 }
 
 /** The lease as the rent cycle needs it: its status, or null when the tenant has no such lease. */
-export async function readLeaseStatus(sql: Sql, tenantId: string, leaseId: string): Promise<string | null> {
+export async function readLeaseStatus(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+): Promise<{ status: string; start_date: string; signed_at: string | null } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ status: string }>(`SELECT status FROM leases WHERE tenant_id = $1 AND id = $2`, [
-      tenantId,
-      leaseId,
-    ]),
+    tx.query<{ status: string; start_date: string; signed_at: string | null }>(
+      `SELECT status, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(signed_at, 'YYYY-MM-DD') AS signed_at
+         FROM leases WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, leaseId],
+    ),
   );
-  return row?.status ?? null;
+  return row ?? null;
 }
 
 /** Whether the lessee is (or was) a party of the lease. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CONSTRUCTION_PERIODS, QUARTER_RE } from "../events/rentRegulation.ts";
+import { decimalsMeta, isoDate, isWholeCents } from "../platform/http/schemas.ts";
 
 /** NUL and unpaired surrogates pass JSON but not PostgreSQL text: a 400, not a 500. */
 const storable = (v: string) => !v.includes("\u0000") && v.isWellFormed();
@@ -10,16 +11,8 @@ export const quarter = z
   .regex(QUARTER_RE, { error: "must be a quarter YYYY-Qn, e.g. 2025-Q2" })
   .meta({ example: "2025-Q2" });
 
-function isRealDate(v: string): boolean {
-  const d = new Date(`${v}T00:00:00Z`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
-}
-
-/** A real calendar date YYYY-MM-DD. */
-const date = z
-  .string({ error: "must be a date YYYY-MM-DD" })
-  .refine(isRealDate, { error: "must be a real date YYYY-MM-DD" })
-  .meta({ format: "date" });
+/** A real calendar date YYYY-MM-DD within the platform's bounds. */
+const date = isoDate;
 
 /** At most two decimals: IRL values and rents per m² are published to the cent. */
 const hundredths = (name: string) =>
@@ -27,9 +20,10 @@ const hundredths = (name: string) =>
     .number({ error: `${name} must be a number` })
     .positive({ error: `${name} must be greater than 0` })
     .max(100_000, { error: `${name} must be at most 100000` })
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, {
+    .refine(isWholeCents, {
       error: `${name} has at most 2 decimals`,
-    });
+    })
+    .meta(decimalsMeta(2));
 
 export const irlParams = z.strictObject({ quarter });
 

@@ -279,6 +279,11 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
         [{ amount: 10.001 }, "amount"],
         [{ amount: 10, paid_on: tomorrow }, "paid_on"],
         [{ amount: 10, paid_on: "2025-02-30" }, "paid_on"],
+        // Year 0 once passed, was appended and stopped the rent_cycle projection for every tenant.
+        [{ amount: 10, paid_on: "0000-01-01" }, "paid_on"],
+        [{ amount: 10, paid_on: "9999-12-31" }, "paid_on"],
+        [{ amount: 1e-9 }, "amount"],
+        [{ amount: 1_000_000_000.01 }, "amount"],
         [{ amount: 10, method: "BITCOIN" }, "method"],
         [{ amount: 10, payer_lessee_id: other.primary_lessee_id }, "payer_lessee_id"],
         [{ amount: 10, tip: 1 }, ""],
@@ -292,6 +297,14 @@ describe.each(databaseKinds)("rent cycle on %s", (kind) => {
             res.body,
           ).toContain(field);
       }
+      // The lease starts on 2025-01-01: a payment of the day before is the decider's 422.
+      const early = await pay(id, { amount: 10, paid_on: "2024-12-31" });
+      expect(early.statusCode, early.body).toBe(422);
+      expect(early.json()).toMatchObject({
+        error: "UnprocessableEntity",
+        message: "A payment cannot be dated before the lease starts (2025-01-01)",
+        details: [{ field: "paid_on" }],
+      });
       expect((await pay(other.id, { amount: 10 })).statusCode).toBe(409);
       expect((await pay(stranger.id, { amount: 10 })).statusCode).toBe(404);
       expect((await pay(crypto.randomUUID(), { amount: 10 })).statusCode).toBe(404);

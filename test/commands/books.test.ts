@@ -155,6 +155,8 @@ describe("books: what each money event posts (docs/accounting.md)", () => {
           reference: null,
           payer_lessee_id: null,
           today: "2026-12-01",
+          lease_start_date: "2025-01-01",
+          lease_signed_on: null,
         }),
       ),
       fc.constantFrom(...ids).map(

@@ -16,6 +16,7 @@ import { deciderSpec } from "../support/deciderSpec.ts";
 const spec = deciderSpec(accountDecider);
 const LEASE = "5b0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001";
 const TODAY = "2026-06-15";
+const LEASE_START = "2026-01-01";
 
 const period = (month: number, total = 950): RentPeriod => {
   const m = String(month).padStart(2, "0");
@@ -44,6 +45,8 @@ const pay = (payment_id: string, amount: number, paid_on = "2026-06-01"): Accoun
   reference: null,
   payer_lessee_id: null,
   today: TODAY,
+  lease_start_date: LEASE_START,
+  lease_signed_on: "2026-03-10",
 });
 const P1 = "00000000-0000-4000-8000-000000000001";
 const P2 = "00000000-0000-4000-8000-000000000002";
@@ -157,6 +160,27 @@ describe("payments", () => {
       .given(run([], pay(P1, 10)))
       .when(pay(P1, 10))
       .thenRefuses(409, /already exists/);
+  });
+
+  it("takes a payment dated the lease's first day and refuses one dated the day before (422)", () => {
+    const [recorded] = spec
+      .given([])
+      .when(pay(P1, 10, LEASE_START))
+      .thenEvents();
+    expect(recorded).toMatchObject({ type: "PaymentRecorded", data: { paid_on: LEASE_START } });
+    spec
+      .given([])
+      .when(pay(P1, 10, "2025-12-31"))
+      .thenRefuses(422, /before the lease starts \(2026-01-01\)/, ["paid_on"]);
+  });
+
+  it("signed before its start, a lease takes a payment from its signature day (rent paid in advance)", () => {
+    const signedEarly = (paid_on: string) => ({ ...pay(P1, 10, paid_on), lease_signed_on: "2025-12-15" });
+    expect(spec.given([]).when(signedEarly("2025-12-15")).thenEvents()).toHaveLength(1);
+    spec
+      .given([])
+      .when(signedEarly("2025-12-14"))
+      .thenRefuses(422, /before the lease was signed \(2025-12-15\)/, ["paid_on"]);
   });
 });
 

@@ -7,7 +7,11 @@ import { ApiError, notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { answers, errorResponses } from "../../platform/http/responses.ts";
 import { LOCAL_CHECKOUT_PATH } from "../../platform/payments/localProvider.ts";
-import { type PaymentProvider, WebhookRejected } from "../../platform/payments/paymentProvider.ts";
+import {
+  checkoutProblem,
+  type PaymentProvider,
+  WebhookRejected,
+} from "../../platform/payments/paymentProvider.ts";
 import { paymentProvidersOf } from "../../platform/payments/providers.ts";
 import { creditPurchase } from "./purchases.ts";
 
@@ -138,6 +142,8 @@ export async function creditCommandRoutes(app: FastifyInstance): Promise<void> {
           );
           return { received: true as const, event_id: event.event_id, credited: false, purchase_id: null };
         }
+        const problem = checkoutProblem(event);
+        if (problem) throw validationError(problem);
         const done = await creditPurchase(
           { sql: request.server.platform.sql, store: request.server.platform.store },
           provider.name,

@@ -10,7 +10,7 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand } from "../../platform/http/handleCommand.ts";
 import { replyWithResource } from "../../platform/http/replyWithResource.ts";
 import { answers, updatedAnswers } from "../../platform/http/responses.ts";
-import { uuid } from "../../platform/http/schemas.ts";
+import { queryEuros, uuid } from "../../platform/http/schemas.ts";
 import {
   readDpeSummaryOn,
   readIndexReference,
@@ -26,12 +26,7 @@ const tags = ["Leases"];
 const params = z.strictObject({ lease_id: uuid() });
 
 /** Euros in a query string: finite, >= 0, at most two decimals. */
-const queryMoney = z.coerce
-  .number({ error: "must be an amount in euros" })
-  .finite()
-  .min(0, "Must be >= 0")
-  .max(1e9, "Must be at most 1000000000")
-  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "At most two decimals (cents)");
+const queryMoney = queryEuros();
 
 /**
  * Facts the API cannot know, stated by the caller for the re-letting exceptions (décret 2017-1198

@@ -16,7 +16,7 @@ import { ApiError, type ErrorDetail, notFound, validationError } from "../../pla
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers, createdAnswers, deletedAnswers, updatedAnswers } from "../../platform/http/responses.ts";
-import { isoDate, text, uuid } from "../../platform/http/schemas.ts";
+import { decimalsMeta, hasAtMostDecimals, isoDate, text, uuid } from "../../platform/http/schemas.ts";
 import { readEstate } from "../../queries/estates.ts";
 import { findMediaRow } from "../../queries/media.ts";
 import {
@@ -45,7 +45,8 @@ const index = z
   .finite()
   .min(0, "Must be >= 0")
   .max(1e12, "Must be at most 1e12")
-  .refine((v) => Math.abs(v * 1000 - Math.round(v * 1000)) < 1e-6, "At most 3 decimals");
+  .refine((v) => hasAtMostDecimals(v, 3), "At most 3 decimals")
+  .meta(decimalsMeta(3));
 
 const meterFields = {
   type: z.enum(METER_TYPES),

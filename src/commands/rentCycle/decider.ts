@@ -11,7 +11,7 @@ import {
 import { cents, toEuros } from "../../law/money.ts";
 import type { RentPeriod } from "../../law/rentPeriods.ts";
 import type { Decider } from "../../platform/decider.ts";
-import { conflict, notFound, validationError } from "../../platform/errors.ts";
+import { conflict, notFound, unprocessable, validationError } from "../../platform/errors.ts";
 
 /**
  * The account of a lease (stream `lease_account-<lease>`, src/events/rentCycle.ts): rent calls
@@ -31,6 +31,9 @@ export type AccountCommand =
       payer_lessee_id: string | null;
       /** The legal day (Paris): a payment cannot be dated after it. */
       today: string;
+      /** The lease's start date and the day it was signed (activated), null before. */
+      lease_start_date: string;
+      lease_signed_on: string | null;
     }
   | { type: "CancelPayment"; lease_id: string; payment_id: string; reason: string };
 
@@ -52,6 +55,18 @@ function recordPayment(command: Extract<AccountCommand, { type: "RecordPayment" 
     throw validationError("Invalid payment data", [
       { field: "paid_on", message: `Must not be after today (${command.today}, Europe/Paris)` },
     ]);
+  // An account holds what was paid under this lease: from its start, or from its signature when
+  // the first rent is paid in advance. A day before both is a typo, not a payment (a lease taken
+  // over with its past would carry its own start; there is no takeover yet).
+  const { lease_start_date: start, lease_signed_on: signed } = command;
+  const opens = signed !== null && signed < start ? signed : start;
+  if (command.paid_on < opens)
+    throw unprocessable(
+      opens === start
+        ? `A payment cannot be dated before the lease starts (${start})`
+        : `A payment cannot be dated before the lease was signed (${signed}), its start being later`,
+      [{ field: "paid_on", message: `Must not be before ${opens}` }],
+    );
   const amount = cents(command.amount);
   if (amount <= 0)
     throw validationError("Invalid payment data", [{ field: "amount", message: "Must be > 0" }]);

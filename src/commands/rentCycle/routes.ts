@@ -34,12 +34,16 @@ const cancelSchema = z
   .strictObject({ reason: text(1000).min(1, "Must not be empty") })
   .meta({ id: "PaymentCancellation" });
 
-/** Leases whose account takes payments: any but a draft or one awaiting signature (no rent is due yet). */
-async function requireAccountLease(request: FastifyRequest, leaseId: string) {
-  const status = await readLeaseStatus(request.server.platform.sql, tenantOf(request), leaseId);
-  if (status === null) throw notFound("Lease", leaseId);
-  if (status === "DRAFT" || status === "PENDING_SIGNATURE")
-    throw conflict(`Lease ${leaseId} is ${status}: it has no account before it is signed`);
+/**
+ * Leases whose account takes payments: any but a draft or one awaiting signature (no rent is due
+ * yet). Gives the lease's start and signature dates, the facts a payment's date is checked against.
+ */
+async function requireAccountLease(request: FastifyRequest, leaseId: string, emptyAccount: boolean) {
+  const lease = await readLeaseStatus(request.server.platform.sql, tenantOf(request), leaseId);
+  if (lease === null) throw notFound("Lease", leaseId);
+  if (emptyAccount && (lease.status === "DRAFT" || lease.status === "PENDING_SIGNATURE"))
+    throw conflict(`Lease ${leaseId} is ${lease.status}: it has no account before it is signed`);
+  return { lease_start_date: lease.start_date, lease_signed_on: lease.signed_at };
 }
 
 /** Account streams as this process's commands left them (src/platform/streamCache.ts), per store. */
@@ -82,9 +86,9 @@ export async function rentCycleCommandRoutes(app: FastifyInstance): Promise<void
       const payment_id = newResourceId(request);
       const result = await runAccount(request, lease_id, async (account) => {
         // An account with entries (of this tenant: another's reads as empty) was opened on a signed
-        // lease: only an empty one needs the lease looked up.
-        if (account.calls.length === 0 && account.payments.length === 0)
-          await requireAccountLease(request, lease_id);
+        // lease: only an empty one needs its status checked.
+        const empty = account.calls.length === 0 && account.payments.length === 0;
+        const lease = await requireAccountLease(request, lease_id, empty);
         return {
           type: "RecordPayment",
           lease_id,
@@ -95,6 +99,7 @@ export async function rentCycleCommandRoutes(app: FastifyInstance): Promise<void
           reference: b.reference ?? null,
           payer_lessee_id: b.payer_lessee_id ?? null,
           today: legalToday(),
+          ...lease,
         };
       });
       const payment = result.state.payments.find((p) => p.payment_id === payment_id);

@@ -22,6 +22,8 @@ const fetchableUrl = z
   .url()
   .max(2000)
   .refine((value) => {
+    // Refinements run after a failed `url()` too: an unparsable value must not throw here.
+    if (!URL.canParse(value)) return false;
     const url = new URL(value);
     return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname));
   }, "Must be an https URL (http only to localhost)");

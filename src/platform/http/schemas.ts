@@ -10,6 +10,10 @@ const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 export const isStorable = (value: string) => !value.includes("\u0000") && !UNPAIRED_SURROGATE.test(value);
 const UNSTORABLE_MESSAGE = "Must not contain NUL or unpaired surrogate characters";
 
+/** The message of a type error, telling apart a null (refused on required fields). */
+export const typeError = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input === null ? "is required and may not be null" : expected;
+
 /** A trimmed text field of bounded length; empty after trimming is refused. */
 export const text = (max: number) =>
   z
@@ -38,8 +42,40 @@ export const uuid = () =>
     .overwrite((value) => value.toLowerCase())
     .meta({ example: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001" });
 
-/** An amount of money in euros (rent, deposit, tax): a finite number >= 0, stored as numeric. */
-export const amount = z.number().finite().min(0, "Must be >= 0").max(1e12);
+/**
+ * Money (docs/security.md, "Bounds of every field"): euros in whole cents, at most a billion, so
+ * that cents are exact integers in JavaScript, float8 and `numeric(p, 2)` alike. The double a
+ * body carries must be the one nearest a cents value: 0.07 passes, 1.005 and 1e-9 do not (1e-9 €
+ * was once stored as 0).
+ */
+export const MAX_EUROS = 1_000_000_000;
+export const hasAtMostDecimals = (value: number, decimals: number) =>
+  Number.isFinite(value) && Math.round(value * 10 ** decimals) / 10 ** decimals === value;
+export const isWholeCents = (value: number) => hasAtMostDecimals(value, 2);
+const CENTS_MESSAGE = "At most two decimals (cents)";
+/** In the API description: how many decimals a number field takes (JSON Schema has no exact way). */
+export const decimalsMeta = (decimals: number) => ({ "x-decimals": decimals });
+
+/** Euros, >= `min` (0 unless an adjusting entry may be negative), <= `max`, whole cents. */
+export const euros = ({ min = 0, max = MAX_EUROS }: { min?: number; max?: number } = {}) =>
+  z
+    .number({ error: typeError("must be an amount in euros") })
+    .min(min, min === 0 ? "Must be >= 0" : `Must be at least ${min}`)
+    .max(max, `Must be at most ${max}`)
+    .refine(isWholeCents, CENTS_MESSAGE)
+    .meta(decimalsMeta(2));
+
+/** Euros in a query string (`?works_amount=1200.50`): the same bounds once coerced. */
+export const queryEuros = () =>
+  z.coerce
+    .number({ error: "must be an amount in euros" })
+    .min(0, "Must be >= 0")
+    .max(MAX_EUROS, `Must be at most ${MAX_EUROS}`)
+    .refine(isWholeCents, CENTS_MESSAGE)
+    .meta(decimalsMeta(2));
+
+/** An amount of money in euros (rent, deposit, tax, price): see `euros`. */
+export const amount = euros();
 
 /**
  * A field the service keeps that a body may carry back from a GET (DESIGN.md §4): accepted and
@@ -58,28 +94,94 @@ export const notNull = <S extends z.ZodType>(schema: S, field: string) =>
     return z.NEVER;
   }, schema);
 
-/** The message of a type error, telling apart a null (refused on required fields). */
-export const typeError = (expected: string) => (issue: { input?: unknown }) =>
-  issue.input === null ? "is required and may not be null" : expected;
-
 /** Any 8-4-4-4-12 hex id (the catalog's fixed ids are not all RFC 4122 variants). */
 export const id = z
   .guid({ error: "must be a UUID" })
   .meta({ example: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001" });
 
-/** A real calendar date written YYYY-MM-DD (2025-02-30 fails). */
-export const isoDate = z
-  .string({ error: typeError("must be a date YYYY-MM-DD") })
-  .refine(isRealDate, { error: "must be a real date YYYY-MM-DD" })
-  .meta({ format: "date", example: "2025-01-31" });
+/**
+ * Dates and timestamps (docs/security.md, "Bounds of every field"): a real calendar day between
+ * 1900-01-01 and 2200-12-31. Every projection stores them in `date` or `timestamptz` columns,
+ * which have no year 0, and the domain needs nothing older than a building nor later than a long
+ * lease: a day outside would be appended, then stop the projection that cannot store it.
+ */
+export const DATE_MIN = "1900-01-01";
+export const DATE_MAX = "2200-12-31";
+const DATE_RANGE_MESSAGE = `must be between ${DATE_MIN} and ${DATE_MAX}`;
+
+/** What is wrong with a `YYYY-MM-DD` day, or null when it is a real day within the bounds. */
+export function dateProblem(value: string): string | null {
+  if (!isRealDate(value)) return "must be a real date YYYY-MM-DD";
+  return value < DATE_MIN || value > DATE_MAX ? DATE_RANGE_MESSAGE : null;
+}
+
+const checked =
+  (problem: (value: string) => string | null) =>
+  (value: string, ctx: { addIssue: (issue: { code: "custom"; message: string; input: string }) => void }) => {
+    const message = problem(value);
+    if (message) ctx.addIssue({ code: "custom", message, input: value });
+  };
+
+/**
+ * A real calendar date written YYYY-MM-DD within the bounds (2025-02-30, 0000-01-01 and 9999-12-31
+ * fail). Built on zod's ISO date, whose `format` tells the read models' DDL a `date` column.
+ */
+export const isoDate = z.iso
+  .date({
+    error: (issue) =>
+      issue.code === "invalid_type"
+        ? typeError("must be a date YYYY-MM-DD")(issue)
+        : "must be a real date YYYY-MM-DD",
+  })
+  .superRefine(checked((value) => (isRealDate(value) ? dateProblem(value) : null)))
+  .meta({ example: "2025-01-31" });
+
+/** `isoDate` for the schemas written as calls (`date().optional()`). */
+export const date = () => isoDate;
 
 export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
+
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?([zZ]|[+-]\d{2}:\d{2})?$/;
+
+/** An ISO 8601 instant (`2025-01-31T10:00:00+01:00`, no zone meaning UTC) as UTC, or null. */
+export function utcInstant(value: string): string | null {
+  const m = DATE_TIME.exec(value);
+  if (!m || !isRealDate(m[1]) || Number(m[2]) > 23 || Number(m[3]) > 59 || Number(m[4] ?? 0) > 59)
+    return null;
+  const zone = m[5] && /^[+-]/.test(m[5]) ? m[5] : "Z";
+  if (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4, 6)) > 59) return null;
+  const instant = new Date(`${value.slice(0, value.length - (m[5]?.length ?? 0))}${zone}`);
+  return Number.isNaN(instant.getTime()) ? null : instant.toISOString();
+}
+
+const instantProblem = (from: string, to: string) => (value: string) => {
+  const instant = value.length === 10 && isRealDate(value) ? `${value}T00:00:00.000Z` : utcInstant(value);
+  if (!instant) return "must be an ISO 8601 date-time or a date YYYY-MM-DD";
+  const day = instant.slice(0, 10);
+  return day < from || day > to ? `must be between ${from} and ${to}` : null;
+};
+
+/**
+ * A timestamp: an ISO 8601 date-time (with or without zone; none means UTC) or a plain date,
+ * whose UTC day is within the bounds (the dates' unless a field's domain needs older: a
+ * building's construction); given as the UTC ISO string.
+ */
+export const timestampWithin = (from = DATE_MIN, to = DATE_MAX) =>
+  z
+    .string({ error: typeError("must be an ISO 8601 date-time or a date YYYY-MM-DD") })
+    .superRefine(checked(instantProblem(from, to)))
+    .transform((value) => (value.length === 10 ? `${value}T00:00:00.000Z` : (utcInstant(value) as string)))
+    .meta({ format: "date-time", example: "2025-01-31T10:00:00Z" });
+
+export const isoTimestamp = timestampWithin();
 
 /** NUL and unpaired surrogates pass JSON but not PostgreSQL text or jsonb: a 400, not a 500. */
 export const storable = { error: "must not contain NUL or unpaired surrogate characters" } as const;

@@ -1,3 +1,5 @@
+import { isStorable } from "../http/schemas.ts";
+
 /**
  * The payment-provider port (docs/credits.md): open a checkout session for a package, and read
  * a webhook delivery whose signature the provider's own scheme proves. Adapters: Stripe (the
@@ -61,3 +63,27 @@ export const headerOf = (headers: Record<string, string | string[] | undefined>,
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
+
+/**
+ * Why a verified checkout cannot be recorded, or null: a signature proves who sent a body, not
+ * that its ids are text the log can hold (a lone surrogate makes the append throw) or of a sane
+ * length. The webhook answers 400 on it and records nothing (docs/credits.md, "The webhook").
+ */
+export function checkoutProblem(event: CompletedCheckout): string | null {
+  const ids = {
+    event_id: event.event_id,
+    session_id: event.session_id,
+    payment_id: event.payment_id,
+    tenant_id: event.tenant_id,
+    package_id: event.package_id,
+    currency: event.currency,
+  };
+  for (const [field, value] of Object.entries(ids)) {
+    if (value === null && field !== "event_id" && field !== "session_id") continue;
+    if (typeof value !== "string" || value === "" || value.length > 255 || !isStorable(value))
+      return `The checkout's ${field} is not a text of 1 to 255 storable characters`;
+  }
+  if (event.amount_cents !== null && !Number.isSafeInteger(event.amount_cents))
+    return "The checkout's amount is not a whole number of cents";
+  return null;
+}

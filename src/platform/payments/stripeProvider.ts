@@ -85,7 +85,10 @@ export function stripeProvider(options: {
         throw new WebhookRejected(`Invalid Stripe-Signature: ${(error as Error).message}`);
       }
       if (!PAID.has(event.type)) return { kind: "ignored", event_id: event.id, type: event.type };
-      const session = event.data.object as Stripe.Checkout.Session;
+      // Signed is not well-formed: `data: null` or a non-object session is a 400, not a TypeError.
+      const session = (event.data as { object?: unknown } | null)?.object as Stripe.Checkout.Session | null;
+      if (!session || typeof session !== "object" || Array.isArray(session))
+        throw new WebhookRejected(`The ${event.type} event carries no checkout session`);
       if (session.payment_status !== "paid") return { kind: "ignored", event_id: event.id, type: event.type };
       const intent = session.payment_intent;
       return {
