@@ -30,6 +30,20 @@ export interface LeaseContractFacts {
 
 const day = isoDay;
 
+const text = (v: unknown): string | null => (v == null || String(v).trim() === "" ? null : String(v).trim());
+
+/** A row's postal address (`address_street`, `address_postal_code`, `address_city`, `address_country`). */
+export function postalAddressOf(r: Row | null | undefined): string | null {
+  if (!r) return null;
+  const city = [text(r.address_postal_code), text(r.address_city)].filter(Boolean).join(" ");
+  const parts = [text(r.address_street), city || null, text(r.address_country)].filter(Boolean);
+  return parts.length ? parts.join(", ") : null;
+}
+
+/** The dwelling's full address: the estate's own, else its place's (a building's lots share it). */
+export const dwellingAddressOf = (estate: Row | null | undefined, place: Row | null | undefined) =>
+  text(estate?.address) ?? postalAddressOf(place) ?? text(place?.name);
+
 /**
  * One statement for everything a contract prints (and the PDF records already made from this
  * lease revision): a contract is read on every POST, cached or not, so it is one round trip. The

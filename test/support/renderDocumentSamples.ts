@@ -1,0 +1,80 @@
+/**
+ * Renders every document of docs/documents.md from sample data and writes the picture of its first
+ * page to docs/images/ (needs pdftoppm from poppler-utils): `npx tsx test/support/renderDocumentSamples.ts`.
+ * The PDFs go to /tmp/pms-documents/ to look at every page.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
+import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
+import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
+
+const images = new URL("../../docs/images/", import.meta.url).pathname;
+const out = "/tmp/pms-documents/";
+mkdirSync(images, { recursive: true });
+mkdirSync(out, { recursive: true });
+
+const hash = (c: string) => c.repeat(64);
+const evidence = {
+  document: {
+    sha256: hash("a"),
+    contract: { pdf_id: "", sha256: hash("b"), filename: "bail-logement-nu-2026-12-01-3f2a1c0e.pdf" },
+    annexes: [
+      { annex_id: "1", code: "NOTICE_INFORMATION", title: "Notice d'information", sha256: hash("c") },
+      { annex_id: "2", code: "DPE", title: "Diagnostic de performance énergétique", sha256: hash("d") },
+      { annex_id: "3", code: "ERP", title: "État des risques et pollutions", sha256: hash("e") },
+    ],
+  },
+  signatories: [
+    { signatory_id: "s1", role: "Primary", lessee_id: "l1", name: "Camille Martin" },
+    { signatory_id: "s2", role: "Guarantor", lessee_id: "l2", name: "Jeanne Martin" },
+    { signatory_id: "s3", role: "Lessor", lessee_id: null, name: "SCI Dupont" },
+  ],
+  steps: [
+    {
+      step: "SIGNED",
+      signatory_id: "s1",
+      at: "2026-12-01T21:52:00Z",
+      channel: "lessee_space",
+      ip: "2001:db8:85a3::8a2e:370:7334",
+    },
+    {
+      step: "SIGNED",
+      signatory_id: "s2",
+      at: "2026-12-01T22:01:00Z",
+      channel: "lessee_space",
+      ip: "192.0.2.10",
+    },
+    { step: "SIGNED", signatory_id: "s3", at: "2026-12-02T08:15:00Z", channel: "api", ip: "198.51.100.7" },
+  ],
+} as unknown as ReturnType<typeof evidenceOf>;
+
+const documents: Record<string, () => Promise<Buffer>> = {
+  "signature-certificate": () =>
+    renderMarkupHere({
+      markup: signedMarkup(evidence, "2026-12-02T08:15:03Z", {
+        address: "12 rue des Lilas, 69003 Lyon, France",
+      }),
+      title: "Certificat de signature électronique",
+    }),
+  "notice-information": () => renderMarkupHere({ markup: NOTICE_MARKUP, title: "Notice d'information" }),
+};
+
+for (const [name, render] of Object.entries(documents)) {
+  const pdf = await render();
+  writeFileSync(`${out}${name}.pdf`, pdf);
+  execFileSync("pdftoppm", ["-png", "-r", "60", `${out}${name}.pdf`, `${out}${name}`]);
+  execFileSync("pdftoppm", [
+    "-png",
+    "-r",
+    "60",
+    "-f",
+    "1",
+    "-l",
+    "1",
+    "-singlefile",
+    `${out}${name}.pdf`,
+    `${images}${name}`,
+  ]);
+  console.log(`${images}${name}.png`);
+}
