@@ -17,6 +17,7 @@ import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
+import { guaranteeActRoutes } from "./commands/leases/guarantees.ts";
 import {
   generateLeasePdf,
   generateLeasePdfs,
@@ -321,7 +322,7 @@ export const areas: Area[] = [
   },
   {
     name: "leasePdfs",
-    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
+    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes, guaranteeActRoutes],
     projections: [leasePdfsProjection],
     erasures: [leasePdfErasure],
   },

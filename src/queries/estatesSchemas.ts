@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { estateContractFields } from "../events/estates.ts";
 import { amount, notNull, text, uuid } from "../platform/http/schemas.ts";
 
 /** A date-time (ISO 8601, with or without zone; no zone means UTC) or a plain date; stored as UTC. */
@@ -36,6 +37,7 @@ const optionalFields = {
   renovation_date: dateTime.nullish(),
   address: text(1000).nullish(),
   other_detail: text(5000).nullish(),
+  ...estateContractFields,
 };
 
 const name = text(255);

@@ -5,9 +5,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { guaranteeActMarkup } from "../../src/commands/leases/contract/guaranteeAct.ts";
+import { renderLeaseContractHere } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
 import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
 import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
+import { sampleContract } from "./leaseContractSample.ts";
 
 const images = new URL("../../docs/images/", import.meta.url).pathname;
 const out = "/tmp/pms-documents/";
@@ -50,6 +53,9 @@ const evidence = {
 } as unknown as ReturnType<typeof evidenceOf>;
 
 const documents: Record<string, () => Promise<Buffer>> = {
+  "contract-unfurnished": () => renderLeaseContractHere(sampleContract("UNFURNISHED")),
+  "contract-furnished": () => renderLeaseContractHere(sampleContract("FURNISHED")),
+  "contract-mobility": () => renderLeaseContractHere(sampleContract("MOBILITY")),
   "signature-certificate": () =>
     renderMarkupHere({
       markup: signedMarkup(evidence, "2026-12-02T08:15:03Z", {
@@ -57,6 +63,13 @@ const documents: Record<string, () => Promise<Buffer>> = {
       }),
       title: "Certificat de signature électronique",
     }),
+  "guarantee-act": () => {
+    const contract = sampleContract("UNFURNISHED");
+    return renderMarkupHere({
+      markup: guaranteeActMarkup(contract, contract.guarantors[0]),
+      title: "Acte de cautionnement solidaire",
+    });
+  },
   "notice-information": () => renderMarkupHere({ markup: NOTICE_MARKUP, title: "Notice d'information" }),
 };
 

@@ -1,5 +1,6 @@
 import Handlebars from "handlebars";
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces.js";
+import { frenchDate } from "../frenchText.ts";
 
 /**
  * Handlebars templates for documents (docs/pdf.md). A template renders to plain lines in a small
@@ -24,6 +25,11 @@ hb.registerHelper("date", (value: unknown) => {
   const m = typeof value === "string" ? DATE.exec(value) : null;
   return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
 });
+/** `1er décembre 2026` (src/platform/frenchText.ts). */
+hb.registerHelper(
+  "longDate",
+  (value: unknown) => frenchDate(typeof value === "string" ? value : null) ?? "—",
+);
 const euro = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR" });
 const decimal = new Intl.NumberFormat("fr-FR", { maximumFractionDigits: 2 });
 /** Plain spaces instead of French narrow no-break ones: the fonts and text extraction keep them. */

@@ -23,6 +23,7 @@ type ContractView = LeaseContract & {
   tenant_names: string;
   guarantor_names: string;
   mobility_reason: string;
+  payment_period: string;
 };
 
 const compiled = Object.fromEntries(
@@ -35,6 +36,13 @@ const TITLES: Record<ContractLeaseType, string> = {
   UNFURNISHED: "Contrat de location — logement nu",
   FURNISHED: "Contrat de location — logement meublé",
   MOBILITY: "Bail mobilité",
+};
+
+/** The period the payment day falls in, for each frequency. */
+const PAYMENT_PERIODS: Record<string, string> = {
+  mensuel: "de chaque mois",
+  trimestriel: "du premier mois de chaque trimestre",
+  annuel: "du premier mois de chaque année de location",
 };
 
 /** `2025-Q2` -> "2e trimestre 2025". */
@@ -78,6 +86,7 @@ export function contractView(contract: LeaseContract): ContractView {
     tenant_names: contract.tenants.map((t) => t.name).join(", "),
     guarantor_names: contract.guarantors.map((g) => g.name).join(", "),
     mobility_reason: contract.mobility_reason ?? "motif non renseigné",
+    payment_period: PAYMENT_PERIODS[contract.rent.frequency] ?? "de chaque mois",
   };
 }
 
