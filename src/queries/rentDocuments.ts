@@ -6,6 +6,7 @@ import { isoDay } from "../platform/formatDates.ts";
 import { renderInThread } from "../platform/pdf/renderInThread.ts";
 import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { dwellingAddressOf } from "./leaseContractFacts.ts";
 
 /**
  * The rent cycle's letters and receipts (docs/rent-cycle.md, "Documents"): quittance, reçu,
@@ -50,6 +51,7 @@ const LETTER_FACTS = `
      FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
      WHERE a.tenant_id = l.tenant_id AND a.lease_id = l.id AND NOT a.ended AND a.role <> 'Guarantor') AS lessees,
     e.address AS estate_address, e.name AS estate_name,
+    (SELECT to_jsonb(x) FROM places x WHERE x.tenant_id = l.tenant_id AND x.id = e.place_id) AS place,
     (SELECT to_jsonb(o) FROM owners o WHERE o.tenant_id = l.tenant_id AND o.id = e.owner_id) AS owner
   FROM leases l LEFT JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
   WHERE l.tenant_id = $1 AND l.id = $2`;
@@ -92,7 +94,12 @@ export async function readLetterFacts(
     landlord: ownerOf((row.owner as Row | null) ?? null),
     owner_id: ((row.owner as Row | null)?.id as string | undefined) ?? null,
     lessees: (row.lessees as LetterFacts["lessees"]) ?? [],
-    estate: { address: String(row.estate_address ?? row.estate_name ?? "") },
+    // The dwelling's full address: the estate's own, else its place's (a building's lots share it).
+    estate: {
+      address:
+        dwellingAddressOf({ address: row.estate_address }, (row.place as Row | null) ?? null) ??
+        String(row.estate_name ?? ""),
+    },
   };
 }
 
