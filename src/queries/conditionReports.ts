@@ -21,6 +21,7 @@ import { uuid } from "../platform/http/schemas.ts";
 import { renderInThread } from "../platform/pdf/renderInThread.ts";
 import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { dwellingAddressOf, postalAddressOf, readLeaseContractFacts } from "./leaseContractFacts.ts";
 import { requireLease } from "./leases.ts";
 import { contentDisposition } from "./media.ts";
 import { pdfAnswers } from "./rentCollection.ts";
@@ -194,26 +195,48 @@ interface PdfView {
   completions: (ConditionReport["completions"][number] & { elements: CompletedElement[] })[];
   legal: string;
   labels: typeof LABELS;
+  parties: ReportParties;
+  meters: { kind: string; value: number }[];
+}
+
+/** Who and where a report is about (décret n° 2016-382 art. 2-3): the dwelling and the parties. */
+export interface ReportParties {
+  address: string;
+  lessor: { name: string; address: string | null };
+  tenants: { name: string; address: string | null }[];
 }
 
 const LABELS = { NEW: "Neuf", GOOD: "Bon état", FAIR: "État d'usage", POOR: "Mauvais état" } as const;
+/** Meter kinds as a person reads them (a report may also name its own). */
+const METER_KINDS: Record<string, string> = {
+  ELECTRICITY: "Électricité",
+  GAS: "Gaz",
+  WATER_HOT: "Eau chaude",
+  WATER_COLD: "Eau froide",
+  HEATING: "Chauffage",
+  COOLING: "Climatisation",
+};
 
 const TEMPLATE = `# {{title}}
 
-Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_on}}, signé le {{date report.signed_on}}{{else}} (projet, non signé){{/if}}.
+Établi contradictoirement le {{longDate report.date}} (décret n° 2016-382 du 30 mars 2016){{#if report.signed_on}}, signé le {{longDate report.signed_on}}{{else}} — projet, non signé{{/if}}.
 
-{{#each report.rooms}}
-## {{name}}
+## Le logement et les parties
 
-| Élément | État | Commentaire |
-{{#each elements}}
-| {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}} |
+| Élément | Description |
+| Logement | {{parties.address}} |
+| Bailleur | {{parties.lessor.name}}{{#if parties.lessor.address}}, {{parties.lessor.address}}{{/if}} |
+{{#each parties.tenants}}
+| Locataire | {{name}}{{#if address}}, {{address}}{{/if}} |
 {{/each}}
-{{/each}}
+{{#if (eq report.type "EXIT")}}
+
+Adresse du locataire après son départ : {{#each parties.tenants}}{{name}} : {{#if address}}{{address}}{{else}}non communiquée{{/if}}. {{/each}}
+{{/if}}
 
 ## Relevés des compteurs
 
-{{#each report.meter_readings}}
+{{#each meters}}
 - {{kind}} : {{number value}}
 {{else}}
 - Aucun relevé
@@ -226,12 +249,21 @@ Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_
 {{else}}
 - Aucune clé
 {{/each}}
+
+{{#each report.rooms}}
+## {{name}}
+
+| Élément | État | Commentaire |
+{{#each elements}}
+| {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}}{{#if media_ids.length}} ({{media_ids.length}} photo(s) jointe(s)){{/if}} |
+{{/each}}
+{{/each}}
 {{#if completions.length}}
 
 ## Compléments du locataire (loi n° 89-462, art. 3-2)
 
 {{#each completions}}
-### Demande reçue le {{date received_on}}
+### Demande reçue le {{longDate received_on}}
 
 | Pièce | Élément | État | Commentaire |
 {{#each elements}}
@@ -241,16 +273,37 @@ Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_
 {{/if}}
 
 {{legal}}
+
+## Signatures
+
+| Le bailleur ou son mandataire | Le(s) locataire(s) |
+| {{parties.lessor.name}} | {{#each parties.tenants}}{{name}}{{#unless @last}}, {{/unless}}{{/each}} |
+| {{#if report.signed_on}}Signé le {{longDate report.signed_on}}{{else}}Signature{{/if}} | {{#if report.signed_on}}Signé le {{longDate report.signed_on}}{{else}}Signature{{/if}} |
 `;
 
 let compiled: ((view: PdfView) => string) | null = null;
 
 /** The report's markup (src/platform/pdf/renderTemplate.ts). */
-export function conditionReportMarkup(report: ConditionReport): string {
+export function conditionReportMarkup(report: ConditionReport, parties: ReportParties): string {
   compiled ??= compileTemplate<PdfView>(TEMPLATE);
   const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
   const legal = `Établi selon le ${DECRET_2016_382} ; le locataire peut demander de compléter l'état des lieux d'entrée dans les dix jours de son établissement, et pour les éléments de chauffage pendant le premier mois de la période de chauffe (${ART_3_2}).`;
-  return compiled({ title, report, completions: report.completions, legal, labels: LABELS });
+  const meters = report.meter_readings.map((m) => ({ kind: METER_KINDS[m.kind] ?? m.kind, value: m.value }));
+  return compiled({ title, report, completions: report.completions, legal, labels: LABELS, parties, meters });
+}
+
+/** The dwelling and the parties of a lease, as its reports name them. */
+export async function reportParties(db: Sql, tenantId: string, leaseId: string): Promise<ReportParties> {
+  const facts = await readLeaseContractFacts(db, tenantId, leaseId, "");
+  const nameOf = (r: Row | null | undefined) =>
+    [r?.first_name, r?.last_name].filter(Boolean).join(" ") || String(r?.legal_name ?? "") || "—";
+  return {
+    address: dwellingAddressOf(facts?.estate, facts?.place) ?? "—",
+    lessor: { name: facts?.owner ? nameOf(facts.owner) : "—", address: postalAddressOf(facts?.owner) },
+    tenants: (facts?.parties ?? [])
+      .filter((p) => p.role !== "Guarantor")
+      .map((p) => ({ name: nameOf(p.lessee), address: postalAddressOf(p.lessee) })),
+  };
 }
 
 /** What a render thread runs: pdfmake is loaded there, never on the API thread. */
@@ -358,8 +411,9 @@ export async function conditionReportQueries(app: FastifyInstance) {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
       const { report } = await requireReport(tenantOf(request), lease_id, report_id);
       const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
+      const parties = await reportParties(sql, tenantOf(request), lease_id);
       const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
-        markup: conditionReportMarkup(report),
+        markup: conditionReportMarkup(report, parties),
         title,
       });
       const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;

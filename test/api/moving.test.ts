@@ -382,6 +382,24 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(text).toContain("Peinture récente");
       expect(text).toContain("2016-382");
       expect(text).toContain("Fendues");
+      // Décret n° 2016-382 art. 2-3: date, dwelling, parties, readings, keys, rooms, signatures.
+      const primary = (await t.request("GET", `/api/leases/${lease}/lessees`)).json()[0];
+      const person = (await t.request("GET", `/api/lessees/${primary.lessee_id}`)).json();
+      for (const mention of [
+        "Établi contradictoirement le 1er janvier 2026",
+        "Le logement et les parties",
+        "Logement ",
+        "Bailleur",
+        `Locataire ${person.first_name} ${person.last_name}`,
+        "Électricité : 12 034,5",
+        "Porte d'entrée : 2",
+        "Demande reçue le 2 janvier 2026",
+        "Signatures",
+        "Le bailleur ou son mandataire",
+        "Signé le 1er janvier 2026",
+      ])
+        expect(text, mention).toContain(mention);
+      expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/);
     });
 
     it("needs LeasesWrite to write and LeasesRead to read; If-Match guards a revision", async () => {

@@ -9,6 +9,7 @@ import { guaranteeActMarkup } from "../../src/commands/leases/contract/guarantee
 import { renderLeaseContractHere } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
 import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
+import { type ConditionReport, conditionReportMarkup } from "../../src/queries/conditionReports.ts";
 import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
 import { sampleContract } from "./leaseContractSample.ts";
 
@@ -70,6 +71,45 @@ const documents: Record<string, () => Promise<Buffer>> = {
       title: "Acte de cautionnement solidaire",
     });
   },
+  "condition-report-entry": () =>
+    renderMarkupHere({
+      markup: conditionReportMarkup(
+        {
+          type: "ENTRY",
+          date: "2026-12-01",
+          signed_on: "2026-12-01",
+          rooms: [
+            {
+              name: "Séjour",
+              elements: [
+                { element: "Sol", condition: "GOOD", comment: "Parquet vitrifié", media_ids: ["m1", "m2"] },
+                { element: "Murs", condition: "NEW", comment: "Peinture récente", media_ids: [] },
+                { element: "Plafond", condition: "FAIR", comment: null, media_ids: [] },
+              ],
+            },
+            {
+              name: "Cuisine",
+              elements: [{ element: "Four", condition: "GOOD", comment: null, media_ids: [] }],
+            },
+          ],
+          meter_readings: [
+            { meter_id: null, kind: "ELECTRICITY", value: 12034.5 },
+            { meter_id: null, kind: "WATER_COLD", value: 431 },
+          ],
+          keys: [
+            { kind: "Porte d'entrée", count: 2 },
+            { kind: "Boîte aux lettres", count: 1 },
+          ],
+          completions: [],
+        } as unknown as ConditionReport,
+        {
+          address: "12 rue des Lilas, 69003 Lyon, France",
+          lessor: { name: "SCI Dupont", address: "4 place Bellecour, 69002 Lyon" },
+          tenants: [{ name: "Camille Martin", address: null }],
+        },
+      ),
+      title: "État des lieux d'entrée",
+    }),
   "notice-information": () => renderMarkupHere({ markup: NOTICE_MARKUP, title: "Notice d'information" }),
 };
 
