@@ -28,7 +28,7 @@ const CONTRACT_MENTIONS = [
   "Fait à Lyon, le",
 ];
 
-describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
+describe.each(["UNFURNISHED", "FURNISHED", "STUDENT", "MOBILITY"] as ContractLeaseType[])(
   "lease contract %s",
   (type) => {
     const contract = sampleContract(type);
@@ -57,6 +57,12 @@ describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
         expect(text).toContain("Trimestre de référence : 2e trimestre 2025, valeur 146,68");
         expect(text).toContain("Durée : 3 ans");
         expect(text).toContain("décret n° 2015-587 du 29 mai 2015, annexe 1");
+      } else if (type === "STUDENT") {
+        expect(text).toContain("LOGEMENT MEUBLÉ LOUÉ À UN ÉTUDIANT");
+        expect(text).toMatch(/Durée : 9 mois ?\. Le locataire étant étudiant/);
+        expect(text).toContain("n'est alors pas reconduit tacitement");
+        expect(text).toContain("au plus deux mois de loyer hors charges (loi n° 89-462, art. 25-6)");
+        expect(text).toContain("décret n° 2015-587 du 29 mai 2015, annexe 2");
       } else if (type === "FURNISHED") {
         expect(text).toContain("LOGEMENT MEUBLÉ");
         expect(text).toContain(

@@ -91,7 +91,7 @@ export function sampleContract(type: ContractLeaseType): LeaseContract {
     dates: {
       start_date: "2025-09-01",
       end_date: mobility ? "2026-04-30" : null,
-      duration_months: type === "UNFURNISHED" ? 36 : mobility ? 8 : 12,
+      duration_months: type === "UNFURNISHED" ? 36 : mobility ? 8 : type === "STUDENT" ? 9 : 12,
     },
     mobility_reason: mobility ? "une mission temporaire dans le cadre de son activité professionnelle" : null,
     rent: {

@@ -56,6 +56,7 @@ const evidence = {
 const documents: Record<string, () => Promise<Buffer>> = {
   "contract-unfurnished": () => renderLeaseContractHere(sampleContract("UNFURNISHED")),
   "contract-furnished": () => renderLeaseContractHere(sampleContract("FURNISHED")),
+  "contract-student": () => renderLeaseContractHere(sampleContract("STUDENT")),
   "contract-mobility": () => renderLeaseContractHere(sampleContract("MOBILITY")),
   "signature-certificate": () =>
     renderMarkupHere({

@@ -15,6 +15,7 @@ import { durationText, quarterLabel } from "./renderLeaseContract.ts";
 const TYPES: Record<LeaseContract["lease_type"], string> = {
   UNFURNISHED: "de location d'un logement nu",
   FURNISHED: "de location d'un logement meublé",
+  STUDENT: "de location d'un logement meublé à un étudiant",
   MOBILITY: "de bail mobilité",
 };
 

@@ -4,7 +4,7 @@
  * estate and its diagnoses; the templates only format it. Dates `YYYY-MM-DD`, amounts in euros.
  */
 
-export type ContractLeaseType = "UNFURNISHED" | "FURNISHED" | "MOBILITY";
+export type ContractLeaseType = "UNFURNISHED" | "FURNISHED" | "STUDENT" | "MOBILITY";
 
 export interface ContractParty {
   /** "individual" (a person) or "company" (a legal person). */

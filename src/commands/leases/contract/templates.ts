@@ -172,7 +172,13 @@ Fait{{#if signatures.place}} à {{signatures.place}}{{/if}}{{#if signatures.date
 | Signature précédée de « lu et approuvé » | Signature précédée de « lu et approuvé » |{{#if guarantors.length}} Signature |{{/if}}
 `;
 
-export const partials = { parties, object, financial, guarantees, annexes, signatures };
+const furniture = `
+### F. Mobilier
+
+{{join premises.furniture ", "}} (inventaire détaillé annexé).
+`;
+
+export const partials = { parties, object, furniture, financial, guarantees, annexes, signatures };
 
 export const templates = {
   UNFURNISHED: `
@@ -196,14 +202,27 @@ Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}*
 Soumis au titre Ier bis de la loi n° 89-462 du 6 juillet 1989. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 2. Le logement est équipé du mobilier prévu par le décret n° 2015-981 du 31 juillet 2015.
 {{> parties}}
 {{> object}}
-
-### F. Mobilier
-
-{{join premises.furniture ", "}} (inventaire détaillé annexé).
+{{> furniture}}
 
 ## III. Date de prise d'effet et durée du contrat
 
 Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}** (un an au minimum, neuf mois pour un étudiant sans reconduction : loi n° 89-462, art. 25-7).
+{{> financial}}
+{{> guarantees}}
+{{> annexes}}
+{{> signatures}}
+`,
+  STUDENT: `
+# CONTRAT DE LOCATION — LOGEMENT MEUBLÉ LOUÉ À UN ÉTUDIANT
+
+Soumis au titre Ier bis de la loi n° 89-462 du 6 juillet 1989. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 2. Le logement est équipé du mobilier prévu par le décret n° 2015-981 du 31 juillet 2015.
+{{> parties}}
+{{> object}}
+{{> furniture}}
+
+## III. Date de prise d'effet et durée du contrat
+
+Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}**. Le locataire étant étudiant, la durée du bail peut être réduite à neuf mois : le contrat n'est alors pas reconduit tacitement et prend fin à son terme (loi n° 89-462, art. 25-7).
 {{> financial}}
 {{> guarantees}}
 {{> annexes}}
