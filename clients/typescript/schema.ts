@@ -4719,6 +4719,56 @@ export interface components {
             address_city?: string | null;
             address_country?: string | null;
         };
+        NewEnergyDiagnosisInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
+        EnergyDiagnosisChangesInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until?: string;
+            /** @enum {string} */
+            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year?: number;
+            energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
         NewChargeInput: {
             /** @enum {string} */
             category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
@@ -4880,56 +4930,6 @@ export interface components {
             mode: "INDIVIDUAL" | "COLLECTIVE";
             /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
             energy?: string | null;
-        };
-        NewEnergyDiagnosisInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
-        };
-        EnergyDiagnosisChangesInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until?: string;
-            /** @enum {string} */
-            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year?: number;
-            energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
         };
         NewEstateInput: {
             name: string;
@@ -5620,6 +5620,50 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
+        EnergyDiagnosis: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            place_id: string | null;
+            estate_id: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption: number | null;
+            ges_emission: number | null;
+            heated_area: number | null;
+            notes: string | null;
+            media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An IRL (indice de référence des loyers) value of a quarter */
+        Irl: {
+            quarter: string;
+            value: number;
+            published_on: string | null;
+            /** @enum {string} */
+            source: "shipped" | "published";
+            note: string | null;
+        };
         /** @description A reminder sent for an unpaid rent call */
         RentReminder: {
             /**
@@ -6164,41 +6208,6 @@ export interface components {
             /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
             energy?: string | null;
         };
-        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
-        EnergyDiagnosis: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            place_id: string | null;
-            estate_id: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption: number | null;
-            ges_emission: number | null;
-            heated_area: number | null;
-            notes: string | null;
-            media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
         Estate: {
             /**
@@ -6721,15 +6730,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        /** @description An IRL (indice de référence des loyers) value of a quarter */
-        Irl: {
-            quarter: string;
-            value: number;
-            published_on: string | null;
-            /** @enum {string} */
-            source: "shipped" | "published";
-            note: string | null;
         };
         LeaseCompliance: {
             lease_id: string;

@@ -185,36 +185,36 @@ const parties = `Bailleur : **{{landlord.name}}**{{#if landlord.address}}, {{lan
 
 Locataire(s) : **{{lessee_names}}**
 
-Logement : {{estate.address}} — bail {{lease.reference}}`;
+Logement : {{estate.address}}`;
 
 const BUILT_IN: Record<DocumentCode, string> = {
   quittance: `# Quittance de loyer n° {{receipt.number}}
 
 ${parties}
 
-Je soussigné(e) {{landlord.name}}, bailleur du logement désigné ci-dessus, déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** au titre du loyer et des charges de la période du {{date call.period_start}} au {{date call.period_end}}, et lui en donne quittance.
+Je soussigné(e) {{landlord.name}}, bailleur du logement désigné ci-dessus, déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** au titre du loyer et des charges de la période du {{longDate call.period_start}} au {{longDate call.period_end}}, et lui en donne quittance.
 
 | Détail des sommes versées | Montant |
 | Loyer (hors charges) | {{money call.rent_amount}} |
 | Charges | {{money call.charges_amount}} |
 | Total versé | {{money call.total_amount}} |
 
-Échéance du {{date call.due_date}}. Quittance délivrée gratuitement le {{date receipt.issued_on}} (loi n° 89-462 du 6 juillet 1989, art. 21) : aucuns frais ne peuvent être facturés au locataire pour son établissement ou son envoi (art. 21 et art. 4 p).
+Échéance du {{longDate call.due_date}}. Quittance délivrée gratuitement le {{longDate receipt.issued_on}} (loi n° 89-462 du 6 juillet 1989, art. 21) : aucuns frais ne peuvent être facturés au locataire pour son établissement ou son envoi (art. 21 et art. 4 p).
 `,
   recu: `# Reçu de paiement partiel
 
 ${parties}
 
-Je soussigné(e) {{landlord.name}} déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** en paiement partiel de l'échéance de la période du {{date call.period_start}} au {{date call.period_end}}.
+Je soussigné(e) {{landlord.name}} déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** en paiement partiel de l'échéance de la période du {{longDate call.period_start}} au {{longDate call.period_end}}.
 
-| Échéance du {{date call.due_date}} | Montant |
+| Échéance du {{longDate call.due_date}} | Montant |
 | Loyer (hors charges) | {{money call.rent_amount}} |
 | Charges | {{money call.charges_amount}} |
 | Montant de l'échéance | {{money call.total_amount}} |
 | Payé | {{money call.paid_amount}} |
 | Reste dû | {{money call.remaining_amount}} |
 
-Ce reçu n'est pas une quittance : la quittance sera délivrée, gratuitement, une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21). Reçu délivré gratuitement le {{date receipt.issued_on}}.
+Ce reçu n'est pas une quittance : la quittance sera délivrée, gratuitement, une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21). Reçu délivré gratuitement le {{longDate receipt.issued_on}}.
 `,
   reminder: `# Rappel : loyer de la période du {{date call.period_start}} au {{date call.period_end}}
 

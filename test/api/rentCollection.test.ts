@@ -102,6 +102,8 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         expect(text).toMatch(/Payé 300,00 €/);
         expect(text).toMatch(/Reste dû 550,00 €/);
         expect(text).toContain("4 rue Mercière, 69002 Lyon");
+        expect(text).toContain("période du 1er janvier 2027 au 31 janvier 2027");
+        expect(text).not.toMatch(/— bail/);
         expect(text).not.toContain("Quittance de loyer n°");
       });
 

@@ -10,8 +10,10 @@ import { renderLeaseContractHere } from "../../src/commands/leases/contract/rend
 import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
 import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
 import { type ConditionReport, conditionReportMarkup } from "../../src/queries/conditionReports.ts";
+import { callView, documentMarkup, documentView, type LetterFacts } from "../../src/queries/rentDocuments.ts";
 import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
 import { sampleContract } from "./leaseContractSample.ts";
+import { sampleLetterFacts } from "./letterFactsSample.ts";
 
 const images = new URL("../../docs/images/", import.meta.url).pathname;
 const out = "/tmp/pms-documents/";
@@ -53,7 +55,31 @@ const evidence = {
   ],
 } as unknown as ReturnType<typeof evidenceOf>;
 
+const letterFacts: LetterFacts = { ...sampleLetterFacts, estate: { address: "4 rue Mercière, 69002 Lyon" } };
+const paidCall = callView({
+  call_id: "",
+  period_start: "2026-12-01",
+  period_end: "2026-12-31",
+  due_date: "2026-12-05",
+  rent_amount: 800,
+  charges_amount: 50,
+  total_amount: 850,
+  paid_amount: 850,
+});
+
 const documents: Record<string, () => Promise<Buffer>> = {
+  quittance: () =>
+    renderMarkupHere({
+      markup: documentMarkup(
+        "quittance",
+        null,
+        documentView(letterFacts, {
+          call: { ...paidCall, remaining_amount: 0 },
+          receipt: { number: "Q-2026-000007", issued_on: "2026-12-06" },
+        }),
+      ),
+      title: "Quittance de loyer",
+    }),
   "contract-unfurnished": () => renderLeaseContractHere(sampleContract("UNFURNISHED")),
   "contract-furnished": () => renderLeaseContractHere(sampleContract("FURNISHED")),
   "contract-student": () => renderLeaseContractHere(sampleContract("STUDENT")),
