@@ -197,6 +197,25 @@ interface PdfView {
   labels: typeof LABELS;
   parties: ReportParties;
   meters: { kind: string; value: number }[];
+  /** An exit report: the entry report's date and what changed since, element by element. */
+  exit: {
+    entry_date: string | null;
+    changes: { room: string; element: string; entry: string; exit: string }[];
+  } | null;
+}
+
+/** The exit's changes against the entry, as the PDF lists them (the same comparison as the route's). */
+export interface ExitChanges {
+  entry_date: string | null;
+  rooms: {
+    name: string;
+    elements: {
+      element: string;
+      entry_condition: string | null;
+      exit_condition: string | null;
+      change: string;
+    }[];
+  }[];
 }
 
 /** Who and where a report is about (décret n° 2016-382 art. 2-3): the dwelling and the parties. */
@@ -229,6 +248,21 @@ const TEMPLATE = `# {{title}}
 {{#each parties.tenants}}
 | Locataire | {{name}}{{#if address}}, {{address}}{{/if}} |
 {{/each}}
+{{#if exit}}
+
+## Comparaison avec l'état des lieux d'entrée
+
+{{#if exit.entry_date}}État des lieux d'entrée du {{longDate exit.entry_date}}.{{else}}Aucun état des lieux d'entrée signé : pas de comparaison possible.{{/if}}
+{{#if exit.changes.length}}
+
+| Pièce | Élément | À l'entrée | À la sortie |
+{{#each exit.changes}}
+| {{room}} | {{element}} | {{entry}} | {{exit}} |
+{{/each}}
+{{else}}
+{{#if exit.entry_date}}Aucune différence : chaque élément est dans l'état constaté à l'entrée.{{/if}}
+{{/if}}
+{{/if}}
 {{#if (eq report.type "EXIT")}}
 
 Adresse du locataire après son départ : {{#each parties.tenants}}{{name}} : {{#if address}}{{address}}{{else}}non communiquée{{/if}}. {{/each}}
@@ -284,12 +318,42 @@ Adresse du locataire après son départ : {{#each parties.tenants}}{{name}} : {{
 let compiled: ((view: PdfView) => string) | null = null;
 
 /** The report's markup (src/platform/pdf/renderTemplate.ts). */
-export function conditionReportMarkup(report: ConditionReport, parties: ReportParties): string {
+export function conditionReportMarkup(
+  report: ConditionReport,
+  parties: ReportParties,
+  exitChanges: ExitChanges | null = null,
+): string {
   compiled ??= compileTemplate<PdfView>(TEMPLATE);
   const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
   const legal = `Établi selon le ${DECRET_2016_382} ; le locataire peut demander de compléter l'état des lieux d'entrée dans les dix jours de son établissement, et pour les éléments de chauffage pendant le premier mois de la période de chauffe (${ART_3_2}).`;
   const meters = report.meter_readings.map((m) => ({ kind: METER_KINDS[m.kind] ?? m.kind, value: m.value }));
-  return compiled({ title, report, completions: report.completions, legal, labels: LABELS, parties, meters });
+  const label = (c: string | null) => (c ? LABELS[c as keyof typeof LABELS] : "absent");
+  const exit =
+    report.type === "EXIT"
+      ? {
+          entry_date: exitChanges?.entry_date ?? null,
+          changes: (exitChanges?.rooms ?? []).flatMap((r) =>
+            r.elements
+              .filter((e) => e.change !== "SAME")
+              .map((e) => ({
+                room: r.name,
+                element: e.element,
+                entry: label(e.entry_condition),
+                exit: label(e.exit_condition),
+              })),
+          ),
+        }
+      : null;
+  return compiled({
+    title,
+    report,
+    completions: report.completions,
+    legal,
+    labels: LABELS,
+    parties,
+    meters,
+    exit,
+  });
 }
 
 /** The dwelling and the parties of a lease, as its reports name them. */
@@ -411,9 +475,14 @@ export async function conditionReportQueries(app: FastifyInstance) {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
       const { report } = await requireReport(tenantOf(request), lease_id, report_id);
       const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
-      const parties = await reportParties(sql, tenantOf(request), lease_id);
+      const tenantId = tenantOf(request);
+      const parties = await reportParties(sql, tenantId, lease_id);
+      const entry = report.type === "EXIT" ? await signedEntry(sql, tenantId, lease_id) : null;
+      const changes = entry
+        ? { entry_date: entry.date, rooms: compareRooms(roomsOf(entry), report.rooms) }
+        : null;
       const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
-        markup: conditionReportMarkup(report, parties),
+        markup: conditionReportMarkup(report, parties, changes),
         title,
       });
       const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;
