@@ -255,6 +255,11 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     const uploaded = await t.request("GET", `/api/leases/${lease.id}/annexes/${report.json().id}/download`);
     expect(uploaded.rawPayload.equals(PDF)).toBe(true);
 
+    // The official notice uploaded binds that file, like any upload.
+    const official = await upload(lease.id, { catalog_code: "NOTICE_INFORMATION" });
+    expect(official.statusCode, official.body).toBe(201);
+    expect(official.json()).toMatchObject({ code: "NOTICE_INFORMATION", source: "UPLOAD", size: PDF.length });
+
     // Bad input and another tenant's lease.
     const asUpload = await t.request("POST", `/api/leases/${lease.id}/annexes`, {
       body: { catalog_code: "ENTRY_CONDITION_REPORT" },

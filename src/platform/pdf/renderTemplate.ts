@@ -131,7 +131,7 @@ export function markupToContent(markup: string): Content[] {
     } else if (line.startsWith("|")) {
       if (paragraph.length > 0 || list.length > 0) flush();
       // A Markdown separator row (`| --- | :-: |`) is layout, not a row of dashes on the page.
-      if (!/^\|(\s*:?-{3,}:?\s*\|)+$/.test(line)) table.push(cells(line));
+      if (!/^\|(\s*:?-+:?\s*\|)+$/.test(line)) table.push(cells(line));
     } else {
       if (list.length > 0 || table.length > 0) flush();
       paragraph.push(line);
