@@ -20,7 +20,13 @@ import { inventoryRoutes } from "./commands/inventories/routes.ts";
 import { leaseComplianceRoutes } from "./commands/leases/complianceRoutes.ts";
 import { leaseDocumentRoutes } from "./commands/leases/documents.ts";
 import { expireLeases, LEASE_EXPIRY_QUEUE } from "./commands/leases/expire.ts";
-import { generateLeasePdfs, leasePdfCommandRoutes, leasePdfErasure } from "./commands/leases/pdfs.ts";
+import { guaranteeActRoutes } from "./commands/leases/guarantees.ts";
+import {
+  generateLeasePdf,
+  generateLeasePdfs,
+  leasePdfCommandRoutes,
+  leasePdfErasure,
+} from "./commands/leases/pdfs.ts";
 import { leaseMovingCommandRoutes } from "./commands/leases/routes/moving.ts";
 import { leaseCommandRoutes } from "./commands/leases/routes.ts";
 import { lesseeEraseRoutes, RETENTION_QUEUE, runRetention } from "./commands/lessees/erase.ts";
@@ -57,6 +63,7 @@ import { type AreaJob, areaJob } from "./platform/jobs.ts";
 import { eraseMessagesOf } from "./platform/outbox/eraseMessages.ts";
 import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
 import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
+import { provideContractPrinter } from "./platform/pdf/contractPrinter.ts";
 import type { SubjectErasure } from "./platform/personalData/erasure.ts";
 import type { Projection } from "./platform/projections/projection.ts";
 import type { WorkerLoop } from "./platform/workerLoops.ts";
@@ -280,6 +287,9 @@ const retentionJob = areaJob({
   run: (deps, { erase }, { tenant_id }) => runRetention(deps, { erase: erase ?? false, tenantId: tenant_id }),
 });
 
+// Signing prints the current contract when none exists (src/platform/pdf/contractPrinter.ts).
+provideContractPrinter(generateLeasePdf);
+
 export const areas: Area[] = [
   { name: "lessees", routes: [lesseeCommandRoutes, lesseeQueryRoutes], projections: lesseeProjections },
   { name: "places", routes: [placeRoutes, placeQueries], projections: [placesProjection] },
@@ -321,7 +331,7 @@ export const areas: Area[] = [
   },
   {
     name: "leasePdfs",
-    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes],
+    routes: [leasePdfCommandRoutes, leasePdfQueryRoutes, guaranteeActRoutes],
     projections: [leasePdfsProjection],
     erasures: [leasePdfErasure],
   },

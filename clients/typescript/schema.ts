@@ -2148,6 +2148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/guarantees/{lessee_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The guarantee act (acte de cautionnement) of one of the lease's guarantors (PDF; loi n° 89-462 art. 22-1, code civil art. 2297)
+         * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdGuaranteesByLesseeIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts": {
         parameters: {
             query?: never;
@@ -5294,6 +5314,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        EstateSupplyInput: {
+            /**
+             * @description Individual to the dwelling or collective to the building
+             * @enum {string}
+             */
+            mode: "INDIVIDUAL" | "COLLECTIVE";
+            /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
+            energy?: string | null;
+        };
         NewEnergyDiagnosisInput: {
             place_id?: string | null;
             estate_id?: string | null;
@@ -5372,6 +5401,18 @@ export interface components {
             renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
+            /** @description The building's legal regime: one owner (monopropriété) or a copropriété */
+            legal_regime?: ("MONOPROPRIETE" | "COPROPRIETE") | null;
+            /** @description Heating: individual or collective, and its energy */
+            heating?: components["schemas"]["EstateSupplyInput"] | null;
+            /** @description Hot water: individual or collective, and its energy */
+            hot_water?: components["schemas"]["EstateSupplyInput"] | null;
+            /** @description Private accessory parts let with it: a cellar, a parking space, a garden… */
+            private_parts?: string[] | null;
+            /** @description Parts and equipment of the building in common use: lift, bicycle room, green spaces… */
+            common_parts?: string[] | null;
+            /** @description Access to information technologies: fibre, ADSL, collective TV aerial… */
+            it_access?: string[] | null;
             /**
              * @description Read-only: kept by the service; sending it is a 400.
              * @enum {string}
@@ -5418,6 +5459,18 @@ export interface components {
             renovation_date?: string | null;
             address?: string | null;
             other_detail?: string | null;
+            /** @description The building's legal regime: one owner (monopropriété) or a copropriété */
+            legal_regime?: ("MONOPROPRIETE" | "COPROPRIETE") | null;
+            /** @description Heating: individual or collective, and its energy */
+            heating?: components["schemas"]["EstateSupplyInput"] | null;
+            /** @description Hot water: individual or collective, and its energy */
+            hot_water?: components["schemas"]["EstateSupplyInput"] | null;
+            /** @description Private accessory parts let with it: a cellar, a parking space, a garden… */
+            private_parts?: string[] | null;
+            /** @description Parts and equipment of the building in common use: lift, bicycle room, green spaces… */
+            common_parts?: string[] | null;
+            /** @description Access to information technologies: fibre, ADSL, collective TV aerial… */
+            it_access?: string[] | null;
             /**
              * @description Read-only: kept by the service; sending it is a 400.
              * @enum {string}
@@ -6488,6 +6541,15 @@ export interface components {
                 };
             }[];
         };
+        EstateSupply: {
+            /**
+             * @description Individual to the dwelling or collective to the building
+             * @enum {string}
+             */
+            mode: "INDIVIDUAL" | "COLLECTIVE";
+            /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
+            energy?: string | null;
+        };
         /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
         EnergyDiagnosis: {
             /**
@@ -6574,6 +6636,12 @@ export interface components {
             renovation_date: string | null;
             address: string | null;
             other_detail: string | null;
+            legal_regime: ("MONOPROPRIETE" | "COPROPRIETE") | null;
+            heating: components["schemas"]["EstateSupply"] | null;
+            hot_water: components["schemas"]["EstateSupply"] | null;
+            private_parts: string[] | null;
+            common_parts: string[] | null;
+            it_access: string[] | null;
             /** @enum {string} */
             rental_status: "VACANT" | "RENTED" | "NOTICE";
             previous_owner_id: string | null;
@@ -6792,6 +6860,17 @@ export interface components {
                 owned: boolean;
             }[];
             history: components["schemas"]["HistoryEvent"][];
+        };
+        /** @description An IRL (indice de référence des loyers) value of a quarter */
+        Irl: {
+            quarter: string;
+            value: number;
+            published_on: string | null;
+            /** @enum {string} */
+            source: "shipped" | "published";
+            note: string | null;
+            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
+            source_reference: string | null;
         };
         Book: {
             /**
@@ -7657,17 +7736,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        /** @description An IRL (indice de référence des loyers) value of a quarter */
-        Irl: {
-            quarter: string;
-            value: number;
-            published_on: string | null;
-            /** @enum {string} */
-            source: "shipped" | "published";
-            note: string | null;
-            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
-            source_reference: string | null;
         };
         LeaseCompliance: {
             lease_id: string;
@@ -15163,6 +15231,42 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdGuaranteesByLesseeIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                lessee_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientError"];

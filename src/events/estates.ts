@@ -4,8 +4,10 @@
  * ownership history and the place history read straight from the log.
  */
 
+import { z } from "zod";
 import type { Decider } from "../platform/decider.ts";
 import { allEventTypes } from "../platform/decider.ts";
+import { text } from "../platform/http/schemas.ts";
 
 export const estateStream = (id: string) => `estate-${id}`;
 
@@ -19,6 +21,47 @@ export const orientations = [
   "South-East",
   "South-West",
 ] as const;
+
+const supply = z
+  .strictObject({
+    mode: z
+      .enum(["INDIVIDUAL", "COLLECTIVE"])
+      .describe("Individual to the dwelling or collective to the building"),
+    energy: text(100)
+      .nullish()
+      .describe("Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur…"),
+  })
+  .meta({ id: "EstateSupply" });
+const parts = z.array(text(200)).max(50);
+
+/**
+ * What the contract type of décret n° 2015-587 (II, "Objet du contrat") needs of a dwelling that
+ * the other estate fields do not say, declared once: the request schemas, the events, the read
+ * model and the answers are built from it. Each is optional and null until recorded.
+ */
+export const estateContractFields = {
+  legal_regime: z
+    .enum(["MONOPROPRIETE", "COPROPRIETE"])
+    .nullish()
+    .describe("The building's legal regime: one owner (monopropriété) or a copropriété"),
+  heating: supply.nullish().describe("Heating: individual or collective, and its energy"),
+  hot_water: supply.nullish().describe("Hot water: individual or collective, and its energy"),
+  private_parts: parts
+    .nullish()
+    .describe("Private accessory parts let with it: a cellar, a parking space, a garden…"),
+  common_parts: parts
+    .nullish()
+    .describe("Parts and equipment of the building in common use: lift, bicycle room, green spaces…"),
+  it_access: parts
+    .nullish()
+    .describe("Access to information technologies: fibre, ADSL, collective TV aerial…"),
+};
+export const ESTATE_CONTRACT_FIELDS = Object.keys(
+  estateContractFields,
+) as (keyof typeof estateContractFields)[];
+export type EstateContractDetails = {
+  [K in keyof typeof estateContractFields]: NonNullable<z.output<(typeof estateContractFields)[K]>> | null;
+};
 
 /** Fields changed by EstateUpdated (place_id and owner_id have their own events). */
 export interface EstateDetails {
@@ -41,6 +84,13 @@ export interface EstateDetails {
   renovation_date: string | null;
   address: string | null;
   other_detail: string | null;
+  /** Absent from events written before they were declared (read as null). */
+  legal_regime?: EstateContractDetails["legal_regime"];
+  heating?: EstateContractDetails["heating"];
+  hot_water?: EstateContractDetails["hot_water"];
+  private_parts?: EstateContractDetails["private_parts"];
+  common_parts?: EstateContractDetails["common_parts"];
+  it_access?: EstateContractDetails["it_access"];
 }
 
 export type EstateEvent =

@@ -28,7 +28,7 @@ export interface AnnexData {
   document_date: string | null;
   valid_until: string | null;
   negative: boolean | null;
-  /** The uploaded file; null for catalog and linked annexes (their PDF is made on download). */
+  /** The file: the upload, or the one uploaded with the linked DPE or diagnostic; null for the service's notice (made on download) and links made before they carried it. */
   file: { filename: string; content_type: string; size: number; sha256: string; blob_key: string } | null;
 }
 

@@ -1,4 +1,4 @@
-import { type EstateEvent, estateEventTypes } from "../events/estates.ts";
+import { ESTATE_CONTRACT_FIELDS, type EstateEvent, estateEventTypes } from "../events/estates.ts";
 import {
   isLeaseStatusEvent,
   LEASE_STATUS_EVENTS,
@@ -50,6 +50,7 @@ export const estateColumns = [
   "renovation_date",
   "address",
   "other_detail",
+  ...ESTATE_CONTRACT_FIELDS,
   "revision",
   "created_at",
   "updated_at",
@@ -81,6 +82,12 @@ CREATE TABLE estates (
   renovation_date timestamptz,
   address text,
   other_detail text,
+  legal_regime text,
+  heating jsonb,
+  hot_water jsonb,
+  private_parts jsonb,
+  common_parts jsonb,
+  it_access jsonb,
   current_dpe_id uuid,
   current_dpe_energy_label text,
   current_dpe_ges_label text,
@@ -128,7 +135,7 @@ export const ESTATE_STATUS_EVENT_TYPES = [
 ];
 
 /** The estates projection's version, also in the text of the lease feed's statements. */
-const ESTATES_VERSION = 2;
+const ESTATES_VERSION = 3;
 const estatesStamp = statementStamp("estates", ESTATES_VERSION);
 
 const estateRows = rowProjection<EstateEvent>({

@@ -21,6 +21,7 @@ import { uuid } from "../platform/http/schemas.ts";
 import { renderInThread } from "../platform/pdf/renderInThread.ts";
 import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { dwellingAddressOf, postalAddressOf, readLeaseContractFacts } from "./leaseContractFacts.ts";
 import { requireLease } from "./leases.ts";
 import { ensureOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
@@ -195,26 +196,82 @@ interface PdfView {
   completions: (ConditionReport["completions"][number] & { elements: CompletedElement[] })[];
   legal: string;
   labels: typeof LABELS;
+  parties: ReportParties;
+  meters: { kind: string; value: number }[];
+  /** An exit report: the entry report's date and what changed since, element by element. */
+  exit: {
+    entry_date: string | null;
+    changes: { room: string; element: string; entry: string; exit: string }[];
+  } | null;
+}
+
+/** The exit's changes against the entry, as the PDF lists them (the same comparison as the route's). */
+export interface ExitChanges {
+  entry_date: string | null;
+  rooms: {
+    name: string;
+    elements: {
+      element: string;
+      entry_condition: string | null;
+      exit_condition: string | null;
+      change: string;
+    }[];
+  }[];
+}
+
+/** Who and where a report is about (décret n° 2016-382 art. 2-3): the dwelling and the parties. */
+export interface ReportParties {
+  address: string;
+  lessor: { name: string; address: string | null };
+  tenants: { name: string; address: string | null }[];
 }
 
 const LABELS = { NEW: "Neuf", GOOD: "Bon état", FAIR: "État d'usage", POOR: "Mauvais état" } as const;
+/** Meter kinds as a person reads them (a report may also name its own). */
+const METER_KINDS: Record<string, string> = {
+  ELECTRICITY: "Électricité",
+  GAS: "Gaz",
+  WATER_HOT: "Eau chaude",
+  WATER_COLD: "Eau froide",
+  HEATING: "Chauffage",
+  COOLING: "Climatisation",
+};
 
 const TEMPLATE = `# {{title}}
 
-Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_on}}, signé le {{date report.signed_on}}{{else}} (projet, non signé){{/if}}.
+Établi contradictoirement le {{longDate report.date}} (décret n° 2016-382 du 30 mars 2016){{#if report.signed_on}}, signé le {{longDate report.signed_on}}{{else}} — projet, non signé{{/if}}.
 
-{{#each report.rooms}}
-## {{name}}
+## Le logement et les parties
 
-| Élément | État | Commentaire |
-{{#each elements}}
-| {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}} |
+| Élément | Description |
+| Logement | {{parties.address}} |
+| Bailleur | {{parties.lessor.name}}{{#if parties.lessor.address}}, {{parties.lessor.address}}{{/if}} |
+{{#each parties.tenants}}
+| Locataire | {{name}}{{#if address}}, {{address}}{{/if}} |
 {{/each}}
+{{#if exit}}
+
+## Comparaison avec l'état des lieux d'entrée
+
+{{#if exit.entry_date}}État des lieux d'entrée du {{longDate exit.entry_date}}.{{else}}Aucun état des lieux d'entrée signé : pas de comparaison possible.{{/if}}
+{{#if exit.changes.length}}
+
+| Pièce | Élément | À l'entrée | À la sortie |
+{{#each exit.changes}}
+| {{room}} | {{element}} | {{entry}} | {{exit}} |
 {{/each}}
+{{else}}
+{{#if exit.entry_date}}Aucune différence : chaque élément est dans l'état constaté à l'entrée.{{/if}}
+{{/if}}
+{{/if}}
+{{#if (eq report.type "EXIT")}}
+
+Adresse du locataire après son départ : {{#each parties.tenants}}{{name}} : {{#if address}}{{address}}{{else}}non communiquée{{/if}}. {{/each}}
+{{/if}}
 
 ## Relevés des compteurs
 
-{{#each report.meter_readings}}
+{{#each meters}}
 - {{kind}} : {{number value}}
 {{else}}
 - Aucun relevé
@@ -227,12 +284,21 @@ Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_
 {{else}}
 - Aucune clé
 {{/each}}
+
+{{#each report.rooms}}
+## {{name}}
+
+| Élément | État | Commentaire |
+{{#each elements}}
+| {{element}} | {{lookup @root.labels condition}} | {{#if comment}}{{comment}}{{else}}—{{/if}}{{#if media_ids.length}} ({{media_ids.length}} photo(s) jointe(s)){{/if}} |
+{{/each}}
+{{/each}}
 {{#if completions.length}}
 
 ## Compléments du locataire (loi n° 89-462, art. 3-2)
 
 {{#each completions}}
-### Demande reçue le {{date received_on}}
+### Demande reçue le {{longDate received_on}}
 
 | Pièce | Élément | État | Commentaire |
 {{#each elements}}
@@ -242,16 +308,67 @@ Bail {{report.lease_id}} — établi le {{date report.date}}{{#if report.signed_
 {{/if}}
 
 {{legal}}
+
+## Signatures
+
+| Le bailleur ou son mandataire | Le(s) locataire(s) |
+| {{parties.lessor.name}} | {{#each parties.tenants}}{{name}}{{#unless @last}}, {{/unless}}{{/each}} |
+| {{#if report.signed_on}}Signé le {{longDate report.signed_on}}{{else}}Signature{{/if}} | {{#if report.signed_on}}Signé le {{longDate report.signed_on}}{{else}}Signature{{/if}} |
 `;
 
 let compiled: ((view: PdfView) => string) | null = null;
 
 /** The report's markup (src/platform/pdf/renderTemplate.ts). */
-export function conditionReportMarkup(report: ConditionReport): string {
+export function conditionReportMarkup(
+  report: ConditionReport,
+  parties: ReportParties,
+  exitChanges: ExitChanges | null = null,
+): string {
   compiled ??= compileTemplate<PdfView>(TEMPLATE);
   const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
   const legal = `Établi selon le ${DECRET_2016_382} ; le locataire peut demander de compléter l'état des lieux d'entrée dans les dix jours de son établissement, et pour les éléments de chauffage pendant le premier mois de la période de chauffe (${ART_3_2}).`;
-  return compiled({ title, report, completions: report.completions, legal, labels: LABELS });
+  const meters = report.meter_readings.map((m) => ({ kind: METER_KINDS[m.kind] ?? m.kind, value: m.value }));
+  const label = (c: string | null) => (c ? LABELS[c as keyof typeof LABELS] : "absent");
+  const exit =
+    report.type === "EXIT"
+      ? {
+          entry_date: exitChanges?.entry_date ?? null,
+          changes: (exitChanges?.rooms ?? []).flatMap((r) =>
+            r.elements
+              .filter((e) => e.change !== "SAME")
+              .map((e) => ({
+                room: r.name,
+                element: e.element,
+                entry: label(e.entry_condition),
+                exit: label(e.exit_condition),
+              })),
+          ),
+        }
+      : null;
+  return compiled({
+    title,
+    report,
+    completions: report.completions,
+    legal,
+    labels: LABELS,
+    parties,
+    meters,
+    exit,
+  });
+}
+
+/** The dwelling and the parties of a lease, as its reports name them. */
+export async function reportParties(db: Sql, tenantId: string, leaseId: string): Promise<ReportParties> {
+  const facts = await readLeaseContractFacts(db, tenantId, leaseId, "");
+  const nameOf = (r: Row | null | undefined) =>
+    [r?.first_name, r?.last_name].filter(Boolean).join(" ") || String(r?.legal_name ?? "") || "—";
+  return {
+    address: dwellingAddressOf(facts?.estate, facts?.place) ?? "—",
+    lessor: { name: facts?.owner ? nameOf(facts.owner) : "—", address: postalAddressOf(facts?.owner) },
+    tenants: (facts?.parties ?? [])
+      .filter((p) => p.role !== "Guarantor")
+      .map((p) => ({ name: nameOf(p.lessee), address: postalAddressOf(p.lessee) })),
+  };
 }
 
 /** What a render thread runs: pdfmake is loaded there, never on the API thread. */
@@ -390,8 +507,14 @@ export async function conditionReportQueries(app: FastifyInstance) {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
       const { report } = await requireReport(tenantOf(request), lease_id, report_id);
       const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
+      const tenantId = tenantOf(request);
+      const parties = await reportParties(sql, tenantId, lease_id);
+      const entry = report.type === "EXIT" ? await signedEntry(sql, tenantId, lease_id) : null;
+      const changes = entry
+        ? { entry_date: entry.date, rooms: compareRooms(roomsOf(entry), report.rooms) }
+        : null;
       const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
-        markup: conditionReportMarkup(report),
+        markup: conditionReportMarkup(report, parties, changes),
         title,
       });
       const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ENERGY_LABELS } from "../events/energyDiagnoses.ts";
-import { estateFold, estateStream } from "../events/estates.ts";
+import { ESTATE_CONTRACT_FIELDS, estateFold, estateStream } from "../events/estates.ts";
 import type { Sql } from "../platform/db.ts";
 import { fieldError, notFound } from "../platform/errors.ts";
 import { iso } from "../platform/formatDates.ts";
@@ -42,6 +42,7 @@ const RESPONSE_COLUMNS = [
   "renovation_date",
   "address",
   "other_detail",
+  ...ESTATE_CONTRACT_FIELDS,
   "current_dpe_id",
   "current_dpe_energy_label",
   "current_dpe_ges_label",

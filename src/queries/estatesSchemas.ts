@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { estateContractFields } from "../events/estates.ts";
 import { amount, notNull, text, timestampWithin, uuid } from "../platform/http/schemas.ts";
 
 /**
@@ -35,6 +36,7 @@ const optionalFields = {
   renovation_date: dateTime.nullish(),
   address: text(1000).nullish(),
   other_detail: text(5000).nullish(),
+  ...estateContractFields,
 };
 
 const name = text(255);

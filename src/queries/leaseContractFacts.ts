@@ -26,9 +26,27 @@ export interface LeaseContractFacts {
   diagnostics: Row[];
   regulation: RentRegulation | null;
   previous_lease: { rent_amount: number; ended_on: string | null } | null;
+  /** The names of the equipment types installed in the estate's rooms (the equipment area). */
+  equipment: string[];
+  /** Today in Paris: the day an unsigned contract is made ("Fait à …, le …"). */
+  printed_on: string;
 }
 
 const day = isoDay;
+
+const text = (v: unknown): string | null => (v == null || String(v).trim() === "" ? null : String(v).trim());
+
+/** A row's postal address (`address_street`, `address_postal_code`, `address_city`, `address_country`). */
+export function postalAddressOf(r: Row | null | undefined): string | null {
+  if (!r) return null;
+  const city = [text(r.address_postal_code), text(r.address_city)].filter(Boolean).join(" ");
+  const parts = [text(r.address_street), city || null, text(r.address_country)].filter(Boolean);
+  return parts.length ? parts.join(", ") : null;
+}
+
+/** The dwelling's full address: the estate's own, else its place's (a building's lots share it). */
+export const dwellingAddressOf = (estate: Row | null | undefined, place: Row | null | undefined) =>
+  text(estate?.address) ?? postalAddressOf(place) ?? text(place?.name);
 
 /**
  * One statement for everything a contract prints (and the PDF records already made from this
@@ -64,6 +82,9 @@ export const CONTRACT_FACTS = `
      WHERE v.tenant_id = l.tenant_id AND v.estate_id = l.estate_id AND v.id <> l.id AND v.start_date < l.start_date
        AND v.status IN ('ACTIVE', 'NOTICE', 'FINALISATION', 'TERMINATED', 'EXPIRED')
      ORDER BY v.start_date DESC, v.created_at DESC LIMIT 1) AS previous_lease,
+    (SELECT coalesce(jsonb_agg(DISTINCT ${typeSql("l.tenant_id", "'equipment'", "q.equipment_type_id")}->>'name'), '[]')
+     FROM room_equipment q JOIN rooms m ON m.tenant_id = q.tenant_id AND m.id = q.room_id
+     WHERE q.tenant_id = l.tenant_id AND m.estate_id = l.estate_id) AS equipment,
     (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.created_at, r.id), '[]') FROM lease_pdfs r
      WHERE r.tenant_id = l.tenant_id AND r.lease_id = l.id AND r.lease_revision = l.revision
        AND r.template_version = $4) AS pdfs
@@ -87,6 +108,7 @@ export async function readLeaseContractFacts(
     tx.query<Row>(CONTRACT_FACTS, [tenantId, leaseId, parisDate(), templateVersion], { prepare: true }),
   );
   if (!row) return null;
+  const printedOn = parisDate();
   const lease = row.lease as Row;
   const estateType = row.estate_type as Row | null;
   const regulation = toEstateRegulation(String(lease.estate_id), (row.regulation as Row | null) ?? null);
@@ -105,6 +127,8 @@ export async function readLeaseContractFacts(
     previous_lease: previous
       ? { rent_amount: Number(previous.rent_amount), ended_on: day(previous.ended_on) }
       : null,
+    printed_on: printedOn,
+    equipment: ((row.equipment as (string | null)[]) ?? []).filter((n): n is string => Boolean(n)),
     pdfs: (row.pdfs as Row[]) ?? [],
   };
 }

@@ -6,6 +6,7 @@ import { isoDay } from "../platform/formatDates.ts";
 import { renderInThread } from "../platform/pdf/renderInThread.ts";
 import { compileTemplate, documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { dwellingAddressOf } from "./leaseContractFacts.ts";
 
 /**
  * The rent cycle's letters and receipts (docs/rent-cycle.md, "Documents"): quittance, reçu,
@@ -50,6 +51,7 @@ const LETTER_FACTS = `
      FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
      WHERE a.tenant_id = l.tenant_id AND a.lease_id = l.id AND NOT a.ended AND a.role <> 'Guarantor') AS lessees,
     e.address AS estate_address, e.name AS estate_name,
+    (SELECT to_jsonb(x) FROM places x WHERE x.tenant_id = l.tenant_id AND x.id = e.place_id) AS place,
     (SELECT to_jsonb(o) FROM owners o WHERE o.tenant_id = l.tenant_id AND o.id = e.owner_id) AS owner
   FROM leases l LEFT JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
   WHERE l.tenant_id = $1 AND l.id = $2`;
@@ -92,7 +94,12 @@ export async function readLetterFacts(
     landlord: ownerOf((row.owner as Row | null) ?? null),
     owner_id: ((row.owner as Row | null)?.id as string | undefined) ?? null,
     lessees: (row.lessees as LetterFacts["lessees"]) ?? [],
-    estate: { address: String(row.estate_address ?? row.estate_name ?? "") },
+    // The dwelling's full address: the estate's own, else its place's (a building's lots share it).
+    estate: {
+      address:
+        dwellingAddressOf({ address: row.estate_address }, (row.place as Row | null) ?? null) ??
+        String(row.estate_name ?? ""),
+    },
   };
 }
 
@@ -178,36 +185,36 @@ const parties = `Bailleur : **{{landlord.name}}**{{#if landlord.address}}, {{lan
 
 Locataire(s) : **{{lessee_names}}**
 
-Logement : {{estate.address}} — bail {{lease.reference}}`;
+Logement : {{estate.address}}`;
 
 const BUILT_IN: Record<DocumentCode, string> = {
   quittance: `# Quittance de loyer n° {{receipt.number}}
 
 ${parties}
 
-Je soussigné(e) {{landlord.name}}, bailleur du logement désigné ci-dessus, déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** au titre du loyer et des charges de la période du {{date call.period_start}} au {{date call.period_end}}, et lui en donne quittance.
+Je soussigné(e) {{landlord.name}}, bailleur du logement désigné ci-dessus, déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** au titre du loyer et des charges de la période du {{longDate call.period_start}} au {{longDate call.period_end}}, et lui en donne quittance.
 
 | Détail des sommes versées | Montant |
 | Loyer (hors charges) | {{money call.rent_amount}} |
 | Charges | {{money call.charges_amount}} |
 | Total versé | {{money call.total_amount}} |
 
-Échéance du {{date call.due_date}}. Quittance délivrée gratuitement le {{date receipt.issued_on}} (loi n° 89-462 du 6 juillet 1989, art. 21) : aucuns frais ne peuvent être facturés au locataire pour son établissement ou son envoi (art. 21 et art. 4 p).
+Échéance du {{longDate call.due_date}}. Quittance délivrée gratuitement le {{longDate receipt.issued_on}} (loi n° 89-462 du 6 juillet 1989, art. 21) : aucuns frais ne peuvent être facturés au locataire pour son établissement ou son envoi (art. 21 et art. 4 p).
 `,
   recu: `# Reçu de paiement partiel
 
 ${parties}
 
-Je soussigné(e) {{landlord.name}} déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** en paiement partiel de l'échéance de la période du {{date call.period_start}} au {{date call.period_end}}.
+Je soussigné(e) {{landlord.name}} déclare avoir reçu de {{lessee_names}} la somme de **{{money call.paid_amount}}** en paiement partiel de l'échéance de la période du {{longDate call.period_start}} au {{longDate call.period_end}}.
 
-| Échéance du {{date call.due_date}} | Montant |
+| Échéance du {{longDate call.due_date}} | Montant |
 | Loyer (hors charges) | {{money call.rent_amount}} |
 | Charges | {{money call.charges_amount}} |
 | Montant de l'échéance | {{money call.total_amount}} |
 | Payé | {{money call.paid_amount}} |
 | Reste dû | {{money call.remaining_amount}} |
 
-Ce reçu n'est pas une quittance : la quittance sera délivrée, gratuitement, une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21). Reçu délivré gratuitement le {{date receipt.issued_on}}.
+Ce reçu n'est pas une quittance : la quittance sera délivrée, gratuitement, une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21). Reçu délivré gratuitement le {{longDate receipt.issued_on}}.
 `,
   reminder: `# Rappel : loyer de la période du {{date call.period_start}} au {{date call.period_end}}
 

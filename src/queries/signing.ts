@@ -20,8 +20,7 @@ import { offsetOf, pageQuery, sendPage } from "../platform/http/pagination.ts";
 import { answers, fileBytes, timestamp, verdictBody } from "../platform/http/responses.ts";
 import { uuid } from "../platform/http/schemas.ts";
 import { sha256Of } from "../platform/pdf/renderCache.ts";
-import { renderPdf } from "../platform/pdf/renderPdf.ts";
-import { documentOf, markupToContent } from "../platform/pdf/renderTemplate.ts";
+import { renderMarkup } from "../platform/pdf/renderMarkup.ts";
 import { subjectOf } from "../platform/personalData/erasure.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
@@ -321,25 +320,56 @@ export async function currentContractPdf(sql: Sql, tenantId: string, leaseId: st
     : null;
 }
 
-/** The estate's active diagnostics and its DPE valid on `date`: what attach-mandatory links. */
+/** The file uploaded with a DPE or a diagnostic (its `media_id`), as an annex binds it. */
+export interface RecordFile {
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  blob_key: string;
+}
+
+/**
+ * The estate's active diagnostics and its DPE valid on `date`, each with the file uploaded with it
+ * (null when none was): what attach-mandatory links.
+ */
 export async function estateRecords(sql: Sql, tenantId: string, estateId: string, date: string) {
-  const diagnostics = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(
-      `SELECT id, type, diagnosis_date, valid_until FROM estate_diagnostics
-       WHERE tenant_id = $1 AND estate_id = $2 AND active ORDER BY diagnosis_date DESC, id`,
-      [tenantId, estateId],
-    ),
-  );
   const dpe = await readDpeOn(sql, tenantId, estateId, date);
+  const [diagnostics, dpeFiles] = await sql.asTenant(tenantId, (tx) =>
+    Promise.all([
+      tx.query<Row>(
+        `SELECT d.id, d.type, d.diagnosis_date, d.valid_until, to_jsonb(m) AS file FROM estate_diagnostics d
+         LEFT JOIN LATERAL (SELECT filename, content_type, size, sha256, blob_key FROM media
+                             WHERE tenant_id = d.tenant_id AND id = d.media_id) m ON true
+         WHERE d.tenant_id = $1 AND d.estate_id = $2 AND d.active ORDER BY d.diagnosis_date DESC, d.id`,
+        [tenantId, estateId],
+      ),
+      tx.query<Row>(
+        `SELECT to_jsonb(m) AS file FROM energy_diagnoses e
+         JOIN LATERAL (SELECT filename, content_type, size, sha256, blob_key FROM media
+                        WHERE tenant_id = e.tenant_id AND id = e.media_id) m ON true
+         WHERE e.tenant_id = $1 AND e.id = $2`,
+        [tenantId, dpe?.id ?? null],
+      ),
+    ]),
+  );
+  const fileOf = (v: unknown): RecordFile | null =>
+    v ? { ...(v as RecordFile), size: Number((v as RecordFile).size) } : null;
   return {
     diagnostics: diagnostics.map((d) => ({
       id: String(d.id),
       type: String(d.type),
       diagnosis_date: isoDay(d.diagnosis_date) as string,
       valid_until: isoDay(d.valid_until),
+      file: fileOf(d.file),
     })),
     dpe: dpe
-      ? { ...dpe, diagnosis_date: isoDay(dpe.diagnosis_date) as string, valid_until: isoDay(dpe.valid_until) }
+      ? {
+          ...dpe,
+          diagnosis_date: isoDay(dpe.diagnosis_date) as string,
+          valid_until: isoDay(dpe.valid_until),
+          file: fileOf(dpeFiles[0]?.file),
+        }
       : null,
   };
 }
@@ -366,6 +396,13 @@ export async function signingFacts(sql: Sql, tenantId: string, leaseId: string) 
 
 export type SigningFacts = NonNullable<Awaited<ReturnType<typeof signingFacts>>>;
 
+/**
+ * Whether an attached annex is there in full: the service's own notice, or a file (an upload, or
+ * the file uploaded with the DPE or diagnostic it links). A link made without its file (before
+ * links carried it) is a missing annex, never stood in for by a summary.
+ */
+export const hasItsFile = (row: Row) => row.source === "CATALOG" || Boolean(row.blob_key);
+
 export const attachedOf = (rows: Row[]): AttachedAnnex[] =>
   rows.map((r) => ({
     code: r.code as AnnexCode,
@@ -385,7 +422,7 @@ export async function leaseAnnexCompliance(sql: Sql, tenantId: string, leaseId: 
     installation_date: facts.installation_date,
     has_gas_installation: facts.has_gas_installation,
     in_copropriete: facts.in_copropriete,
-    attached: attachedOf(await listAnnexRows(sql, tenantId, leaseId)),
+    attached: attachedOf((await listAnnexRows(sql, tenantId, leaseId)).filter(hasItsFile)),
   };
   return { signing_date: date, ...annexCompliance(input) };
 }
@@ -394,7 +431,9 @@ export async function leaseAnnexCompliance(sql: Sql, tenantId: string, leaseId: 
 
 /** The notice d'information (arrêté du 29 mai 2015): the service's text of its headings. */
 export const NOTICE_MARKUP = `# Notice d'information relative aux droits et obligations des locataires et des bailleurs
-Annexe au contrat de location (loi n° 89-462 du 6 juillet 1989 art. 3; arrêté du 29 mai 2015).
+Annexe au contrat de location (loi n° 89-462 du 6 juillet 1989, art. 3 ; arrêté du 29 mai 2015).
+
+Ce document présente les rubriques de la notice fixée par l'arrêté du 29 mai 2015. Il ne remplace pas le texte officiel de la notice, que le bailleur joint au bail.
 
 ## 1. Établissement du bail
 Forme et contenu du contrat, durée, pièces annexées (dossier de diagnostic technique, état des lieux, inventaire pour un meublé), pièces justificatives pouvant être demandées.
@@ -411,9 +450,10 @@ Congé du locataire et du bailleur, préavis, état des lieux de sortie.
 ## 5. Règlement des litiges
 Commission départementale de conciliation, juge des contentieux de la protection, aides et informations (ADIL).`;
 
-const pdfOf = (title: string, markup: string) => renderPdf(documentOf(markupToContent(markup), { title }));
-
-/** The bytes of an annex: its upload, or a PDF made from the catalog text or the linked record. */
+/**
+ * The bytes of an annex: its file (an upload, or the file of the DPE or diagnostic it links), or
+ * for the service's own notice its PDF; null when a link has no file (it is a missing annex).
+ */
 export async function annexFile(
   sql: Sql,
   row: Row,
@@ -424,28 +464,11 @@ export async function annexFile(
       ? { bytes: blob.bytes, content_type: blob.content_type, filename: String(row.filename) }
       : null;
   }
-  const filename = `${String(row.code).toLowerCase()}-${String(row.id).slice(0, 8)}.pdf`;
-  if (row.code === "NOTICE_INFORMATION")
-    return {
-      bytes: await pdfOf(String(row.title), NOTICE_MARKUP),
-      content_type: "application/pdf",
-      filename,
-    };
-  const lines = [
-    `# ${row.title}`,
-    `Annexe au contrat de location, liée au dossier de diagnostic technique du logement.`,
-    "",
-    `| Élément | Valeur |`,
-    `| --- | --- |`,
-    `| Type | ${row.code} |`,
-    `| Enregistrement | ${row.source} ${row.source_id ?? ""} |`,
-    `| Date du diagnostic | ${isoDay(row.document_date) ?? "non renseignée"} |`,
-    `| Valable jusqu'au | ${isoDay(row.valid_until) ?? "selon la règle légale"} |`,
-  ];
+  if (row.code !== "NOTICE_INFORMATION" || row.source !== "CATALOG") return null;
   return {
-    bytes: await pdfOf(String(row.title), lines.join("\n")),
+    bytes: await renderMarkup(NOTICE_MARKUP, String(row.title)),
     content_type: "application/pdf",
-    filename,
+    filename: "notice-information-locataires-bailleurs.pdf",
   };
 }
 
@@ -686,7 +709,7 @@ export async function signedParts(
   for (const annex of signed.annexes) {
     const found = await readAnnex(sql, tenantId, leaseId, annex.annex_id);
     const file = found ? await annexFile(sql, found.row) : null;
-    // Generated annexes are signed by what they name, uploads by their bytes (../commands/signing).
+    // A file is signed by its bytes; the service's notice by what names it (../commands/signing).
     if (file && (!found?.row.blob_key || sha256Of(file.bytes) === annex.sha256))
       parts.push({ bytes: file.bytes, content_type: file.content_type });
   }

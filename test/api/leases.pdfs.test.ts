@@ -3,6 +3,9 @@ import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEMPLATE_VERSION } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { generateLeasePdfs } from "../../src/commands/leases/pdfs.ts";
+import { globalTypeIds } from "../../src/events/types.ts";
+import { parisDate } from "../../src/platform/formatDates.ts";
+import { frenchDate } from "../../src/platform/frenchText.ts";
 import { CONTRACT_FACTS } from "../../src/queries/leaseContractFacts.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -19,7 +22,7 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const { newLease, newLessee, writesNothing } = leaseFixtures(() => t);
+  const { newLease, newLessee, writesNothing, place } = leaseFixtures(() => t);
   const generate = (leaseId: string, as = t.tenant) =>
     t.request("POST", `/api/leases/${leaseId}/pdf`, { as });
   const stats = async (as = t.tenant) => {
@@ -100,6 +103,114 @@ describe.each(databaseKinds)("lease contract PDFs API on %s", (kind) => {
     expect(text).toContain("912,50 €");
     expect(text).toMatch(/Dépôt de garantie : 912,50 €/);
     expect(text).toContain("2e trimestre 2025");
+  });
+
+  it("prints the estate's contract fields, its equipment and the lease's payment terms (décret n° 2015-587)", async () => {
+    const { id, estate_id } = await newLease({
+      rent_frequency: "QUARTERLY",
+      payment_terms: "TERME_ECHU",
+      payment_day: 10,
+    });
+    const estate = await t.request("PUT", `/api/estates/${estate_id}`, {
+      body: {
+        legal_regime: "COPROPRIETE",
+        heating: { mode: "COLLECTIVE", energy: "réseau de chaleur" },
+        hot_water: { mode: "INDIVIDUAL", energy: "électricité" },
+        private_parts: ["cave n° 3"],
+        common_parts: ["ascenseur", "local vélos"],
+        it_access: ["fibre optique"],
+      },
+    });
+    expect(estate.statusCode, estate.body).toBe(200);
+    expect(estate.json()).toMatchObject({ legal_regime: "COPROPRIETE", private_parts: ["cave n° 3"] });
+    const city = await t.request("PUT", `/api/places/${place()}`, {
+      body: { address_street: "4 rue Mercière", address_postal_code: "69002", address_city: "Lyon" },
+    });
+    expect(city.statusCode, city.body).toBe(200);
+    const bad = await t.request("PUT", `/api/estates/${estate_id}`, {
+      body: { heating: { mode: "CENTRAL" } },
+    });
+    expect(bad.statusCode).toBe(400);
+    const room = await t.request("POST", `/api/places/${place()}/estates/${estate_id}/rooms`, {
+      body: { name: "Cuisine", room_type_id: globalTypeIds.room.kitchen },
+    });
+    expect(room.statusCode, room.body).toBe(201);
+    const oven = await t.request(
+      "POST",
+      `/api/places/${place()}/estates/${estate_id}/rooms/${room.json().id}/equipment`,
+      {
+        body: { equipment_type_id: globalTypeIds.equipment.oven },
+      },
+    );
+    expect(oven.statusCode, oven.body).toBe(201);
+    const types = (await t.request("GET", "/api/types/equipment?limit=1000")).json();
+    const ovenName = types.find((x: { id: string }) => x.id === globalTypeIds.equipment.oven).name;
+    const pdf = (await generate(id)).json();
+    const text = await pdfText((await t.request("GET", `/api/leases/pdf/${pdf.id}`)).rawPayload);
+    for (const mention of [
+      "Régime juridique de l'immeuble copropriété",
+      "Modalité de production de chauffage collectif, réseau de chaleur",
+      "Modalité de production d'eau chaude sanitaire individuel, électricité",
+      `Équipements du logement ${ovenName}`,
+      "cave n° 3",
+      "ascenseur, local vélos",
+      "fibre optique",
+      "payables à terme échu, selon une périodicité de paiement trimestriel, le 10 du premier mois de chaque trimestre",
+      // The estate has no address of its own: the place's is the dwelling's.
+      "4 rue Mercière, 69002 Lyon",
+      `Fait à Lyon, le ${frenchDate(parisDate())}`,
+    ])
+      expect(text, mention).toContain(mention);
+    expect(text).not.toContain(id);
+  });
+
+  it("gives a guarantor's act of guarantee: parties, lease, rent and revision, cap and duration, the mention (art. 22-1, code civil 2297)", async () => {
+    const guarantor = await newLessee("guarantor");
+    const { id, primary_lessee_id } = await newLease({
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2025-Q2",
+      revision_reference_value: 146.68,
+    });
+    expect(
+      (
+        await t.request("POST", `/api/leases/${id}/lessees`, {
+          body: { lessee_id: guarantor, role: "Guarantor" },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const act = await t.request("GET", `/api/leases/${id}/guarantees/${guarantor}/pdf`);
+    expect(act.statusCode, act.body).toBe(200);
+    expect(act.headers["content-type"]).toBe("application/pdf");
+    const text = await pdfText(act.rawPayload);
+    const garant = (await t.request("GET", `/api/lessees/${guarantor}`)).json();
+    for (const mention of [
+      "ACTE DE CAUTIONNEMENT SOLIDAIRE",
+      `La caution : ${garant.legal_name}`,
+      "Le bailleur, créancier",
+      "Le locataire, débiteur",
+      "prenant effet le 1er janvier 2025, pour une durée de 3 ans",
+      "Un exemplaire du contrat de location est remis à la caution",
+      "Montant du loyer mensuel, hors charges : 800,00 €",
+      "trimestre de référence : 2e trimestre 2025",
+      // The cap: the rent and charges of the first term, 36 × 850,00 €.
+      "Montant maximal de l'engagement, en principal et accessoires : 30 600,00 €",
+      "Durée de l'engagement : 3 ans",
+      "avant-dernier alinéa de l'article 22-1",
+      "code civil, art. 2297",
+      "Mention écrite par la caution",
+    ])
+      expect(text, mention).toContain(mention);
+    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}|2025-Q2/);
+    // Not a guarantor of the lease, an unknown lease, another tenant: 404.
+    expect((await t.request("GET", `/api/leases/${id}/guarantees/${primary_lessee_id}/pdf`)).statusCode).toBe(
+      404,
+    );
+    expect((await t.request("GET", `/api/leases/${UNKNOWN}/guarantees/${guarantor}/pdf`)).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await t.request("GET", `/api/leases/${id}/guarantees/${guarantor}/pdf`, { as: t.other })).statusCode,
+    ).toBe(404);
   });
 
   const pdfCount = async (leaseId: string) => {

@@ -382,6 +382,49 @@ describe.each(databaseKinds)("moving in and out on %s", (kind) => {
       expect(text).toContain("Peinture récente");
       expect(text).toContain("2016-382");
       expect(text).toContain("Fendues");
+      // Décret n° 2016-382 art. 2-3: date, dwelling, parties, readings, keys, rooms, signatures.
+      const primary = (await t.request("GET", `/api/leases/${lease}/lessees`)).json()[0];
+      const person = (await t.request("GET", `/api/lessees/${primary.lessee_id}`)).json();
+      for (const mention of [
+        "Établi contradictoirement le 1er janvier 2026",
+        "Le logement et les parties",
+        "Logement ",
+        "Bailleur",
+        `Locataire ${person.first_name} ${person.last_name}`,
+        "Électricité : 12 034,5",
+        "Porte d'entrée : 2",
+        "Demande reçue le 2 janvier 2026",
+        "Signatures",
+        "Le bailleur ou son mandataire",
+        "Signé le 1er janvier 2026",
+      ])
+        expect(text, mention).toContain(mention);
+      expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/);
+    });
+
+    it("renders an exit report with the entry report's date and what changed (décret n° 2016-382 art. 2-3)", async () => {
+      const { id: lease } = await fx.newLease();
+      const entry = await post(lease, reportBody("ENTRY"));
+      await sign(lease, entry.id);
+      const worn = [livingRoom].map((r) => ({
+        ...r,
+        elements: r.elements.map((e) => (e.element === "Sol" ? { ...e, condition: "POOR" } : e)),
+      }));
+      const exit = await post(lease, reportBody("EXIT", { date: "2026-06-30", rooms: worn }));
+      await sign(lease, exit.id, "2026-06-30");
+      const res = await t.request("GET", `/api/leases/${lease}/condition-reports/${exit.id}/pdf`);
+      expect(res.statusCode, res.body).toBe(200);
+      const text = await pdfText(res.rawPayload);
+      for (const mention of [
+        "État des lieux de sortie",
+        "Établi contradictoirement le 30 juin 2026",
+        "Comparaison avec l'état des lieux d'entrée",
+        "État des lieux d'entrée du 1er janvier 2026",
+        "Séjour Sol Bon état Mauvais état",
+        "Adresse du locataire après son départ",
+      ])
+        expect(text, mention).toContain(mention);
+      expect(text).not.toMatch(/Murs Bon état Bon état/);
     });
 
     it("needs LeasesWrite to write and LeasesRead to read; If-Match guards a revision", async () => {

@@ -83,6 +83,14 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         });
       });
 
+      // The estate has no address of its own: the receipts give its place's (the dwelling's).
+      const lease = (await t.request("GET", `/api/leases/${id}`, { as: tenant })).json();
+      const estate = (await t.request("GET", `/api/estates/${lease.estate_id}`, { as: tenant })).json();
+      const street = await t.request("PUT", `/api/places/${estate.place_id}`, {
+        body: { address_street: "4 rue Mercière", address_postal_code: "69002", address_city: "Lyon" },
+        as: tenant,
+      });
+      expect(street.statusCode, street.body).toBe(200);
       await pay(id, 300, tenant);
       await writesNothing(async () => {
         const recu = await receipt(id, jan.id, tenant);
@@ -93,6 +101,9 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
         expect(text).toContain("Reçu de paiement partiel");
         expect(text).toMatch(/Payé 300,00 €/);
         expect(text).toMatch(/Reste dû 550,00 €/);
+        expect(text).toContain("4 rue Mercière, 69002 Lyon");
+        expect(text).toContain("période du 1er janvier 2027 au 31 janvier 2027");
+        expect(text).not.toMatch(/— bail/);
         expect(text).not.toContain("Quittance de loyer n°");
       });
 
@@ -109,6 +120,7 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       expect(text).toMatch(/Total versé 850,00 €/);
       expect(text).toContain("délivrée gratuitement");
       expect(text).toContain("Camille Martin");
+      expect(text).toContain("4 rue Mercière, 69002 Lyon");
 
       // Asked again: the same number, nothing written.
       await writesNothing(async () => {

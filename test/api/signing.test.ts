@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { releaseStrandedReservations } from "../../src/commands/signing/loop.ts";
 import { creditDecider, creditLedgerStream } from "../../src/events/credits.ts";
@@ -12,6 +12,7 @@ import { eventually } from "../support/eventually.ts";
 import { startTestProvider, type TestProvider } from "../support/identityProvider.ts";
 import { lesseeSpaceFixtures, registerProvider } from "../support/lesseeSpace.ts";
 import { multipartForm } from "../support/multipart.ts";
+import { pdfText } from "../support/pdfText.ts";
 import { decodedText, startSmtpServer, type TestSmtpServer } from "../support/smtpServer.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
@@ -23,6 +24,14 @@ import { databaseKinds } from "../support/testDatabase.ts";
  * signature from a DRAFT lease to an ACTIVE one, the lessee signing through their own token with
  * the code read from the SMTP server.
  */
+
+/** A one-page PDF showing `text`: a diagnostic's report as its diagnostician sends it. */
+async function textPdf(text: string): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage().drawText(text, { x: 50, y: 700, size: 14, font });
+  return Buffer.from(await doc.save());
+}
 
 const PDF = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(1024, 7), Buffer.from("\n%%EOF\n")]);
 const SCOPES = "lessee:leases:read lessee:leases:sign lessee:leases:download";
@@ -67,6 +76,35 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
       payload: body.payload,
       headers: { "content-type": body.type, authorization: `Bearer ${as.key}` },
     });
+  };
+  /** A media upload (POST /api/media): what a DPE or diagnostic names with its `media_id`. */
+  const mediaOf = async (content: Buffer, filename: string) => {
+    const body = multipartForm({}, { content, filename, type: "application/pdf" });
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/media",
+      payload: body.payload,
+      headers: { "content-type": body.type, authorization: `Bearer ${t.tenant.key}` },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { id: string; sha256: string };
+  };
+  /** The estate's DPE (its file's media, if any, in `fields`). */
+  const recordDpe = async (estateId: string, fields: Record<string, unknown> = {}) => {
+    const res = await t.request("POST", "/api/energy-diagnoses", {
+      body: {
+        estate_id: estateId,
+        reference_number: "DPE-2401E0000001X",
+        diagnosis_date: addMonths(today, -6),
+        valid_until: addMonths(today, 114),
+        energy_label: "D",
+        ges_label: "C",
+        construction_year: 1968,
+        ...fields,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res;
   };
   const balance = async () => (await t.request("GET", "/api/credits/balance")).json();
   const buyCredits = async () => {
@@ -136,26 +174,39 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     ).toEqual(["DPE", "ENTRY_CONDITION_REPORT", "ERP", "NOTICE_INFORMATION"]);
     expect(before.json().missing[0].legal_reference).toMatch(/loi n° 89-462/);
 
-    // The estate's DPE and risk report, linked by attach-mandatory with the shipped notice.
-    const dpe = await t.request("POST", "/api/energy-diagnoses", {
-      body: {
-        estate_id: lease.estate_id,
-        reference_number: "DPE-2401E0000001X",
-        diagnosis_date: addMonths(today, -6),
-        valid_until: addMonths(today, 114),
-        energy_label: "D",
-        ges_label: "C",
-        energy_consumption: 212.4,
-        ges_emission: 18,
-        heated_area: 40,
-        construction_year: 1968,
-      },
+    // The estate's DPE and risk report, linked by attach-mandatory with the shipped notice, once
+    // each has its file: a record without its file is a missing annex, never a summary.
+    const dpe = await recordDpe(lease.estate_id, {
+      energy_consumption: 212.4,
+      ges_emission: 18,
+      heated_area: 40,
     });
-    expect(dpe.statusCode, dpe.body).toBe(201);
+    const [dpeFile, erpFile] = [await mediaOf(PDF, "dpe.pdf"), await mediaOf(PDF, "erp.pdf")];
     const erp = await t.request("POST", `/api/estates/${lease.estate_id}/diagnostics`, {
-      body: { type: "risk_assessment", diagnosis_date: addMonths(today, -6) },
+      body: { type: "risk_assessment", diagnosis_date: addMonths(today, -6), media_id: erpFile.id },
     });
     expect(erp.statusCode, erp.body).toBe(201);
+    const bare = await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`);
+    expect(
+      bare
+        .json()
+        .map((a: { code: string }) => a.code)
+        .sort(),
+    ).toEqual(["ERP", "NOTICE_INFORMATION"]);
+    expect(bare.json().find((a: { code: string }) => a.code === "ERP")).toMatchObject({
+      source: "ESTATE_DIAGNOSTIC",
+      sha256: erpFile.sha256,
+      filename: "erp.pdf",
+    });
+    const noFile = await t.request("POST", `/api/leases/${lease.id}/annexes`, {
+      body: { catalog_code: "DPE" },
+    });
+    expect(noFile.statusCode, noFile.body).toBe(409);
+    expect(noFile.json().message).toMatch(/has no file/);
+    const withFile = await t.request("PUT", `/api/energy-diagnoses/${dpe.json().id}`, {
+      body: { media_id: dpeFile.id },
+    });
+    expect(withFile.statusCode, withFile.body).toBe(200);
     const linked = await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`);
     expect(linked.statusCode, linked.body).toBe(200);
     expect(
@@ -163,7 +214,13 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
         .json()
         .map((a: { code: string }) => a.code)
         .sort(),
-    ).toEqual(["DPE", "ERP", "NOTICE_INFORMATION"]);
+    ).toEqual(["DPE"]);
+    // Each link binds the file uploaded with its record, with that file's hash.
+    expect(linked.json().find((a: { code: string }) => a.code === "DPE")).toMatchObject({
+      source: "DPE",
+      sha256: dpeFile.sha256,
+      filename: "dpe.pdf",
+    });
     // Again: nothing more to link.
     expect((await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`)).json()).toEqual([]);
 
@@ -197,6 +254,11 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(file.headers["content-type"]).toBe("application/pdf");
     const uploaded = await t.request("GET", `/api/leases/${lease.id}/annexes/${report.json().id}/download`);
     expect(uploaded.rawPayload.equals(PDF)).toBe(true);
+
+    // The official notice uploaded binds that file, like any upload.
+    const official = await upload(lease.id, { catalog_code: "NOTICE_INFORMATION" });
+    expect(official.statusCode, official.body).toBe(201);
+    expect(official.json()).toMatchObject({ code: "NOTICE_INFORMATION", source: "UPLOAD", size: PDF.length });
 
     // Bad input and another tenant's lease.
     const asUpload = await t.request("POST", `/api/leases/${lease.id}/annexes`, {
@@ -653,10 +715,36 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     const sub = "signer-1";
     const lessee = await f.lesseeToken(idp, sub, SCOPES);
     const lesseeId = await f.lesseeOf(sub);
-    const lease = await readyLease({ primary_lessee_id: lesseeId });
+    // The estate's DPE and risk report, each with its own file; no contract printed beforehand.
+    const lease = await draftLease({ primary_lessee_id: lesseeId });
+    const dpeFile = await mediaOf(await textPdf("RAPPORT DPE 2401E0000042X"), "dpe.pdf");
+    const erpFile = await mediaOf(await textPdf("ETAT DES RISQUES ERP 2026"), "erp.pdf");
+    await recordDpe(lease.estate_id, { media_id: dpeFile.id });
+    const erp = await t.request("POST", `/api/estates/${lease.estate_id}/diagnostics`, {
+      body: { type: "risk_assessment", diagnosis_date: addMonths(today, -1), media_id: erpFile.id },
+    });
+    expect(erp.statusCode, erp.body).toBe(201);
+    expect((await t.request("POST", `/api/leases/${lease.id}/annexes/attach-mandatory`)).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await upload(lease.id, { catalog_code: "ENTRY_CONDITION_REPORT", document_date: today })).statusCode,
+    ).toBe(201);
+    expect((await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json()).toEqual([]);
     const before = await balance();
     const started = await initiate(lease.id);
     expect(started.statusCode, started.body).toBe(201);
+    // Initiation printed the contract of the lease's current version, and that is what is signed.
+    const printed = (await t.request("GET", `/api/leases/${lease.id}/pdfs`)).json();
+    expect(printed).toHaveLength(1);
+    expect(started.json().contract).toEqual({
+      pdf_id: printed[0].id,
+      sha256: printed[0].sha256,
+      filename: printed[0].filename,
+    });
+    expect(started.json().annexes.map((a: { sha256: string }) => a.sha256)).toEqual(
+      expect.arrayContaining([dpeFile.sha256, erpFile.sha256]),
+    );
     expect(started.json().signature_level).toBe("SIMPLE");
     const [mine, lessor] = started.json().signatories;
 
@@ -726,6 +814,25 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     const contractPages = (await PDFDocument.load(contractBytes)).getPageCount();
     const signedPages = (await PDFDocument.load(pdf.rawPayload)).getPageCount();
     expect(signedPages).toBeGreaterThan(contractPages + 1);
+    // It binds the files uploaded with the DPE and the risk report themselves, and its certificate
+    // names each file's hash, in French, with Paris times, no code, no id, no "---" rows.
+    const text = await pdfText(pdf.rawPayload);
+    expect(text).toContain("RAPPORT DPE 2401E0000042X");
+    expect(text).toContain("ETAT DES RISQUES ERP 2026");
+    expect(text).not.toMatch(/Enregistrement (DPE|ESTATE_DIAGNOSTIC)/);
+    // The certificate comes first and ends with its legal standing.
+    const certificate = text.slice(0, text.indexOf("910/2014") + 8);
+    expect(certificate).toContain("Certificat de signature électronique");
+    for (const hash of [done.json().document_sha256, printed[0].sha256, dpeFile.sha256, erpFile.sha256])
+      expect(certificate).toContain(hash);
+    expect(certificate).toMatch(/Locataire : /);
+    expect(certificate).toMatch(/Bailleur : SCI Dupont/);
+    expect(certificate).toMatch(
+      /signé le (1er|[12]?\d|3[01]) (janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4} à \d{1,2} h \d{2} \(heure de Paris\)/,
+    );
+    expect(certificate).toContain("Diagnostic de performance");
+    expect(certificate).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+    expect(certificate).not.toMatch(/---|Primary|Lessor|lessee_space|\bDPE\b.*ESTATE_DIAGNOSTIC/);
     const evidence = await t.request("GET", `/api/leases/${lease.id}/signature/evidence`);
     expect(evidence.statusCode).toBe(200);
     const file = JSON.parse(evidence.body);

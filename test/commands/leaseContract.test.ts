@@ -11,7 +11,24 @@ import { ApiError } from "../../src/platform/errors.ts";
 import { sampleContract } from "../support/leaseContractSample.ts";
 import { pdfText } from "../support/pdfText.ts";
 
-describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
+/** Mentions every variant prints, from the sample's data (docs/documents.md, "Lease contract"). */
+const CONTRACT_MENTIONS = [
+  "Régime juridique de l'immeuble copropriété",
+  "Période de construction 1946-1970",
+  "Surface habitable 48,6 m²",
+  "Nombre de pièces principales 2",
+  "Modalité de production de chauffage individuel, gaz",
+  "Modalité de production d'eau chaude sanitaire individuelle, gaz",
+  "cuisine équipée, salle d'eau avec douche",
+  "cave n° 14, place de stationnement n° 7",
+  "ascenseur, local vélos, interphone",
+  "raccordement fibre optique",
+  "payables à terme échu, selon une périodicité de paiement mensuel, le 5 de chaque mois",
+  "montant estimé des dépenses annuelles d'énergie",
+  "Fait à Lyon, le",
+];
+
+describe.each(["UNFURNISHED", "FURNISHED", "STUDENT", "MOBILITY"] as ContractLeaseType[])(
   "lease contract %s",
   (type) => {
     const contract = sampleContract(type);
@@ -27,21 +44,31 @@ describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
       expect(text).toContain("997,40 €"); // rent + charges
       expect(text).toContain("27 avenue Jean Jaurès, 69007 Lyon");
       expect(text).toMatch(/classe énergie D .* classe climat C/);
-      expect(text).toContain("valable jusqu'au 17/04/2033");
+      expect(text).toContain("valable jusqu'au 17 avril 2033");
+      // The mandatory mentions of the contrat type (décret n° 2015-587, docs/documents.md).
+      for (const mention of CONTRACT_MENTIONS) expect(text, mention).toContain(mention);
+      // No raw code or id where a person reads.
+      expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}|2025-Q2|TERME_|MONTHLY|COPROPRIETE/);
       if (type === "UNFURNISHED") {
         expect(text).toContain("CONTRAT DE LOCATION — LOGEMENT NU");
         expect(text).toContain(
           "Dépôt de garantie : 912,40 €, au plus un mois de loyer hors charges (loi n° 89-462, art. 22)",
         );
-        expect(text).toContain("Trimestre de référence : 2e trimestre 2025 (2025-Q2), valeur 146,68");
+        expect(text).toContain("Trimestre de référence : 2e trimestre 2025, valeur 146,68");
         expect(text).toContain("Durée : 3 ans");
         expect(text).toContain("décret n° 2015-587 du 29 mai 2015, annexe 1");
+      } else if (type === "STUDENT") {
+        expect(text).toContain("LOGEMENT MEUBLÉ LOUÉ À UN ÉTUDIANT");
+        expect(text).toMatch(/Durée : 9 mois ?\. Le locataire étant étudiant/);
+        expect(text).toContain("n'est alors pas reconduit tacitement");
+        expect(text).toContain("au plus deux mois de loyer hors charges (loi n° 89-462, art. 25-6)");
+        expect(text).toContain("décret n° 2015-587 du 29 mai 2015, annexe 2");
       } else if (type === "FURNISHED") {
         expect(text).toContain("LOGEMENT MEUBLÉ");
         expect(text).toContain(
           "Dépôt de garantie : 1 824,80 €, au plus deux mois de loyer hors charges (loi n° 89-462, art. 25-6)",
         );
-        expect(text).toContain("2e trimestre 2025 (2025-Q2)");
+        expect(text).toContain("2e trimestre 2025");
         expect(text).toContain("réfrigérateur avec congélateur");
         expect(text).toContain("Forfait de charges mensuel : 85,00 €");
       } else {
@@ -49,7 +76,7 @@ describe.each(["UNFURNISHED", "FURNISHED", "MOBILITY"] as ContractLeaseType[])(
         expect(text).toContain("Aucun dépôt de garantie n'est exigé (loi n° 89-462, art. 25-13)");
         expect(text).toContain("Le loyer n'est pas révisable");
         expect(text).toContain("une mission temporaire");
-        expect(text).toContain("Durée : 8 mois, fin le 30/04/2026");
+        expect(text).toMatch(/Durée : 8 mois ?, fin le 30 avril 2026/);
       }
     });
 

@@ -107,6 +107,8 @@ const facts = (): LeaseContractFacts => ({
     updated_at: null,
   },
   previous_lease: null,
+  equipment: [],
+  printed_on: "2025-08-20",
 });
 
 describe("buildLeaseContract", () => {

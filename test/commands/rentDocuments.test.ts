@@ -8,29 +8,11 @@ import {
   letterEmail,
 } from "../../src/queries/rentDocuments.ts";
 import { missingVariables } from "../../src/queries/settings.ts";
+import { sampleLetterFacts } from "../support/letterFactsSample.ts";
 
 /** The rent cycle's documents: every settings variable in the view, the built-in wording, tenant templates. */
 
-const facts: LetterFacts = {
-  lease_id: "2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001",
-  lease_status: "ACTIVE",
-  lease_type: "UNFURNISHED",
-  start_date: "2025-01-01",
-  concluded_on: "2024-12-15",
-  rent_amount: 800,
-  charges_amount: 50,
-  landlord: { name: "SCI Les Tilleuls", address: "12 rue des Lilas, 75011 Paris" },
-  owner_id: null,
-  lessees: [
-    {
-      lessee_id: "5b0e7a43-1c1f-4b7e-9d55-2f6f1a4c0c11",
-      first_name: "Léa",
-      last_name: "Bernard",
-      email: "lea@example.fr",
-    },
-  ],
-  estate: { address: "3 avenue Foch, 69006 Lyon" },
-};
+const facts: LetterFacts = sampleLetterFacts;
 const call = callView({
   call_id: "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
   period_start: "2026-03-01",

@@ -67,6 +67,7 @@ export function sampleContract(type: ContractLeaseType): LeaseContract {
       building: "B",
       lot_number: "14",
       construction_period: "1946-1970",
+      legal_regime: "copropriété",
       heating: "individuel, gaz",
       hot_water: "individuelle, gaz",
       private_parts: ["cave n° 14", "place de stationnement n° 7"],
@@ -90,7 +91,7 @@ export function sampleContract(type: ContractLeaseType): LeaseContract {
     dates: {
       start_date: "2025-09-01",
       end_date: mobility ? "2026-04-30" : null,
-      duration_months: type === "UNFURNISHED" ? 36 : mobility ? 8 : 12,
+      duration_months: type === "UNFURNISHED" ? 36 : mobility ? 8 : type === "STUDENT" ? 9 : 12,
     },
     mobility_reason: mobility ? "une mission temporaire dans le cadre de son activité professionnelle" : null,
     rent: {
@@ -98,6 +99,8 @@ export function sampleContract(type: ContractLeaseType): LeaseContract {
       charges_amount: 85,
       charge_settlement_mode: furnished ? "FLAT" : "PROVISION",
       payment_day: 5,
+      frequency: "mensuel",
+      term: "à terme échu",
       payment_method: "virement bancaire",
       rent_control: { reference: 15.2, increased_reference: 18.24, complement: null },
       previous_rent: { amount: 890, paid_on: "2025-06-05" },

@@ -1,4 +1,10 @@
-import { type EstateDetails, type EstateEvent, type EstateState, estateFold } from "../../events/estates.ts";
+import {
+  ESTATE_CONTRACT_FIELDS,
+  type EstateDetails,
+  type EstateEvent,
+  type EstateState,
+  estateFold,
+} from "../../events/estates.ts";
 import { changedFields, type Decider } from "../../platform/decider.ts";
 import { conflict, type ErrorDetail, notFound, validationError } from "../../platform/errors.ts";
 import { notInPlace } from "../../queries/estates.ts";
@@ -60,6 +66,7 @@ export const estateDetailNames = [
   "renovation_date",
   "address",
   "other_detail",
+  ...ESTATE_CONTRACT_FIELDS,
 ] as const satisfies readonly (keyof EstateDetails)[];
 
 function throwIfAny(details: ErrorDetail[]): void {
@@ -138,6 +145,7 @@ function create(
         renovation_date: i.renovation_date ?? null,
         address: i.address ?? null,
         other_detail: i.other_detail ?? null,
+        ...Object.fromEntries(ESTATE_CONTRACT_FIELDS.map((f) => [f, i[f] ?? null])),
       },
     },
   ];

@@ -99,7 +99,13 @@ export const leasePdfDecider: Decider<LeasePdfState, LeasePdfCommand, LeasePdfEv
 export async function generateLeasePdf(
   context: CommandContext & { sql: Sql },
   leaseId: string,
-): Promise<{ pdf_id: string; position: Position | null; existing?: Found }> {
+): Promise<{
+  pdf_id: string;
+  sha256: string;
+  filename: string;
+  position: Position | null;
+  existing?: Found;
+}> {
   const { sql, tenant_id } = context;
   const facts = await readLeaseContractFacts(sql, tenant_id, leaseId, TEMPLATE_VERSION);
   if (!facts) throw notFound("Lease", leaseId);
@@ -118,7 +124,14 @@ export async function generateLeasePdf(
       loadStream(context.store, leasePdfStream(same.id), tenant_id, leasePdfDecider),
       countRenderCacheHit(sql, tenant_id, LEASE_CONTRACT_CACHE),
     ]);
-    if (record.state.status === "generated") return { pdf_id: same.id, position: null, existing: same };
+    if (record.state.status === "generated")
+      return {
+        pdf_id: same.id,
+        sha256: String(same.body.sha256),
+        filename: String(same.body.filename),
+        position: null,
+        existing: same,
+      };
   }
   const rendered = await cachedRender(
     sql,
@@ -159,7 +172,7 @@ export async function generateLeasePdf(
     await blobs.deleteBlob(key).catch(() => {});
     throw error;
   });
-  return { pdf_id, position: result.position };
+  return { pdf_id, sha256: pdf.sha256, filename: pdf.filename, position: result.position };
 }
 
 const isUuid = (v: string) => z.guid().safeParse(v).success;

@@ -73,7 +73,18 @@ const DIAGNOSTIC_OF: Partial<Record<AnnexCode, string>> = {
 
 type Records = Awaited<ReturnType<typeof estateRecords>>;
 
-/** The annex a GENERATED or STATIC_FILE catalog entry makes from the estate's records; null: none. */
+/** The record a GENERATED catalog entry links: the estate's DPE or its diagnostic of that kind. */
+function recordOf(code: AnnexCode, records: Records) {
+  if (code === "DPE") return records.dpe;
+  const type = DIAGNOSTIC_OF[code];
+  return (type && records.diagnostics.find((d) => d.type === type)) || null;
+}
+
+/**
+ * The annex a GENERATED or STATIC_FILE catalog entry makes from the estate's records, binding the
+ * file uploaded with the record (its `media_id`); null: no record, or a record without its file
+ * (a missing annex: no summary stands in for the diagnostic itself, loi n° 89-462 art. 3-3).
+ */
 function linkedAnnex(
   code: AnnexCode,
   entry: { title: string; category: AnnexCategory },
@@ -87,31 +98,27 @@ function linkedAnnex(
     category: entry.category,
     title: entry.title,
     negative: null,
-    file: null,
   };
   if (entry.category === "STATIC_FILE")
-    return { ...base, source: "CATALOG", source_id: null, document_date: null, valid_until: null };
-  if (code === "DPE")
-    return records.dpe
-      ? {
-          ...base,
-          source: "DPE",
-          source_id: records.dpe.id,
-          document_date: records.dpe.diagnosis_date,
-          valid_until: records.dpe.valid_until,
-        }
-      : null;
-  const type = DIAGNOSTIC_OF[code];
-  const found = type ? records.diagnostics.find((d) => d.type === type) : undefined;
-  if (!found) return null;
+    return {
+      ...base,
+      source: "CATALOG",
+      source_id: null,
+      document_date: null,
+      valid_until: null,
+      file: null,
+    };
+  const found = recordOf(code, records);
+  if (!found?.file) return null;
   return {
     ...base,
-    source: "ESTATE_DIAGNOSTIC",
+    source: code === "DPE" ? "DPE" : "ESTATE_DIAGNOSTIC",
     source_id: found.id,
     document_date: found.diagnosis_date,
     valid_until: found.valid_until,
     // A lead report without an end of validity is a negative one (code de la santé publique art. L1334-7).
     negative: code === "CREP" ? found.valid_until === null : null,
+    file: found.file,
   };
 }
 
@@ -205,14 +212,11 @@ export async function annexCommandRoutes(app: FastifyInstance): Promise<void> {
         const upload = await readUpload(request, blobs, key);
         const code = upload.fields.catalog_code;
         const entry = await catalogEntry(sql, code);
-        if (!entry || entry.category === "STATIC_FILE") {
+        // Any entry, the notice too: its official text uploaded binds that file instead of the
+        // service's summary (docs/decisions.md).
+        if (!entry) {
           await blobs.deleteBlob(key);
-          throw validationError("Invalid annex", [
-            {
-              field: "catalog_code",
-              message: `${code} is the service's own text: attach it with JSON {catalog_code}`,
-            },
-          ]);
+          throw validationError("Invalid annex", [{ field: "catalog_code", message: "Unknown code" }]);
         }
         cleanup = () => blobs.deleteBlob(key);
         annex = {
@@ -254,10 +258,14 @@ export async function annexCommandRoutes(app: FastifyInstance): Promise<void> {
         if (!facts) throw notFound("Lease", lease_id);
         const records = await estateRecords(sql, tenantId, facts.estate_id, legalToday());
         const linked = linkedAnnex(code, { title: String(entry.title), category }, lease_id, records);
-        if (!linked)
+        if (!linked) {
+          const what = code === "DPE" ? "DPE valid today" : `active ${DIAGNOSTIC_OF[code]} diagnostic`;
           throw conflict(
-            `The estate has no ${code === "DPE" ? "DPE valid today" : `active ${DIAGNOSTIC_OF[code]} diagnostic`} to attach; record it first or upload the document`,
+            recordOf(code, records)
+              ? `The estate's ${what} has no file: record it with its media_id, or upload the document itself`
+              : `The estate has no ${what} to attach; record it first or upload the document`,
           );
+        }
         annex = linked;
       }
       const result = await attach(request, lease_id, annex).catch(async (error: unknown) => {

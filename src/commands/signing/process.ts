@@ -5,6 +5,7 @@ import { estateOccupancyOf } from "../../events/leaseOccupancy.ts";
 import { type LeaseEvent, leaseStream } from "../../events/leases.ts";
 import {
   leaseSigningStream,
+  type SignatoryRole,
   type SigningEvent,
   type SigningState,
   type SigningStep,
@@ -21,12 +22,14 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from "../../platform/eventstore/eventStore.ts";
+import { frenchDateTime } from "../../platform/frenchText.ts";
 import { oneAtATime } from "../../platform/oneAtATime.ts";
 import { mergePdfs } from "../../platform/pdf/mergePdfs.ts";
 import { sha256Of } from "../../platform/pdf/renderCache.ts";
-import { renderPdf } from "../../platform/pdf/renderPdf.ts";
-import { documentOf, markupToContent } from "../../platform/pdf/renderTemplate.ts";
+import { renderMarkup } from "../../platform/pdf/renderMarkup.ts";
+import { neutralise } from "../../platform/pdf/renderTemplate.ts";
 import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
+import { dwellingAddressOf, readLeaseContractFacts } from "../../queries/leaseContractFacts.ts";
 import { signedParts } from "../../queries/signing.ts";
 import { leaseSigningDecider, type SigningCommand, signingDecider } from "./decider.ts";
 
@@ -206,37 +209,71 @@ export function evidenceOf(events: RecordedEvent<SigningEvent>[], processId: str
   };
 }
 
-const cell = (v: unknown) => String(v ?? "").replace(/\|/g, "/");
+/** How the certificate names each signatory's role and channel (a French reader, no codes). */
+const ROLE_NAMES: Record<SignatoryRole, string> = {
+  Primary: "Locataire",
+  CoTenant: "Locataire",
+  Guarantor: "Caution",
+  Lessor: "Bailleur",
+};
+const CHANNEL_NAMES: Record<SigningStep["channel"], string> = {
+  api: "depuis l'espace de gestion du bailleur",
+  lessee_space: "depuis l'espace personnel du locataire",
+  worker: "par le service",
+};
 
-/** The signed lease PDF: the contract's and the annexes' hashes, the signatures, the legal standing. */
-export function signedMarkup(evidence: ReturnType<typeof evidenceOf>, completedAt: string): string {
+/**
+ * The signature certificate, first page of the signed lease: the dwelling, each signed file with
+ * its SHA-256, each signatory with the time (Paris), channel and IP of their signature, the legal
+ * standing. Paragraphs, not a wide table: a hash or an IP address never runs off the page.
+ */
+export function signedMarkup(
+  evidence: ReturnType<typeof evidenceOf>,
+  completedAt: string,
+  dwelling: { address: string | null },
+): string {
   const signedAt = new Map(
     evidence.steps.filter((s) => s.step === "SIGNED").map((s) => [s.signatory_id, s] as const),
   );
+  const line = (v: unknown) => neutralise(String(v ?? ""));
   return [
-    "# Bail signé électroniquement",
-    `Bail ${evidence.lease_id}, processus de signature ${evidence.process_id}, achevé le ${completedAt}.`,
+    "# Certificat de signature électronique",
+    `Bail d'habitation du logement situé ${line(dwelling.address ?? "à l'adresse indiquée au contrat")}, signé électroniquement par toutes les parties. Signature achevée le ${frenchDateTime(completedAt)} (heure de Paris).`,
     "",
     "## Documents signés",
-    `Empreinte SHA-256 de l'ensemble signé : ${evidence.document.sha256}`,
+    "Chaque document est identifié par son empreinte SHA-256 : un seul octet modifié la change entièrement.",
     "",
-    "| Document | Fichier | SHA-256 |",
-    "| --- | --- | --- |",
-    `| Contrat de location | ${cell(evidence.document.contract.filename)} | ${evidence.document.contract.sha256} |`,
-    ...evidence.document.annexes.map(
-      (a) => `| Annexe ${cell(a.code)} | ${cell(a.title)} | ${cell(a.sha256)} |`,
-    ),
+    "**Ensemble signé** (le contrat et ses annexes)",
+    "",
+    `SHA-256 : ${evidence.document.sha256}`,
+    "",
+    `**Contrat de location**, fichier ${line(evidence.document.contract.filename)}`,
+    "",
+    `SHA-256 : ${evidence.document.contract.sha256}`,
+    ...evidence.document.annexes.flatMap((a) => [
+      "",
+      `**Annexe : ${line(a.title)}**`,
+      "",
+      `SHA-256 : ${a.sha256 ?? "fichier absent"}`,
+    ]),
     "",
     "## Signataires",
-    "| Qualité | Nom | Signé le | Canal | Adresse IP |",
-    "| --- | --- | --- | --- | --- |",
-    ...evidence.signatories.map((s) => {
+    ...evidence.signatories.flatMap((s) => {
       const step = signedAt.get(s.signatory_id);
-      return `| ${cell(s.role)} | ${cell(s.name)} | ${cell(step?.at)} | ${cell(step?.channel)} | ${cell(step?.ip)} |`;
+      const where = step
+        ? `${CHANNEL_NAMES[step.channel]}${step.ip ? `, adresse IP ${line(step.ip)}` : ""}`
+        : "";
+      const who = `**${ROLE_NAMES[s.role]} : ${line(s.name ?? "nom effacé")}**`;
+      return [
+        "",
+        step
+          ? `${who}, signé le ${frenchDateTime(step.at)} (heure de Paris), ${where}, par un code à usage unique reçu par courriel.`
+          : `${who} : non signé.`,
+      ];
     }),
     "",
     "## Valeur juridique",
-    "Signature électronique simple (code civil art. 1366 et 1367 al. 2) : chaque signataire a reçu par courriel un code à usage unique et l'a saisi. Le fichier de preuves joint retrace chaque étape (date, adresse IP, navigateur, canal, empreinte du document). La présomption de fiabilité de l'article 1367 (décret n° 2017-1416) est réservée à la signature électronique qualifiée (règlement eIDAS n° 910/2014).",
+    "Signature électronique simple (code civil, art. 1366 et 1367 al. 2) : chaque signataire a reçu par courriel un code à usage unique et l'a saisi. Le fichier de preuves joint retrace chaque étape (date, adresse IP, navigateur, canal, empreinte du document). La présomption de fiabilité de l'article 1367 (décret n° 2017-1416) est réservée à la signature électronique qualifiée (règlement eIDAS n° 910/2014).",
   ].join("\n");
 }
 
@@ -260,10 +297,10 @@ export async function finishSigning(
       `${JSON.stringify({ ...evidence, completed_at: completedAt }, null, 2)}\n`,
     );
     // The certificate first, then the very bytes that were signed: the contract and the annexes.
-    const certificate = await renderPdf(
-      documentOf(markupToContent(signedMarkup(evidence, completedAt)), {
-        title: "Bail signé électroniquement",
-      }),
+    const facts = await readLeaseContractFacts(deps.sql, context.tenant_id, leaseId, "");
+    const certificate = await renderMarkup(
+      signedMarkup(evidence, completedAt, { address: dwellingAddressOf(facts?.estate, facts?.place) }),
+      "Certificat de signature électronique",
     );
     const pdf = await mergePdfs([
       { bytes: certificate, content_type: "application/pdf" },

@@ -15,6 +15,7 @@ import { commandContext, replyAfterProjection } from "../../platform/http/handle
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
 import { queueMessage } from "../../platform/outbox/queueMessage.ts";
+import { printContract } from "../../platform/pdf/contractPrinter.ts";
 import { sha256Of, stableJson } from "../../platform/pdf/renderCache.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import { loadStream } from "../../platform/runCommand.ts";
@@ -22,6 +23,7 @@ import { leaseParams } from "../../queries/leases.ts";
 import { findConfiguration } from "../../queries/settings.ts";
 import {
   currentContractPdf,
+  hasItsFile,
   leaseAnnexCompliance,
   listAnnexRows,
   readSignature,
@@ -124,7 +126,7 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
   const context = commandContext(request);
   const lease = await loadStream(deps.store, leaseStream(leaseId), tenantId, leaseSigningDecider);
   if (!isLiveLease(lease.state)) throw notFound("Lease", leaseId);
-  const [facts, compliance, contract, annexRows, signing] = await Promise.all([
+  const [facts, compliance, found, annexRows, signing] = await Promise.all([
     signingFacts(deps.sql, tenantId, leaseId),
     leaseAnnexCompliance(deps.sql, tenantId, leaseId, legalToday()),
     currentContractPdf(deps.sql, tenantId, leaseId),
@@ -132,11 +134,13 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
     loadSigning(deps, tenantId, leaseId),
   ]);
   if (!facts || !compliance) throw notFound("Lease", leaseId);
-  const annexes = annexRows.map((r) => ({
+  // Only annexes there in full are signed: a link without its file is a missing annex.
+  const annexes = annexRows.filter(hasItsFile).map((r) => ({
     annex_id: String(r.id),
     code: r.code as never,
     title: String(r.title),
-    // An upload is signed by its bytes' hash; a linked record by the hash of what it names.
+    // A file (an upload, a DPE's or diagnostic's) is signed by its bytes' hash; the service's
+    // notice by the hash of what names it.
     sha256: r.sha256
       ? String(r.sha256)
       : sha256Of(
@@ -149,6 +153,10 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
         ),
   }));
   const process_id = randomUUID();
+  const signed = (contract: { pdf_id: string; sha256: string; filename: string }) => ({
+    contract: { pdf_id: contract.pdf_id, sha256: contract.sha256, filename: contract.filename },
+    document_sha256: sha256Of(stableJson({ lease_id: leaseId, contract: contract.sha256, annexes })),
+  });
   const command = {
     type: "InitiateSignature" as const,
     lease_status: lease.state.status,
@@ -158,21 +166,18 @@ async function initiate(request: FastifyRequest, reply: FastifyReply, leaseId: s
       process_id,
       reservation_id: process_id,
       lease_revision: -1,
-      contract: contract
-        ? { pdf_id: contract.pdf_id, sha256: contract.sha256, filename: contract.filename }
-        : { pdf_id: "", sha256: "", filename: "" },
+      ...signed(found ?? { pdf_id: "", sha256: "", filename: "" }),
       annexes,
-      document_sha256: sha256Of(stableJson({ lease_id: leaseId, contract: contract?.sha256, annexes })),
       signatories: signatoriesOf(facts),
       step: stepOf(request, "api"),
     },
   };
-  // Refusals first (409 status or process, 422 annexes), before any credit is held.
+  // Refusals first (409 status or process, 422 annexes), before any contract is printed or credit held.
   decideSigning(leaseId)(command, signing.state);
-  if (!contract)
-    throw conflict(
-      `Lease ${leaseId} has no contract PDF of its current version; generate it first (POST /api/leases/${leaseId}/pdf)`,
-    );
+  // What is signed is the current contract: printed now when this version has none yet (422 when
+  // its lease type has no contract type, as POST /api/leases/{id}/pdf answers).
+  if (!found)
+    Object.assign(command.process, signed(await printContract({ ...context, sql: deps.sql }, leaseId)));
   await onLedger(context, {
     type: "ReserveCredits",
     reservation_id: process_id,

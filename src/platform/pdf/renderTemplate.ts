@@ -1,5 +1,6 @@
 import Handlebars from "handlebars";
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces.js";
+import { frenchDate } from "../frenchText.ts";
 
 /**
  * Handlebars templates for documents (docs/pdf.md). A template renders to plain lines in a small
@@ -24,6 +25,11 @@ hb.registerHelper("date", (value: unknown) => {
   const m = typeof value === "string" ? DATE.exec(value) : null;
   return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
 });
+/** `1er décembre 2026` (src/platform/frenchText.ts). */
+hb.registerHelper(
+  "longDate",
+  (value: unknown) => frenchDate(typeof value === "string" ? value : null) ?? "—",
+);
 const euro = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR" });
 const decimal = new Intl.NumberFormat("fr-FR", { maximumFractionDigits: 2 });
 /** Plain spaces instead of French narrow no-break ones: the fonts and text extraction keep them. */
@@ -124,7 +130,8 @@ export function markupToContent(markup: string): Content[] {
       list.push(line.slice(2));
     } else if (line.startsWith("|")) {
       if (paragraph.length > 0 || list.length > 0) flush();
-      table.push(cells(line));
+      // A Markdown separator row (`| --- | :-: |`) is layout, not a row of dashes on the page.
+      if (!/^\|(\s*:?-+:?\s*\|)+$/.test(line)) table.push(cells(line));
     } else {
       if (list.length > 0 || table.length > 0) flush();
       paragraph.push(line);

@@ -9,7 +9,7 @@ import type { ContractLeaseType, ContractParty, LeaseContract } from "./leaseCon
 /**
  * The contract view model of a lease from the facts its read models hold (docs/pdf.md). Pure:
  * the same facts give the same contract, whose hash keys the render cache. Data the service does
- * not record (heating, equipment lists) stays empty and the templates print "—".
+ * not hold (an estate field not recorded yet) stays empty and the templates print "—".
  */
 
 const str = (v: unknown): string | null => (v == null || v === "" ? null : String(v));
@@ -59,6 +59,23 @@ const DIAGNOSTICS: Record<string, string> = {
   risk_assessment: "État des risques et pollutions (ERP)",
   coownership_rules: "Extraits du règlement de copropriété",
 };
+
+const SUPPLY_MODES: Record<string, string> = { INDIVIDUAL: "individuel", COLLECTIVE: "collectif" };
+const LEGAL_REGIMES: Record<string, string> = { COPROPRIETE: "copropriété", MONOPROPRIETE: "monopropriété" };
+const FREQUENCIES: Record<string, string> = {
+  MONTHLY: "mensuel",
+  QUARTERLY: "trimestriel",
+  ANNUALLY: "annuel",
+};
+const TERMS: Record<string, string> = { TERME_A_ECHOIR: "à terme à échoir", TERME_ECHU: "à terme échu" };
+
+/** `{mode: "COLLECTIVE", energy: "gaz"}` -> "collectif, gaz"; null when not recorded. */
+function supplyOf(v: unknown): string | null {
+  const supply = v as { mode?: string; energy?: string | null } | null;
+  if (!supply?.mode) return null;
+  return [SUPPLY_MODES[supply.mode] ?? null, str(supply.energy)].filter(Boolean).join(", ");
+}
+const listOf = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 /** 18 months before the start (décret n° 2015-587: the previous rent is stated when the dwelling was let then). */
 const eighteenMonthsBefore = (start: string) => addMonths(start, -18);
@@ -114,12 +131,13 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
       building: str(estate?.building),
       lot_number: str(estate?.lot_number),
       construction_period: construction ? construction.slice(0, 4) : null,
-      heating: null,
-      hot_water: null,
-      private_parts: [],
-      equipment: [],
-      common_parts: [],
-      it_access: [],
+      legal_regime: LEGAL_REGIMES[String(estate?.legal_regime)] ?? null,
+      heating: supplyOf(estate?.heating),
+      hot_water: supplyOf(estate?.hot_water),
+      private_parts: listOf(estate?.private_parts),
+      equipment: facts.equipment,
+      common_parts: listOf(estate?.common_parts),
+      it_access: listOf(estate?.it_access),
       furniture: [],
     },
     dates: {
@@ -146,6 +164,8 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
       charge_settlement_mode: chargeSettlementOf(leaseType, str(lease.charge_settlement_mode)),
       payment_day: num(lease.payment_day) ?? 1,
       payment_method: PAYMENT_METHODS[String(lease.payment_method)] ?? "virement bancaire",
+      frequency: FREQUENCIES[String(lease.rent_frequency)] ?? "mensuel",
+      term: TERMS[String(lease.payment_terms)] ?? "à terme à échoir",
       rent_control: reference
         ? {
             reference: reference.reference,
@@ -191,8 +211,9 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
       .map((line) => line.trim())
       .filter(Boolean),
     signatures: {
-      place: str(place?.address_city),
-      date: day(lease.signed_at),
+      // Where and when it is made: the dwelling's city, the signing day, else the printing day.
+      place: str(place?.address_city) ?? str(owner?.address_city),
+      date: day(lease.signed_at) ?? facts.printed_on,
       copies: 1 + tenants.length + guarantors.length,
     },
   };

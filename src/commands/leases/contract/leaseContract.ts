@@ -4,7 +4,7 @@
  * estate and its diagnoses; the templates only format it. Dates `YYYY-MM-DD`, amounts in euros.
  */
 
-export type ContractLeaseType = "UNFURNISHED" | "FURNISHED" | "MOBILITY";
+export type ContractLeaseType = "UNFURNISHED" | "FURNISHED" | "STUDENT" | "MOBILITY";
 
 export interface ContractParty {
   /** "individual" (a person) or "company" (a legal person). */
@@ -38,6 +38,8 @@ export interface ContractPremises {
   lot_number: string | null;
   /** e.g. "1946-1970" or a year. */
   construction_period: string | null;
+  /** The building's legal regime: "copropriété" or "monopropriété"; null when not recorded. */
+  legal_regime: string | null;
   /** Individual or collective heating and hot water, with the energy used. */
   heating: string | null;
   hot_water: string | null;
@@ -90,6 +92,10 @@ export interface LeaseContract {
     charge_settlement_mode: "PROVISION" | "FLAT";
     payment_day: number;
     payment_method: string;
+    /** How often the rent is paid: "mensuel", "trimestriel", "annuel". */
+    frequency: string;
+    /** "à terme à échoir" (in advance) or "à terme échu" (in arrears), as the lease says. */
+    term: string;
     /** In a rent-control area: the reference and increased reference rents (€/m²/month), and any complement. */
     rent_control: { reference: number; increased_reference: number; complement: number | null } | null;
     /** The previous tenant's last rent when the dwelling was let in the last 18 months. */

@@ -23,6 +23,7 @@ type ContractView = LeaseContract & {
   tenant_names: string;
   guarantor_names: string;
   mobility_reason: string;
+  payment_period: string;
 };
 
 const compiled = Object.fromEntries(
@@ -34,7 +35,15 @@ export const CONTRACT_LEASE_TYPES = Object.keys(templates) as ContractLeaseType[
 const TITLES: Record<ContractLeaseType, string> = {
   UNFURNISHED: "Contrat de location — logement nu",
   FURNISHED: "Contrat de location — logement meublé",
+  STUDENT: "Contrat de location — logement meublé loué à un étudiant",
   MOBILITY: "Bail mobilité",
+};
+
+/** The period the payment day falls in, for each frequency. */
+const PAYMENT_PERIODS: Record<string, string> = {
+  mensuel: "de chaque mois",
+  trimestriel: "du premier mois de chaque trimestre",
+  annuel: "du premier mois de chaque année de location",
 };
 
 /** `2025-Q2` -> "2e trimestre 2025". */
@@ -56,6 +65,7 @@ function depositText(contract: LeaseContract): string {
     case "UNFURNISHED":
       return `Dépôt de garantie : ${formatEuro(amount)}, au plus un mois de loyer hors charges (loi n° 89-462, art. 22), restitué dans le délai légal après la remise des clés.`;
     case "FURNISHED":
+    case "STUDENT":
       return `Dépôt de garantie : ${formatEuro(amount)}, au plus deux mois de loyer hors charges (loi n° 89-462, art. 25-6), restitué dans le délai légal après la remise des clés.`;
     case "MOBILITY":
       return amount === 0
@@ -78,6 +88,7 @@ export function contractView(contract: LeaseContract): ContractView {
     tenant_names: contract.tenants.map((t) => t.name).join(", "),
     guarantor_names: contract.guarantors.map((g) => g.name).join(", "),
     mobility_reason: contract.mobility_reason ?? "motif non renseigné",
+    payment_period: PAYMENT_PERIODS[contract.rent.frequency] ?? "de chaque mois",
   };
 }
 
@@ -120,8 +131,11 @@ export async function renderLeaseContractHere(contract: LeaseContract): Promise<
 
 /** A readable file name for Content-Disposition, e.g. `bail-meuble-2025-09-01-3f2a1c0e.pdf`. */
 export function contractFileName(contract: Pick<LeaseContract, "lease_type" | "lease_id" | "dates">): string {
-  const kind = { UNFURNISHED: "bail-logement-nu", FURNISHED: "bail-meuble", MOBILITY: "bail-mobilite" }[
-    contract.lease_type
-  ];
+  const kind = {
+    UNFURNISHED: "bail-logement-nu",
+    FURNISHED: "bail-meuble",
+    STUDENT: "bail-meuble-etudiant",
+    MOBILITY: "bail-mobilite",
+  }[contract.lease_type];
   return `${kind ?? "bail"}-${contract.dates.start_date}-${contract.lease_id.slice(0, 8)}.pdf`;
 }

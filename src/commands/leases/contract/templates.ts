@@ -7,7 +7,7 @@
  * has no contrat type; it follows the same order with the mentions its articles require.
  * Bump TEMPLATE_VERSION when a template changes: cached PDFs are keyed on it.
  */
-export const TEMPLATE_VERSION = "2026-11-26.1";
+export const TEMPLATE_VERSION = "2026-12-02.1";
 
 const parties = `
 ## I. Désignation des parties
@@ -25,7 +25,7 @@ désigné(s) ci-après « le bailleur » ;
 ### Le(s) locataire(s)
 
 {{#each tenants}}
-- **{{name}}**{{#if birth_date}}, né(e) le {{date birth_date}}{{#if birth_place}} à {{birth_place}}{{/if}}{{/if}}{{#if company_details}} ({{company_details}}){{/if}}{{#if email}} — courriel : {{email}}{{/if}}
+- **{{name}}**{{#if birth_date}}, né(e) le {{longDate birth_date}}{{#if birth_place}} à {{birth_place}}{{/if}}{{/if}}{{#if company_details}} ({{company_details}}){{/if}}{{#if email}} — courriel : {{email}}{{/if}}
 {{/each}}
 
 désigné(s) ci-après « le locataire ».
@@ -40,12 +40,13 @@ Le présent contrat a pour objet la location d'un logement{{#if furnished}} meub
 
 | Élément | Description |
 | Adresse | {{premises.address}} |
+| Régime juridique de l'immeuble | {{#if premises.legal_regime}}{{premises.legal_regime}}{{else}}—{{/if}} |
 | Type | {{premises.estate_type}}{{#if premises.building}}, bâtiment {{premises.building}}{{/if}}{{#if premises.floor}}, étage {{premises.floor}}{{/if}}{{#if premises.lot_number}}, lot n° {{premises.lot_number}}{{/if}} |
 | Surface habitable | {{number premises.area}} m² |
 | Nombre de pièces principales | {{#if premises.rooms}}{{premises.rooms}}{{else}}—{{/if}} |
 | Période de construction | {{#if premises.construction_period}}{{premises.construction_period}}{{else}}—{{/if}} |
-| Chauffage | {{#if premises.heating}}{{premises.heating}}{{else}}—{{/if}} |
-| Eau chaude sanitaire | {{#if premises.hot_water}}{{premises.hot_water}}{{else}}—{{/if}} |
+| Modalité de production de chauffage | {{#if premises.heating}}{{premises.heating}}{{else}}—{{/if}} |
+| Modalité de production d'eau chaude sanitaire | {{#if premises.hot_water}}{{premises.hot_water}}{{else}}—{{/if}} |
 | Équipements du logement | {{join premises.equipment ", "}} |
 
 ### B. Destination des locaux
@@ -78,11 +79,11 @@ Le logement est situé dans une zone où s'applique l'encadrement des loyers (lo
 {{/if}}
 {{#if rent.previous_rent}}
 
-Montant du dernier loyer acquitté par le précédent locataire : {{money rent.previous_rent.amount}}, versé le {{date rent.previous_rent.paid_on}}.
+Montant du dernier loyer acquitté par le précédent locataire : {{money rent.previous_rent.amount}}, versé le {{longDate rent.previous_rent.paid_on}}.
 {{/if}}
 
 {{#if revision}}
-**Révision du loyer.** Le loyer est révisé chaque année à la date anniversaire du contrat, dans la limite de la variation de l'indice de référence des loyers (IRL) publié par l'INSEE (loi n° 89-462, art. 17-1). Trimestre de référence : **{{revision_quarter_label}} ({{revision.reference_quarter}})**, valeur {{number revision.reference_value}}.
+**Révision du loyer.** Le loyer est révisé chaque année à la date anniversaire du contrat, dans la limite de la variation de l'indice de référence des loyers (IRL) publié par l'INSEE (loi n° 89-462, art. 17-1). Trimestre de référence : **{{revision_quarter_label}}**, valeur {{number revision.reference_value}}.
 {{else}}
 Le loyer n'est pas révisable en cours de contrat.
 {{/if}}
@@ -93,8 +94,10 @@ Le loyer n'est pas révisable en cours de contrat.
 
 ### C. Modalités de paiement
 
-| Loyer hors charges | Charges | Total mensuel | Échéance | Moyen de paiement |
-| {{money rent.amount}} | {{money rent.charges_amount}} | {{money total_monthly}} | le {{rent.payment_day}} de chaque mois, à terme à échoir | {{rent.payment_method}} |
+Le loyer et les charges sont payables {{rent.term}}, selon une périodicité de paiement {{rent.frequency}}, le {{rent.payment_day}}{{#if (eq rent.payment_day 1)}}er{{/if}} {{payment_period}}, par {{rent.payment_method}}.
+
+| Loyer hors charges | Charges | Total mensuel |
+| {{money rent.amount}} | {{money rent.charges_amount}} | {{money total_monthly}} |
 `;
 
 const guarantees = `
@@ -145,12 +148,12 @@ const annexes = `
 Sont annexées et jointes au contrat :
 
 {{#if dpe}}
-- Diagnostic de performance énergétique n° {{dpe.reference_number}} du {{date dpe.diagnosis_date}}, valable jusqu'au {{date dpe.valid_until}} : classe énergie **{{dpe.energy_label}}**{{#if dpe.energy_consumption}} ({{number dpe.energy_consumption}} kWh/m²/an){{/if}}, classe climat **{{dpe.ges_label}}**{{#if dpe.ges_emission}} ({{number dpe.ges_emission}} kg CO2/m²/an){{/if}}{{#if dpe.energy_cost_estimate}} ; dépenses annuelles d'énergie estimées {{dpe.energy_cost_estimate}}{{/if}}
+- Diagnostic de performance énergétique n° {{dpe.reference_number}} du {{longDate dpe.diagnosis_date}}, valable jusqu'au {{longDate dpe.valid_until}} : classe énergie **{{dpe.energy_label}}**{{#if dpe.energy_consumption}} ({{number dpe.energy_consumption}} kWh/m²/an){{/if}}, classe climat **{{dpe.ges_label}}**{{#if dpe.ges_emission}} ({{number dpe.ges_emission}} kg CO2/m²/an){{/if}}{{#if dpe.energy_cost_estimate}} ; montant estimé des dépenses annuelles d'énergie : {{dpe.energy_cost_estimate}}{{else}} ; montant estimé des dépenses annuelles d'énergie : non renseigné sur le diagnostic enregistré{{/if}}
 {{else}}
 - Diagnostic de performance énergétique : **non fourni**
 {{/if}}
 {{#each diagnostics}}
-- {{type}}{{#if date}} du {{date date}}{{/if}}{{#if valid_until}}, valable jusqu'au {{date valid_until}}{{/if}}
+- {{type}}{{#if date}} du {{longDate date}}{{/if}}{{#if valid_until}}, valable jusqu'au {{longDate valid_until}}{{/if}}
 {{/each}}
 - Notice d'information relative aux droits et obligations des locataires et des bailleurs
 - État des lieux d'entrée{{#if furnished}} et inventaire détaillé du mobilier{{/if}}
@@ -162,26 +165,32 @@ Sont annexées et jointes au contrat :
 const signatures = `
 ## Signatures
 
-Fait{{#if signatures.place}} à {{signatures.place}}{{/if}}{{#if signatures.date}}, le {{date signatures.date}}{{/if}}, en {{signatures.copies}} exemplaires originaux.
+Fait{{#if signatures.place}} à {{signatures.place}}{{/if}}{{#if signatures.date}}, le {{longDate signatures.date}}{{/if}}, en {{signatures.copies}} exemplaires originaux.
 
 | Le bailleur | Le(s) locataire(s) |{{#if guarantors.length}} La caution |{{/if}}
 | {{lessor.name}} | {{tenant_names}} |{{#if guarantors.length}} {{guarantor_names}} |{{/if}}
 | Signature précédée de « lu et approuvé » | Signature précédée de « lu et approuvé » |{{#if guarantors.length}} Signature |{{/if}}
 `;
 
-export const partials = { parties, object, financial, guarantees, annexes, signatures };
+const furniture = `
+### F. Mobilier
+
+{{join premises.furniture ", "}} (inventaire détaillé annexé).
+`;
+
+export const partials = { parties, object, furniture, financial, guarantees, annexes, signatures };
 
 export const templates = {
   UNFURNISHED: `
 # CONTRAT DE LOCATION — LOGEMENT NU
 
-Soumis au titre Ier de la loi n° 89-462 du 6 juillet 1989 tendant à améliorer les rapports locatifs. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 1. Référence du bail : {{lease_id}}.
+Soumis au titre Ier de la loi n° 89-462 du 6 juillet 1989 tendant à améliorer les rapports locatifs. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 1.
 {{> parties}}
 {{> object}}
 
 ## III. Date de prise d'effet et durée du contrat
 
-Prise d'effet : **{{date dates.start_date}}**. Durée : **{{duration_text}}** ({{#if (eq lessor.kind "company")}}six ans, le bailleur étant une personne morale{{else}}trois ans au minimum, le bailleur étant une personne physique{{/if}} : loi n° 89-462, art. 10). À défaut de congé, le contrat est reconduit tacitement.
+Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}** ({{#if (eq lessor.kind "company")}}six ans, le bailleur étant une personne morale{{else}}trois ans au minimum, le bailleur étant une personne physique{{/if}} : loi n° 89-462, art. 10). À défaut de congé, le contrat est reconduit tacitement.
 {{> financial}}
 {{> guarantees}}
 {{> annexes}}
@@ -190,17 +199,30 @@ Prise d'effet : **{{date dates.start_date}}**. Durée : **{{duration_text}}** ({
   FURNISHED: `
 # CONTRAT DE LOCATION — LOGEMENT MEUBLÉ
 
-Soumis au titre Ier bis de la loi n° 89-462 du 6 juillet 1989. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 2. Le logement est équipé du mobilier prévu par le décret n° 2015-981 du 31 juillet 2015. Référence du bail : {{lease_id}}.
+Soumis au titre Ier bis de la loi n° 89-462 du 6 juillet 1989. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 2. Le logement est équipé du mobilier prévu par le décret n° 2015-981 du 31 juillet 2015.
 {{> parties}}
 {{> object}}
-
-### F. Mobilier
-
-{{join premises.furniture ", "}} (inventaire détaillé annexé).
+{{> furniture}}
 
 ## III. Date de prise d'effet et durée du contrat
 
-Prise d'effet : **{{date dates.start_date}}**. Durée : **{{duration_text}}** (un an au minimum, neuf mois pour un étudiant sans reconduction : loi n° 89-462, art. 25-7).
+Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}** (un an au minimum, neuf mois pour un étudiant sans reconduction : loi n° 89-462, art. 25-7).
+{{> financial}}
+{{> guarantees}}
+{{> annexes}}
+{{> signatures}}
+`,
+  STUDENT: `
+# CONTRAT DE LOCATION — LOGEMENT MEUBLÉ LOUÉ À UN ÉTUDIANT
+
+Soumis au titre Ier bis de la loi n° 89-462 du 6 juillet 1989. Contrat type : décret n° 2015-587 du 29 mai 2015, annexe 2. Le logement est équipé du mobilier prévu par le décret n° 2015-981 du 31 juillet 2015.
+{{> parties}}
+{{> object}}
+{{> furniture}}
+
+## III. Date de prise d'effet et durée du contrat
+
+Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}**. Le locataire étant étudiant, la durée du bail peut être réduite à neuf mois : le contrat n'est alors pas reconduit tacitement et prend fin à son terme (loi n° 89-462, art. 25-7).
 {{> financial}}
 {{> guarantees}}
 {{> annexes}}
@@ -209,7 +231,7 @@ Prise d'effet : **{{date dates.start_date}}**. Durée : **{{duration_text}}** (u
   MOBILITY: `
 # BAIL MOBILITÉ — LOGEMENT MEUBLÉ
 
-Soumis au titre Ier ter de la loi n° 89-462 du 6 juillet 1989 (art. 25-12 et suivants), créé par la loi n° 2018-1021 du 23 novembre 2018. Référence du bail : {{lease_id}}.
+Soumis au titre Ier ter de la loi n° 89-462 du 6 juillet 1989 (art. 25-12 et suivants), créé par la loi n° 2018-1021 du 23 novembre 2018.
 
 **Le présent contrat est un bail mobilité** : il ne peut être renouvelé ni reconduit ; aucun dépôt de garantie ne peut être exigé.
 {{> parties}}
@@ -225,7 +247,7 @@ Le locataire justifie, à la date de prise d'effet, de : **{{mobility_reason}}**
 
 ## III. Date de prise d'effet et durée du contrat
 
-Prise d'effet : **{{date dates.start_date}}**. Durée : **{{duration_text}}**, fin le {{date dates.end_date}} (entre un et dix mois, non renouvelable ; une seule modification de durée par avenant dans la limite de dix mois au total : loi n° 89-462, art. 25-14).
+Prise d'effet : **{{longDate dates.start_date}}**. Durée : **{{duration_text}}**, fin le {{longDate dates.end_date}} (entre un et dix mois, non renouvelable ; une seule modification de durée par avenant dans la limite de dix mois au total : loi n° 89-462, art. 25-14).
 {{> financial}}
 {{> guarantees}}
 {{> annexes}}

@@ -1,0 +1,160 @@
+/**
+ * Renders every document of docs/documents.md from sample data and writes the picture of its first
+ * page to docs/images/ (needs pdftoppm from poppler-utils): `npx tsx test/support/renderDocumentSamples.ts`.
+ * The PDFs go to /tmp/pms-documents/ to look at every page.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { guaranteeActMarkup } from "../../src/commands/leases/contract/guaranteeAct.ts";
+import { renderLeaseContractHere } from "../../src/commands/leases/contract/renderLeaseContract.ts";
+import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
+import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
+import { type ConditionReport, conditionReportMarkup } from "../../src/queries/conditionReports.ts";
+import { callView, documentMarkup, documentView, type LetterFacts } from "../../src/queries/rentDocuments.ts";
+import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
+import { sampleContract } from "./leaseContractSample.ts";
+import { sampleLetterFacts } from "./letterFactsSample.ts";
+
+const images = new URL("../../docs/images/", import.meta.url).pathname;
+const out = "/tmp/pms-documents/";
+mkdirSync(images, { recursive: true });
+mkdirSync(out, { recursive: true });
+
+const hash = (c: string) => c.repeat(64);
+const evidence = {
+  document: {
+    sha256: hash("a"),
+    contract: { pdf_id: "", sha256: hash("b"), filename: "bail-logement-nu-2026-12-01-3f2a1c0e.pdf" },
+    annexes: [
+      { annex_id: "1", code: "NOTICE_INFORMATION", title: "Notice d'information", sha256: hash("c") },
+      { annex_id: "2", code: "DPE", title: "Diagnostic de performance énergétique", sha256: hash("d") },
+      { annex_id: "3", code: "ERP", title: "État des risques et pollutions", sha256: hash("e") },
+    ],
+  },
+  signatories: [
+    { signatory_id: "s1", role: "Primary", lessee_id: "l1", name: "Camille Martin" },
+    { signatory_id: "s2", role: "Guarantor", lessee_id: "l2", name: "Jeanne Martin" },
+    { signatory_id: "s3", role: "Lessor", lessee_id: null, name: "SCI Dupont" },
+  ],
+  steps: [
+    {
+      step: "SIGNED",
+      signatory_id: "s1",
+      at: "2026-12-01T21:52:00Z",
+      channel: "lessee_space",
+      ip: "2001:db8:85a3::8a2e:370:7334",
+    },
+    {
+      step: "SIGNED",
+      signatory_id: "s2",
+      at: "2026-12-01T22:01:00Z",
+      channel: "lessee_space",
+      ip: "192.0.2.10",
+    },
+    { step: "SIGNED", signatory_id: "s3", at: "2026-12-02T08:15:00Z", channel: "api", ip: "198.51.100.7" },
+  ],
+} as unknown as ReturnType<typeof evidenceOf>;
+
+const letterFacts: LetterFacts = { ...sampleLetterFacts, estate: { address: "4 rue Mercière, 69002 Lyon" } };
+const paidCall = callView({
+  call_id: "",
+  period_start: "2026-12-01",
+  period_end: "2026-12-31",
+  due_date: "2026-12-05",
+  rent_amount: 800,
+  charges_amount: 50,
+  total_amount: 850,
+  paid_amount: 850,
+});
+
+const documents: Record<string, () => Promise<Buffer>> = {
+  quittance: () =>
+    renderMarkupHere({
+      markup: documentMarkup(
+        "quittance",
+        null,
+        documentView(letterFacts, {
+          call: { ...paidCall, remaining_amount: 0 },
+          receipt: { number: "Q-2026-000007", issued_on: "2026-12-06" },
+        }),
+      ),
+      title: "Quittance de loyer",
+    }),
+  "contract-unfurnished": () => renderLeaseContractHere(sampleContract("UNFURNISHED")),
+  "contract-furnished": () => renderLeaseContractHere(sampleContract("FURNISHED")),
+  "contract-student": () => renderLeaseContractHere(sampleContract("STUDENT")),
+  "contract-mobility": () => renderLeaseContractHere(sampleContract("MOBILITY")),
+  "signature-certificate": () =>
+    renderMarkupHere({
+      markup: signedMarkup(evidence, "2026-12-02T08:15:03Z", {
+        address: "12 rue des Lilas, 69003 Lyon, France",
+      }),
+      title: "Certificat de signature électronique",
+    }),
+  "guarantee-act": () => {
+    const contract = sampleContract("UNFURNISHED");
+    return renderMarkupHere({
+      markup: guaranteeActMarkup(contract, contract.guarantors[0]),
+      title: "Acte de cautionnement solidaire",
+    });
+  },
+  "condition-report-entry": () =>
+    renderMarkupHere({
+      markup: conditionReportMarkup(
+        {
+          type: "ENTRY",
+          date: "2026-12-01",
+          signed_on: "2026-12-01",
+          rooms: [
+            {
+              name: "Séjour",
+              elements: [
+                { element: "Sol", condition: "GOOD", comment: "Parquet vitrifié", media_ids: ["m1", "m2"] },
+                { element: "Murs", condition: "NEW", comment: "Peinture récente", media_ids: [] },
+                { element: "Plafond", condition: "FAIR", comment: null, media_ids: [] },
+              ],
+            },
+            {
+              name: "Cuisine",
+              elements: [{ element: "Four", condition: "GOOD", comment: null, media_ids: [] }],
+            },
+          ],
+          meter_readings: [
+            { meter_id: null, kind: "ELECTRICITY", value: 12034.5 },
+            { meter_id: null, kind: "WATER_COLD", value: 431 },
+          ],
+          keys: [
+            { kind: "Porte d'entrée", count: 2 },
+            { kind: "Boîte aux lettres", count: 1 },
+          ],
+          completions: [],
+        } as unknown as ConditionReport,
+        {
+          address: "12 rue des Lilas, 69003 Lyon, France",
+          lessor: { name: "SCI Dupont", address: "4 place Bellecour, 69002 Lyon" },
+          tenants: [{ name: "Camille Martin", address: null }],
+        },
+      ),
+      title: "État des lieux d'entrée",
+    }),
+  "notice-information": () => renderMarkupHere({ markup: NOTICE_MARKUP, title: "Notice d'information" }),
+};
+
+for (const [name, render] of Object.entries(documents)) {
+  const pdf = await render();
+  writeFileSync(`${out}${name}.pdf`, pdf);
+  execFileSync("pdftoppm", ["-png", "-r", "60", `${out}${name}.pdf`, `${out}${name}`]);
+  execFileSync("pdftoppm", [
+    "-png",
+    "-r",
+    "60",
+    "-f",
+    "1",
+    "-l",
+    "1",
+    "-singlefile",
+    `${out}${name}.pdf`,
+    `${images}${name}`,
+  ]);
+  console.log(`${images}${name}.png`);
+}
