@@ -13,7 +13,7 @@ import { conflict, notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { answers, createdAnswers } from "../../platform/http/responses.ts";
-import { uuid } from "../../platform/http/schemas.ts";
+import { date, uuid } from "../../platform/http/schemas.ts";
 import { mandateBody, readMandates } from "../../queries/books/index.ts";
 import { ownerExists } from "../../queries/owners.ts";
 
@@ -53,7 +53,8 @@ export const mandateDecider: Decider<ManagementMandate[], MandateCommand, Mandat
   },
 };
 
-const day = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
+// The dates every route takes (bounded, real days).
+const day = date;
 const rate = (max: number) =>
   z
     .number()

@@ -9,7 +9,7 @@ import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { offsetOf, pageQuery, sendPage } from "../../platform/http/pagination.ts";
 import { answers } from "../../platform/http/responses.ts";
-import { uuid } from "../../platform/http/schemas.ts";
+import { date, uuid } from "../../platform/http/schemas.ts";
 import { formatEuro } from "../../platform/pdf/renderTemplate.ts";
 import { readResource } from "../../platform/resource/read.ts";
 import { ownerExists } from "../owners.ts";
@@ -22,7 +22,8 @@ export { checkFec, FEC_FIELDS, fecFileName } from "./fec.ts";
 
 const tags = ["Books"];
 const read = { access: "FinanceRead" as const };
-const day = () => z.iso.date({ message: "Must be a real date YYYY-MM-DD" });
+// The dates every route takes (bounded, real days).
+const day = date;
 
 export const bookBody = z
   .object({
