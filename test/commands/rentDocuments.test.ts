@@ -29,6 +29,7 @@ const facts: LetterFacts = {
       email: "lea@example.fr",
     },
   ],
+  guarantor_count: 0,
   estate: { address: "3 avenue Foch, 69006 Lyon" },
 };
 const call = callView({
