@@ -178,6 +178,8 @@ export async function readLeaseComplianceFacts(
     irl: await readAllIrl(sql),
     reletting_claims: claims,
     furniture_inventory: await readInventory(sql, tenantId, leaseId),
+    handover: await readHandover(sql, tenantId, leaseId),
+    tenants: await readTenantIncomes(sql, tenantId, leaseId),
     rent_changes: await Promise.all(
       changes.map(async (c) => {
         const effective = day(c.effective_date) as string;
@@ -192,4 +194,39 @@ export async function readLeaseComplianceFacts(
       }),
     ),
   };
+}
+
+/** What the keys' handover left on record: a SIGNED entry report, the annexes attached. */
+async function readHandover(sql: Sql, tenantId: string, leaseId: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ signed: boolean; annexed: string[] | null }>(
+      `SELECT EXISTS (SELECT 1 FROM condition_reports r WHERE r.tenant_id = $1 AND r.lease_id = $2
+                        AND r.type = 'ENTRY' AND r.status = 'SIGNED') AS signed,
+              (SELECT array_agg(DISTINCT a.code) FROM lease_annexes a WHERE a.tenant_id = $1 AND a.lease_id = $2) AS annexed`,
+      [tenantId, leaseId],
+    ),
+  );
+  return { entry_report_signed: row?.signed === true, annexed: row?.annexed ?? [] };
+}
+
+/** The lease's active tenants and guarantors with their incomes (for the guidance, advice only). */
+async function readTenantIncomes(sql: Sql, tenantId: string, leaseId: string) {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{
+      role: "Primary" | "CoTenant" | "Guarantor";
+      monthly_income: string | null;
+      other_income: string | null;
+    }>(
+      `SELECT a.role, p.monthly_income, p.other_income
+         FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
+        WHERE a.tenant_id = $1 AND a.lease_id = $2 AND NOT a.ended
+        ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id`,
+      [tenantId, leaseId],
+    ),
+  );
+  return rows.map((r) => ({
+    role: r.role,
+    monthly_income: r.monthly_income === null ? null : Number(r.monthly_income),
+    other_income: r.other_income === null ? null : Number(r.other_income),
+  }));
 }

@@ -1,9 +1,11 @@
 import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import type { ReferenceRent } from "../../events/rentRegulation.ts";
+import { handoverDocumentsVerdict } from "../../law/annexes.ts";
 import { addMonths } from "../../law/calendar.ts";
 import { depositVerdict } from "../../law/deposit.ts";
 import { decencyVerdict } from "../../law/dpe.ts";
 import { furnishedInventoryVerdict } from "../../law/furnishedInventory.ts";
+import { guidanceVerdicts, type TenantIncome } from "../../law/guidance.ts";
 import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
 import { cents, euros } from "../../law/money.ts";
 import {
@@ -17,7 +19,7 @@ import {
   RENT_CONTROL_EXPERIMENT_UNTIL,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
-import { type Verdict, verdict } from "../../law/verdict.ts";
+import { type Advice, type Verdict, verdict } from "../../law/verdict.ts";
 import {
   constructionPeriodOf,
   type IrlValue,
@@ -31,9 +33,10 @@ import {
  * lists the very verdict the decider turns into a 422, so both always agree.
  */
 
-export type CheckStatus = Verdict["status"];
+export type CheckStatus = Advice["status"];
 export type ComplianceStatus = "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
-export type ComplianceCheck = Verdict;
+/** A rule's verdict, or advice (WARN: never a non-compliance). */
+export type ComplianceCheck = Verdict | Advice;
 
 export interface ComplianceResult {
   lease_id: string;
@@ -109,6 +112,10 @@ export interface ComplianceFacts {
   reletting_claims: { works_amount: number | null; neighbourhood_rent: number | null } | null;
   /** The furniture inventory recorded for the lease (docs/moving.md); null or absent: none. */
   furniture_inventory?: { recorded_on: string; items: { item: string; quantity: number }[] } | null;
+  /** The handover documents on record: a SIGNED entry report, the annexes attached (their codes). */
+  handover?: { entry_report_signed: boolean; annexed: readonly string[] };
+  /** The active tenants and guarantors' incomes, for the guidance (advice only); absent: not read. */
+  tenants?: readonly TenantIncome[];
 }
 
 const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
@@ -605,6 +612,21 @@ export function furnishedInventoryCheck(facts: ComplianceFacts): ComplianceCheck
   });
 }
 
+/** The entry report and a furnished lease's inventory, drawn up at the keys' handover (art. 3-2, 25-5). */
+export function handoverDocumentsCheck(facts: ComplianceFacts): ComplianceCheck {
+  const annexed = new Set(facts.handover?.annexed ?? []);
+  return handoverDocumentsVerdict({
+    lease_type: facts.lease.lease_type,
+    lease_status: facts.lease.status,
+    entry_report: facts.handover?.entry_report_signed === true || annexed.has("ENTRY_CONDITION_REPORT"),
+    inventory: (facts.furniture_inventory ?? null) !== null || annexed.has("INVENTORY"),
+  });
+}
+
+/** SPEC's guidance, as advice: the tenants' income and the guarantors' (src/law/guidance.ts). */
+export const guidanceChecks = (facts: ComplianceFacts): Advice[] =>
+  guidanceVerdicts({ rent_amount: facts.lease.rent_amount, tenants: facts.tenants ?? [] });
+
 export const COMPLIANCE_RULES = [
   depositCapCheck,
   irlRevisionCapCheck,
@@ -614,6 +636,7 @@ export const COMPLIANCE_RULES = [
   dpeValidAtStartCheck,
   decencyCalendarCheck,
   furnishedInventoryCheck,
+  handoverDocumentsCheck,
 ] as const;
 
 /** NON_COMPLIANT if any FAIL, else UNKNOWN if any UNKNOWN, else COMPLIANT. */
@@ -624,6 +647,9 @@ export function overallStatus(checks: readonly ComplianceCheck[]): ComplianceSta
 }
 
 export function evaluateCompliance(facts: ComplianceFacts, checkedAt: string): ComplianceResult {
-  const checks = COMPLIANCE_RULES.map((rule) => rule(facts));
+  const checks: ComplianceCheck[] = [
+    ...COMPLIANCE_RULES.map((rule) => rule(facts)),
+    ...guidanceChecks(facts),
+  ];
   return { lease_id: facts.lease.id, status: overallStatus(checks), checked_at: checkedAt, checks };
 }
