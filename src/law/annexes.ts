@@ -293,7 +293,7 @@ export function handoverDocumentsVerdict(f: HandoverFacts): Verdict {
     return verdict(
       rule,
       "NOT_APPLICABLE",
-      `The ${due.map((d) => d.code).join(" and ")} are drawn up at the keys' handover (${ref}): due then`,
+      `${due.map((d) => d.code).join(" and ")}: drawn up at the keys' handover (${ref}), due then`,
       ref,
       details,
     );

@@ -1,5 +1,6 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
 import { type LessorKind, lessorKind } from "../law/leaseTypes.ts";
+import { isOverseas } from "../law/overseas.ts";
 import type { Sql } from "../platform/db.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
@@ -129,7 +130,9 @@ export async function readLeaseComplianceFacts(
   const { estate_id: estateId, start_date: start } = lease;
   const [estate] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      "SELECT area, number_of_room, construction_date FROM estates WHERE tenant_id = $1 AND id = $2",
+      `SELECT e.area, e.number_of_room, e.construction_date, p.address_postal_code
+         FROM estates e LEFT JOIN places p ON p.tenant_id = e.tenant_id AND p.id = e.place_id
+        WHERE e.tenant_id = $1 AND e.id = $2`,
       [tenantId, estateId],
     ),
   );
@@ -159,6 +162,7 @@ export async function readLeaseComplianceFacts(
       area: num(estate?.area),
       rooms: num(estate?.number_of_room),
       construction_year: construction ? Number(construction.slice(0, 4)) : null,
+      overseas: isOverseas(estate?.address_postal_code as string | null | undefined),
     },
     dpe_at_start: await readDpeSummaryOn(sql, tenantId, estateId, start),
     latest_dpe_before_start: await readLatestDpeBefore(sql, tenantId, estateId, start),

@@ -8,6 +8,7 @@ import { furnishedInventoryVerdict } from "../../law/furnishedInventory.ts";
 import { guidanceVerdicts, type TenantIncome } from "../../law/guidance.ts";
 import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
 import { cents, euros } from "../../law/money.ts";
+import { overseasIrlShieldVerdict } from "../../law/overseas.ts";
 import {
   FREEZE_FROM,
   IRL_CAPPED_NOTE,
@@ -79,7 +80,13 @@ export interface ComplianceFacts {
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
-  estate: { area: number | null; rooms: number | null; construction_year: number | null };
+  estate: {
+    area: number | null;
+    rooms: number | null;
+    construction_year: number | null;
+    /** In an overseas department (its place's postal code 971-974, 976: src/law/overseas.ts). */
+    overseas?: boolean;
+  };
   /** The DPE valid on the lease start, null when none. */
   dpe_at_start: DpeOnRecord | null;
   /** The newest DPE on record made on or before the start, valid or not (tells "expired" from "none"). */
@@ -160,6 +167,16 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
         reference_value: index.reference_value,
         new_value: index.new_value,
       }),
+      // Overseas, the shield of loi n° 2022-1158 art. 12 is 2.5 %, not the published 3.5 %.
+      ...(facts.estate.overseas === true
+        ? [
+            overseasIrlShieldVerdict({
+              current_rent: c.previous_rent_amount,
+              new_rent: c.rent_amount,
+              new_quarter: index.new_quarter,
+            }),
+          ]
+        : []),
     ];
     lastRevision = c.effective_date;
     const refused = verdicts.find((v) => v.status === "FAIL");
@@ -239,6 +256,7 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
       new_rent: i.to,
       effective_date: i.effective_date,
       dpe: i.dpe,
+      overseas: facts.estate.overseas === true,
       // A re-letting is a new contract; a change during the lease falls in the period then in force.
       period_start:
         i.effective_date === facts.lease.start_date
@@ -600,7 +618,13 @@ export function dpeValidAtStartCheck(facts: ComplianceFacts): ComplianceCheck {
 
 /** Decency by energy class, the calendar applying from the contract's conclusion or renewal. */
 export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
-  return decencyVerdict({ lease: facts.lease, lessor: facts.lease.lessor, on: facts.on, dpe: facts.dpe_on });
+  return decencyVerdict({
+    lease: facts.lease,
+    lessor: facts.lease.lessor,
+    on: facts.on,
+    dpe: facts.dpe_on,
+    overseas: facts.estate.overseas === true,
+  });
 }
 
 /** A furnished lease's inventory holds every item of décret n° 2015-981 art. 2. */
@@ -647,9 +671,8 @@ export function overallStatus(checks: readonly ComplianceCheck[]): ComplianceSta
 }
 
 export function evaluateCompliance(facts: ComplianceFacts, checkedAt: string): ComplianceResult {
-  const checks: ComplianceCheck[] = [
-    ...COMPLIANCE_RULES.map((rule) => rule(facts)),
-    ...guidanceChecks(facts),
-  ];
-  return { lease_id: facts.lease.id, status: overallStatus(checks), checked_at: checkedAt, checks };
+  const rules = COMPLIANCE_RULES.map((rule) => rule(facts));
+  // Advice is listed, never counted: the status is the rules' alone.
+  const checks: ComplianceCheck[] = [...rules, ...guidanceChecks(facts)];
+  return { lease_id: facts.lease.id, status: overallStatus(rules), checked_at: checkedAt, checks };
 }
