@@ -615,3 +615,35 @@ export function chargeAlerts(
   }
   return alerts;
 }
+
+/**
+ * « Un mois avant cette régularisation, le bailleur en communique au locataire le décompte par nature
+ * de charges » (art. 23): the statement reaches the tenant at least one month before the balance is
+ * payable; payable earlier, it is not due yet.
+ */
+export function statementNoticeVerdict(statementReceivedOn: string, payableOn: string): Verdict {
+  const earliest = addMonths(statementReceivedOn, 1);
+  const details = {
+    statement_received_on: statementReceivedOn,
+    payable_on: payableOn,
+    earliest_payable_on: earliest,
+  };
+  return payableOn >= earliest
+    ? verdict(
+        "STATEMENT_ONE_MONTH_BEFORE",
+        "PASS",
+        `The statement reached the tenant a month before the balance is payable (${ART_23})`,
+        ART_23,
+        details,
+      )
+    : verdict(
+        "STATEMENT_ONE_MONTH_BEFORE",
+        "FAIL",
+        `The balance is payable from ${earliest}, a month after the statement reached the tenant (${ART_23})`,
+        ART_23,
+        {
+          ...details,
+          errors: [{ field: "payable_on", message: `Not before ${earliest}` }],
+        },
+      );
+}
