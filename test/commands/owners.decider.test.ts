@@ -18,7 +18,6 @@ const registered: OwnerEvent = {
   data: {
     owner_id: id,
     category: "individual",
-    legal_form: null,
     first_name: "Claire",
     last_name: "Martin",
     legal_name: null,

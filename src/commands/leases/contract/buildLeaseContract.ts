@@ -1,5 +1,5 @@
 import { addMonths } from "../../../law/calendar.ts";
-import { chargeSettlementOf, firstTermMonths, lessorKind } from "../../../law/leaseTypes.ts";
+import { chargeSettlementOf, firstTermMonths } from "../../../law/leaseTypes.ts";
 import { isoDay } from "../../../platform/formatDates.ts";
 import type { Row } from "../../../platform/projections/projection.ts";
 import type { LeaseContractFacts } from "../../../queries/leaseContractFacts.ts";
@@ -134,7 +134,7 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
             end_date: end,
             duration_months: num(lease.duration_months),
           },
-          lessorKind(owner?.category as string | undefined, owner?.legal_form as string | undefined),
+          owner?.category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON",
         ) ?? 10,
     },
     mobility_reason: leaseType === "MOBILITY" ? str(custom.mobility_reason) : null,
