@@ -940,7 +940,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase an owner's personal data for good (GDPR art. 17); 422 while a retention applies (an estate owned, a lease in progress on its estates)
+         * Erase an owner's personal data for good (GDPR art. 17); 409 while a retention applies (an estate owned, a lease in progress on its estates)
          * @description Needs a tenant API key with the PropertiesDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         post: operations["postOwnersByOwnerIdErase"];
@@ -4908,7 +4908,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase a lessee's personal data for good (GDPR art. 17); 422 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)
+         * Erase a lessee's personal data for good (GDPR art. 17); 409 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)
          * @description Needs a tenant API key with the LesseeDelete permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         post: operations["postLesseesByIdErase"];
@@ -5596,6 +5596,8 @@ export interface components {
         NewChargeInput: {
             /** @enum {string} */
             category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+            /** @description TAXES_AND_FEES only, required there: TEOM, REOM and TAXE_BALAYAGE are recovered, OTHER (the taxe foncière...) never (décret 87-713 VIII) */
+            tax?: ("TEOM" | "REOM" | "TAXE_BALAYAGE" | "OTHER") | null;
             /** @description Euros; negative only for an adjusting entry (corrects_charge_id) */
             amount: number;
             period: {
@@ -5638,6 +5640,8 @@ export interface components {
         ChargeChangesInput: {
             /** @enum {string} */
             category?: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
+            /** @description TAXES_AND_FEES only, required there: TEOM, REOM and TAXE_BALAYAGE are recovered, OTHER (the taxe foncière...) never (décret 87-713 VIII) */
+            tax?: ("TEOM" | "REOM" | "TAXE_BALAYAGE" | "OTHER") | null;
             amount?: number;
             period?: {
                 /**
@@ -5803,6 +5807,8 @@ export interface components {
             }[];
             /** @description Held until the building's annual accounts: at most 20 % (art. 22 al. 5) */
             held?: number;
+            /** @description Whether the tenant gave the address of their new home at the keys' return; false: no late penalty (art. 22 al. 7) */
+            forwarding_address_given?: boolean;
             /**
              * Format: date
              * @description Only for a lease ended without a keys' return (status route, term): default its last RETURNED handover
@@ -5824,6 +5830,8 @@ export interface components {
              * @example 2025-01-31
              */
             settled_on: string;
+            /** @description Whether the tenant gave the address of their new home at the keys' return; false: no late penalty (art. 22 al. 7) */
+            forwarding_address_given?: boolean;
         };
         NewRoomInput: {
             name: string;
@@ -6152,7 +6160,10 @@ export interface components {
             scope_claim?: string;
         };
         ManagementMandateEndInput: {
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             ends_on: string;
         };
         ReminderLevel: {
@@ -6892,13 +6903,22 @@ export interface components {
             id: string;
             number: number;
             journal: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             entry_date: string;
             piece_ref: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             piece_date: string;
             label: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             valid_date: string;
             lease_id: string | null;
             lines: {
@@ -6918,7 +6938,10 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             book_id: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             on: string;
             accounts: {
                 account: string;
@@ -6945,7 +6968,10 @@ export interface components {
             owner_id: string;
             fee_rate: number;
             vat_rate: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             starts_on: string;
             ends_on: string | null;
         };
@@ -6960,9 +6986,15 @@ export interface components {
              * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
              */
             book_id: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             from: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
             to: string;
             /** @description Paid by the tenants in the period, cancellations deducted */
             collected: number;
@@ -7149,8 +7181,23 @@ export interface components {
             legal_reference: string;
             /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
             payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
-            /** @description The earliest day the clause résolutoire takes effect for a commandement served today */
+            /** @description The delay's last day for a commandement served today: paid by then, the clause has no effect */
+            last_day_to_pay: string | null;
+            /** @description The first day after the delay: the earliest the clause résolutoire takes effect for a commandement served today */
             clause_effective_from: string | null;
+            /** @description Serving the guarantor within 15 days, else no penalty nor late interest from them */
+            guarantor_notice: {
+                /** @description Whether the lease has a guarantor to serve; null: unknown */
+                required: boolean | null;
+                /**
+                 * Format: date
+                 * @description 15 days after the service on the tenant (art. 24 I al. 3)
+                 * @example 2025-01-31
+                 */
+                notify_by: string;
+                legal_reference: string;
+                message: string;
+            } | null;
             concluded_on: string | null;
             monthly_rent: number;
             monthly_charges: number;
@@ -7187,7 +7234,9 @@ export interface components {
             place_id: string;
             /** @enum {string} */
             category: "ELEVATORS" | "WATER_AND_HEATING" | "INDIVIDUAL_INSTALLATIONS" | "COMMON_AREAS" | "OUTDOOR_AREAS" | "WASTE_AND_HYGIENE" | "MISC_EQUIPMENT" | "TAXES_AND_FEES" | "NON_RECOVERABLE";
-            /** @description Whether the category is one of the décret 87-713 headings */
+            /** @description TAXES_AND_FEES: which tax; only TEOM, REOM and TAXE_BALAYAGE are recovered (décret 87-713 VIII) */
+            tax: ("TEOM" | "REOM" | "TAXE_BALAYAGE" | "OTHER") | null;
+            /** @description Whether the category is one of the décret 87-713 headings, and for heading VIII a tax it names */
             recoverable: boolean;
             /** @description Euros; an adjusting entry may be negative */
             amount: number;
@@ -7744,8 +7793,11 @@ export interface components {
             checked_at: string;
             checks: {
                 rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                /**
+                 * @description WARN: advice only (the guidance on incomes), never a non-compliance
+                 * @enum {string}
+                 */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE" | "WARN";
                 message: string;
                 legal_reference: string;
                 details: {
@@ -8178,6 +8230,13 @@ export interface components {
              */
             signing_date: string;
             missing: {
+                /** @enum {string} */
+                code: "NOTICE_INFORMATION" | "DPE" | "ERP" | "CREP" | "ELECTRICITY" | "GAS" | "ASBESTOS_DAPP" | "COPROPERTY_EXTRACTS" | "ENTRY_CONDITION_REPORT" | "INVENTORY" | "OTHER";
+                reason: string;
+                legal_reference: string;
+            }[];
+            /** @description Drawn up at the keys' handover (art. 3-2, 25-5), not attached yet: never a reason to refuse signing */
+            due_at_handover: {
                 /** @enum {string} */
                 code: "NOTICE_INFORMATION" | "DPE" | "ERP" | "CREP" | "ELECTRICITY" | "GAS" | "ASBESTOS_DAPP" | "COPROPERTY_EXTRACTS" | "ENTRY_CONDITION_REPORT" | "INVENTORY" | "OTHER";
                 reason: string;
@@ -16448,7 +16507,10 @@ export interface operations {
                     fee_rate: number;
                     /** @default 0.2 */
                     vat_rate?: number;
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
                     starts_on: string;
                 };
             };

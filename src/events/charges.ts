@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ChargeCategory, KeyKind, Regularisation } from "../law/charges.ts";
+import type { ChargeCategory, ChargeTax, KeyKind, Regularisation } from "../law/charges.ts";
 import { CHARGE_CATEGORIES } from "../law/charges.ts";
 import { euros as centsOfEuros, isoDate, MAX_EUROS, text, uuid } from "../platform/http/schemas.ts";
 import { defineResource, equals, type ResourceEvent } from "../platform/resource/resource.ts";
@@ -32,6 +32,8 @@ export const KEY_KINDS = [
 
 export interface ChargeFields {
   category: ChargeCategory;
+  /** TAXES_AND_FEES: which tax (décret 87-713 VIII); null otherwise (absent from earlier events). */
+  tax?: ChargeTax | null;
   amount: number;
   period_from: string;
   period_to: string;

@@ -8,6 +8,17 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  * on the signing date. Each rule answers a verdict: PASS (attached and valid), FAIL (missing or
  * expired; `details.problem`), NOT_APPLICABLE (the lease or the building does not call for it),
  * UNKNOWN (a fact the rule needs is not recorded: not counted as missing, listed for the user).
+ *
+ * Two kinds are never a reason to refuse the signing:
+ *   - the asbestos file (DAPP): art. 3-3 3° names « une copie d'un état mentionnant l'absence ou, le
+ *     cas échéant, la présence de matériaux ou produits de la construction contenant de l'amiante »
+ *     « dans des conditions fixées par décret », and no such décret was ever published: the text is
+ *     not applicable, the document stays optional (NOT_APPLICABLE, PASS when attached);
+ *   - the entry condition report (art. 3-2: « établi lors de la remise des clés ») and the furnished
+ *     inventory (art. 25-5: « établis dans les mêmes formes et en autant d'exemplaires que de
+ *     parties lors de la remise des clés »): drawn up at key handover, after the signing. They are
+ *     listed as due then (`due_at_handover`); the lease's compliance fails once the lease is
+ *     under way without them (`handoverDocumentsVerdict`).
  */
 
 export const ANNEX_CODES = [
@@ -33,7 +44,7 @@ export const ANNEX_LEGAL_REFERENCES: Record<AnnexCode, string> = {
   CREP: `${LOI_89} art. 3-3 2°; code de la santé publique art. L1334-5 et L1334-7 (6 ans; sans limite s'il est négatif)`,
   ELECTRICITY: `${LOI_89} art. 3-3 4°; décret n° 2016-1105 du 11 août 2016 (installation de plus de 15 ans, 6 ans)`,
   GAS: `${LOI_89} art. 3-3 4°; décret n° 2016-1104 du 11 août 2016 (installation de plus de 15 ans, 6 ans)`,
-  ASBESTOS_DAPP: `${LOI_89} art. 3-3 3°; code de la santé publique art. R1334-29-4 (permis de construire antérieur au 1er juillet 1997)`,
+  ASBESTOS_DAPP: `${LOI_89} art. 3-3 3° (sans décret d'application : document facultatif); code de la santé publique art. R1334-29-4 (permis de construire antérieur au 1er juillet 1997)`,
   COPROPERTY_EXTRACTS: `${LOI_89} art. 3 (extraits du règlement de copropriété)`,
   ENTRY_CONDITION_REPORT: `${LOI_89} art. 3-2 (état des lieux d'entrée)`,
   INVENTORY: `${LOI_89} art. 25-5 (inventaire et état détaillé du mobilier)`,
@@ -75,7 +86,12 @@ export const INSTALLATION_REPORT_YEARS = 6;
 export const CREP_YEARS = 6;
 export const ERP_MONTHS = 6;
 
-type Requirement = { required: true } | { required: false } | { required: null; why: string };
+type Requirement =
+  | { required: true }
+  | { required: false }
+  | { required: null; why: string }
+  | { required: "optional"; why: string }
+  | { required: "at_handover" };
 const yes: Requirement = { required: true };
 const no: Requirement = { required: false };
 const unknown = (why: string): Requirement => ({ required: null, why });
@@ -86,14 +102,17 @@ function requirement(code: AnnexCode, f: AnnexFacts): Requirement {
     case "NOTICE_INFORMATION":
     case "DPE":
     case "ERP":
-    case "ENTRY_CONDITION_REPORT":
       return yes;
+    case "ENTRY_CONDITION_REPORT":
+      return { required: "at_handover" };
     case "CREP":
       if (f.construction_date === null) return unknown("the building's construction date is not recorded");
       return f.construction_date < LEAD_BUILT_BEFORE ? yes : no;
     case "ASBESTOS_DAPP":
-      if (f.construction_date === null) return unknown("the building's permit date is not recorded");
-      return f.construction_date < ASBESTOS_PERMIT_BEFORE ? yes : no;
+      return {
+        required: "optional",
+        why: "art. 3-3 3° has no application décret: an optional document, never required to sign",
+      };
     case "ELECTRICITY":
     case "GAS": {
       if (code === "GAS" && f.has_gas_installation === false) return no;
@@ -108,7 +127,7 @@ function requirement(code: AnnexCode, f: AnnexFacts): Requirement {
       if (f.in_copropriete === null) return unknown("whether the building is a copropriété is not recorded");
       return f.in_copropriete ? yes : no;
     case "INVENTORY":
-      return furnished(f.lease_type) ? yes : no;
+      return furnished(f.lease_type) ? { required: "at_handover" } : no;
     case "OTHER":
       return no;
     default: {
@@ -168,6 +187,16 @@ function annexVerdict(code: AnnexCode, f: AnnexFacts): Verdict {
     });
   if (need.required === null)
     return verdict(rule, "UNKNOWN", `Whether ${code} is required is unknown: ${need.why}`, ref, { code });
+  if (need.required === "optional")
+    return verdict(rule, "NOT_APPLICABLE", `${code} is optional: ${need.why}`, ref, { code, optional: true });
+  if (need.required === "at_handover")
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      `${code} is drawn up at the keys' handover, not before the signing (${ref}): due then`,
+      ref,
+      { code, due: "AT_HANDOVER" },
+    );
   if (candidates.length === 0)
     return verdict(rule, "FAIL", `${code} is a mandatory annex and is not attached (${ref})`, ref, {
       code,
@@ -206,6 +235,8 @@ function annexVerdict(code: AnnexCode, f: AnnexFacts): Verdict {
 export interface AnnexCompliance {
   status: "COMPLIANT" | "NON_COMPLIANT";
   missing: { code: AnnexCode; reason: string; legal_reference: string }[];
+  /** Not attached yet, drawn up at the keys' handover (art. 3-2, 25-5): never a reason to refuse signing. */
+  due_at_handover: { code: AnnexCode; reason: string; legal_reference: string }[];
   expired: { code: AnnexCode; valid_until: string | null; reason: string; legal_reference: string }[];
   verdicts: Verdict[];
 }
@@ -222,9 +253,60 @@ export function annexCompliance(f: AnnexFacts): AnnexCompliance {
   return {
     status: failed.length === 0 ? "COMPLIANT" : "NON_COMPLIANT",
     missing: failed.filter((v) => v.details.problem === "MISSING").map(item),
+    due_at_handover: verdicts.filter((v) => v.details.due === "AT_HANDOVER").map(item),
     expired: failed
       .filter((v) => v.details.problem === "EXPIRED")
       .map((v) => ({ ...item(v), valid_until: (v.details.valid_until as string | null) ?? null })),
     verdicts,
   };
+}
+
+export const HANDOVER_FROM_STATUSES = ["ACTIVE", "NOTICE", "FINALISATION"] as const;
+
+export interface HandoverFacts {
+  lease_type: LeaseType;
+  /** The lease's status: from ACTIVE on, the keys were handed over. */
+  lease_status: string;
+  /** A SIGNED entry condition report, or one attached as an annex. */
+  entry_report: boolean;
+  /** A furniture inventory recorded for the lease, or one attached as an annex. */
+  inventory: boolean;
+}
+
+/**
+ * The documents drawn up at the keys' handover (art. 3-2 for the entry condition report, art. 25-5
+ * for a furnished lease's inventory): NOT_APPLICABLE before the lease is under way (due then),
+ * FAIL once it is ACTIVE (or under notice, finalising) without them, PASS with them.
+ */
+export function handoverDocumentsVerdict(f: HandoverFacts): Verdict {
+  const rule = "HANDOVER_DOCUMENTS";
+  const ref = `${LOI_89} art. 3-2, 25-5`;
+  if (!underLoi89(f.lease_type))
+    return verdict(rule, "NOT_APPLICABLE", `A ${f.lease_type} lease is not under ${LOI_89}`, ref);
+  const due: { code: AnnexCode; present: boolean }[] = [
+    { code: "ENTRY_CONDITION_REPORT", present: f.entry_report },
+    ...(furnished(f.lease_type) ? [{ code: "INVENTORY" as const, present: f.inventory }] : []),
+  ];
+  const missing = due.filter((d) => !d.present).map((d) => d.code);
+  const details = { lease_status: f.lease_status, due: due.map((d) => d.code), missing };
+  if (!(HANDOVER_FROM_STATUSES as readonly string[]).includes(f.lease_status))
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      `${due.map((d) => d.code).join(" and ")}: drawn up at the keys' handover (${ref}), due then`,
+      ref,
+      details,
+    );
+  if (missing.length === 0)
+    return verdict(rule, "PASS", "The documents of the keys' handover are drawn up", ref, details);
+  return verdict(
+    rule,
+    "FAIL",
+    `The lease is ${f.lease_status} without ${missing.join(" and ")}, drawn up at the keys' handover (${ref})`,
+    ref,
+    {
+      ...details,
+      errors: missing.map((code) => ({ field: code, message: `${ANNEX_LEGAL_REFERENCES[code]}: missing` })),
+    },
+  );
 }

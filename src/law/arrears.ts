@@ -59,7 +59,12 @@ export interface CommandementFacts {
   total_owed: number;
   monthly_rent: number;
   monthly_charges: number;
+  /** Active guarantors of the lease (null: unknown): the commandement is served on them too. */
+  guarantor_count?: number | null;
 }
+
+/** Art. 24 I al. 3: the commandement is served on the guarantor within 15 days of the tenant's. */
+export const GUARANTOR_NOTICE_DAYS = 15;
 
 /** What a commandement de payer must state on pain of nullity (art. 24 I, 1° to 6°). */
 export const COMMANDEMENT_MENTIONS = [
@@ -98,19 +103,47 @@ export function commandementVerdict(facts: CommandementFacts): Verdict {
       ART_24,
       details,
     );
-  if (facts.concluded_on >= SIX_WEEKS_FROM)
+  // The delay runs from the service: its last day is the last day to pay, the clause takes effect
+  // the day after (« ne produit effet que six semaines après un commandement demeuré infructueux »).
+  const sixWeeks = facts.concluded_on >= SIX_WEEKS_FROM;
+  const last_day_to_pay = sixWeeks ? addDays(facts.today, 42) : addMonths(facts.today, 2);
+  const figures = {
+    ...details,
+    payment_delay: sixWeeks ? "SIX_WEEKS" : "TWO_MONTHS",
+    last_day_to_pay,
+    clause_effective_from: addDays(last_day_to_pay, 1),
+    guarantor_notice: guarantorNotice(facts),
+  };
+  const guarantor = figures.guarantor_notice.message;
+  if (sixWeeks)
     return verdict(
       RULE,
       "PASS",
-      `The clause résolutoire takes effect six weeks after a commandement de payer left unanswered (${ART_24}, ${LOI_2023_668})`,
+      `The clause résolutoire takes effect six weeks after a commandement de payer left unanswered (${ART_24}, ${LOI_2023_668}). ${guarantor}`,
       `${ART_24}; ${LOI_2023_668}`,
-      { ...details, payment_delay: "SIX_WEEKS", clause_effective_from: addDays(facts.today, 42) },
+      figures,
     );
   return verdict(
     RULE,
     "PASS",
-    `A lease concluded before ${SIX_WEEKS_FROM} keeps its clause's delay, two months after a commandement de payer left unanswered (${ART_24}; ${AVIS_2024})`,
+    `A lease concluded before ${SIX_WEEKS_FROM} keeps its clause's delay, two months after a commandement de payer left unanswered (${ART_24}; ${AVIS_2024}). ${guarantor}`,
     `${ART_24}; ${AVIS_2024}`,
-    { ...details, payment_delay: "TWO_MONTHS", clause_effective_from: addMonths(facts.today, 2) },
+    figures,
   );
+}
+
+/**
+ * Art. 24 I al. 3: « le commandement de payer est signifié à la caution dans un délai de quinze
+ * jours à compter de sa signification au locataire. A défaut, la caution ne peut être tenue au
+ * paiement des pénalités ou des intérêts de retard. »
+ */
+export function guarantorNotice(facts: Pick<CommandementFacts, "today" | "guarantor_count">) {
+  const notify_by = addDays(facts.today, GUARANTOR_NOTICE_DAYS);
+  const count = facts.guarantor_count ?? null;
+  const required = count === null ? null : count > 0;
+  const message =
+    required === false
+      ? "The lease has no guarantor to serve."
+      : `${required === null ? "If the lease has a guarantor, the" : "The"} commandement must be served on the guarantor within 15 days, by ${notify_by}; else the guarantor owes no penalty nor late interest (${ART_24} al. 3).`;
+  return { required, notify_by, legal_reference: `${ART_24} al. 3`, message };
 }

@@ -56,6 +56,37 @@ export const CATEGORY_HEADINGS: Record<ChargeCategory, string> = {
 
 export const isRecoverable = (category: ChargeCategory) => category !== "NON_RECOVERABLE";
 
+/**
+ * Heading VIII of the décret's annex, « Impositions et redevances », names two: « Droit de bail »
+ * (abolished since) aside, the « taxe ou redevance d'enlèvement des ordures ménagères » and the
+ * « taxe de balayage ». Any other tax (the taxe foncière above all) is the owner's.
+ */
+export const RECOVERABLE_TAXES = ["TEOM", "REOM", "TAXE_BALAYAGE"] as const;
+export const CHARGE_TAXES = [...RECOVERABLE_TAXES, "OTHER"] as const;
+export type ChargeTax = (typeof CHARGE_TAXES)[number];
+export const DECRET_87_713_VIII = `${DECRET_87_713}, VIII (impositions et redevances)`;
+
+/** Which tax a TAXES_AND_FEES expense is: recovered only when heading VIII names it. */
+export function taxVerdict(category: ChargeCategory, tax: ChargeTax | null | undefined): Verdict {
+  const rule = "RECOVERABLE_TAX";
+  if (category !== "TAXES_AND_FEES")
+    return verdict(rule, "NOT_APPLICABLE", "Not a tax", DECRET_87_713_VIII, { category, tax: tax ?? null });
+  const known = (RECOVERABLE_TAXES as readonly string[]).includes(tax ?? "");
+  return verdict(
+    rule,
+    known ? "PASS" : "FAIL",
+    known
+      ? `${tax} is recoverable (${DECRET_87_713_VIII})`
+      : `Only the taxe ou redevance d'enlèvement des ordures ménagères and the taxe de balayage are recoverable (${DECRET_87_713_VIII}): ${tax === "OTHER" ? "any other tax, the taxe foncière first, stays with the owner" : "the tax is not named"}`,
+    DECRET_87_713_VIII,
+    { category, tax: tax ?? null },
+  );
+}
+
+/** Whether an expense is recovered at all: its category, and for heading VIII its tax. */
+export const recoverableExpense = (e: { category: ChargeCategory; tax?: ChargeTax | null }) =>
+  isRecoverable(e.category) && taxVerdict(e.category, e.tax).status !== "FAIL";
+
 // ---------------------------------------------------------------- exact splits
 
 /**
@@ -203,6 +234,8 @@ export interface Expense {
   source: "CHARGE" | "SERVICE";
   label: string;
   category: ChargeCategory;
+  /** TAXES_AND_FEES: which tax (heading VIII); null or absent otherwise. */
+  tax?: ChargeTax | null;
   /** Cents; an adjusting entry may be negative. */
   amount: number;
   from: string;
@@ -339,6 +372,11 @@ export function regularise(facts: RegularisationFacts): Regularisation {
       });
     if (!isRecoverable(e.category)) {
       exclude("Not a recoverable charge: absent from the limitative list of the décret", DECRET_87_713);
+      continue;
+    }
+    const tax = taxVerdict(e.category, e.tax);
+    if (tax.status === "FAIL") {
+      exclude(tax.message, DECRET_87_713_VIII);
       continue;
     }
     const barred = prescriptionVerdict(e.to, regularised_on);
@@ -576,4 +614,36 @@ export function chargeAlerts(
     }
   }
   return alerts;
+}
+
+/**
+ * « Un mois avant cette régularisation, le bailleur en communique au locataire le décompte par nature
+ * de charges » (art. 23): the statement reaches the tenant at least one month before the balance is
+ * payable; payable earlier, it is not due yet.
+ */
+export function statementNoticeVerdict(statementReceivedOn: string, payableOn: string): Verdict {
+  const earliest = addMonths(statementReceivedOn, 1);
+  const details = {
+    statement_received_on: statementReceivedOn,
+    payable_on: payableOn,
+    earliest_payable_on: earliest,
+  };
+  return payableOn >= earliest
+    ? verdict(
+        "STATEMENT_ONE_MONTH_BEFORE",
+        "PASS",
+        `The statement reached the tenant a month before the balance is payable (${ART_23})`,
+        ART_23,
+        details,
+      )
+    : verdict(
+        "STATEMENT_ONE_MONTH_BEFORE",
+        "FAIL",
+        `The balance is payable from ${earliest}, a month after the statement reached the tenant (${ART_23})`,
+        ART_23,
+        {
+          ...details,
+          errors: [{ field: "payable_on", message: `Not before ${earliest}` }],
+        },
+      );
 }

@@ -48,12 +48,14 @@ export function depositVerdict(facts: DepositFacts): Verdict {
   if (facts.deposit_amount === null || cents(facts.deposit_amount) === 0)
     return verdict(RULE, "PASS", "No deposit is required", cap.article, details);
   const advance = monthsPaidInAdvance(facts);
-  if (advance > 2 && facts.lease_type === "UNFURNISHED")
+  // Art. 25-3 applies art. 22 to furnished leases: al. 2 binds them as it binds the unfurnished.
+  const advanceRef = facts.lease_type === "UNFURNISHED" ? ADVANCE : `${ADVANCE}, applied by art. 25-3`;
+  if (advance > 2)
     return verdict(
       RULE,
       "FAIL",
-      `No deposit may be required when the rent is payable in advance for more than two months (${ADVANCE})`,
-      ADVANCE,
+      `No deposit may be required when the rent is payable in advance for more than two months (${advanceRef})`,
+      advanceRef,
       {
         ...details,
         months_paid_in_advance: advance,
@@ -81,14 +83,6 @@ export function depositVerdict(facts: DepositFacts): Verdict {
           },
         ],
       },
-    );
-  if (advance > 2)
-    return verdict(
-      RULE,
-      "UNKNOWN",
-      `The deposit is within the cap of ${cap.article}; whether art. 22 al. 2 (no deposit with rent paid more than two months in advance) applies to a furnished lease is not confirmed`,
-      cap.article,
-      { ...details, months_paid_in_advance: advance },
     );
   return verdict(RULE, "PASS", `The deposit is within the cap of ${cap.article}`, cap.article, details);
 }

@@ -7,10 +7,13 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
  *   - al. 3: within 2 months of the keys' return, less the sums still owed to the lessor, duly
  *     justified;
  *   - al. 4: within 1 month when the exit condition report matches the entry one;
- *   - al. 5: in a collective building the lessor may hold, duly justified, at most 20 % of the
- *     deposit until the building's annual accounts are approved;
+ *   - al. 5: « lorsque les locaux loués se situent dans un immeuble collectif », the lessor may hold,
+ *     duly justified, at most 20 % of the deposit until « l'arrêté annuel des comptes de
+ *     l'immeuble »: only a building in copropriété has such accounts (docs/decisions.md);
  *   - al. 7: late, the deposit still owed is increased by 10 % of the monthly rent excluding
- *     charges for each started month of delay.
+ *     charges for each started month of delay, « pas due lorsque l'origine du défaut de
+ *     restitution dans les délais résulte de l'absence de transmission par le locataire de
+ *     l'adresse de son nouveau domicile ».
  * Amounts are euros in, compared and split in whole cents.
  */
 
@@ -42,9 +45,26 @@ export function startedMonthsLate(dueOn: string, paidOn: string): number {
   return months;
 }
 
-/** The penalty for a late return: 10 % of the monthly rent (excluding charges) per started month. */
-export function latePenalty(dueOn: string, paidOn: string, monthlyRent: number): Verdict {
+/**
+ * The penalty for a late return: 10 % of the monthly rent (excluding charges) per started month;
+ * none when the lateness comes from the tenant giving no forwarding address (`forwardingAddress`
+ * false; true or null: given or not stated, the penalty runs).
+ */
+export function latePenalty(
+  dueOn: string,
+  paidOn: string,
+  monthlyRent: number,
+  forwardingAddress: boolean | null = null,
+): Verdict {
   const months = startedMonthsLate(dueOn, paidOn);
+  if (months > 0 && forwardingAddress === false)
+    return verdict(
+      "DEPOSIT_LATE_PENALTY",
+      "NOT_APPLICABLE",
+      `Returned ${months} started month(s) after ${dueOn}, but the tenant gave no forwarding address: no penalty (${ART_22} al. 7)`,
+      `${ART_22} al. 7`,
+      { late_months: months, late_penalty: 0, forwarding_address_given: false },
+    );
   const penalty = toEuros(Math.round((months * cents(monthlyRent)) / 10));
   return verdict(
     "DEPOSIT_LATE_PENALTY",
@@ -74,6 +94,8 @@ export interface DepositReturnFacts {
   amount: number;
   deductions: DeductionFacts[];
   held: number;
+  /** Whether the building is in copropriété (its annual accounts exist); null: not recorded. */
+  in_copropriete?: boolean | null;
 }
 
 /**
@@ -101,7 +123,15 @@ export function depositReturnVerdict(facts: DepositReturnFacts): Verdict {
   });
   const amount = cents(facts.amount);
   const cap = Math.floor(amount / 5);
-  if (cents(facts.held) > cap)
+  if (cents(facts.held) > 0 && facts.in_copropriete !== true)
+    errors.push({
+      field: "held",
+      message:
+        facts.in_copropriete === false
+          ? "Nothing may be held: the building is not in copropriété, it has no annual accounts to wait for (art. 22 al. 5)"
+          : "Nothing may be held unless the building is in copropriété (art. 22 al. 5): record its copropriété rules first",
+    });
+  else if (cents(facts.held) > cap)
     errors.push({ field: "held", message: `At most 20 % of the deposit may be held: ${euros(cap)}` });
   const deducted = facts.deductions.reduce((sum, d) => sum + cents(d.amount), 0);
   const returned = amount - deducted - cents(facts.held);

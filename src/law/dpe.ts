@@ -184,6 +184,11 @@ export const DECENCY_CALENDAR: readonly { label: string; from: string }[] = [
   { label: "E", from: "2034-01-01" },
 ];
 const DECENCY = `${LOI_89}, art. 6; décret n° 2002-120 art. 3 bis; loi n° 2021-1104, art. 160`;
+/** Décret n° 2002-120 art. 3 bis II: Guadeloupe, Martinique, Guyane, La Réunion, Mayotte. */
+export const OVERSEAS_DECENCY_CALENDAR: readonly { label: string; from: string }[] = [
+  { label: "G", from: "2028-01-01" },
+  { label: "F", from: "2031-01-01" },
+];
 
 /**
  * Loi n° 2021-1104 art. 160 applies each step of the calendar to contracts concluded, renewed or
@@ -197,6 +202,8 @@ export function decencyVerdict(input: {
   on: string;
   /** The DPE valid on `on`, null when none. */
   dpe: { energy_label: string } | null;
+  /** An overseas department (src/law/overseas.ts): G from 2028, F from 2031 (décret 2002-120 art. 3 bis II). */
+  overseas?: boolean;
 }): Verdict {
   const rule = "DPE_DECENCY_CALENDAR";
   const { lease, dpe, on } = input;
@@ -205,7 +212,8 @@ export function decencyVerdict(input: {
   if (lease.status === "TERMINATED" || lease.status === "EXPIRED")
     return verdict(rule, "NOT_APPLICABLE", "The lease has ended", DECENCY);
   if (!dpe) return verdict(rule, "UNKNOWN", `No DPE is valid on ${on}`, DECENCY);
-  const step = DECENCY_CALENDAR.find((s) => s.label === dpe.energy_label);
+  const calendar = input.overseas ? OVERSEAS_DECENCY_CALENDAR : DECENCY_CALENDAR;
+  const step = calendar.find((s) => s.label === dpe.energy_label);
   if (!step)
     return verdict(rule, "PASS", `Housing classed ${dpe.energy_label} is decent on ${on}`, DECENCY, {
       energy_label: dpe.energy_label,

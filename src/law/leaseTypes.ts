@@ -273,8 +273,16 @@ export const LEASE_REGIMES: Record<LeaseType, LeaseRegime> = {
   },
 };
 
-/** Who lets: art. 10 gives a legal person other than a family SCI (art. 13) 6-year terms. */
-export type LessorKind = "NATURAL_PERSON" | "LEGAL_PERSON";
+/**
+ * Who lets: art. 10 gives a legal person 6-year terms, but « une société civile constituée
+ * exclusivement entre parents et alliés jusqu'au quatrième degré inclus » lets as a natural person
+ * (art. 13 a): 3 years, and its renewals and notices follow (FAMILY_SCI).
+ */
+export type LessorKind = "NATURAL_PERSON" | "LEGAL_PERSON" | "FAMILY_SCI";
+
+/** The lessor's kind from its owner's category and legal form (a company not stated: 6 years). */
+export const lessorKind = (category: string | null | undefined, legalForm?: string | null): LessorKind =>
+  category !== "company" ? "NATURAL_PERSON" : legalForm === "FAMILY_SCI" ? "FAMILY_SCI" : "LEGAL_PERSON";
 
 /**
  * The months of a tacit renewal (art. 10: 3 years, 6 for a legal-person lessor; art. 25-7: 1 year);

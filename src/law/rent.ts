@@ -259,6 +259,8 @@ export function indexChainVerdict(input: {
 
 /** Loi n° 2021-1104 art. 159: applies to contracts concluded, renewed or tacitly renewed from this day. */
 export const FREEZE_FROM = "2022-08-24";
+/** Overseas departments (src/law/overseas.ts): from 2024-07-01. */
+export const OVERSEAS_FREEZE_FROM = "2024-07-01";
 const FREEZE = `${LOI_89}, art. 17-1 III and 17-2 (loi n° 2021-1104, art. 159)`;
 
 export interface DpeOn {
@@ -282,8 +284,11 @@ export function rentFreezeVerdict(input: {
   dpe: DpeOn | null;
   /** The day the contract period in force on effective_date began (conclusion or renewal). */
   period_start: string;
+  /** An overseas department: the freeze reaches contracts from 2024-07-01 (loi n° 2021-1104 art. 159). */
+  overseas?: boolean;
 }): Verdict {
   const rule = "DPE_F_G_RENT_FREEZE";
+  const freezeFrom = input.overseas ? OVERSEAS_FREEZE_FROM : FREEZE_FROM;
   const details = {
     current_rent: input.current_rent,
     new_rent: input.new_rent,
@@ -293,11 +298,11 @@ export function rentFreezeVerdict(input: {
   };
   if (cents(input.new_rent) <= cents(input.current_rent))
     return verdict(rule, "NOT_APPLICABLE", "Not a rent increase", FREEZE, details);
-  if (input.period_start < FREEZE_FROM)
+  if (input.period_start < freezeFrom)
     return verdict(
       rule,
       "PASS",
-      `The contract in force on ${input.effective_date} was concluded or renewed on ${input.period_start}, before ${FREEZE_FROM}: the freeze applies from its renewal (loi n° 2021-1104 art. 159)`,
+      `The contract in force on ${input.effective_date} was concluded or renewed on ${input.period_start}, before ${freezeFrom}: the freeze applies from its renewal (loi n° 2021-1104 art. 159${input.overseas ? ", overseas" : ""})`,
       FREEZE,
       details,
     );

@@ -9,6 +9,7 @@ import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 export const RGPD_17 = "Règlement (UE) 2016/679 (RGPD), art. 17";
 export const LOI_89_7_1 = `${LOI_89}, art. 7-1`;
 export const CODE_CIVIL_2224 = "Code civil, art. 2224";
+export const CODE_CIVIL_2229 = "Code civil, art. 2229";
 export const CODE_COMMERCE_L123_22 = "Code de commerce, art. L123-22";
 
 /** Loi 89-462 art. 7-1: every action deriving from a residential lease prescribes in 3 years. */
@@ -25,7 +26,46 @@ export interface ErasureFacts {
   unpaid_balance: number;
   /** The last day the subject was bound by a lease, or null when never (YYYY-MM-DD). */
   last_lease_end: string | null;
+  /** The latest due day of the deposit of one of those leases (art. 22), or null. */
+  last_deposit_due_on?: string | null;
+  /** The latest regularisation of the charges of one of those leases (art. 23), or null. */
+  last_regularisation_on?: string | null;
 }
+
+/**
+ * When the 3 years of art. 7-1 start: the latest of the lease's end, its deposit's due day and its
+ * last charges regularisation, each the day a claim deriving from the lease could be known (code
+ * civil art. 2224: « à compter du jour où le titulaire d'un droit a connu ou aurait dû connaître les
+ * faits »): the tenant's claim to the deposit is born when it falls due, the parties' claims on the
+ * charges when they are regularised.
+ */
+export function limitationStart(...days: readonly (string | null | undefined)[]): string | null {
+  const known = days.filter((d): d is string => typeof d === "string").sort();
+  return known.at(-1) ?? null;
+}
+
+/** The day after `date`: erasure is allowed once the period's last day is over (code civil art. 2229). */
+export function dayAfter(date: string): string {
+  const t = new Date(`${date}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() + 1);
+  return t.toISOString().slice(0, 10);
+}
+
+/**
+ * The last day of a limitation of `years` from `start`, and the first day erasure is allowed:
+ * « la prescription est acquise lorsque le dernier jour du terme est accompli » (code civil art.
+ * 2229), so the data is kept through that last day and may go from the day after.
+ */
+export function limitationPeriod(start: string, years: number) {
+  const retained_until = addYears(start, years);
+  return { retained_until, erasable_from: dayAfter(retained_until) };
+}
+
+/** Art. 7-1's 3 years from the latest of `days` (the first is always given). */
+const leaseLimitation = (first: string, ...later: (string | null | undefined)[]) => {
+  const start = limitationStart(first, ...later) ?? first;
+  return { start, ...limitationPeriod(start, LEASE_LIMITATION_YEARS) };
+};
 
 /** `date` plus whole years (29 February goes to 28 February in a common year). */
 export function addYears(date: string, years: number): string {
@@ -69,20 +109,36 @@ export function lesseeErasureVerdicts(facts: ErasureFacts, today: string): Verdi
       }),
     );
   } else {
-    const until = addYears(facts.last_lease_end, LEASE_LIMITATION_YEARS);
+    const { start, retained_until, erasable_from } = leaseLimitation(
+      facts.last_lease_end,
+      facts.last_deposit_due_on,
+      facts.last_regularisation_on,
+    );
+    const figures = {
+      last_lease_end: facts.last_lease_end,
+      last_deposit_due_on: facts.last_deposit_due_on ?? null,
+      last_regularisation_on: facts.last_regularisation_on ?? null,
+      limitation_start: start,
+      retained_until,
+      erasable_from,
+    };
+    const ref = `${LOI_89_7_1}; ${CODE_CIVIL_2224}; ${CODE_CIVIL_2229}`;
     verdicts.push(
-      today < until
+      today < erasable_from
         ? verdict(
             "LEASE_LIMITATION",
             "FAIL",
-            `Actions deriving from the lease prescribe 3 years after it ended (${LOI_89_7_1}): data kept until ${until} (RGPD art. 17(3)(e))`,
-            `${LOI_89_7_1}; ${RGPD_17}(3)(e)`,
-            { last_lease_end: facts.last_lease_end, retained_until: until },
+            `Actions deriving from the lease prescribe 3 years after ${start}, the latest of its end, its deposit's due day and its last charges regularisation (${LOI_89_7_1}; ${CODE_CIVIL_2224}): data kept until ${retained_until}, erasable from ${erasable_from} (${CODE_CIVIL_2229}; RGPD art. 17(3)(e))`,
+            `${ref}; ${RGPD_17}(3)(e)`,
+            figures,
           )
-        : verdict("LEASE_LIMITATION", "PASS", `Limitation period over since ${until}`, LOI_89_7_1, {
-            last_lease_end: facts.last_lease_end,
-            retained_until: until,
-          }),
+        : verdict(
+            "LEASE_LIMITATION",
+            "PASS",
+            `Limitation period over: its last day was ${retained_until} (${CODE_CIVIL_2229})`,
+            ref,
+            figures,
+          ),
     );
   }
   // The accounting documents (the rent cycle's calls and payments) are kept 10 years, but they hold
@@ -176,6 +232,9 @@ export interface LeaseRecordsFacts {
   ended_on: string | null;
   /** The positive balance of its account (euros). */
   unpaid_balance: number;
+  /** Its deposit's due day (art. 22) and its last charges regularisation (art. 23); null: none. */
+  deposit_due_on?: string | null;
+  last_regularisation_on?: string | null;
 }
 
 /**
@@ -203,14 +262,18 @@ export function leaseRecordsVerdict(facts: LeaseRecordsFacts, today: string): Ve
       { unpaid_balance: facts.unpaid_balance },
     );
   if (facts.ended_on !== null) {
-    const until = addYears(facts.ended_on, LEASE_LIMITATION_YEARS);
-    if (today < until)
+    const { start, retained_until, erasable_from } = leaseLimitation(
+      facts.ended_on,
+      facts.deposit_due_on,
+      facts.last_regularisation_on,
+    );
+    if (today < erasable_from)
       return verdict(
         rule,
         "FAIL",
-        `Actions deriving from the lease prescribe 3 years after it ended (${LOI_89_7_1}): its signed contract is kept until ${until} (RGPD art. 17(3)(e))`,
-        `${LOI_89_7_1}; ${RGPD_17}(3)(e)`,
-        { ended_on: facts.ended_on, retained_until: until },
+        `Actions deriving from the lease prescribe 3 years after ${start}, the latest of its end, its deposit's due day and its last charges regularisation (${LOI_89_7_1}): its signed contract is kept until ${retained_until}, erasable from ${erasable_from} (${CODE_CIVIL_2229}; RGPD art. 17(3)(e))`,
+        `${LOI_89_7_1}; ${CODE_CIVIL_2229}; ${RGPD_17}(3)(e)`,
+        { ended_on: facts.ended_on, limitation_start: start, retained_until, erasable_from },
       );
   }
   return verdict(rule, "PASS", "The lease is over, nothing unpaid, its actions prescribed", LOI_89_7_1, {

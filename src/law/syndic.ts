@@ -289,3 +289,50 @@ export function judgedNotice<N extends FormalNotice>(
   const answered_on = [notice.answered_on, met_on].filter((d) => d !== null).sort()[0] ?? null;
   return { ...notice, answered_on, met_on };
 }
+
+export const ART_14_2_1 = "loi n° 65-557 du 10 juillet 1965, art. 14-2-1 II";
+/** The works fund's yearly contribution: at least 5 % of the budget (art. 14-2-1 II). */
+export const WORKS_FUND_MIN_PERCENT = 5;
+
+/**
+ * « Le montant [...] de la cotisation annuelle [au fonds de travaux] ne peut être inférieur à 5 % du
+ * budget prévisionnel » (art. 14-2-1 II). The dispensations of the text (a copropriété of fewer than
+ * ten lots deciding so unanimously, a technical diagnosis showing no works for ten years) are facts
+ * the caller states (`dispensed`).
+ */
+export function worksFundVerdict(f: { budget: number; works_fund: number; dispensed?: boolean }): Verdict {
+  const rule = "WORKS_FUND_MINIMUM";
+  const min = Math.ceil((Math.round(f.budget * 100) * WORKS_FUND_MIN_PERCENT) / 100);
+  const details = { ...f, minimum: min / 100 };
+  if (f.dispensed)
+    return verdict(
+      rule,
+      "NOT_APPLICABLE",
+      "The copropriété is dispensed from the works fund",
+      ART_14_2_1,
+      details,
+    );
+  if (Math.round(f.works_fund * 100) >= min)
+    return verdict(
+      rule,
+      "PASS",
+      `The works fund is at least 5 % of the budget (${ART_14_2_1})`,
+      ART_14_2_1,
+      details,
+    );
+  return verdict(
+    rule,
+    "FAIL",
+    `The works fund ${f.works_fund.toFixed(2)} is under 5 % of the budget: at least ${(min / 100).toFixed(2)} (${ART_14_2_1})`,
+    ART_14_2_1,
+    {
+      ...details,
+      errors: [
+        {
+          field: "works_fund_amount",
+          message: `At least ${(min / 100).toFixed(2)} (5 % of ${f.budget.toFixed(2)})`,
+        },
+      ],
+    },
+  );
+}

@@ -29,3 +29,14 @@ export const verdict = (
 ): Verdict => ({ rule, status, message, legal_reference, details });
 
 export const LOI_89 = "loi n° 89-462 du 6 juillet 1989";
+
+/** Advice (src/law/guidance.ts): a verdict that may also WARN, never a refusal nor a non-compliance. */
+export type Advice = Omit<Verdict, "status"> & { status: VerdictStatus | "WARN" };
+
+export const advice = (
+  rule: string,
+  status: Advice["status"],
+  message: string,
+  legal_reference: string,
+  details: Verdict["details"] = {},
+): Advice => ({ rule, status, message, legal_reference, details });

@@ -43,5 +43,7 @@ export function changedFields<T extends object>(
  */
 export const allEventTypes =
   <T extends string>() =>
-  <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> })) =>
+  <const L extends readonly T[]>(
+    list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> }),
+  ) =>
     list as L;

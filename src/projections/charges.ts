@@ -17,6 +17,7 @@ export const CHARGE_COLUMNS = [
   "id",
   "place_id",
   "category",
+  "tax",
   "amount",
   "period_from",
   "period_to",
@@ -31,7 +32,7 @@ export const CHARGE_COLUMNS = [
 
 export const chargesProjection = rowProjection<ChargesEvent>({
   name: "charges",
-  version: 1,
+  version: 2,
   table: "charges",
   columns: CHARGE_COLUMNS,
   schema: `
@@ -40,6 +41,7 @@ CREATE TABLE charges (
   id uuid PRIMARY KEY,
   place_id uuid NOT NULL,
   category text NOT NULL,
+  tax text,
   amount numeric NOT NULL,
   period_from date NOT NULL,
   period_to date NOT NULL,
@@ -62,7 +64,7 @@ ${tenantPolicy("charges")}`,
     switch (event.type) {
       case "ChargeRecorded": {
         const { charge_id: _, ...fields } = event.data;
-        return { ...fields, revision, created_at: at, updated_at: at };
+        return { ...fields, tax: fields.tax ?? null, revision, created_at: at, updated_at: at };
       }
       case "ChargeChanged":
         return row && { ...row, ...event.data.changes, revision, updated_at: at };

@@ -12,13 +12,15 @@ import { legalToday } from "../law/calendar.ts";
 import {
   type AlertLease,
   CHARGE_CATEGORIES,
+  CHARGE_TAXES,
   type ChargeCategory,
+  type ChargeTax,
   chargeAlerts,
   type DistributionKey,
   type Expense,
-  isRecoverable,
   type Occupancy,
   type ProvisionCall,
+  recoverableExpense,
   type ServiceFrequency,
   serviceExpenses,
   settlementVerdict,
@@ -59,7 +61,17 @@ export const chargeBody = z
     id: uuid(),
     place_id: uuid(),
     category: z.enum(CHARGE_CATEGORIES),
-    recoverable: z.boolean().describe("Whether the category is one of the décret 87-713 headings"),
+    tax: z
+      .enum(CHARGE_TAXES)
+      .nullable()
+      .describe(
+        "TAXES_AND_FEES: which tax; only TEOM, REOM and TAXE_BALAYAGE are recovered (décret 87-713 VIII)",
+      ),
+    recoverable: z
+      .boolean()
+      .describe(
+        "Whether the category is one of the décret 87-713 headings, and for heading VIII a tax it names",
+      ),
     amount: z.number().describe("Euros; an adjusting entry may be negative"),
     period,
     label: z.string(),
@@ -160,14 +172,15 @@ export const chargeAlertBody = z
 
 // ---------------------------------------------------------------- reads
 
-const CHARGE_SELECT = `id, place_id, category, amount, period_from, period_to, label, invoice_media_id,
+const CHARGE_SELECT = `id, place_id, category, tax, amount, period_from, period_to, label, invoice_media_id,
   distribution_key_id, corrects_charge_id, revision, created_at, updated_at`;
 
 const toCharge = (r: Row) => ({
   id: String(r.id),
   place_id: String(r.place_id),
   category: r.category as ChargeCategory,
-  recoverable: isRecoverable(r.category as ChargeCategory),
+  tax: (r.tax as ChargeTax | null) ?? null,
+  recoverable: recoverableExpense({ category: r.category as ChargeCategory, tax: r.tax as ChargeTax | null }),
   amount: num(r.amount),
   period: { from: isoDay(r.period_from) as string, to: isoDay(r.period_to) as string },
   label: String(r.label),
@@ -372,6 +385,7 @@ const toExpense = (r: Row): Expense => ({
   source: "CHARGE",
   label: String(r.label),
   category: r.category as ChargeCategory,
+  tax: (r.tax as ChargeTax | null) ?? null,
   amount: cents(num(r.amount)),
   from: isoDay(r.period_from) as string,
   to: isoDay(r.period_to) as string,

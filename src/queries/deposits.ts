@@ -99,13 +99,25 @@ export async function readDeposit(sql: Sql, tenantId: string, leaseId: string, t
 export async function readDepositFacts(sql: Sql, tenantId: string, leaseId: string) {
   const deposit = await readDeposit(sql, tenantId, leaseId);
   if (!deposit) return null;
+  // In copropriété: its rules recorded on the estate, or a syndic budget voted for its place.
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ monthly_rent: string }>(
-      "SELECT monthly_rent FROM lease_deposits WHERE tenant_id = $1 AND id = $2",
+    tx.query<{ monthly_rent: string; copropriete: boolean }>(
+      `SELECT d.monthly_rent,
+              EXISTS (SELECT 1 FROM estate_diagnostics g WHERE g.tenant_id = l.tenant_id AND g.estate_id = l.estate_id
+                         AND g.type = 'coownership_rules' AND g.active)
+           OR EXISTS (SELECT 1 FROM syndic_budgets b JOIN estates e ON e.tenant_id = b.tenant_id AND e.place_id = b.place_id
+                       WHERE b.tenant_id = l.tenant_id AND e.id = l.estate_id) AS copropriete
+         FROM lease_deposits d JOIN leases l ON l.tenant_id = d.tenant_id AND l.id = d.id
+        WHERE d.tenant_id = $1 AND d.id = $2`,
       [tenantId, leaseId],
     ),
   );
-  return { deposit, monthly_rent: Number(row?.monthly_rent ?? 0) };
+  return {
+    deposit,
+    monthly_rent: Number(row?.monthly_rent ?? 0),
+    // Not recorded is not "no": the law answers so (src/law/depositReturn.ts).
+    in_copropriete: row?.copropriete === true ? true : null,
+  };
 }
 
 export async function depositQueries(app: FastifyInstance): Promise<void> {

@@ -1,5 +1,6 @@
 import type { LeaseType, RentIndex } from "../events/leases.ts";
-import type { LessorKind } from "../law/leaseTypes.ts";
+import { type LessorKind, lessorKind } from "../law/leaseTypes.ts";
+import { isOverseas } from "../law/overseas.ts";
 import type { Sql } from "../platform/db.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { readDpeOn } from "./energyDiagnoses.ts";
@@ -15,8 +16,8 @@ import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 type Row = Record<string, unknown>;
 
 /** The owner's category as the law's lessor (docs/decisions.md, "Lessor of a renewal"). */
-export const lessorKindOf = (category: string | null | undefined): LessorKind =>
-  category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON";
+/** The lessor's kind from the owner's category (its legal form is not recorded yet: docs/decisions.md). */
+export const lessorKindOf = (category: string | null | undefined): LessorKind => lessorKind(category);
 const day = isoDay;
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
@@ -129,7 +130,9 @@ export async function readLeaseComplianceFacts(
   const { estate_id: estateId, start_date: start } = lease;
   const [estate] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      "SELECT area, number_of_room, construction_date FROM estates WHERE tenant_id = $1 AND id = $2",
+      `SELECT e.area, e.number_of_room, e.construction_date, p.address_postal_code
+         FROM estates e LEFT JOIN places p ON p.tenant_id = e.tenant_id AND p.id = e.place_id
+        WHERE e.tenant_id = $1 AND e.id = $2`,
       [tenantId, estateId],
     ),
   );
@@ -159,6 +162,7 @@ export async function readLeaseComplianceFacts(
       area: num(estate?.area),
       rooms: num(estate?.number_of_room),
       construction_year: construction ? Number(construction.slice(0, 4)) : null,
+      overseas: isOverseas(estate?.address_postal_code as string | null | undefined),
     },
     dpe_at_start: await readDpeSummaryOn(sql, tenantId, estateId, start),
     latest_dpe_before_start: await readLatestDpeBefore(sql, tenantId, estateId, start),
@@ -182,6 +186,8 @@ export async function readLeaseComplianceFacts(
     irl: await readAllIrl(sql),
     reletting_claims: claims,
     furniture_inventory: await readInventory(sql, tenantId, leaseId),
+    handover: await readHandover(sql, tenantId, leaseId),
+    tenants: await readTenantIncomes(sql, tenantId, leaseId),
     rent_changes: await Promise.all(
       changes.map(async (c) => {
         const effective = day(c.effective_date) as string;
@@ -196,4 +202,39 @@ export async function readLeaseComplianceFacts(
       }),
     ),
   };
+}
+
+/** What the keys' handover left on record: a SIGNED entry report, the annexes attached. */
+async function readHandover(sql: Sql, tenantId: string, leaseId: string) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ signed: boolean; annexed: string[] | null }>(
+      `SELECT EXISTS (SELECT 1 FROM condition_reports r WHERE r.tenant_id = $1 AND r.lease_id = $2
+                        AND r.type = 'ENTRY' AND r.status = 'SIGNED') AS signed,
+              (SELECT array_agg(DISTINCT a.code) FROM lease_annexes a WHERE a.tenant_id = $1 AND a.lease_id = $2) AS annexed`,
+      [tenantId, leaseId],
+    ),
+  );
+  return { entry_report_signed: row?.signed === true, annexed: row?.annexed ?? [] };
+}
+
+/** The lease's active tenants and guarantors with their incomes (for the guidance, advice only). */
+async function readTenantIncomes(sql: Sql, tenantId: string, leaseId: string) {
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{
+      role: "Primary" | "CoTenant" | "Guarantor";
+      monthly_income: string | null;
+      other_income: string | null;
+    }>(
+      `SELECT a.role, p.monthly_income, p.other_income
+         FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
+        WHERE a.tenant_id = $1 AND a.lease_id = $2 AND NOT a.ended
+        ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id`,
+      [tenantId, leaseId],
+    ),
+  );
+  return rows.map((r) => ({
+    role: r.role,
+    monthly_income: r.monthly_income === null ? null : Number(r.monthly_income),
+    other_income: r.other_income === null ? null : Number(r.other_income),
+  }));
 }

@@ -227,18 +227,38 @@ export async function leaseRecordsFacts(
   leaseIds: string[],
 ): Promise<Map<string, LeaseRecordsFacts>> {
   const rows = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ id: string; over: boolean; ended_on: string | null; unpaid: string | null }>(
+    tx.query<{
+      id: string;
+      over: boolean;
+      ended_on: string | null;
+      unpaid: string | null;
+      deposit_due: string | null;
+      regularised: string | null;
+    }>(
       `SELECT l.id, NOT (l.status = ANY($3::text[])) AS over,
               to_char(coalesce(greatest(l.terminated_at, l.notice_end_date), l.end_date, l.updated_at::date),
                       'YYYY-MM-DD') AS ended_on,
-              greatest(a.balance, 0) AS unpaid
+              greatest(a.balance, 0) AS unpaid,
+              (SELECT to_char(d.due_on, 'YYYY-MM-DD') FROM lease_deposits d
+                WHERE d.tenant_id = l.tenant_id AND d.id = l.id) AS deposit_due,
+              (SELECT to_char(max(r.regularised_on), 'YYYY-MM-DD') FROM charge_regularisations r
+                WHERE r.tenant_id = l.tenant_id AND r.lease_id = l.id) AS regularised
          FROM leases l LEFT JOIN lease_accounts a ON a.tenant_id = l.tenant_id AND a.id = l.id
         WHERE l.tenant_id = $1 AND l.id = ANY($2::uuid[])`,
       [tenantId, leaseIds, ACTIVE_LEASE_STATUSES],
     ),
   );
   return new Map(
-    rows.map((r) => [r.id, { over: r.over, ended_on: r.ended_on, unpaid_balance: Number(r.unpaid ?? 0) }]),
+    rows.map((r) => [
+      r.id,
+      {
+        over: r.over,
+        ended_on: r.ended_on,
+        unpaid_balance: Number(r.unpaid ?? 0),
+        deposit_due_on: r.deposit_due,
+        last_regularisation_on: r.regularised,
+      },
+    ]),
   );
 }
 

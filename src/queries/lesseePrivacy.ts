@@ -34,11 +34,20 @@ export async function lesseeErasureFacts(
 ): Promise<ErasureFacts> {
   const counts = await activeLeaseCounts(sql, tenantId, [lesseeId]);
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ last_end: string | null; unpaid: string | null }>(
+    tx.query<{
+      last_end: string | null;
+      unpaid: string | null;
+      deposit_due: string | null;
+      regularised: string | null;
+    }>(
       `WITH ends AS (${LEASE_ENDS})
        SELECT (SELECT to_char(max(ended_on), 'YYYY-MM-DD') FROM ends) AS last_end,
               (SELECT sum(greatest(a.balance, 0)) FROM lease_accounts a
-                WHERE a.tenant_id = $1 AND a.id IN (SELECT lease_id FROM ends)) AS unpaid`,
+                WHERE a.tenant_id = $1 AND a.id IN (SELECT lease_id FROM ends)) AS unpaid,
+              (SELECT to_char(max(d.due_on), 'YYYY-MM-DD') FROM lease_deposits d
+                WHERE d.tenant_id = $1 AND d.id IN (SELECT lease_id FROM ends)) AS deposit_due,
+              (SELECT to_char(max(r.regularised_on), 'YYYY-MM-DD') FROM charge_regularisations r
+                WHERE r.tenant_id = $1 AND r.lease_id IN (SELECT lease_id FROM ends)) AS regularised`,
       [tenantId, lesseeId],
     ),
   );
@@ -46,6 +55,9 @@ export async function lesseeErasureFacts(
     active_lease_count: counts.get(lesseeId) ?? 0,
     unpaid_balance: Number(row?.unpaid ?? 0),
     last_lease_end: row?.last_end ?? null,
+    // The limitation runs from the latest of these too (src/law/retention.ts limitationStart).
+    last_deposit_due_on: row?.deposit_due ?? null,
+    last_regularisation_on: row?.regularised ?? null,
   };
 }
 

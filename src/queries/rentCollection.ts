@@ -129,9 +129,28 @@ export const arrearsBody = z
           .describe(
             "Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months",
           ),
+        last_day_to_pay: isoDate
+          .nullable()
+          .describe(
+            "The delay's last day for a commandement served today: paid by then, the clause has no effect",
+          ),
         clause_effective_from: isoDate
           .nullable()
-          .describe("The earliest day the clause résolutoire takes effect for a commandement served today"),
+          .describe(
+            "The first day after the delay: the earliest the clause résolutoire takes effect for a commandement served today",
+          ),
+        guarantor_notice: z
+          .strictObject({
+            required: z
+              .boolean()
+              .nullable()
+              .describe("Whether the lease has a guarantor to serve; null: unknown"),
+            notify_by: isoDate.describe("15 days after the service on the tenant (art. 24 I al. 3)"),
+            legal_reference: z.string(),
+            message: z.string(),
+          })
+          .nullable()
+          .describe("Serving the guarantor within 15 days, else no penalty nor late interest from them"),
         concluded_on: isoDate.nullable(),
         monthly_rent: z.number(),
         monthly_charges: z.number(),
@@ -179,6 +198,7 @@ export function arrearsStatement(facts: LetterFacts, calls: ArrearsCall[], today
     total_owed,
     monthly_rent: facts.rent_amount,
     monthly_charges: facts.charges_amount,
+    guarantor_count: facts.guarantor_count,
   });
   const d = v.details as Record<string, unknown>;
   return {
@@ -192,7 +212,9 @@ export function arrearsStatement(facts: LetterFacts, calls: ArrearsCall[], today
       message: v.message,
       legal_reference: v.legal_reference,
       payment_delay: (d.payment_delay as "SIX_WEEKS" | "TWO_MONTHS" | undefined) ?? null,
+      last_day_to_pay: (d.last_day_to_pay as string | undefined) ?? null,
       clause_effective_from: (d.clause_effective_from as string | undefined) ?? null,
+      guarantor_notice: (d.guarantor_notice as Arrears["commandement_de_payer"]["guarantor_notice"]) ?? null,
       concluded_on: facts.concluded_on,
       monthly_rent: facts.rent_amount,
       monthly_charges: facts.charges_amount,

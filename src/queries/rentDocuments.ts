@@ -40,6 +40,8 @@ export interface LetterFacts {
   /** The owner whose name the letters print (a data subject of the messages that carry them). */
   owner_id: string | null;
   lessees: { lessee_id: string; first_name: string; last_name: string; email: string }[];
+  /** Active guarantors: a commandement de payer is served on them too (art. 24 I al. 3). */
+  guarantor_count: number;
   estate: { address: string };
 }
 
@@ -50,6 +52,8 @@ const LETTER_FACTS = `
        ORDER BY CASE a.role WHEN 'Primary' THEN 0 WHEN 'CoTenant' THEN 1 ELSE 2 END, a.created_at, a.lessee_id), '[]')
      FROM lease_lessees a JOIN lessees p ON p.tenant_id = a.tenant_id AND p.id = a.lessee_id
      WHERE a.tenant_id = l.tenant_id AND a.lease_id = l.id AND NOT a.ended AND a.role <> 'Guarantor') AS lessees,
+    (SELECT count(*)::int FROM lease_lessees g
+      WHERE g.tenant_id = l.tenant_id AND g.lease_id = l.id AND NOT g.ended AND g.role = 'Guarantor') AS guarantor_count,
     e.address AS estate_address, e.name AS estate_name,
     (SELECT to_jsonb(x) FROM places x WHERE x.tenant_id = l.tenant_id AND x.id = e.place_id) AS place,
     (SELECT to_jsonb(o) FROM owners o WHERE o.tenant_id = l.tenant_id AND o.id = e.owner_id) AS owner
@@ -94,6 +98,7 @@ export async function readLetterFacts(
     landlord: ownerOf((row.owner as Row | null) ?? null),
     owner_id: ((row.owner as Row | null)?.id as string | undefined) ?? null,
     lessees: (row.lessees as LetterFacts["lessees"]) ?? [],
+    guarantor_count: Number(row.guarantor_count ?? 0),
     // The dwelling's full address: the estate's own, else its place's (a building's lots share it).
     estate: {
       address:

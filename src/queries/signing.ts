@@ -81,6 +81,11 @@ export const complianceBody = z
     status: z.enum(["COMPLIANT", "NON_COMPLIANT"]),
     signing_date: z.iso.date().describe("The day the annexes are judged on (today in Paris)"),
     missing: z.array(problem),
+    due_at_handover: z
+      .array(problem)
+      .describe(
+        "Drawn up at the keys' handover (art. 3-2, 25-5), not attached yet: never a reason to refuse signing",
+      ),
     expired: z.array(problem.extend({ valid_until: z.iso.date().nullable() })),
     verdicts: z.array(verdictBody).describe("Every rule's verdict; UNKNOWN: a fact is not recorded"),
   })

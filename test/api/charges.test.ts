@@ -107,6 +107,15 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
         "invoice_media_id",
       );
       expect((await charge(place, { extra: 1 })).statusCode).toBe(400);
+      // Heading VIII names its tax (décret 87-713 VIII), and only there.
+      expect((await charge(place, { category: "TAXES_AND_FEES" })).json().details[0].field).toBe("tax");
+      expect((await charge(place, { category: "TAXES_AND_FEES", tax: "TAXE_FONCIERE" })).statusCode).toBe(
+        400,
+      );
+      expect((await charge(place, { tax: "TEOM" })).json().details[0]).toMatchObject({
+        field: "tax",
+        message: "Only a TAXES_AND_FEES charge names a tax",
+      });
       expect((await charge("00000000-0000-4000-8000-000000000000", {})).statusCode).toBe(404);
     });
   });
@@ -200,7 +209,22 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     const leaseA = await activeLease(a, { start_date: year.from });
     const leaseB = await activeLease(b, { start_date: `${Y}-07-01` });
     await charge(place, { amount: 1000.01, distribution_key_id: key.id, period: year });
-    await charge(place, { amount: 500, category: "WASTE_AND_HYGIENE", label: "TEOM", period: year });
+    const teom = await charge(place, {
+      amount: 500,
+      category: "TAXES_AND_FEES",
+      tax: "TEOM",
+      label: "TEOM",
+      period: year,
+    });
+    expect(teom.json()).toMatchObject({ tax: "TEOM", recoverable: true });
+    const fonciere = await charge(place, {
+      amount: 1200,
+      category: "TAXES_AND_FEES",
+      tax: "OTHER",
+      label: "Taxe foncière",
+      period: year,
+    });
+    expect(fonciere.json()).toMatchObject({ tax: "OTHER", recoverable: false });
     await charge(place, { amount: 99.99, category: "NON_RECOVERABLE", label: "Gros travaux", period: year });
     const cleaning = await t.request("POST", `/api/places/${place}/services`, {
       body: {
@@ -231,6 +255,10 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect(r.recoverable_total).toBe(2400.01);
     expect(r.provisions_called).toBe(600);
     expect(r.excluded).toMatchObject([
+      {
+        label: "Taxe foncière",
+        legal_reference: expect.stringContaining("87-713 du 26 août 1987, annexe, VIII"),
+      },
       { label: "Gros travaux", legal_reference: expect.stringContaining("87-713") },
     ]);
     expect(r.days_occupied).toBe(r.days_of_period);

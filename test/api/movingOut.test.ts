@@ -256,6 +256,20 @@ describe.each(databaseKinds)("moving in and out API on %s", (kind) => {
       { kind: "REPAIR", amount: 100, description: "Peinture", invoice_media_id: invoice },
     ];
     await writesNothing(async () => {
+      // Nothing is held outside a building in copropriété (art. 22 al. 5): none recorded yet.
+      const notCopro = await t.request("POST", `/api/leases/${id}/deposit/return`, {
+        body: { returned_on: "2026-04-19", deductions, held: 160 },
+      });
+      expect(notCopro.statusCode, notCopro.body).toBe(422);
+      expect(notCopro.json().details).toEqual([
+        { field: "held", message: expect.stringMatching(/unless the building is in copropriété/) },
+      ]);
+    });
+    const rules = await t.request("POST", `/api/estates/${estate_id}/diagnostics`, {
+      body: { type: "coownership_rules", diagnosis_date: "2010-06-01" },
+    });
+    expect(rules.statusCode, rules.body).toBe(201);
+    await writesNothing(async () => {
       const overHeld = await t.request("POST", `/api/leases/${id}/deposit/return`, {
         body: { returned_on: "2026-04-19", deductions, held: 160.01 },
       });

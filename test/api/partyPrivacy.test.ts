@@ -92,14 +92,14 @@ describe("owners' and contacts' personal data", () => {
     return res.json().id as string;
   };
 
-  it("refuses an owner's erasure with a 422 naming the retention while it owns an estate, writes nothing", async () => {
+  it("refuses an owner's erasure with a 409 naming the retention while it owns an estate, writes nothing", async () => {
     const id = await newOwner("owns.estate@owner.example");
     const estateId = await estateOf(id);
     const before = await eventCount(t);
     const res = await t.request("POST", `/api/owners/${id}/erase`, {
       body: { reason: "asked by the owner" },
     });
-    expect(res.statusCode, res.body).toBe(422);
+    expect(res.statusCode, res.body).toBe(409);
     expect(res.json().message).toMatch(/owns 1 estate.*RGPD art\. 6\(1\)\(b\)/);
     expect(res.json().details).toEqual([
       { field: "retention", message: expect.stringMatching(/^ESTATES_OWNED: /) },

@@ -133,14 +133,14 @@ describe("personal data", () => {
     expect(key.destroyed_at).toBeNull();
   });
 
-  it("refuses erasure with a 422 naming the retention while a lease is in progress, and writes nothing", async () => {
+  it("refuses erasure with a 409 naming the retention while a lease is in progress, and writes nothing", async () => {
     const id = await createLessee("active.lease@privacy.example");
     const { id: leaseId } = await fx.newLease({ primary_lessee_id: id });
     await fx.writesNothing(async () => {
       const res = await t.request("POST", `/api/lessees/${id}/erase`, {
         body: { reason: "asked by the lessee" },
       });
-      expect(res.statusCode, res.body).toBe(422);
+      expect(res.statusCode, res.body).toBe(409);
       expect(res.json().message).toMatch(/RGPD art\. 6\(1\)\(b\)/);
       expect(res.json().details[0].message).toMatch(/ACTIVE_LEASE/);
     });
@@ -152,7 +152,7 @@ describe("personal data", () => {
     const id = await createLessee("recent.lease@privacy.example");
     await pastLease(id, "2025-01-01", "2025-06-01", "2025-09-01");
     const res = await t.request("POST", `/api/lessees/${id}/erase`, { body: { reason: "asked" } });
-    expect(res.statusCode, res.body).toBe(422);
+    expect(res.statusCode, res.body).toBe(409);
     expect(res.json().message).toMatch(/art\. 7-1.*2028-09-01/);
   });
 

@@ -489,7 +489,9 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       expect(arrears.commandement_de_payer).toMatchObject({
         status: "PASS",
         payment_delay: "SIX_WEEKS",
-        clause_effective_from: addDays(today, 42),
+        last_day_to_pay: addDays(today, 42),
+        clause_effective_from: addDays(today, 43),
+        guarantor_notice: { required: false, notify_by: addDays(today, 15) },
         monthly_rent: 800,
         monthly_charges: 50,
       });

@@ -127,7 +127,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     expect(estate.statusCode, estate.body).toBe(200);
     return lease;
   };
-  /** The mandatory annexes of an unfurnished lease of an estate with no construction date. */
+  /** The annexes due at signing of an unfurnished lease of an estate with no construction date. */
   const attachMandatory = async (leaseId: string) => {
     const notice = await t.request("POST", `/api/leases/${leaseId}/annexes`, {
       body: { catalog_code: "NOTICE_INFORMATION" },
@@ -136,7 +136,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     for (const [code, date] of [
       ["DPE", addMonths(today, -12)],
       ["ERP", addMonths(today, -1)],
-      ["ENTRY_CONDITION_REPORT", today],
+      // No entry condition report: drawn up at the keys' handover, initiate does not need it.
     ])
       expect((await upload(leaseId, { catalog_code: code, document_date: date })).statusCode).toBe(201);
   };
@@ -171,8 +171,12 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
         .json()
         .missing.map((m: { code: string }) => m.code)
         .sort(),
-    ).toEqual(["DPE", "ENTRY_CONDITION_REPORT", "ERP", "NOTICE_INFORMATION"]);
+    ).toEqual(["DPE", "ERP", "NOTICE_INFORMATION"]);
     expect(before.json().missing[0].legal_reference).toMatch(/loi n° 89-462/);
+    // Drawn up at the keys' handover (art. 3-2): due then, never missing at signing.
+    expect(before.json().due_at_handover.map((m: { code: string }) => m.code)).toEqual([
+      "ENTRY_CONDITION_REPORT",
+    ]);
 
     // The estate's DPE and risk report, linked by attach-mandatory with the shipped notice, once
     // each has its file: a record without its file is a missing annex, never a summary.
@@ -226,7 +230,7 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
 
     // An ERP made exactly six months ago is not "less than six months" old: expired.
     const after = (await t.request("GET", `/api/leases/${lease.id}/annexes/compliance`)).json();
-    expect(after.missing.map((m: { code: string }) => m.code)).toEqual(["ENTRY_CONDITION_REPORT"]);
+    expect(after.missing).toEqual([]);
     expect(after.expired).toEqual([
       expect.objectContaining({ code: "ERP", valid_until: addDays(today, -1) }),
     ]);
@@ -284,9 +288,9 @@ describe.each(databaseKinds)("signing a lease on %s", (kind) => {
     await contractPdf(bare.id);
     const missing = await initiate(bare.id);
     expect(missing.statusCode, missing.body).toBe(422);
-    expect(missing.json().details.map((d: { field: string }) => d.field)).toContain(
-      "annexes.ENTRY_CONDITION_REPORT",
-    );
+    const fields = missing.json().details.map((d: { field: string }) => d.field);
+    expect(fields).toContain("annexes.NOTICE_INFORMATION");
+    expect(fields).not.toContain("annexes.ENTRY_CONDITION_REPORT");
     expect(await leaseStatus(bare.id)).toBe("DRAFT");
     expect((await t.request("GET", `/api/leases/${bare.id}/signature`)).statusCode).toBe(404);
     expect((await balance()).reserved).toBe(0);

@@ -166,6 +166,19 @@ describe("2. no deposit when the rent is paid more than two months in advance (a
     ] as Partial<LeaseTerms>[])
       expect(spec.given().when(create(ok)).thenEvents()[0].type).toBe("LeaseCreated");
   });
+  it("a furnished lease too: art. 25-3 applies art. 22 to it", () => {
+    spec
+      .given()
+      .when(
+        create({
+          lease_type: "FURNISHED",
+          rent_frequency: "QUARTERLY",
+          payment_terms: "TERME_A_ECHOIR",
+          deposit_amount: 1,
+        } as Partial<LeaseTerms>),
+      )
+      .thenRefuses(422, /more than two months.*art\. 22 al\. 2, applied by art\. 25-3/, ["deposit_amount"]);
+  });
 });
 
 describe("3. unfurnished and furnished leases are renewed tacitly at their term (art. 10, 25-7)", () => {

@@ -43,11 +43,11 @@ describe("erasing a lessee's personal data", () => {
   it("records who, when, why and the retentions checked", () => {
     spec.given([registered]).when(erase()).then([erased]);
   });
-  it("a retention that applies is a 422 with its reason", () => {
+  it("a retention that applies is a 409 with its reason", () => {
     spec
       .given([registered])
       .when(erase([fail]))
-      .thenRefuses(422, /party to 1 lease/);
+      .thenRefuses(409, /party to 1 lease/);
   });
   it("erasing again changes nothing", () => {
     spec.given([registered, erased]).when(erase()).thenNothing();

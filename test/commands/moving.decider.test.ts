@@ -165,6 +165,8 @@ describe("the deposit's return", () => {
     returned_on: "2026-07-30",
     deductions: [],
     held: 0,
+    forwarding_address_given: null,
+    in_copropriete: null,
     keys_returned_on: null,
     lease: {
       amount: 800,
@@ -192,6 +194,22 @@ describe("the deposit's return", () => {
   });
   it("10 days late: one started month, 10 % of the rent", () => {
     deposits.given([]).when(command()).then([returned()]);
+  });
+  it("late because the tenant gave no forwarding address: no penalty (art. 22 al. 7)", () => {
+    deposits
+      .given([])
+      .when(command({ forwarding_address_given: false }))
+      .then([returned({ late_months: 1, late_penalty: 0 })]);
+  });
+  it("a hold-back only in copropriété (art. 22 al. 5)", () => {
+    deposits
+      .given([])
+      .when(command({ held: 100 }))
+      .thenRefuses(422, /held part at most 20 %/, ["held"]);
+    deposits
+      .given([])
+      .when(command({ held: 100, in_copropriete: true }))
+      .then([returned({ held: 100, returned_amount: 700 })]);
   });
   it("a lease ended without the keys' return: given with the return, due 2 months later", () => {
     const expired = { amount: 800, monthly_rent: 800, ended: true, keys_returned_on: null, due_on: null };

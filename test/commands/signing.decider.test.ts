@@ -28,7 +28,13 @@ const at = (ms: number): SigningStep => ({
   actor: "key",
 });
 const SALT = "00112233445566778899aabbccddeeff";
-const compliant: AnnexCompliance = { status: "COMPLIANT", missing: [], expired: [], verdicts: [] };
+const compliant: AnnexCompliance = {
+  status: "COMPLIANT",
+  missing: [],
+  due_at_handover: [],
+  expired: [],
+  verdicts: [],
+};
 const process: SignatureInitiatedData = {
   lease_id: LEASE,
   process_id: "p1",

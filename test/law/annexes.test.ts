@@ -5,6 +5,7 @@ import {
   type AnnexFacts,
   type AttachedAnnex,
   annexCompliance,
+  handoverDocumentsVerdict,
   validUntil,
 } from "../../src/law/annexes.ts";
 
@@ -33,7 +34,6 @@ const base: AnnexFacts = {
     annex("NOTICE_INFORMATION", null),
     annex("DPE", "2024-03-15", { valid_until: "2034-03-14" }),
     annex("ERP", "2026-06-01"),
-    annex("ENTRY_CONDITION_REPORT", SIGNING),
   ],
 };
 const codesOf = (list: { code: string }[]) => list.map((m) => m.code);
@@ -49,28 +49,38 @@ describe("mandatory annexes (loi n° 89-462 art. 3, 3-2, 3-3, 25-5)", () => {
   });
   it("each always-mandatory annex missing is named with its article", () => {
     const result = annexCompliance({ ...base, attached: [] });
-    expect(codesOf(result.missing)).toEqual(["NOTICE_INFORMATION", "DPE", "ERP", "ENTRY_CONDITION_REPORT"]);
+    expect(codesOf(result.missing)).toEqual(["NOTICE_INFORMATION", "DPE", "ERP"]);
     expect(result.missing[2].legal_reference).toMatch(/art\. 3-3/);
-    expect(result.missing[3].legal_reference).toMatch(/art\. 3-2/);
   });
-  it("the inventory only for a furnished lease (art. 25-5)", () => {
-    expect(codesOf(annexCompliance({ ...base, lease_type: "FURNISHED" }).missing)).toEqual(["INVENTORY"]);
+  it("the entry report and a furnished lease's inventory are due at the keys' handover, never missing at signing", () => {
+    const unfurnished = annexCompliance(base);
+    expect(unfurnished.status).toBe("COMPLIANT");
+    expect(codesOf(unfurnished.due_at_handover)).toEqual(["ENTRY_CONDITION_REPORT"]);
+    expect(unfurnished.due_at_handover[0].legal_reference).toMatch(/art\. 3-2/);
+    const furnishedLease = annexCompliance({ ...base, lease_type: "FURNISHED" });
+    expect(furnishedLease.status).toBe("COMPLIANT");
+    expect(codesOf(furnishedLease.due_at_handover)).toEqual(["ENTRY_CONDITION_REPORT", "INVENTORY"]);
+    expect(furnishedLease.due_at_handover[1].legal_reference).toMatch(/art\. 25-5/);
+    const attached = annexCompliance(withAttached([annex("ENTRY_CONDITION_REPORT", SIGNING)]));
+    expect(attached.due_at_handover).toEqual([]);
+    expect(attached.verdicts.find((v) => v.rule === "annex.ENTRY_CONDITION_REPORT")?.status).toBe("PASS");
     expect(annexCompliance({ ...base, lease_type: "COMMERCIAL", attached: [] }).status).toBe("COMPLIANT");
   });
   it("a CREP for a building built before 1949-01-01, not on that day", () => {
-    expect(codesOf(annexCompliance({ ...base, construction_date: "1948-12-31" }).missing)).toEqual([
-      "CREP",
-      "ASBESTOS_DAPP",
-    ]);
-    expect(codesOf(annexCompliance({ ...base, construction_date: "1949-01-01" }).missing)).toEqual([
-      "ASBESTOS_DAPP",
-    ]);
+    expect(codesOf(annexCompliance({ ...base, construction_date: "1948-12-31" }).missing)).toEqual(["CREP"]);
+    expect(annexCompliance({ ...base, construction_date: "1949-01-01" }).status).toBe("COMPLIANT");
   });
-  it("the asbestos file for a permit before 1997-07-01", () => {
-    expect(codesOf(annexCompliance({ ...base, construction_date: "1997-06-30" }).missing)).toEqual([
-      "ASBESTOS_DAPP",
-    ]);
-    expect(annexCompliance({ ...base, construction_date: "1997-07-01" }).status).toBe("COMPLIANT");
+  it("the asbestos file (DAPP) is optional whatever the permit date: art. 3-3 3° has no décret", () => {
+    for (const construction_date of ["1997-06-30", "1997-07-01", null]) {
+      const result = annexCompliance({ ...base, construction_date: construction_date as string | null });
+      expect(result.missing.map((m) => m.code)).not.toContain("ASBESTOS_DAPP");
+      expect(result.verdicts.find((v) => v.rule === "annex.ASBESTOS_DAPP")).toMatchObject({
+        status: "NOT_APPLICABLE",
+        details: { optional: true },
+      });
+    }
+    const attached = annexCompliance(withAttached([annex("ASBESTOS_DAPP", "2000-01-01")]));
+    expect(attached.verdicts.find((v) => v.rule === "annex.ASBESTOS_DAPP")?.status).toBe("PASS");
   });
   it("electricity and gas reports for installations over 15 years old", () => {
     const old = { installation_date: "2011-11-25", has_gas_installation: true };
@@ -93,7 +103,6 @@ describe("mandatory annexes (loi n° 89-462 art. 3, 3-2, 3-3, 25-5)", () => {
       "CREP",
       "ELECTRICITY",
       "GAS",
-      "ASBESTOS_DAPP",
       "COPROPERTY_EXTRACTS",
     ]);
   });
@@ -145,5 +154,36 @@ describe("validity on the signing date", () => {
         return until < anniversary.replace("-02-29", "-02-28") || until === anniversary;
       }),
     );
+  });
+});
+
+describe("the documents of the keys' handover in the lease's compliance (art. 3-2, 25-5)", () => {
+  const facts = { lease_type: "FURNISHED" as const, entry_report: false, inventory: false };
+  it("due before the lease is under way, a FAIL once ACTIVE without them, PASS with them", () => {
+    for (const lease_status of ["DRAFT", "PENDING_SIGNATURE"])
+      expect(handoverDocumentsVerdict({ ...facts, lease_status }).status).toBe("NOT_APPLICABLE");
+    const active = handoverDocumentsVerdict({ ...facts, lease_status: "ACTIVE" });
+    expect(active).toMatchObject({ rule: "HANDOVER_DOCUMENTS", status: "FAIL" });
+    expect(active.details.missing).toEqual(["ENTRY_CONDITION_REPORT", "INVENTORY"]);
+    expect(active.message).toMatch(/ACTIVE without ENTRY_CONDITION_REPORT and INVENTORY.*art\. 3-2, 25-5/);
+    expect(
+      handoverDocumentsVerdict({ ...facts, lease_status: "NOTICE", entry_report: true }).details.missing,
+    ).toEqual(["INVENTORY"]);
+    expect(
+      handoverDocumentsVerdict({ ...facts, lease_status: "ACTIVE", entry_report: true, inventory: true })
+        .status,
+    ).toBe("PASS");
+    // Unfurnished: the entry report only.
+    expect(
+      handoverDocumentsVerdict({
+        ...facts,
+        lease_type: "UNFURNISHED",
+        lease_status: "ACTIVE",
+        entry_report: true,
+      }).status,
+    ).toBe("PASS");
+    expect(
+      handoverDocumentsVerdict({ ...facts, lease_type: "COMMERCIAL", lease_status: "ACTIVE" }).status,
+    ).toBe("NOT_APPLICABLE");
   });
 });

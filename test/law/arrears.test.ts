@@ -4,6 +4,7 @@ import {
   arrearsOf,
   COMMANDEMENT_MENTIONS,
   commandementVerdict,
+  type guarantorNotice,
 } from "../../src/law/arrears.ts";
 
 /** Arrears and the commandement de payer (loi n° 89-462 art. 24 I; loi n° 2023-668; avis 13 juin 2024). */
@@ -65,15 +66,16 @@ describe("the commandement de payer (art. 24 I)", () => {
     const v = commandementVerdict(facts("2023-07-29"));
     expect(v.rule).toBe("COMMANDEMENT_DE_PAYER");
     expect(v.status).toBe("PASS");
-    expect(v.message).toBe(
-      "The clause résolutoire takes effect six weeks after a commandement de payer left unanswered (loi n° 89-462 du 6 juillet 1989, art. 24 I, loi n° 2023-668 du 27 juillet 2023, art. 10)",
+    expect(v.message).toMatch(
+      /^The clause résolutoire takes effect six weeks after a commandement de payer left unanswered \(loi n° 89-462 du 6 juillet 1989, art\. 24 I, loi n° 2023-668 du 27 juillet 2023, art\. 10\)\. If the lease has a guarantor/,
     );
     expect(v.legal_reference).toBe(
       "loi n° 89-462 du 6 juillet 1989, art. 24 I; loi n° 2023-668 du 27 juillet 2023, art. 10",
     );
     expect(v.details).toMatchObject({
       payment_delay: "SIX_WEEKS",
-      clause_effective_from: "2026-04-21",
+      last_day_to_pay: "2026-04-21",
+      clause_effective_from: "2026-04-22",
       total_owed: 1440.9,
       monthly_rent: 850,
       monthly_charges: 120.5,
@@ -84,10 +86,14 @@ describe("the commandement de payer (art. 24 I)", () => {
   it("concluded the day before: its clause's two months (Cass. avis 13 juin 2024)", () => {
     const v = commandementVerdict(facts("2023-07-28"));
     expect(v.status).toBe("PASS");
-    expect(v.message).toBe(
-      "A lease concluded before 2023-07-29 keeps its clause's delay, two months after a commandement de payer left unanswered (loi n° 89-462 du 6 juillet 1989, art. 24 I; Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002)",
+    expect(v.message).toMatch(
+      /^A lease concluded before 2023-07-29 keeps its clause's delay, two months after a commandement de payer left unanswered \(loi n° 89-462 du 6 juillet 1989, art\. 24 I; Cass\. 3e civ\., avis, 13 juin 2024, n° 24-70\.002\)/,
     );
-    expect(v.details).toMatchObject({ payment_delay: "TWO_MONTHS", clause_effective_from: "2026-05-10" });
+    expect(v.details).toMatchObject({
+      payment_delay: "TWO_MONTHS",
+      last_day_to_pay: "2026-05-10",
+      clause_effective_from: "2026-05-11",
+    });
     expect(v.legal_reference).toContain("n° 24-70.002");
   });
 
@@ -103,5 +109,24 @@ describe("the commandement de payer (art. 24 I)", () => {
       "The lease's conclusion date is unknown: six weeks if concluded from 2023-07-29 (loi n° 2023-668 du 27 juillet 2023, art. 10), else the lease's clause, two months (Cass. 3e civ., avis, 13 juin 2024, n° 24-70.002)",
     );
     expect(unknown.details).not.toHaveProperty("payment_delay");
+  });
+
+  it("the guarantor is served within 15 days (art. 24 I al. 3): the answer says by when", () => {
+    const guarantors = (n: number | null) =>
+      commandementVerdict({ ...facts("2023-07-29"), guarantor_count: n }).details
+        .guarantor_notice as ReturnType<typeof guarantorNotice>;
+    expect(guarantors(1)).toEqual({
+      required: true,
+      notify_by: "2026-03-25",
+      legal_reference: "loi n° 89-462 du 6 juillet 1989, art. 24 I al. 3",
+      message:
+        "The commandement must be served on the guarantor within 15 days, by 2026-03-25; else the guarantor owes no penalty nor late interest (loi n° 89-462 du 6 juillet 1989, art. 24 I al. 3).",
+    });
+    expect(guarantors(0)).toMatchObject({ required: false, message: "The lease has no guarantor to serve." });
+    expect(guarantors(null)).toMatchObject({ required: null, notify_by: "2026-03-25" });
+    expect(guarantors(null).message).toMatch(/^If the lease has a guarantor/);
+    expect(commandementVerdict({ ...facts("2023-07-29"), guarantor_count: 2 }).message).toMatch(
+      /by 2026-03-25/,
+    );
   });
 });

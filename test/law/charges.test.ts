@@ -9,10 +9,12 @@ import {
   type Occupancy,
   prescriptionVerdict,
   type RegularisationFacts,
+  recoverableExpense,
   regularise,
   serviceExpenses,
   settlementVerdict,
   splitExactly,
+  taxVerdict,
   twelfthsVerdict,
 } from "../../src/law/charges.ts";
 
@@ -140,6 +142,40 @@ describe("regularise (art. 23)", () => {
     expect(r.excluded.map((e) => [e.expense_id, e.legal_reference])).toEqual([
       ["nr", "décret n° 87-713 du 26 août 1987, annexe"],
     ]);
+  });
+
+  it("heading VIII: only the TEOM/REOM and the taxe de balayage are recovered, never another tax", () => {
+    const tax = (t: Expense["tax"], id = String(t)) =>
+      expense({ id, category: "TAXES_AND_FEES", tax: t, amount: 10_000 });
+    const r = regularise(
+      facts({
+        expenses: [tax("TEOM"), tax("REOM"), tax("TAXE_BALAYAGE"), tax("OTHER"), tax(null, "unnamed")],
+      }),
+    );
+    expect(r.excluded.map((e) => [e.expense_id, e.legal_reference])).toEqual([
+      ["OTHER", "décret n° 87-713 du 26 août 1987, annexe, VIII (impositions et redevances)"],
+      ["unnamed", "décret n° 87-713 du 26 août 1987, annexe, VIII (impositions et redevances)"],
+    ]);
+    expect(r.excluded[0].reason).toMatch(/taxe foncière.*stays with the owner/);
+    expect(r.excluded[1].reason).toMatch(/not named/);
+    expect(r.recoverable_total).toBe(30_000);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toMatchObject({
+      category: "TAXES_AND_FEES",
+      heading: "VIII. Impositions et redevances",
+    });
+  });
+
+  it("the tax verdict: PASS for the three, FAIL otherwise, not applicable outside heading VIII", () => {
+    for (const t of ["TEOM", "REOM", "TAXE_BALAYAGE"] as const)
+      expect(taxVerdict("TAXES_AND_FEES", t)).toMatchObject({ status: "PASS", rule: "RECOVERABLE_TAX" });
+    expect(taxVerdict("TAXES_AND_FEES", "OTHER").status).toBe("FAIL");
+    expect(taxVerdict("TAXES_AND_FEES", undefined).status).toBe("FAIL");
+    expect(taxVerdict("WASTE_AND_HYGIENE", null).status).toBe("NOT_APPLICABLE");
+    expect(recoverableExpense({ category: "TAXES_AND_FEES", tax: "TEOM" })).toBe(true);
+    expect(recoverableExpense({ category: "TAXES_AND_FEES", tax: "OTHER" })).toBe(false);
+    expect(recoverableExpense({ category: "NON_RECOVERABLE", tax: null })).toBe(false);
+    expect(recoverableExpense({ category: "ELEVATORS" })).toBe(true);
   });
 
   it("a flat rate is not regularised (art. 25-10, 25-18)", () => {

@@ -113,13 +113,18 @@ describe("rent paid in advance (art. 22 al. 2)", () => {
     ).toBe("PASS");
   });
 
-  it("a furnished lease paid in advance within its cap is UNKNOWN (art. 22 al. 2 not confirmed for it)", () => {
+  it("a furnished lease paid more than two months in advance with a deposit FAILs: art. 25-3 applies art. 22", () => {
     const quarterly = { rent_frequency: "QUARTERLY", payment_terms: "TERME_A_ECHOIR" };
-    expect(deposit("FURNISHED", 1400, quarterly)).toMatchObject({
-      status: "UNKNOWN",
-      message: `The deposit is within the cap of ${LAW}, art. 25-6; whether art. 22 al. 2 (no deposit with rent paid more than two months in advance) applies to a furnished lease is not confirmed`,
-      details: { months_paid_in_advance: 3 },
-    });
-    expect(deposit("FURNISHED", 1400.01, quarterly).status).toBe("FAIL");
+    for (const type of ["FURNISHED", "STUDENT"] as const)
+      expect(deposit(type, 1400, quarterly)).toMatchObject({
+        status: "FAIL",
+        message: `No deposit may be required when the rent is payable in advance for more than two months (${LAW}, art. 22 al. 2, applied by art. 25-3)`,
+        legal_reference: `${LAW}, art. 22 al. 2, applied by art. 25-3`,
+        details: { months_paid_in_advance: 3 },
+      });
+    // One month in advance, or a quarter paid at its end: the cap alone.
+    expect(deposit("FURNISHED", 1400, { ...quarterly, rent_frequency: "MONTHLY" }).status).toBe("PASS");
+    expect(deposit("FURNISHED", 1400, { ...quarterly, payment_terms: "TERME_ECHU" }).status).toBe("PASS");
+    expect(deposit("FURNISHED", null, quarterly).status).toBe("PASS");
   });
 });

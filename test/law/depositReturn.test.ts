@@ -45,21 +45,60 @@ describe("the late penalty (art. 22 al. 7): 10 % of the monthly rent per started
   it("on time: no penalty", () => {
     expect(latePenalty("2026-05-31", "2026-05-31", 800).details).toEqual({ late_months: 0, late_penalty: 0 });
   });
+  it("no forwarding address from the tenant: no penalty however late (al. 7); given or not stated: it runs", () => {
+    const none = latePenalty("2026-05-31", "2026-06-01", 800, false);
+    expect(none).toMatchObject({
+      status: "NOT_APPLICABLE",
+      legal_reference: expect.stringMatching(/art\. 22 al\. 7$/),
+      details: { late_months: 1, late_penalty: 0, forwarding_address_given: false },
+    });
+    expect(none.message).toMatch(/no forwarding address: no penalty/);
+    expect(latePenalty("2026-05-31", "2026-06-01", 800, true).details).toEqual({
+      late_months: 1,
+      late_penalty: 80,
+    });
+    expect(latePenalty("2026-05-31", "2026-06-01", 800, null).details).toEqual({
+      late_months: 1,
+      late_penalty: 80,
+    });
+    expect(latePenalty("2026-05-31", "2026-05-31", 800, false).details).toEqual({
+      late_months: 0,
+      late_penalty: 0,
+    });
+  });
 });
 
 describe("the split of the deposit (art. 22 al. 3 and 5)", () => {
   const repair = (amount: number) => ({ kind: "REPAIR" as const, amount, invoice_found: true });
   it("held: 20 % passes, a cent more fails", () => {
-    expect(depositReturnVerdict({ amount: 800.05, deductions: [], held: 160.01 }).details).toEqual({
+    expect(
+      depositReturnVerdict({ amount: 800.05, deductions: [], held: 160.01, in_copropriete: true }).details,
+    ).toEqual({
       returned_amount: 640.04,
       deducted: 0,
       held: 160.01,
     });
-    const over = depositReturnVerdict({ amount: 800.05, deductions: [], held: 160.02 });
+    const over = depositReturnVerdict({ amount: 800.05, deductions: [], held: 160.02, in_copropriete: true });
     expect(over.status).toBe("FAIL");
     expect(over.details.errors).toEqual([
       { field: "held", message: "At most 20 % of the deposit may be held: 160.01" },
     ]);
+  });
+  it("a hold-back only in a building in copropriété (al. 5): none elsewhere, nor when unknown", () => {
+    const held = (in_copropriete: boolean | null) =>
+      depositReturnVerdict({ amount: 800, deductions: [], held: 0.01, in_copropriete }).details.errors;
+    expect(held(true)).toBeUndefined();
+    expect(held(false)).toEqual([
+      {
+        field: "held",
+        message:
+          "Nothing may be held: the building is not in copropriété, it has no annual accounts to wait for (art. 22 al. 5)",
+      },
+    ]);
+    expect(held(null)?.[0].message).toMatch(/unless the building is in copropriété/);
+    expect(depositReturnVerdict({ amount: 800, deductions: [], held: 0, in_copropriete: false }).status).toBe(
+      "PASS",
+    );
   });
   it("an unpaid call at most what it still owes; a repair needs its invoice", () => {
     const v = depositReturnVerdict({
@@ -99,7 +138,7 @@ describe("the split of the deposit (art. 22 al. 3 and 5)", () => {
         (amount, parts, heldPercent) => {
           const held = Math.floor((amount * heldPercent) / 500) / 100; // up to 20 %
           const deductions = parts.map((p) => repair(p / 100));
-          const v = depositReturnVerdict({ amount: amount / 100, deductions, held });
+          const v = depositReturnVerdict({ amount: amount / 100, deductions, held, in_copropriete: true });
           if (v.status === "FAIL") return parts.reduce((a, b) => a + b, 0) + cents(held) > amount;
           const sum =
             cents(v.details.returned_amount as number) + parts.reduce((a, b) => a + b, 0) + cents(held);

@@ -10,6 +10,7 @@ import {
   LEASE_REGIMES,
   LEASE_TYPES,
   type LeaseType,
+  lessorKind,
   mobilityDurationVerdict,
   mobilityMotiveVerdict,
   nextPeriodStartFrom,
@@ -606,5 +607,28 @@ describe("the catalogue agrees with the rules it summarises, type by type", () =
     expect(LEASE_REGIMES.UNFURNISHED.duration.notes).toContain("6 years, and 6-year renewals");
     expect(renewalMonths("UNFURNISHED", "LEGAL_PERSON")).toBe(72);
     expect(firstTermMonths(lease("UNFURNISHED"), "LEGAL_PERSON")).toBe(72);
+  });
+});
+
+describe("a family SCI lets as a natural person (art. 10, 13 a): 3 years, not 6", () => {
+  it("its term, renewals and period starts are those of a natural person", () => {
+    expect(lessorKind("company", "FAMILY_SCI")).toBe("FAMILY_SCI");
+    expect(lessorKind("company", "OTHER_COMPANY")).toBe("LEGAL_PERSON");
+    expect(lessorKind("company", null)).toBe("LEGAL_PERSON");
+    expect(lessorKind("individual", "FAMILY_SCI")).toBe("NATURAL_PERSON");
+    expect(renewalMonths("UNFURNISHED", "FAMILY_SCI")).toBe(36);
+    expect(firstTermMonths(lease("UNFURNISHED"), "FAMILY_SCI")).toBe(36);
+    const l = {
+      lease_type: "UNFURNISHED" as const,
+      start_date: "2020-01-01",
+      end_date: null,
+      duration_months: null,
+    };
+    expect(contractPeriodStarts(l, "2026-01-01", "FAMILY_SCI")).toEqual([
+      "2020-01-01",
+      "2023-01-01",
+      "2026-01-01",
+    ]);
+    expect(contractPeriodStarts(l, "2026-01-01", "LEGAL_PERSON")).toEqual(["2020-01-01", "2026-01-01"]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   addYears,
   contactErasureVerdicts,
+  type ErasureFacts,
   leaseRecordsVerdict,
   lesseeErasureVerdicts,
   ownerErasureVerdicts,
@@ -13,14 +14,30 @@ import {
  * loi n° 89-462 art. 7-1 (3 years after the lease), code de commerce L123-22 (accounting, 10 years).
  */
 
-const facts = { active_lease_count: 0, unpaid_balance: 0, last_lease_end: "2022-09-01" };
-const rule = (today: string, over: Partial<typeof facts> = {}) =>
+const facts: ErasureFacts = { active_lease_count: 0, unpaid_balance: 0, last_lease_end: "2022-09-01" };
+const rule = (today: string, over: Partial<ErasureFacts> = {}) =>
   retentionThatApplies(lesseeErasureVerdicts({ ...facts, ...over }, today))?.rule ?? null;
 
 describe("lessee erasure retentions", () => {
-  it("3 years after the lease ended (art. 7-1): held the day before, free on the day", () => {
-    expect(rule("2025-08-31")).toBe("LEASE_LIMITATION");
-    expect(rule("2025-09-01")).toBeNull();
+  it("3 years after the lease ended (art. 7-1): held through the last day, free the day after (code civil 2229)", () => {
+    expect(rule("2025-09-01")).toBe("LEASE_LIMITATION");
+    expect(rule("2025-09-02")).toBeNull();
+    const v = lesseeErasureVerdicts(facts, "2025-09-01").find((x) => x.rule === "LEASE_LIMITATION");
+    expect(v?.details).toMatchObject({ retained_until: "2025-09-01", erasable_from: "2025-09-02" });
+    expect(v?.legal_reference).toMatch(/art\. 7-1.*2224.*2229/);
+  });
+
+  it("the clock starts at the latest of the lease's end, the deposit's due day and the last regularisation", () => {
+    const later = { last_deposit_due_on: "2022-11-01", last_regularisation_on: "2023-03-15" };
+    expect(rule("2026-03-15", later)).toBe("LEASE_LIMITATION");
+    expect(rule("2026-03-16", later)).toBeNull();
+    expect(rule("2025-11-01", { last_deposit_due_on: "2022-11-01" })).toBe("LEASE_LIMITATION");
+    expect(rule("2025-11-02", { last_deposit_due_on: "2022-11-01" })).toBeNull();
+    // An earlier date never shortens the period.
+    expect(rule("2025-09-01", { last_regularisation_on: "2021-01-01" })).toBe("LEASE_LIMITATION");
+    const v = lesseeErasureVerdicts({ ...facts, ...later }, "2026-01-01")[2];
+    expect(v.details).toMatchObject({ limitation_start: "2023-03-15", retained_until: "2026-03-15" });
+    expect(v.message).toMatch(/2023-03-15.*kept until 2026-03-15, erasable from 2026-03-16/);
   });
 
   it("a lease in progress holds it back whatever the dates", () => {
@@ -92,8 +109,29 @@ describe("a lease's records (signed contract, evidence, PDFs) going with a party
   it.each([
     ["in progress", { ...over, over: false }, "2040-01-01", "FAIL", /in progress/],
     ["a cent unpaid", { ...over, unpaid_balance: 0.01 }, "2040-01-01", "FAIL", /0\.01 EUR unpaid/],
-    ["the day before its actions prescribe", over, "2025-08-31", "FAIL", /art\. 7-1.*2025-09-01/],
-    ["the day they prescribe", over, "2025-09-01", "PASS", /prescribed/],
+    [
+      "the last day of the period",
+      over,
+      "2025-09-01",
+      "FAIL",
+      /art\. 7-1.*2025-09-01, erasable from 2025-09-02/,
+    ],
+    ["the day after it", over, "2025-09-02", "PASS", /prescribed/],
+    [
+      "a deposit due later",
+      { ...over, deposit_due_on: "2022-11-01" },
+      "2025-11-01",
+      "FAIL",
+      /after 2022-11-01/,
+    ],
+    ["the day after that", { ...over, deposit_due_on: "2022-11-01" }, "2025-11-02", "PASS", /prescribed/],
+    [
+      "a regularisation later still",
+      { ...over, deposit_due_on: "2022-11-01", last_regularisation_on: "2023-05-02" },
+      "2026-05-02",
+      "FAIL",
+      /after 2023-05-02/,
+    ],
     ["a lease that bound no one", { ...over, ended_on: null }, "2020-01-01", "PASS", /prescribed/],
   ] as const)("%s: %s", (_case, facts, today, status, message) => {
     const v = leaseRecordsVerdict(facts, today);

@@ -153,7 +153,7 @@ describe("a resource's personal data", () => {
     const fail = { ...pass, rule: "HELD", status: "FAIL", message: "held by law" };
     given([created as never])
       .when(erase([pass, fail]))
-      .thenRefuses(422, "held by law", ["retention"]);
+      .thenRefuses(409, "held by law", ["retention"]);
     given([]).when(erase()).thenRefuses(404);
     given([created, erased] as never[])
       .when({ type: "UpdateGadget", gadget_id, input: { name: "B" } } as never)

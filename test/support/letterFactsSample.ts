@@ -19,5 +19,6 @@ export const sampleLetterFacts: LetterFacts = {
       email: "lea@example.fr",
     },
   ],
+  guarantor_count: 0,
   estate: { address: "3 avenue Foch, 69006 Lyon" },
 };

@@ -13,6 +13,7 @@ import {
 import { addMonths, addYears } from "../../law/calendar.ts";
 import {
   caretakerVerdict,
+  DECRET_87_713_VIII,
   freezeVerdict,
   type KeyKind,
   type RegularisationFacts,
@@ -64,6 +65,14 @@ function checkCharge(ledger: ChargeLedger, chargeId: string, c: ChargeFields) {
   const details: ErrorDetail[] = [];
   if (c.period_from > c.period_to)
     details.push({ field: "period.to", message: "Must not be before period.from" });
+  // Heading VIII is recovered by its tax: the charge names it (décret 87-713 VIII), and only there.
+  if (c.category === "TAXES_AND_FEES" && !c.tax)
+    details.push({
+      field: "tax",
+      message: `Required for TAXES_AND_FEES: TEOM, REOM, TAXE_BALAYAGE or OTHER (${DECRET_87_713_VIII})`,
+    });
+  if (c.category !== "TAXES_AND_FEES" && c.tax)
+    details.push({ field: "tax", message: "Only a TAXES_AND_FEES charge names a tax" });
   if (c.corrects_charge_id === null && c.amount <= 0)
     details.push({
       field: "amount",

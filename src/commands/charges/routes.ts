@@ -11,7 +11,7 @@ import {
 } from "../../events/charges.ts";
 import { contactResource } from "../../events/contacts.ts";
 import { legalToday } from "../../law/calendar.ts";
-import { CHARGE_CATEGORIES } from "../../law/charges.ts";
+import { CHARGE_CATEGORIES, CHARGE_TAXES } from "../../law/charges.ts";
 import { notFound, validationError } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
@@ -52,9 +52,17 @@ const readOnlyFields = {
   updated_at: ignored(z.string()),
 };
 
+const chargeTax = z
+  .enum(CHARGE_TAXES)
+  .nullish()
+  .describe(
+    "TAXES_AND_FEES only, required there: TEOM, REOM and TAXE_BALAYAGE are recovered, OTHER (the taxe foncière...) never (décret 87-713 VIII)",
+  );
+
 const newCharge = z
   .strictObject({
     category: z.enum(CHARGE_CATEGORIES),
+    tax: chargeTax,
     amount: euros(-1).describe("Euros; negative only for an adjusting entry (corrects_charge_id)"),
     period,
     label: text(255).min(1, "Must not be empty"),
@@ -70,6 +78,7 @@ const newCharge = z
 const chargeChanges = z
   .strictObject({
     category: z.enum(CHARGE_CATEGORIES).optional(),
+    tax: chargeTax,
     amount: euros(-1).optional(),
     period: period.optional(),
     label: text(255).min(1, "Must not be empty").optional(),
@@ -114,6 +123,7 @@ type ChargeInput = z.output<typeof chargeChanges>;
 /** A body's fields as the ledger holds them (omitted: undefined, kept). */
 const toFields = (b: ChargeInput): Partial<ChargeFields> => ({
   category: b.category,
+  tax: b.tax,
   amount: b.amount,
   period_from: b.period?.from,
   period_to: b.period?.to,
@@ -179,6 +189,7 @@ export async function chargeCommandRoutes(app: FastifyInstance): Promise<void> {
       const f = toFields(request.body);
       const fields: ChargeFields = {
         category: request.body.category,
+        tax: f.tax ?? null,
         amount: request.body.amount,
         period_from: request.body.period.from,
         period_to: request.body.period.to,

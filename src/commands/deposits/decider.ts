@@ -16,6 +16,10 @@ export interface ReturnDeposit {
   returned_on: string;
   deductions: (Deduction & { call_remaining?: number | null; invoice_found?: boolean })[];
   held: number;
+  /** Whether the tenant gave a forwarding address at the keys' return (art. 22 al. 3, 7); null: not stated. */
+  forwarding_address_given: boolean | null;
+  /** Whether the building is in copropriété (the held part waits for its accounts, al. 5); null: unknown. */
+  in_copropriete: boolean | null;
   /**
    * The keys' return for a lease ended without one (through PUT .../status or at its term): from
    * the body, else the lease's last RETURNED handover; null: none.
@@ -39,6 +43,7 @@ export interface SettleDepositBalance {
   accounts_approved_on: string;
   charges_deducted: number;
   monthly_rent: number;
+  forwarding_address_given: boolean | null;
 }
 
 /** The keys' return and the due day: the termination's, else from the keys given now (no exit report: 2 months). */
@@ -75,7 +80,12 @@ function settleBalance(command: SettleDepositBalance, state: DepositState): Depo
   });
   enforce(balance);
   const due_on = balance.details.due_on as string;
-  const late = latePenalty(due_on, command.settled_on, command.monthly_rent);
+  const late = latePenalty(
+    due_on,
+    command.settled_on,
+    command.monthly_rent,
+    command.forwarding_address_given,
+  );
   return [
     {
       type: "LeaseDepositBalanceSettled",
@@ -114,9 +124,15 @@ export const depositDecider: Decider<DepositState, ReturnDeposit | SettleDeposit
       amount: lease.amount,
       deductions: command.deductions,
       held: command.held,
+      in_copropriete: command.in_copropriete,
     });
     enforce(split);
-    const late = latePenalty(due_on, command.returned_on, lease.monthly_rent);
+    const late = latePenalty(
+      due_on,
+      command.returned_on,
+      lease.monthly_rent,
+      command.forwarding_address_given,
+    );
     return [
       {
         type: "LeaseDepositReturned",

@@ -20,6 +20,13 @@ import { depositDecider, type ReturnDeposit } from "./decider.ts";
 
 /** POST /api/leases/{id}/deposit/return (docs/moving.md "Deposit"): Finance. */
 
+const forwardingAddress = z
+  .boolean()
+  .optional()
+  .describe(
+    "Whether the tenant gave the address of their new home at the keys' return; false: no late penalty (art. 22 al. 7)",
+  );
+
 const returnSchema = z
   .strictObject({
     returned_on: date().refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)"),
@@ -53,6 +60,7 @@ const returnSchema = z
     held: money()
       .optional()
       .describe("Held until the building's annual accounts: at most 20 % (art. 22 al. 5)"),
+    forwarding_address_given: forwardingAddress,
     keys_returned_on: date()
       .refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)")
       .optional()
@@ -71,6 +79,7 @@ const balanceSchema = z
       "The tenant's share of the charges still owed, taken from the held part",
     ),
     settled_on: date().refine((d) => d <= legalToday(), "Must not be after today (Europe/Paris)"),
+    forwarding_address_given: forwardingAddress,
   })
   .meta({ id: "DepositBalanceSettlement" });
 
@@ -98,7 +107,13 @@ export async function depositCommandRoutes(app: FastifyInstance): Promise<void> 
         request,
         depositStream(lease_id),
         depositDecider,
-        { type: "SettleDepositBalance", lease_id, ...request.body, monthly_rent: facts.monthly_rent },
+        {
+          type: "SettleDepositBalance",
+          lease_id,
+          ...request.body,
+          forwarding_address_given: request.body.forwarding_address_given ?? null,
+          monthly_rent: facts.monthly_rent,
+        },
         { notFound: () => notFound("Lease", lease_id) },
       );
       return replyAfterProjection(request, reply, {
@@ -178,6 +193,8 @@ export async function depositCommandRoutes(app: FastifyInstance): Promise<void> 
           returned_on: request.body.returned_on,
           deductions,
           held: request.body.held ?? 0,
+          forwarding_address_given: request.body.forwarding_address_given ?? null,
+          in_copropriete: facts.in_copropriete,
           keys_returned_on: keys,
           lease: {
             amount: deposit.amount,

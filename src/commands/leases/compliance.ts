@@ -1,11 +1,14 @@
 import type { LeaseType, RentIndex } from "../../events/leases.ts";
 import type { ReferenceRent } from "../../events/rentRegulation.ts";
+import { handoverDocumentsVerdict } from "../../law/annexes.ts";
 import { addMonths } from "../../law/calendar.ts";
 import { depositVerdict } from "../../law/deposit.ts";
 import { decencyVerdict } from "../../law/dpe.ts";
 import { furnishedInventoryVerdict } from "../../law/furnishedInventory.ts";
+import { guidanceVerdicts, type TenantIncome } from "../../law/guidance.ts";
 import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
 import { cents, euros } from "../../law/money.ts";
+import { overseasIrlShieldVerdict } from "../../law/overseas.ts";
 import {
   FREEZE_FROM,
   IRL_CAPPED_NOTE,
@@ -18,7 +21,7 @@ import {
   rentControlLapse,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
-import { type Verdict, verdict } from "../../law/verdict.ts";
+import { type Advice, type Verdict, verdict } from "../../law/verdict.ts";
 import {
   constructionPeriodOf,
   type IrlValue,
@@ -32,9 +35,10 @@ import {
  * lists the very verdict the decider turns into a 422, so both always agree.
  */
 
-export type CheckStatus = Verdict["status"];
+export type CheckStatus = Advice["status"];
 export type ComplianceStatus = "COMPLIANT" | "NON_COMPLIANT" | "UNKNOWN";
-export type ComplianceCheck = Verdict;
+/** A rule's verdict, or advice (WARN: never a non-compliance). */
+export type ComplianceCheck = Verdict | Advice;
 
 export interface ComplianceResult {
   lease_id: string;
@@ -79,7 +83,13 @@ export interface ComplianceFacts {
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
-  estate: { area: number | null; rooms: number | null; construction_year: number | null };
+  estate: {
+    area: number | null;
+    rooms: number | null;
+    construction_year: number | null;
+    /** In an overseas department (its place's postal code 971-974, 976: src/law/overseas.ts). */
+    overseas?: boolean;
+  };
   /** The DPE valid on the lease start, null when none. */
   dpe_at_start: DpeOnRecord | null;
   /** The newest DPE on record made on or before the start, valid or not (tells "expired" from "none"). */
@@ -112,6 +122,10 @@ export interface ComplianceFacts {
   reletting_claims: { works_amount: number | null; neighbourhood_rent: number | null } | null;
   /** The furniture inventory recorded for the lease (docs/moving.md); null or absent: none. */
   furniture_inventory?: { recorded_on: string; items: { item: string; quantity: number }[] } | null;
+  /** The handover documents on record: a SIGNED entry report, the annexes attached (their codes). */
+  handover?: { entry_report_signed: boolean; annexed: readonly string[] };
+  /** The active tenants and guarantors' incomes, for the guidance (advice only); absent: not read. */
+  tenants?: readonly TenantIncome[];
 }
 
 const LOI_89 = "Loi n° 89-462 du 6 juillet 1989";
@@ -167,6 +181,16 @@ export function irlRevisionCapCheck(facts: ComplianceFacts): ComplianceCheck {
         reference_value: index.reference_value,
         new_value: index.new_value,
       }),
+      // Overseas, the shield of loi n° 2022-1158 art. 12 is 2.5 %, not the published 3.5 %.
+      ...(facts.estate.overseas === true
+        ? [
+            overseasIrlShieldVerdict({
+              current_rent: c.previous_rent_amount,
+              new_rent: c.rent_amount,
+              new_quarter: index.new_quarter,
+            }),
+          ]
+        : []),
     ];
     lastRevision = c.effective_date;
     if (index.type === "IRL") reference = index.new_quarter;
@@ -247,6 +271,7 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
       new_rent: i.to,
       effective_date: i.effective_date,
       dpe: i.dpe,
+      overseas: facts.estate.overseas === true,
       // A re-letting is a new contract; a change during the lease falls in the period then in force.
       period_start:
         i.effective_date === facts.lease.start_date
@@ -603,7 +628,13 @@ export function dpeValidAtStartCheck(facts: ComplianceFacts): ComplianceCheck {
 
 /** Decency by energy class, the calendar applying from the contract's conclusion or renewal. */
 export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
-  return decencyVerdict({ lease: facts.lease, lessor: facts.lease.lessor, on: facts.on, dpe: facts.dpe_on });
+  return decencyVerdict({
+    lease: facts.lease,
+    lessor: facts.lease.lessor,
+    on: facts.on,
+    dpe: facts.dpe_on,
+    overseas: facts.estate.overseas === true,
+  });
 }
 
 /** A furnished lease's inventory holds every item of décret n° 2015-981 art. 2. */
@@ -615,6 +646,21 @@ export function furnishedInventoryCheck(facts: ComplianceFacts): ComplianceCheck
   });
 }
 
+/** The entry report and a furnished lease's inventory, drawn up at the keys' handover (art. 3-2, 25-5). */
+export function handoverDocumentsCheck(facts: ComplianceFacts): ComplianceCheck {
+  const annexed = new Set(facts.handover?.annexed ?? []);
+  return handoverDocumentsVerdict({
+    lease_type: facts.lease.lease_type,
+    lease_status: facts.lease.status,
+    entry_report: facts.handover?.entry_report_signed === true || annexed.has("ENTRY_CONDITION_REPORT"),
+    inventory: (facts.furniture_inventory ?? null) !== null || annexed.has("INVENTORY"),
+  });
+}
+
+/** SPEC's guidance, as advice: the tenants' income and the guarantors' (src/law/guidance.ts). */
+export const guidanceChecks = (facts: ComplianceFacts): Advice[] =>
+  guidanceVerdicts({ rent_amount: facts.lease.rent_amount, tenants: facts.tenants ?? [] });
+
 export const COMPLIANCE_RULES = [
   depositCapCheck,
   irlRevisionCapCheck,
@@ -624,6 +670,7 @@ export const COMPLIANCE_RULES = [
   dpeValidAtStartCheck,
   decencyCalendarCheck,
   furnishedInventoryCheck,
+  handoverDocumentsCheck,
 ] as const;
 
 /** NON_COMPLIANT if any FAIL, else UNKNOWN if any UNKNOWN, else COMPLIANT. */
@@ -634,6 +681,8 @@ export function overallStatus(checks: readonly ComplianceCheck[]): ComplianceSta
 }
 
 export function evaluateCompliance(facts: ComplianceFacts, checkedAt: string): ComplianceResult {
-  const checks = COMPLIANCE_RULES.map((rule) => rule(facts));
-  return { lease_id: facts.lease.id, status: overallStatus(checks), checked_at: checkedAt, checks };
+  const rules = COMPLIANCE_RULES.map((rule) => rule(facts));
+  // Advice is listed, never counted: the status is the rules' alone.
+  const checks: ComplianceCheck[] = [...rules, ...guidanceChecks(facts)];
+  return { lease_id: facts.lease.id, status: overallStatus(rules), checked_at: checkedAt, checks };
 }

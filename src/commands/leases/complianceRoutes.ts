@@ -44,7 +44,9 @@ const claimsOf = (q: ComplianceQuery) =>
     ? null
     : { works_amount: q.works_amount ?? null, neighbourhood_rent: q.neighbourhood_rent ?? null };
 
-const checkStatus = z.enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE"]);
+const checkStatus = z
+  .enum(["PASS", "FAIL", "UNKNOWN", "NOT_APPLICABLE", "WARN"])
+  .describe("WARN: advice only (the guidance on incomes), never a non-compliance");
 const complianceStatus = z.enum(["COMPLIANT", "NON_COMPLIANT", "UNKNOWN"]);
 
 /** 200 of GET /api/leases/{id}/compliance and POST /api/leases/{id}/compliance/update. */

@@ -44,7 +44,7 @@ export async function lesseeEraseRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ["Lessees"],
         summary:
-          "Erase a lessee's personal data for good (GDPR art. 17); 422 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)",
+          "Erase a lessee's personal data for good (GDPR art. 17); 409 while a legal retention applies (a lease in progress, an unpaid balance, loi n° 89-462 art. 7-1)",
         params: z.strictObject({ id: uuidSchema }),
         body: eraseBody,
         response: answers(erasureBody),

@@ -1,12 +1,5 @@
 import { changedFields, type Decider } from "../decider.ts";
-import {
-  conflict,
-  type ErrorDetail,
-  fieldError,
-  notFound,
-  unprocessable,
-  validationError,
-} from "../errors.ts";
+import { conflict, type ErrorDetail, fieldError, notFound, validationError } from "../errors.ts";
 import type {
   CreateInput,
   Resource,
@@ -208,7 +201,7 @@ export interface ErasedData {
 }
 
 /**
- * Absent: 404; erased already: nothing (a repeat is a no-op); a retention FAILs: 422 naming each;
+ * Absent: 404; erased already: nothing (a repeat is a no-op); a retention FAILs: 409 naming each;
  * else the erasure event, also for a deleted resource (its events still hold the data).
  */
 export function decideErasure<R extends Resource>(
@@ -228,14 +221,15 @@ export function decideErasure<R extends Resource>(
 
 /**
  * The record of an erasure (who, when, why, the retentions checked), for every subject's erasure
- * event; a retention that FAILs refuses it: 422 naming each.
+ * event; a retention that FAILs refuses it: 409 naming each.
  */
 export function erasureRecord(
   command: Pick<EraseCommand, "now" | "erased_by" | "reason" | "retention">,
 ): ErasedData {
   const held = command.retention.filter((v) => v.status === "FAIL");
+  // The state forbids it (a retention still applies): a 409, as the §4 table says of a conflict.
   if (held.length > 0)
-    throw unprocessable(
+    throw conflict(
       held.map((v) => v.message).join("; "),
       held.map((v) => ({ field: "retention", message: `${v.rule}: ${v.legal_reference}` })),
     );

@@ -57,7 +57,7 @@ export interface EraseRouteOptions {
 }
 
 /**
- * POST <item>/erase {reason}, the resource's delete access: 422 naming each retention that
+ * POST <item>/erase {reason}, the resource's delete access: 409 naming each retention that
  * applies, else the erasure event (who, when, why, the verdicts), then the subject's key destroyed
  * (again on a repeat, which appends nothing: idempotent). 200 `PersonalDataErasure`.
  */

@@ -215,7 +215,8 @@ function giveNotice(
       elderlyTenantVerdict({
         lease_type: lease.terms.lease_type,
         term: notice_end_date,
-        lessor: command.lessor ?? "NATURAL_PERSON",
+        // Art. 15 III's exceptions are a natural person's: a family SCI is a legal person there.
+        lessor: command.lessor === "FAMILY_SCI" ? "LEGAL_PERSON" : (command.lessor ?? "NATURAL_PERSON"),
         facts: command.elderly_tenant ?? null,
       }),
     );
