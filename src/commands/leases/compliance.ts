@@ -271,7 +271,7 @@ export function dpeRentFreezeCheck(facts: ComplianceFacts): ComplianceCheck {
       new_rent: i.to,
       effective_date: i.effective_date,
       dpe: i.dpe,
-      overseas: facts.estate.overseas === true,
+      overseas: facts.estate?.overseas === true,
       // A re-letting is a new contract; a change during the lease falls in the period then in force.
       period_start:
         i.effective_date === facts.lease.start_date
@@ -633,7 +633,7 @@ export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
     lessor: facts.lease.lessor,
     on: facts.on,
     dpe: facts.dpe_on,
-    overseas: facts.estate.overseas === true,
+    overseas: facts.estate?.overseas === true,
   });
 }
 
