@@ -212,7 +212,7 @@ const rentCallsJob = areaJob({
 });
 
 /**
- * The first call of a newly activated lease (DESIGN.md §7.1 "on activation"): every minute, the
+ * The first call of a newly activated lease (docs/design.md §7.1 "on activation"): every minute, the
  * leases ACTIVE or NOTICE with no call yet (an anti-join on the read models, empty most minutes),
  * so activation needs no change to the lease commands and a crash only delays it to the next minute.
  */
@@ -321,7 +321,7 @@ export const areas: Area[] = [
     routes: [rentRegulationCommandRoutes, rentRegulationQueryRoutes],
     projections: rentRegulationProjections,
   },
-  // Lease Types (SPEC.md, DESIGN.md §7.0b): the law's regimes, read-only, no projection.
+  // Lease Types (docs/specification.md, docs/design.md §7.0b): the law's regimes, read-only, no projection.
   { name: "leaseTypes", routes: [leaseTypeQueries], projections: [] },
   {
     name: "leases",
@@ -340,9 +340,9 @@ export const areas: Area[] = [
     routes: [contactRoutes, contactQueries, contactEraseRoute, contactExport],
     projections: [contactsProjection],
   },
-  // Configurations and templates (DESIGN.md §7.1, docs/settings.md).
+  // Configurations and templates (docs/design.md §7.1, docs/settings.md).
   { name: "settings", routes: [settingsCommandRoutes, settingsQueries], projections: settingsProjections },
-  // The lessee's own space (DESIGN.md §7.0): a filter over the leases' queries, no projection.
+  // The lessee's own space (docs/design.md §7.0): a filter over the leases' queries, no projection.
   { name: "lesseeSpace", routes: [lesseeSpaceQueries], projections: [] },
   {
     name: "rentCycle",
@@ -356,7 +356,7 @@ export const areas: Area[] = [
     routes: [bookCommandRoutes, mandateCommandRoutes, bookQueryRoutes, ownerBookQueryRoutes],
     projections: [booksProjection],
   },
-  // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
+  // Receipts, reminders and arrears of the rent cycle (docs/design.md §7.1): on the lease account stream.
   {
     name: "rentCollection",
     routes: [receiptRoutes, rentCollectionQueries],
@@ -385,19 +385,19 @@ export const areas: Area[] = [
     projections: [webhooksProjection],
     loops: [webhookLoop],
   },
-  // Credits and the payment provider's webhook (DESIGN.md §7.2, docs/credits.md).
+  // Credits and the payment provider's webhook (docs/design.md §7.2, docs/credits.md).
   {
     name: "credits",
     routes: [creditCommandRoutes, creditQueries],
     projections: [creditTransactionsProjection],
   },
-  // Charges, distribution keys, freezes, regularisations and services of a place (DESIGN.md §7.4, docs/charges.md).
+  // Charges, distribution keys, freezes, regularisations and services of a place (docs/design.md §7.4, docs/charges.md).
   {
     name: "charges",
     routes: [chargeCommandRoutes, chargeQueryRoutes, serviceCommandRoutes, serviceQueries],
     projections: chargeProjections,
   },
-  // Signing a lease (DESIGN.md §7.2, docs/signing.md): annexes, one-time password signatures, the
+  // Signing a lease (docs/design.md §7.2, docs/signing.md): annexes, one-time password signatures, the
   // reaction that ends a process when its lease changes.
   {
     name: "signing",
@@ -406,9 +406,9 @@ export const areas: Area[] = [
     loops: [signingLoop],
     erasures: [signingErasure],
   },
-  // Tamper evidence (DESIGN.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
+  // Tamper evidence (docs/design.md §7.5, docs/audit.md): daily roots, the lease's hash-chained export.
   { name: "audit", routes: [auditQueryRoutes], projections: [], jobs: [dailyRootsJob] },
-  // Meters and readings (DESIGN.md §7.4, docs/charges.md "Meters").
+  // Meters and readings (docs/design.md §7.4, docs/charges.md "Meters").
   // Readings of signed condition reports go to their meters (docs/charges.md).
   {
     name: "meters",
@@ -416,13 +416,13 @@ export const areas: Area[] = [
     projections: [metersProjection, meterReadingsOfReportsProjection],
     loops: [reportReadingsLoop],
   },
-  // Syndic budgets and fund calls (DESIGN.md §7.4, docs/charges.md "Syndic").
+  // Syndic budgets and fund calls (docs/design.md §7.4, docs/charges.md "Syndic").
   {
     name: "syndic",
     routes: [syndicCommandRoutes, syndicQueryRoutes],
     projections: [syndicBudgetsProjection],
   },
-  // Moving in and out (DESIGN.md §7.3, docs/moving.md): equipment of rooms, condition reports, inventories.
+  // Moving in and out (docs/design.md §7.3, docs/moving.md): equipment of rooms, condition reports, inventories.
   { name: "equipment", routes: [equipmentRoutes, equipmentQueries], projections: [equipmentProjection] },
   {
     name: "conditionReports",
@@ -430,7 +430,7 @@ export const areas: Area[] = [
     projections: [conditionReportsProjection],
   },
   { name: "inventories", routes: [inventoryRoutes, inventoryQueries], projections: [inventoriesProjection] },
-  // Moving in and out (DESIGN.md §7.3, docs/moving.md): keys, notices, termination, deposit.
+  // Moving in and out (docs/design.md §7.3, docs/moving.md): keys, notices, termination, deposit.
   {
     name: "moving",
     routes: [
@@ -454,7 +454,7 @@ export const areas: Area[] = [
   // built on the API's own answers, called in-process with the person's own credential.
   { name: "portal", routes: [portalPages], projections: [] },
   { name: "auditConsole", routes: [auditConsolePages], projections: [] },
-  // Money in from the bank (DESIGN.md §7.7, docs/bank.md): accounts, statements, matching.
+  // Money in from the bank (docs/design.md §7.7, docs/bank.md): accounts, statements, matching.
   {
     name: "bank",
     routes: [...bankCommandRoutes, ...bankQueries],

@@ -5,7 +5,7 @@ import { euros as centsOfEuros, isoDate, MAX_EUROS, text, uuid } from "../platfo
 import { defineResource, equals, type ResourceEvent } from "../platform/resource/resource.ts";
 
 /**
- * Charges of a place (DESIGN.md §7.4, docs/charges.md).
+ * Charges of a place (docs/design.md §7.4, docs/charges.md).
  *
  * - Stream `place_charges-<place uuid>`: the place's charges ledger, one aggregate holding its
  *   expenses, distribution keys and freezes, so "no charge inside a frozen period" is decided on one

@@ -2,7 +2,7 @@ import { allEventTypes } from "../platform/decider.ts";
 import type { Condition } from "./equipment.ts";
 
 /**
- * Condition reports, états des lieux (DESIGN.md §7.3, docs/moving.md): one stream
+ * Condition reports, états des lieux (docs/design.md §7.3, docs/moving.md): one stream
  * `condition_report-<uuid>` per report of a lease, DRAFT until signed, then frozen; a signed entry
  * report may only be completed by the tenant (loi n° 89-462 art. 3-2).
  */

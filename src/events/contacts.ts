@@ -9,7 +9,7 @@ import {
 } from "../platform/resource/resource.ts";
 import { PARTY_PERSONAL_FIELDS } from "./personalData.ts";
 
-/** The tenant's third parties (DESIGN.md §7.2). Stream `contact-<uuid>`. */
+/** The tenant's third parties (docs/design.md §7.2). Stream `contact-<uuid>`. */
 
 export const contactCategories = ["tradesperson", "insurer", "syndic", "agency", "notary"] as const;
 const category = z.enum(contactCategories, {
@@ -23,7 +23,7 @@ export const contactResource = defineResource({
   table: "contacts",
   path: "/api/contacts",
   tag: "Contacts",
-  // Settings has no Delete permission (DESIGN.md §7.0): Write deletes (docs/decisions.md, "Contacts").
+  // Settings has no Delete permission (docs/design.md §7.0): Write deletes (docs/decisions.md, "Contacts").
   access: { read: "SettingsRead", write: "SettingsWrite", delete: "SettingsWrite" },
   fields: {
     category,

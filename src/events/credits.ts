@@ -4,7 +4,7 @@ import { ApiError, conflict, notFound, validationError } from "../platform/error
 import { deterministicUuid } from "../platform/ids.ts";
 
 /**
- * Credits (DESIGN.md §7.2, docs/credits.md): a ledger per tenant, one stream
+ * Credits (docs/design.md §7.2, docs/credits.md): a ledger per tenant, one stream
  * `credit_ledger-<tenant id>`. Its balance is the sum of its entries and never goes negative:
  * a purchase adds, a reservation (a signature, later) holds, a capture makes the hold final, a
  * release gives it back.

@@ -7,7 +7,7 @@ export const CONDITIONS = ["NEW", "GOOD", "FAIR", "POOR"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 /**
- * Equipment of a room (DESIGN.md §7.3): its type from the equipment types (the global catalog and
+ * Equipment of a room (docs/design.md §7.3): its type from the equipment types (the global catalog and
  * the tenant's own, `GET /api/types/equipment`), brand, model, installation date, condition.
  * Stream `equipment-<uuid>`; an item never changes room.
  */

@@ -5,7 +5,7 @@ import { text } from "../platform/http/schemas.ts";
 import { defineResource, type ResourceEvent } from "../platform/resource/resource.ts";
 
 /**
- * The keys of an estate (DESIGN.md §7.3, docs/moving.md "Keys"): its key sets (stream
+ * The keys of an estate (docs/design.md §7.3, docs/moving.md "Keys"): its key sets (stream
  * `estate_key-<uuid>`, one per kind: "front door", "letter box", "badge"), and each handover to or
  * return from a lease's tenants (stream `key_handover-<uuid>`, written once).
  */

@@ -12,7 +12,7 @@ import {
 import { ABSENT_LEASE, evolveLease, type LeaseViewState } from "./leaseView.ts";
 
 /**
- * One occupying lease per estate (DESIGN.md §1, docs/leases.md) on the platform's reservation
+ * One occupying lease per estate (docs/design.md §1, docs/leases.md) on the platform's reservation
  * mechanism (src/platform/reserveUnique.ts): key the estate id, holder the lease, stream
  * `lease_occupancy-<estate>`. An activation reserves the estate in the same commit as
  * `LeaseActivated`; `LeaseTerminated`/`LeaseExpired` release it. A reservation whose lease no

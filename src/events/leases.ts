@@ -5,7 +5,7 @@ import { LEASE_STATUS_OF_EVENT } from "./leaseEventGroups.ts";
 /**
  * Leases (stream `lease-<uuid>`) and the occupancy reservation of an estate
  * (stream `lease_occupancy-<estate uuid>`), which keeps one occupying lease per estate on every
- * event store engine (DESIGN.md §1: invariants across aggregates).
+ * event store engine (docs/design.md §1: invariants across aggregates).
  */
 
 export const leaseStream = (id: string) => `lease-${id}`;
@@ -63,7 +63,7 @@ export type LeaseStatus = (typeof LEASE_STATUSES)[number];
 export type LeaseRole = (typeof LEASE_ROLES)[number];
 export type RentChangeReason = (typeof RENT_CHANGE_REASONS)[number];
 
-/** Statuses in which a lease occupies its estate (DESIGN.md §6 Estates). */
+/** Statuses in which a lease occupies its estate (docs/design.md §6 Estates). */
 export const OCCUPYING_STATUSES: readonly LeaseStatus[] = ["ACTIVE", "NOTICE", "FINALISATION"];
 export const TERMINAL_STATUSES: readonly LeaseStatus[] = ["TERMINATED", "EXPIRED"];
 
@@ -124,7 +124,7 @@ export interface RentIndex {
   new_value: number;
 }
 
-/** What an amendment changes on its lease (DESIGN.md §6 Leases). */
+/** What an amendment changes on its lease (docs/design.md §6 Leases). */
 export interface AmendmentChanges {
   rent_amount?: number;
   charges_amount?: number | null;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MEDIA_CONTENT_TYPES } from "../platform/blobs/uploads.ts";
 import { defineResource, type ResourceFields } from "../platform/resource/resource.ts";
 
-/** Uploaded files (DESIGN.md §7), never changed; the bytes are in the blob store under `blob_key` (hidden). */
+/** Uploaded files (docs/design.md §7), never changed; the bytes are in the blob store under `blob_key` (hidden). */
 export const mediaResource = defineResource({
   name: "media",
   stream: (id) => `media-${id}`,

@@ -1,7 +1,7 @@
 import { daysBetween, toMilli } from "../law/meters.ts";
 
 /**
- * Meters (DESIGN.md §7.4, docs/charges.md "Meters"): one stream per meter, `meter-<uuid>`, holding
+ * Meters (docs/design.md §7.4, docs/charges.md "Meters"): one stream per meter, `meter-<uuid>`, holding
  * the meter's description, its readings (a batch of a meter's readings is one event), its
  * replacements and the anomalies its readings raised. `evolveMeter` is the one fold.
  */

@@ -6,7 +6,7 @@ import { PAYMENT_METHODS } from "./leases.ts";
 import type { CollectionEvent } from "./rentCollection.ts";
 
 /**
- * The rent cycle's account of a lease (DESIGN.md §7.1, docs/rent-cycle.md): stream
+ * The rent cycle's account of a lease (docs/design.md §7.1, docs/rent-cycle.md): stream
  * `lease_account-<lease uuid>`, one per lease, holding its rent calls and payments. The fold
  * `evolveAccount` is the one account every reader shares (rent calls, receipts, reminders, arrears).
  *

@@ -4,7 +4,7 @@ import { isStorable, text } from "../platform/http/schemas.ts";
 import { emailField } from "../platform/resource/fields.ts";
 
 /**
- * Settings of a tenant (DESIGN.md §7.1, docs/settings.md): its configuration (reminder levels,
+ * Settings of a tenant (docs/design.md §7.1, docs/settings.md): its configuration (reminder levels,
  * receipt numbering, sender identity) and its letter and receipt templates. Each is a document
  * saved whole; until the tenant saves one, the built-in default applies.
  *
@@ -51,7 +51,7 @@ const severity = (kind: ReminderKind) => REMINDER_KINDS.indexOf(kind);
 
 /**
  * Levels numbered 1..n in order, each later than the one before (so two reminders of a call are
- * at least a day apart, DESIGN.md §7.1 asks 24 h) and never milder (a formal notice is not
+ * at least a day apart, docs/design.md §7.1 asks 24 h) and never milder (a formal notice is not
  * followed by a first reminder). No levels at all: the tenant sends no reminder.
  */
 export const reminderLevelsSchema = z

@@ -2,7 +2,7 @@ import type { AnnexCode } from "../law/annexes.ts";
 import type { DomainEvent } from "../platform/decider.ts";
 
 /**
- * Signing a lease (DESIGN.md §7.2, docs/signing.md): one stream per lease, `lease_signing-<lease id>`,
+ * Signing a lease (docs/design.md §7.2, docs/signing.md): one stream per lease, `lease_signing-<lease id>`,
  * holding its annexes and its signature processes. The lease's own status moves on the lease
  * stream (LeaseSentForSignature, LeaseActivated, LeaseReturnedToDraft); the credit on the tenant's
  * ledger (CreditsReserved, CreditsCaptured, CreditsReleased).

@@ -3,7 +3,7 @@ import type { FundCall, FundKind, Lot, LotPayment } from "../law/syndic.ts";
 import { allEventTypes } from "../platform/decider.ts";
 
 /**
- * Syndic budgets (DESIGN.md §7.4, docs/charges.md "Syndic"): one stream per budget voted for a
+ * Syndic budgets (docs/design.md §7.4, docs/charges.md "Syndic"): one stream per budget voted for a
  * place and a year, `syndic_budget-<uuid>` (the id derives from the place and the year: one budget
  * per place and year). The vote records the lots' shares and the year's fund calls as computed
  * then (src/law/syndic.ts); formal notices, their answers and the lots' payments follow.

@@ -1,11 +1,11 @@
 /**
- * Outbound webhooks (DESIGN.md §7.2, docs/webhooks.md): a tenant's subscriptions, one stream
+ * Outbound webhooks (docs/design.md §7.2, docs/webhooks.md): a tenant's subscriptions, one stream
  * each, `webhook_subscription-<uuid>`. Deliveries are not events: the `webhooks` projection
  * derives them from the log and the deliverer records their attempts (docs/webhooks.md).
  */
 
 /**
- * Event types a subscription may ask for (DESIGN.md §7.2 names them); `webhook.test` is sent only
+ * Event types a subscription may ask for (docs/design.md §7.2 names them); `webhook.test` is sent only
  * by the test route, to the one subscription tested.
  */
 export const WEBHOOK_EVENT_TYPES = [

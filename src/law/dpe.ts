@@ -29,8 +29,8 @@ export interface LabelScale {
 export const DPE_2021_METHOD_FROM = "2021-07-01";
 
 /**
- * The scale of the arrêté du 15 septembre 2006, in force until 2021-06-30: SPEC.md's with F up to
- * 450 kWh/m²/year (SPEC.md's 420 is the 2021 value), G above.
+ * The scale of the arrêté du 15 septembre 2006, in force until 2021-06-30: docs/specification.md's with F up to
+ * 450 kWh/m²/year (docs/specification.md's 420 is the 2021 value), G above.
  */
 const SCALE_2006: LabelScale = {
   method: "2006",

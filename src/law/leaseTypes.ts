@@ -2,7 +2,7 @@ import { addDays, addMonths, monthsOfTerm, termEnd } from "./calendar.ts";
 import { LOI_89, type Verdict, verdict } from "./verdict.ts";
 
 /**
- * The lease types and the regime the law gives each (DESIGN.md §7.0b, docs/compliance.md):
+ * The lease types and the regime the law gives each (docs/design.md §7.0b, docs/compliance.md):
  * the one place that says which lease falls under loi n° 89-462, its terms, deposit, notices,
  * index and annexes. UNKNOWN where no text could be confirmed.
  */

@@ -5,7 +5,7 @@
 
 export type VerdictStatus = "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
 
-/** A figure a FAIL names, in the shape of an error detail of DESIGN.md §4. */
+/** A figure a FAIL names, in the shape of an error detail of docs/design.md §4. */
 export interface FieldError {
   field: string;
   message: string;

@@ -8,7 +8,7 @@ import type { SubjectErasure } from "./personalData/erasure.ts";
 import type { ProjectionRuntime } from "./projections/runProjections.ts";
 
 /**
- * `"owner"`: an owner's user token only, never an API key (DESIGN.md §7.0: only an owner buys
+ * `"owner"`: an owner's user token only, never an API key (docs/design.md §7.0: only an owner buys
  * credits; docs/security.md).
  */
 export type RouteAccess = "public" | "admin" | "worker" | "owner" | Permission | LesseeScope;

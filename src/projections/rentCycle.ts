@@ -25,7 +25,7 @@ import {
  * - `lease_accounts`: one row per lease account: the fold (`state`, what the next batch starts
  *   from), its stream revision, balance, credit and the last called period (the rent-calls job
  *   skips a lease whose periods are all called without reading its stream);
- * - `rent_calls`: one row per call (DESIGN.md §7.1 shape), paid amount and stored status;
+ * - `rent_calls`: one row per call (docs/design.md §7.1 shape), paid amount and stored status;
  * - `lease_payments`: one row per payment, its current allocations, credit and cancellation;
  * - `lease_account_entries`: one row per account event, the balance after it (the statement).
  */

@@ -45,7 +45,7 @@ import { pdfAnswers } from "./rentCollection.ts";
 import { renderDocument } from "./rentDocuments.ts";
 
 /**
- * GET routes of the charges area (DESIGN.md §7.4, docs/charges.md) and the facts its commands look
+ * GET routes of the charges area (docs/design.md §7.4, docs/charges.md) and the facts its commands look
  * up: charges, distribution keys, freezes, regularisations (FinanceRead), services (PropertiesRead),
  * alerts.
  */

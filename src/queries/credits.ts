@@ -10,7 +10,7 @@ import { answers } from "../platform/http/responses.ts";
 import type { Row } from "../platform/projections/projection.ts";
 
 /**
- * Credits read side (DESIGN.md §7.2, docs/credits.md): the package catalogue, the balance and the
+ * Credits read side (docs/design.md §7.2, docs/credits.md): the package catalogue, the balance and the
  * transactions, from `credit_transactions`. FinanceRead (an owner's or manager's token grants it).
  */
 

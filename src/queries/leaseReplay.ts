@@ -109,10 +109,10 @@ export async function readLeaseSnapshot(
   return found?.state ?? null;
 }
 
-/** The lease as it stood at `asOf`, replayed from its stream (DESIGN.md §1: the audit view). */
+/** The lease as it stood at `asOf`, replayed from its stream (docs/design.md §1: the audit view). */
 export async function leaseAsOf(request: Parameters<typeof readHistory>[0], id: string, asOf: string) {
   const tenantId = tenantOf(request);
-  // A date or a timestamp without a zone is read as UTC (DESIGN.md §4).
+  // A date or a timestamp without a zone is read as UTC (docs/design.md §4).
   const at = Date.parse(asOf.length === 10 || /[zZ]|[+-]\d\d:\d\d$/.test(asOf) ? asOf : `${asOf}Z`);
   const snapshot = await readLeaseSnapshot(request.server.platform.sql, tenantId, id, new Date(at));
   const events = eventsOf<LeaseEvent>(

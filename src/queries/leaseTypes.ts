@@ -6,7 +6,7 @@ import { notFound } from "../platform/errors.ts";
 import { answers } from "../platform/http/responses.ts";
 
 /**
- * The Lease Types area (SPEC.md; DESIGN.md §7.0b): each lease type with the regime the law gives
+ * The Lease Types area (docs/specification.md; docs/design.md §7.0b): each lease type with the regime the law gives
  * it, from src/law/leaseTypes.ts, so clients stop hard-coding French law. Read-only and the same
  * for every tenant: no read model, the law is code. "UNKNOWN" where no text could be confirmed.
  */

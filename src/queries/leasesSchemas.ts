@@ -19,7 +19,7 @@ import {
   uuid,
 } from "../platform/http/schemas.ts";
 
-/** Request bodies of the leases area that its answers also show (DESIGN.md §6 Leases). */
+/** Request bodies of the leases area that its answers also show (docs/design.md §6 Leases). */
 
 /** The platform's bounded dates and whole-cent euros (docs/security.md, "Bounds of every field"). */
 export { date };

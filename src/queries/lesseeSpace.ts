@@ -20,7 +20,7 @@ import {
 } from "./rentCycle.ts";
 
 /**
- * The lessee's own space (DESIGN.md §7.0, docs/security.md "The lessee's space"): a lessee's user
+ * The lessee's own space (docs/design.md §7.0, docs/security.md "The lessee's space"): a lessee's user
  * token sees the leases of the lessees whose `auth_user_id` is its subject, and nothing else.
  * Built as a filter over the Leases area's queries: `ownLeaseIds` decides what is the lessee's,
  * the lease area's `readLease` answers. Rent calls and the account take the same filter

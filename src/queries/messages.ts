@@ -14,7 +14,7 @@ import type { Row } from "../platform/projections/projection.ts";
 
 /**
  * The outbox's delivery status (docs/messages.md): GET /api/messages and one message, from the
- * `messages` read model. Settings permissions (DESIGN.md §7.0: outbound communication is Settings).
+ * `messages` read model. Settings permissions (docs/design.md §7.0: outbound communication is Settings).
  */
 
 const tags = ["Messages"];

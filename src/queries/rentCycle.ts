@@ -15,7 +15,7 @@ import type { Row } from "../platform/projections/projection.ts";
 import { date } from "./leasesSchemas.ts";
 
 /**
- * GET routes of the rent cycle (DESIGN.md §7.1, docs/rent-cycle.md) from its read models
+ * GET routes of the rent cycle (docs/design.md §7.1, docs/rent-cycle.md) from its read models
  * (src/projections/rentCycle.ts). Every one needs FinanceRead, those under /api/leases too.
  * OVERDUE is derived with the legal day (Paris): a call not fully paid whose due date has passed.
  * The lessee's space (src/queries/lesseeSpace.ts) answers with the same functions (`leaseRentCalls`,

@@ -179,7 +179,7 @@ const uuid = z.guid({ error: "must be a UUID" }).overwrite((v) => v.toLowerCase(
 export const placeRegulationParams = z.strictObject({ place_id: uuid });
 export const estateRegulationParams = z.strictObject({ place_id: uuid, estate_id: uuid });
 
-/** 404 for an unknown place or estate; 400 when the estate is in another place (DESIGN.md §6). */
+/** 404 for an unknown place or estate; 400 when the estate is in another place (docs/design.md §6). */
 export async function requireEstateInPlace(sql: Sql, tenantId: string, placeId: string, estateId: string) {
   await requirePlace(sql, tenantId, placeId);
   const estatePlace = await findEstatePlace(sql, tenantId, estateId);

@@ -30,7 +30,7 @@ import { isOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
 
 /**
- * Signing a lease, read side (DESIGN.md §7.2, docs/signing.md): the annex catalog, a lease's
+ * Signing a lease, read side (docs/design.md §7.2, docs/signing.md): the annex catalog, a lease's
  * annexes and their compliance (src/law/annexes.ts), its signature process, the signed PDF and
  * the evidence file; and the facts the commands look up (estate, parties, diagnostics).
  */

@@ -13,7 +13,7 @@ import type { Row } from "../platform/projections/projection.ts";
 
 /**
  * Outbound webhooks (docs/webhooks.md): subscriptions and their delivery log, from the `webhooks`
- * read model. Settings permissions (DESIGN.md §7.0). The secret is never read here.
+ * read model. Settings permissions (docs/design.md §7.0). The secret is never read here.
  */
 
 export const WEBHOOKS_PATH = "/api/webhook-subscriptions";

@@ -10,7 +10,7 @@ import { pdfText } from "../support/pdfText.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
-/** Charges over HTTP (DESIGN.md §7.4, docs/charges.md): ledger, keys, freezes, regularisation, services. */
+/** Charges over HTTP (docs/design.md §7.4, docs/charges.md): ledger, keys, freezes, regularisation, services. */
 describe.each(databaseKinds)("charges on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
-/** GET /api/lease-types (DESIGN.md §7.0b): the law's regime of each lease type, read-only. */
+/** GET /api/lease-types (docs/design.md §7.0b): the law's regime of each lease type, read-only. */
 describe.each(databaseKinds)("lease types on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import type { TestApp, TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
 /**
- * The lessee's own rent calls, account and receipts (DESIGN.md §7.0, docs/rent-cycle.md "The
+ * The lessee's own rent calls, account and receipts (docs/design.md §7.0, docs/rent-cycle.md "The
  * lessee's space"): the staff's answers filtered to the lessee's leases, with tokens signed by a
  * real JWKS. What a call or a receipt is, is tested in rentCycle.test.ts and rentCollection.test.ts.
  */

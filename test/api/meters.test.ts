@@ -171,7 +171,7 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
       daily_consumption: 10,
       anomaly: false,
     });
-    // 99,900 then 50 with rollover_at 99,999 is 150 (DESIGN.md §7.4).
+    // 99,900 then 50 with rollover_at 99,999 is 150 (docs/design.md §7.4).
     const rolled = await read(meter.id, { value: 50, read_on: "2025-02-05", source: "MANUAL" });
     expect(rolled.statusCode, rolled.body).toBe(201);
     expect(rolled.json()).toMatchObject({ consumption: 150, days: 15, anomaly: false });

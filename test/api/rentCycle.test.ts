@@ -11,7 +11,7 @@ import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 
-/** The rent cycle over HTTP (DESIGN.md §7.1, docs/rent-cycle.md): calls, payments, account, Finance permissions. */
+/** The rent cycle over HTTP (docs/design.md §7.1, docs/rent-cycle.md): calls, payments, account, Finance permissions. */
 describe.each(databaseKinds)("rent cycle on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {

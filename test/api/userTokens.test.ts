@@ -18,7 +18,7 @@ import { databaseKinds } from "../support/testDatabase.ts";
 
 /**
  * User tokens (docs/security.md, "User tokens") against a real JWKS served over HTTP and tokens
- * signed with its keys, and the lessee's own space (DESIGN.md §7.0).
+ * signed with its keys, and the lessee's own space (docs/design.md §7.0).
  */
 describe.each(databaseKinds)("user tokens and the lessee's space on %s", (kind) => {
   let t: TestApp;

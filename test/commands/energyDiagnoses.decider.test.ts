@@ -209,7 +209,7 @@ function boundsOf(upper: readonly number[], step: number): [number, EnergyLabel]
 
 /**
  * The scale of the method in force on the diagnosis date (docs/dpe.md): the arrêté du 15 septembre
- * 2006's up to 2021-06-30 (SPEC.md's with F up to 450), the arrêté du 31 mars 2021's from 2021-07-01.
+ * 2006's up to 2021-06-30 (docs/specification.md's with F up to 450), the arrêté du 31 mars 2021's from 2021-07-01.
  */
 const scales = [
   {

@@ -237,7 +237,7 @@ describe("lease decider: status machine", () => {
       });
     }
   }
-  it("has exactly DESIGN.md's transitions", () => {
+  it("has exactly docs/design.md's transitions", () => {
     expect(Object.keys(eventFor).sort()).toEqual(
       Object.entries(TRANSITIONS)
         .flatMap(([from, tos]) => tos.map((to) => `${from}>${to}`))

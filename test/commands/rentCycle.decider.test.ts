@@ -11,7 +11,7 @@ import {
 import type { RentPeriod } from "../../src/law/rentPeriods.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
 
-/** The lease account (DESIGN.md §7.1): calls, payments oldest call first, credit, reversing cancellations. */
+/** The lease account (docs/design.md §7.1): calls, payments oldest call first, credit, reversing cancellations. */
 
 const spec = deciderSpec(accountDecider);
 const LEASE = "5b0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001";

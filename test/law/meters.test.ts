@@ -14,7 +14,7 @@ describe("consumptionBetween", () => {
   it.each([
     ["the same index", 100, 100, null, 0],
     ["a higher index", 100, 250.5, null, 150.5],
-    ["99,900 then 50 with rollover_at 99,999 (DESIGN.md §7.4)", 99900, 50, 99999, 150],
+    ["99,900 then 50 with rollover_at 99,999 (docs/design.md §7.4)", 99900, 50, 99999, 150],
     ["rollover_at then 0 is one unit", 99999, 0, 99999, 1],
     ["a higher index on a meter with rollover_at", 10, 20, 99999, 10],
   ])("%s", (_, previous, current, rollover, expected) => {

@@ -15,7 +15,7 @@ const ERROR_NAMES = [
   "InternalError",
 ];
 
-/** A refusal is in the DESIGN.md §4 shape, `{error, message, details?}`, no framework fields. */
+/** A refusal is in the docs/design.md §4 shape, `{error, message, details?}`, no framework fields. */
 export function expectErrorShape(res: Pick<LightMyRequestResponse, "statusCode" | "body">): void {
   if (res.statusCode < 400) return;
   const body = JSON.parse(res.body);

@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 import { expectErrorShape } from "./errorShape.ts";
 
-/** DESIGN.md §4: `{error, message, details?}` and nothing else (no framework `code`/`statusCode`). */
+/** docs/design.md §4: `{error, message, details?}` and nothing else (no framework `code`/`statusCode`). */
 function expectRefusal(res: { statusCode: number; body: string }, status: number, error: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(JSON.parse(res.body).error).toBe(error);

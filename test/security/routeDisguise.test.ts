@@ -206,7 +206,7 @@ describe.each(databaseKinds)("route x credential x disguise on %s", (kind) => {
     // Path parameters are checked after the route's access (onRequest): a credential refused on a
     // route never sees its parameters' 400, so that 400 comes from another route the disguise
     // reached, one the credential may use (/api/leases/<id>%2frent-calls is GET /api/leases/:lease_id,
-    // LeasesRead, for a key lacking FinanceRead: DESIGN.md §7.1 nests Finance routes under /api/leases).
+    // LeasesRead, for a key lacking FinanceRead: docs/design.md §7.1 nests Finance routes under /api/leases).
     if (body.error === "ValidationError" && body.message === "Invalid path parameters") return true;
     return body.error === "NotFound"
       ? /^Route /.test(body.message)

@@ -33,7 +33,7 @@ import { parseStatement } from "./parsers/index.ts";
 import { bankPaymentDecider, settlementOf } from "./payments.ts";
 
 /**
- * Statements and the queue (DESIGN.md §7.7, docs/bank.md): import, match, unmatch, ignore. Each
+ * Statements and the queue (docs/design.md §7.7, docs/bank.md): import, match, unmatch, ignore. Each
  * command is decided on the account's ledger, then settled on the lease accounts it names (payments
  * recorded or cancelled, idempotent by payment id). FinanceWrite.
  */

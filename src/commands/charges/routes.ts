@@ -40,7 +40,7 @@ import { mediaRecorded } from "../../queries/media.ts";
 import { requirePlace } from "../../queries/places.ts";
 import { type LedgerCommand, ledgerDecider, regularisationDecider, serviceDecider } from "./decider.ts";
 
-/** Commands of the charges area (DESIGN.md §7.4, docs/charges.md): FinanceWrite/Delete; services PropertiesWrite. */
+/** Commands of the charges area (docs/design.md §7.4, docs/charges.md): FinanceWrite/Delete; services PropertiesWrite. */
 
 const tags = ["Charges"];
 const period = z.strictObject({ from: isoDate, to: isoDate });

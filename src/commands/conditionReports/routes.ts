@@ -20,7 +20,7 @@ import { requireLease } from "../../queries/leases.ts";
 import { ensureOwnLease, lesseeOf } from "../../queries/lesseeSpace.ts";
 import { type ConditionReportCommand, conditionReportDecider } from "./decider.ts";
 
-/** The report as the parties write it (DESIGN.md §7.3, "Shapes fixed for clients"). */
+/** The report as the parties write it (docs/design.md §7.3, "Shapes fixed for clients"). */
 const elementFields = {
   element: text(255).describe("What is described: floor, walls, ceiling, window, an item of equipment..."),
   condition: z.enum(CONDITIONS),
@@ -134,7 +134,7 @@ const contentOf = (input: Input): ReportContent => ({
   keys: input.keys,
 });
 
-/** An id of the body to check, with its field path (DESIGN.md §4). */
+/** An id of the body to check, with its field path (docs/design.md §4). */
 type BodyId = { field: string; kind: "room" | "media"; id: string };
 
 /** The room and photo ids of a report's body, with their paths. */
@@ -150,7 +150,7 @@ const idsOfReport = (input: Input): BodyId[] =>
     ),
   ]);
 
-/** 400 for a room of another estate or a photo the tenant does not have (ids in a body, DESIGN.md §4). */
+/** 400 for a room of another estate or a photo the tenant does not have (ids in a body, docs/design.md §4). */
 async function checkIds(request: FastifyRequest, estateId: string, ids: BodyId[]) {
   if (ids.length === 0) return;
   const { sql } = request.server.platform;

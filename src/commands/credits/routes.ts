@@ -16,7 +16,7 @@ import { paymentProvidersOf } from "../../platform/payments/providers.ts";
 import { creditPurchase } from "./purchases.ts";
 
 /**
- * Buying credits (DESIGN.md §7.2, docs/credits.md): a checkout session at the payment provider
+ * Buying credits (docs/design.md §7.2, docs/credits.md): a checkout session at the payment provider
  * (an owner's token only), and the provider's webhook that credits the purchase exactly once.
  */
 

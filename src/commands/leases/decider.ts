@@ -11,7 +11,7 @@ import { decideTenants, type TenantsCommand } from "./decide/tenants.ts";
 import { decideTerms, type TermsCommand } from "./decide/terms.ts";
 
 /**
- * The lease decider (DESIGN.md §6 Leases), one part per concern in ./decide/; its state is the
+ * The lease decider (docs/design.md §6 Leases), one part per concern in ./decide/; its state is the
  * lease's one fold (src/events/leaseView.ts). Commands are domain types: the routes map the bodies.
  */
 

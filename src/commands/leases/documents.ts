@@ -32,7 +32,7 @@ import { documentChangesOf } from "./bodies.ts";
 import { handleLease } from "./handleLease.ts";
 import { updateDocumentSchema } from "./schemas.ts";
 
-/** Lease documents (DESIGN.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
+/** Lease documents (docs/design.md §6 Leases): multipart upload, bytes in the blob store, metadata in the lease's stream. */
 
 const tags = ["Leases"];
 /** The upload's fields; `amendment_id` attaches the document to one of the lease's amendments (issue 24). */

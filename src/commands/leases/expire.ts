@@ -13,7 +13,7 @@ export const LEASE_EXPIRY_QUEUE = "lease-expiry";
 
 /**
  * Every ACTIVE lease of loi n° 89-462 whose `end_date` is before `today` (the legal day, Paris)
- * reaches its term (DESIGN.md §6 Leases, the lease decider's ReachLeaseTerm): a bail mobilité or a
+ * reaches its term (docs/design.md §6 Leases, the lease decider's ReachLeaseTerm): a bail mobilité or a
  * student lease expires through `LeaseExpired`, releasing its estate; an unfurnished or furnished
  * lease is renewed tacitly through `LeaseRenewed`, its end date moved, still ACTIVE.
  * Idempotent and safe with two workers: each lease is decided on its stream and appended at

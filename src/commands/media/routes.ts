@@ -16,7 +16,7 @@ export const mediaCommandRoutes = resourceCommandRoutes(mediaResource, mediaDeci
     body: uploadBody(),
     async create(request, reply, id, record) {
       const upload = await readOneFile(request);
-      // Idempotency-Key as on every POST (DESIGN.md §4): the same file under the same key replays.
+      // Idempotency-Key as on every POST (docs/design.md §4): the same file under the same key replays.
       const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
       const fingerprint = `${upload.filename}\u0000${upload.mimetype}\u0000${sha256}`;
       if (await honourIdempotencyKey(request, reply, fingerprint)) return null;

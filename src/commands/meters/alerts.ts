@@ -9,7 +9,7 @@ import { readConfiguration } from "../../queries/settings.ts";
 const LISTED = 50;
 
 /**
- * The consumption alert (DESIGN.md §7.4): one email per request that raised anomalies, to the
+ * The consumption alert (docs/design.md §7.4): one email per request that raised anomalies, to the
  * tenant's sender address (its management mailbox), through the outbox. Its id derives from the
  * first anomalous reading, so a retried request queues it once. The outbound webhook
  * `meter.anomaly` comes from the log (src/projections/webhooks.ts), one per anomaly.

@@ -15,7 +15,7 @@ import { date, money } from "../../queries/leasesSchemas.ts";
 import { isLeaseParty, paymentBody, readLeaseStatus } from "../../queries/rentCycle.ts";
 import { type AccountCommand, accountDecider } from "./decider.ts";
 
-/** Payments on a lease's account (DESIGN.md §7.1, docs/rent-cycle.md): FinanceWrite. */
+/** Payments on a lease's account (docs/design.md §7.1, docs/rent-cycle.md): FinanceWrite. */
 
 const tags = ["Rent cycle"];
 const write = { access: "FinanceWrite" as const, invalidBodyMessage: "Invalid payment data" };

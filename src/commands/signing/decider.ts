@@ -246,7 +246,7 @@ export const signingDecider = (leaseId: string): Decider<SigningState, SigningCo
 
 /**
  * What signing does to the lease stream, on the lease's one fold (src/events/leaseView.ts), with
- * the lease's existing status events (DESIGN.md §6 Leases transitions).
+ * the lease's existing status events (docs/design.md §6 Leases transitions).
  */
 export type LeaseSigningCommand =
   | { type: "SendLeaseForSignature"; lease_id: string; effective_date: string }

@@ -44,7 +44,7 @@ import {
 } from "./process.ts";
 
 /**
- * The signature routes (DESIGN.md §7.2, docs/signing.md): initiate (a DRAFT lease with its
+ * The signature routes (docs/design.md §7.2, docs/signing.md): initiate (a DRAFT lease with its
  * mandatory annexes, one credit reserved), a one-time password per signatory, its validation,
  * cancel. The lessee signs through their own space with the `lessee:leases:sign` scope, only as
  * their own signatory. A simple electronic signature (code civil art. 1366).

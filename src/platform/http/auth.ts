@@ -18,7 +18,7 @@ export const PERMISSIONS = [
   "FinanceRead",
   "FinanceWrite",
   "FinanceDelete",
-  // DESIGN.md §7.0: configurations, templates, outbound webhooks, contacts (no Delete: Write deletes).
+  // docs/design.md §7.0: configurations, templates, outbound webhooks, contacts (no Delete: Write deletes).
   "SettingsRead",
   "SettingsWrite",
 ] as const;
@@ -187,7 +187,7 @@ function checkAdmin(app: FastifyInstance, request: FastifyRequest): void {
   if (!timingSafeEqual(a, b)) throw new ApiError("Unauthorized", "Invalid admin key");
 }
 
-/** Worker routes take a worker key (`pmw_…`) in X-API-Key only (SPEC.md, Workers area). */
+/** Worker routes take a worker key (`pmw_…`) in X-API-Key only (docs/specification.md, Workers area). */
 function workerKey(request: FastifyRequest): string {
   const given = request.headers["x-api-key"];
   if (!given) throw new ApiError("Unauthorized", "Missing worker key: send X-API-Key: <worker key>");

@@ -40,7 +40,7 @@ export async function buildApp(
     },
     routerOptions: { maxParamLength: 500 },
     forceCloseConnections: true,
-    // Router and HTTP-parser refusals in the DESIGN.md §4 shape too (docs/security.md).
+    // Router and HTTP-parser refusals in the docs/design.md §4 shape too (docs/security.md).
     frameworkErrors,
     clientErrorHandler,
   });

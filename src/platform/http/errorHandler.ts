@@ -12,7 +12,7 @@ import {
 } from "../eventstore/eventStore.ts";
 import { DuplicateEventIdError } from "../eventstore/postgres/appendToStream.ts";
 
-/** Every failure leaves in the DESIGN.md §4 shape; nothing internal (stack, SQL) leaks. */
+/** Every failure leaves in the docs/design.md §4 shape; nothing internal (stack, SQL) leaks. */
 export const errorHandler = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((raw, request, reply) => {
     // The docs' file server (@fastify/static 10) refuses some paths (`//`) with a 403: a file it
@@ -117,7 +117,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 
 /**
  * Requests Node's HTTP parser refuses before fastify sees them (headers or URL over 16 KiB,
- * timeouts, broken HTTP): answered in the DESIGN.md §4 shape, then the connection is closed.
+ * timeouts, broken HTTP): answered in the docs/design.md §4 shape, then the connection is closed.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
   if (error.code === "ECONNRESET" || socket.destroyed) return;

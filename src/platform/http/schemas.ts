@@ -78,7 +78,7 @@ export const queryEuros = () =>
 export const amount = euros();
 
 /**
- * A field the service keeps that a body may carry back from a GET (DESIGN.md §4): accepted and
+ * A field the service keeps that a body may carry back from a GET (docs/design.md §4): accepted and
  * ignored, `readOnly` in the document so that clients know not to set it.
  */
 export const ignored = <S extends z.ZodType>(schema: S) =>

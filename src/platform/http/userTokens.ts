@@ -4,7 +4,7 @@ import { ApiError } from "../errors.ts";
 import { type IdentityProvider, providerOfIssuer } from "../tenants/identityProviders.ts";
 
 /**
- * User tokens (docs/security.md, "User tokens"; DESIGN.md §7.0): JWTs from the tenant's own
+ * User tokens (docs/security.md, "User tokens"; docs/design.md §7.0): JWTs from the tenant's own
  * OpenID Connect provider, verified with `jose`. The tenant is the one whose registered issuer
  * is the token's verified `iss`, never anything the client says.
  */
@@ -12,7 +12,7 @@ import { type IdentityProvider, providerOfIssuer } from "../tenants/identityProv
 export const USER_ROLES = ["owner", "manager", "auditor", "lessee"] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-/** Scopes of the lessee's own space (SPEC.md); a route declares one as its `access`. */
+/** Scopes of the lessee's own space (docs/specification.md); a route declares one as its `access`. */
 export const LESSEE_SCOPES = [
   "lessee:leases:read",
   "lessee:leases:sign",
@@ -175,7 +175,7 @@ export function userTokens(sql: Sql, options: UserTokenOptions): UserTokens {
       const { tenant_id, ...user } = await verify(token);
       const roles = user.roles.join(", ") || "none";
       if (access === "owner") {
-        // Owner-only routes (buying credits, DESIGN.md §7.0): no other role, whatever it grants.
+        // Owner-only routes (buying credits, docs/design.md §7.0): no other role, whatever it grants.
         if (!user.roles.includes("owner"))
           throw new ApiError("Forbidden", `This route needs an owner's token; the token's roles: ${roles}`);
       } else if (isLesseeScope(access)) {

@@ -6,7 +6,7 @@ import { answers, errorResponses, timestamp } from "./responses.ts";
 import { uuid } from "./schemas.ts";
 
 /**
- * The Workers area (SPEC.md; docs/operations.md, "Workers routes"): background workers queue the
+ * The Workers area (docs/specification.md; docs/operations.md, "Workers routes"): background workers queue the
  * service's jobs and read their status with a worker key in X-API-Key. One POST per kind of job,
  * its body the job's own input schema, so the OpenAPI document shows each; the kinds are the
  * platform's and those the areas declare (`app.platform.jobs.kinds`), no area code here.

@@ -61,7 +61,7 @@ export interface ContractDpe {
   energy_consumption: number | null;
   ges_emission: number | null;
   diagnosis_date: string;
-  /** The legal end of validity (DESIGN.md §6, docs/dpe.md). */
+  /** The legal end of validity (docs/design.md §6, docs/dpe.md). */
   valid_until: string;
   reference_number: string;
   /** Estimated yearly energy spending, as the DPE states it, e.g. "entre 890 € et 1 250 €". */

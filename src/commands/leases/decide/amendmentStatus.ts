@@ -19,7 +19,7 @@ export type AmendmentStatusCommand = {
   lessor?: LessorKind;
 } & Ids;
 
-/** DESIGN.md §6 Leases: amendment transitions and their events. */
+/** docs/design.md §6 Leases: amendment transitions and their events. */
 const AMENDMENT_TRANSITIONS: Record<AmendmentStatus, Partial<Record<AmendmentStatus, LeaseEvent["type"]>>> = {
   DRAFT: { PENDING_VALIDATION: "LeaseAmendmentSubmitted", CANCELLED: "LeaseAmendmentCancelled" },
   PENDING_VALIDATION: {

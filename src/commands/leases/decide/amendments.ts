@@ -5,7 +5,7 @@ import { changedFields } from "../../../platform/decider.ts";
 import { conflict, type ErrorDetail, enforce, notFound } from "../../../platform/errors.ts";
 import { checkDates, type LeaseState, type LiveLease, live, notEnded, throwIfAny } from "./rules.ts";
 
-/** A lease's amendments (DESIGN.md §6 Leases): drafted, revised, deleted; their status in ./amendmentStatus.ts. */
+/** A lease's amendments (docs/design.md §6 Leases): drafted, revised, deleted; their status in ./amendmentStatus.ts. */
 
 export type Ids = { lease_id: string; amendment_id: string };
 

@@ -26,7 +26,7 @@ function documentOf(lease: LiveLease, id: string): LeaseDocument {
   return found;
 }
 
-/** An id in the body that is not one of this lease's amendments: 400 (DESIGN.md §4). */
+/** An id in the body that is not one of this lease's amendments: 400 (docs/design.md §4). */
 function add(command: Extract<DocumentsCommand, { type: "AddLeaseDocument" }>, state: LeaseState) {
   const lease = live(state, command.lease_id);
   const amendmentId = command.document.amendment_id;

@@ -30,7 +30,7 @@ export function checkDates(details: ErrorDetail[], start: string, end: string | 
   if (end !== null && end < start) details.push({ field, message: `Must not be before ${start}` });
 }
 
-/** A guarantor-category lessee may only be a Guarantor (DESIGN.md §6 Leases). */
+/** A guarantor-category lessee may only be a Guarantor (docs/design.md §6 Leases). */
 export function checkLessee(
   details: ErrorDetail[],
   field: string,

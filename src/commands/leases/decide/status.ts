@@ -19,7 +19,7 @@ import {
 import { conflict, enforce, unprocessable } from "../../../platform/errors.ts";
 import { activePrimaries, type LeaseState, live } from "./rules.ts";
 
-/** A lease's status: the transitions of DESIGN.md §6 Leases, notice, and the term's renewal or expiry. */
+/** A lease's status: the transitions of docs/design.md §6 Leases, notice, and the term's renewal or expiry. */
 
 export type StatusCommand =
   | {
@@ -63,7 +63,7 @@ export type StatusCommand =
       relet_on?: string | null;
     };
 
-/** DESIGN.md §6 Leases: the transitions allowed from each status. */
+/** docs/design.md §6 Leases: the transitions allowed from each status. */
 export const TRANSITIONS: Record<LeaseStatus, readonly LeaseStatus[]> = {
   DRAFT: ["PENDING_SIGNATURE", "ACTIVE"],
   PENDING_SIGNATURE: ["ACTIVE", "DRAFT"],
@@ -138,7 +138,7 @@ function lessorNoticeThroughNotices(type: LeaseType, leaseId: string): void {
 }
 
 /**
- * A lease past its end date (DESIGN.md §6 Leases, docs/compliance.md "Term"): a bail mobilité or a
+ * A lease past its end date (docs/design.md §6 Leases, docs/compliance.md "Term"): a bail mobilité or a
  * student's 9-month lease ends at its term (art. 25-14, 25-7): LeaseExpired. An unfurnished or
  * furnished lease without notice is renewed tacitly (art. 10: 3 years, 6 for a legal-person lessor;
  * art. 25-7: 1 year): one LeaseRenewed per term reached, the lease stays ACTIVE. Other leases are

@@ -9,7 +9,7 @@ import { amendmentChangesOf, amendmentOf } from "../bodies.ts";
 import { freezeFacts, handleLease, remove, tags, write } from "../handleLease.ts";
 import { amendmentStatusSchema, createAmendmentSchema, updateAmendmentSchema } from "../schemas.ts";
 
-/** POST, PUT and DELETE of /api/leases/{id}/amendments (DESIGN.md §6 Leases). */
+/** POST, PUT and DELETE of /api/leases/{id}/amendments (docs/design.md §6 Leases). */
 
 const answerAmendment = (request: FastifyRequest, leaseId: string, id: string) => () =>
   readAmendment(request.server.platform.sql, tenantOf(request), leaseId, id);

@@ -12,7 +12,7 @@ import { rentChangeOf } from "../bodies.ts";
 import { freezeFacts, handleLease, noticeFacts, publishedIrlOf, tags, today, write } from "../handleLease.ts";
 import { statusSchema } from "../schemas.ts";
 
-/** PUT .../status and PUT .../rent: the lease's status and rent (DESIGN.md §6 Leases). */
+/** PUT .../status and PUT .../rent: the lease's status and rent (docs/design.md §6 Leases). */
 
 function statusRoute(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().put(

@@ -20,7 +20,7 @@ import {
 } from "../handleLease.ts";
 import { updateLeaseSchema } from "../schemas.ts";
 
-/** POST, PUT and DELETE of /api/leases (SPEC.md Leases, DESIGN.md §6 Leases). */
+/** POST, PUT and DELETE of /api/leases (docs/specification.md Leases, docs/design.md §6 Leases). */
 
 function createLeaseRoute(app: FastifyInstance) {
   const { sql } = app.platform;
