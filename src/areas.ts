@@ -117,6 +117,7 @@ import { ownerExport, ownerQueries } from "./queries/owners.ts";
 import { placeQueries } from "./queries/places.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
+import { rentNoticeQueries } from "./queries/rentNotice.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
@@ -344,7 +345,7 @@ export const areas: Area[] = [
   // Receipts, reminders and arrears of the rent cycle (DESIGN.md §7.1): on the lease account stream.
   {
     name: "rentCollection",
-    routes: [receiptRoutes, rentCollectionQueries],
+    routes: [receiptRoutes, rentCollectionQueries, rentNoticeQueries],
     projections: [rentRemindersProjection],
     jobs: [rentRemindersJob],
   },

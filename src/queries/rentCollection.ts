@@ -14,6 +14,7 @@ import { isoDate, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { contentDisposition } from "./media.ts";
 import {
+  callFiguresOfRow,
   documentMarkup,
   documentView,
   type LetterFacts,
@@ -158,16 +159,7 @@ async function readCalls(sql: Sql, tenantId: string, leaseId: string): Promise<A
       { prepare: true },
     ),
   );
-  return rows.map((r) => ({
-    call_id: String(r.id),
-    period_start: isoDay(r.period_start) ?? "",
-    period_end: isoDay(r.period_end) ?? "",
-    due_date: isoDay(r.due_date) ?? "",
-    rent_amount: Number(r.rent_amount),
-    charges_amount: Number(r.charges_amount),
-    total_amount: Number(r.total_amount),
-    paid_amount: Number(r.paid_amount),
-  }));
+  return rows.map(callFiguresOfRow);
 }
 
 /** The arrears of a lease on `today` (art. 24 I facts included). */

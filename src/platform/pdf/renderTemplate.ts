@@ -24,6 +24,17 @@ hb.registerHelper("date", (value: unknown) => {
   const m = typeof value === "string" ? DATE.exec(value) : null;
   return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
 });
+const MONTHS = "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split(
+  " ",
+);
+/** `1er décembre 2026`, as a French reader reads a date in a letter. */
+export const longDate = (value: unknown): string => {
+  const m = typeof value === "string" ? DATE.exec(value) : null;
+  if (!m) return "—";
+  const day = Number(m[3]);
+  return `${day === 1 ? "1er" : day} ${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+};
+hb.registerHelper("longDate", longDate);
 const euro = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR" });
 const decimal = new Intl.NumberFormat("fr-FR", { maximumFractionDigits: 2 });
 /** Plain spaces instead of French narrow no-break ones: the fonts and text extraction keep them. */
