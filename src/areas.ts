@@ -33,6 +33,7 @@ import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
 import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
+import { rentMessagesLoop } from "./commands/rentCollection/rentMessages.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
@@ -81,6 +82,7 @@ import { meterReadingsOfReportsProjection } from "./projections/meterReadingsOfR
 import { metersProjection } from "./projections/meters.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentCallMessagesProjection } from "./projections/rentCallMessages.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
 import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
@@ -346,8 +348,10 @@ export const areas: Area[] = [
   {
     name: "rentCollection",
     routes: [receiptRoutes, rentCollectionQueries, rentNoticeQueries],
-    projections: [rentRemindersProjection],
+    projections: [rentRemindersProjection, rentCallMessagesProjection],
     jobs: [rentRemindersJob],
+    // Avis and quittances emailed (docs/messages.md): a reaction queueing messages, before the deliverer.
+    loops: [rentMessagesLoop],
   },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {
