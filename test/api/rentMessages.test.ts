@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendRentReminders } from "../../src/commands/rentCollection/reminders.ts";
 import {
   avisMessageId,
   queueRentMessages,
   quittanceMessageId,
 } from "../../src/commands/rentCollection/rentMessages.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
-import { legalToday } from "../../src/law/calendar.ts";
+import { addMonths, legalToday } from "../../src/law/calendar.ts";
+import { longDate } from "../../src/platform/pdf/renderTemplate.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
 import {
@@ -46,9 +48,9 @@ describe("rent messages", () => {
     await smtp?.close();
   });
   const { newLease, setStatus } = leaseFixtures(() => t);
-  const until = async <T>(what: string, check: () => T | null | undefined | false) => {
+  const until = async <T>(what: string, check: () => T | null | undefined | false | Promise<T | false>) => {
     for (let i = 0; i < 600; i++) {
-      const found = check();
+      const found = await check();
       if (found) return found;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -109,5 +111,55 @@ describe("rent messages", () => {
     expect(
       smtp.accepted.filter((m) => decodedText(m.raw).includes("ci-jointe votre quittance")),
     ).toHaveLength(1);
+  });
+
+  it("reminds a lease of every overdue call in one letter per level, once", { timeout: 90_000 }, async () => {
+    const today = legalToday();
+    const start = addMonths(`${today.slice(0, 8)}01`, -3);
+    const { id } = await newLease({
+      start_date: start,
+      payment_day: 1,
+      rent_amount: 600,
+      charges_amount: 30,
+      deposit_amount: 600,
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await issueRentCalls(deps, { today, tenantId: t.tenant.id });
+    for (let i = 0; i < 200; i++) {
+      if ((await t.request("GET", `/api/leases/${id}/rent-calls`)).json().length >= 4) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const run = await sendRentReminders(deps, { dry_run: false, tenant_id: t.tenant.id });
+    const mine = run.sent.filter((s) => s.lease_id === id);
+    expect(mine.map((s) => s.level)).toEqual([1, 1, 1]);
+    const letter = await until("the reminder letter", () =>
+      smtp.accepted.find((m) => decodedText(m.raw).includes("les échéances suivantes")),
+    );
+    const text = decodedText(letter.raw);
+    expect(text).toContain(`période du ${longDate(start)}`);
+    expect(text).toContain(`période du ${longDate(addMonths(start, 2))}`);
+    expect(text).toContain("Total dû : 1 890,00 €");
+    // Run again (a restart): every reminder is recorded, the letter was queued: nothing new.
+    const again = await sendRentReminders(deps, { dry_run: false, tenant_id: t.tenant.id });
+    expect(again.sent.filter((s) => s.lease_id === id)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.accepted.filter((m) => decodedText(m.raw).includes("les échéances suivantes"))).toHaveLength(
+      1,
+    );
+    const [{ n }] = await t.sql.query(
+      "SELECT count(*)::int AS n FROM messages WHERE topic = 'rent-reminder' AND status = 'DELIVERED'",
+    );
+    expect(n).toBe(1);
+    // Each reminder shows the letter's delivery.
+    const reminders = await until("the reminders delivered", async () => {
+      const list = (await t.request("GET", `/api/leases/${id}/reminders`)).json();
+      return (
+        list.length === 3 &&
+        list.every((r: { delivery_status: string }) => r.delivery_status === "DELIVERED") &&
+        list
+      );
+    });
+    expect(reminders).toHaveLength(3);
   });
 });
