@@ -40,6 +40,7 @@ import { ownerRoutes } from "./commands/owners/routes.ts";
 import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
 import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
+import { rentMessagesLoop } from "./commands/rentCollection/rentMessages.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
@@ -90,6 +91,7 @@ import { meterReadingsOfReportsProjection } from "./projections/meterReadingsOfR
 import { metersProjection } from "./projections/meters.ts";
 import { ownersProjection } from "./projections/owners.ts";
 import { placesProjection } from "./projections/places.ts";
+import { rentCallMessagesProjection } from "./projections/rentCallMessages.ts";
 import { rentRemindersProjection } from "./projections/rentCollection.ts";
 import { rentCycleProjection } from "./projections/rentCycle.ts";
 import { rentRegulationProjections } from "./projections/rentRegulation.ts";
@@ -129,6 +131,7 @@ import { placeQueries } from "./queries/places.ts";
 import { portalPages } from "./queries/portal/index.ts";
 import { rentCollectionQueries } from "./queries/rentCollection.ts";
 import { rentCycleQueryRoutes } from "./queries/rentCycle.ts";
+import { rentNoticeQueries } from "./queries/rentNotice.ts";
 import { rentRegulationQueryRoutes } from "./queries/rentRegulation.ts";
 import { roomQueries } from "./queries/rooms.ts";
 import { settingsQueries } from "./queries/settings.ts";
@@ -359,9 +362,11 @@ export const areas: Area[] = [
   // Receipts, reminders and arrears of the rent cycle (docs/design.md §7.1): on the lease account stream.
   {
     name: "rentCollection",
-    routes: [receiptRoutes, rentCollectionQueries],
-    projections: [rentRemindersProjection],
+    routes: [receiptRoutes, rentCollectionQueries, rentNoticeQueries],
+    projections: [rentRemindersProjection, rentCallMessagesProjection],
     jobs: [rentRemindersJob],
+    // Avis and quittances emailed (docs/messages.md): a reaction queueing messages, before the deliverer.
+    loops: [rentMessagesLoop],
   },
   // Amendment notices (docs/messages.md): a reaction queueing messages, before the deliverer.
   {

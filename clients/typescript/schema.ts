@@ -3010,6 +3010,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leases/{lease_id}/rent-calls/{call_id}/notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The avis d'échéance of a rent call (PDF): the period, rent, charges, total, due date and how to pay
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getLeasesByLeaseIdRentCallsByCallIdNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/{message_id}/resolve": {
         parameters: {
             query?: never;
@@ -5198,10 +5218,19 @@ export interface components {
             email: string;
             address?: string | null;
         };
+        RentMessagesInput: {
+            /** @description Email each rent call's avis d'échéance to the lease's tenants */
+            avis: boolean;
+            /** @description Days before the due date */
+            avis_days_before: number;
+            /** @description Email the quittance when a call is paid in full */
+            quittance: boolean;
+        };
         SaveConfigurationInput: {
             reminder_levels: components["schemas"]["ReminderLevelInput"][];
             receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
             sender: components["schemas"]["SenderIdentityInput"];
+            rent_messages?: components["schemas"]["RentMessagesInput"];
             /** @description Read-only: kept by the service; ignored in a request */
             readonly customised?: boolean;
             /** @description Read-only: kept by the service; ignored in a request */
@@ -6182,6 +6211,14 @@ export interface components {
             email: string;
             address?: string | null;
         };
+        RentMessages: {
+            /** @description Email each rent call's avis d'échéance to the lease's tenants */
+            avis: boolean;
+            /** @description Days before the due date */
+            avis_days_before: number;
+            /** @description Email the quittance when a call is paid in full */
+            quittance: boolean;
+        };
         /**
          * @description Error: {error, message, details?} (docs/architecture.md §4)
          * @example {
@@ -6232,6 +6269,7 @@ export interface components {
             reminder_levels: components["schemas"]["ReminderLevel"][];
             receipt_numbering: components["schemas"]["ReceiptNumbering"];
             sender: components["schemas"]["SenderIdentity"];
+            rent_messages?: components["schemas"]["RentMessages"];
             /** @description false: nothing saved (or reset), the built-in default applies */
             customised: boolean;
             /** @description How many times it was saved or reset (0: never) */
@@ -9569,7 +9607,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, books, rent_reminders, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines, sepa_mandates */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, books, rent_reminders, rent_call_messages, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines, sepa_mandates */
                     projection: string;
                 };
             };
@@ -17028,6 +17066,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Arrears"];
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLeasesByLeaseIdRentCallsByCallIdNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/pdf": string;
                 };
             };

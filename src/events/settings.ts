@@ -107,11 +107,27 @@ export const senderSchema = z
   })
   .meta({ id: "SenderIdentity" });
 
+/** Which rent messages go out by themselves (docs/messages.md, "Rent messages"); absent: all, 10 days ahead. */
+export const rentMessagesSchema = z
+  .strictObject({
+    avis: z.boolean().describe("Email each rent call's avis d'échéance to the lease's tenants"),
+    avis_days_before: z
+      .int("Must be a whole number of days")
+      .min(0)
+      .max(60)
+      .describe("Days before the due date"),
+    quittance: z.boolean().describe("Email the quittance when a call is paid in full"),
+  })
+  .meta({ id: "RentMessages" });
+export type RentMessages = z.output<typeof rentMessagesSchema>;
+export const DEFAULT_RENT_MESSAGES: RentMessages = { avis: true, avis_days_before: 10, quittance: true };
+
 /** The configuration as saved (the event's data); the API's bodies add read-only fields to it. */
 export const configurationShape = {
   reminder_levels: reminderLevelsSchema,
   receipt_numbering: receiptNumberingSchema,
   sender: senderSchema,
+  rent_messages: rentMessagesSchema.optional(),
 };
 export const configurationSchema = strictWithFeeMessage(configurationShape);
 export type Configuration = z.output<typeof configurationSchema>;

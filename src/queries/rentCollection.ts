@@ -14,6 +14,7 @@ import { isoDate, uuid } from "../platform/http/schemas.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { contentDisposition } from "./media.ts";
 import {
+  callFiguresOfRow,
   documentMarkup,
   documentView,
   type LetterFacts,
@@ -84,8 +85,14 @@ const toReminder = (r: Row) => ({
 export async function readReminders(sql: Sql, tenantId: string, leaseId: string) {
   const rows = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
+      // A reminder rides in its lease's letter of that level and day, whose id is the letter's
+      // oldest reminder's (src/commands/rentCollection/reminders.ts): its status is the letter's.
       `SELECT r.*, m.status AS delivery_status, m.delivered_at FROM rent_reminders r
-       LEFT JOIN messages m ON m.tenant_id = r.tenant_id AND m.id = r.message_id
+       LEFT JOIN messages m ON m.tenant_id = r.tenant_id AND m.id = (
+         SELECT f.message_id FROM rent_reminders f
+         WHERE f.tenant_id = r.tenant_id AND f.lease_id = r.lease_id AND f.level = r.level
+           AND (f.sent_at AT TIME ZONE 'Europe/Paris')::date = (r.sent_at AT TIME ZONE 'Europe/Paris')::date
+         ORDER BY f.due_date, f.call_id LIMIT 1)
        WHERE r.tenant_id = $1 AND r.lease_id = $2 ORDER BY r.sent_at, r.level, r.id`,
       [tenantId, leaseId],
       { prepare: true },
@@ -177,16 +184,7 @@ async function readCalls(sql: Sql, tenantId: string, leaseId: string): Promise<A
       { prepare: true },
     ),
   );
-  return rows.map((r) => ({
-    call_id: String(r.id),
-    period_start: isoDay(r.period_start) ?? "",
-    period_end: isoDay(r.period_end) ?? "",
-    due_date: isoDay(r.due_date) ?? "",
-    rent_amount: Number(r.rent_amount),
-    charges_amount: Number(r.charges_amount),
-    total_amount: Number(r.total_amount),
-    paid_amount: Number(r.paid_amount),
-  }));
+  return rows.map(callFiguresOfRow);
 }
 
 /** The arrears of a lease on `today` (art. 24 I facts included). */

@@ -23,6 +23,8 @@ export type DocumentCode =
   | "second-reminder"
   | "formal-notice"
   | "arrears-statement";
+/** The built-in documents: the tenant's templates, and the avis d'échéance (built in only, for now). */
+type BuiltInCode = DocumentCode | "avis";
 
 // ---------------------------------------------------------------- facts
 
@@ -36,7 +38,7 @@ export interface LetterFacts {
   concluded_on: string | null;
   rent_amount: number;
   charges_amount: number;
-  landlord: { name: string; address: string };
+  landlord: { name: string; address: string; iban?: string; bic?: string };
   /** The owner whose name the letters print (a data subject of the messages that carry them). */
   owner_id: string | null;
   lessees: { lessee_id: string; first_name: string; last_name: string; email: string }[];
@@ -66,13 +68,29 @@ const joined = (...parts: unknown[]) =>
     .join(" ")
     .trim();
 
+/** `FR76 3000 6000 0112 3456 7890 189`: an IBAN in groups of four, as printed on a RIB. */
+const printedIban = (iban: unknown) =>
+  typeof iban === "string"
+    ? (
+        iban
+          .replace(/\s+/g, "")
+          .toUpperCase()
+          .match(/.{1,4}/g) ?? []
+      ).join(" ")
+    : "";
+
 function ownerOf(owner: Row | null): LetterFacts["landlord"] {
-  if (!owner) return { name: "Le bailleur", address: "" };
+  if (!owner) return { name: "Le bailleur", address: "", iban: "", bic: "" };
   const name = joined(owner.first_name, owner.last_name) || joined(owner.legal_name) || "Le bailleur";
   const address = [owner.address_street, joined(owner.address_postal_code, owner.address_city)]
     .filter((p) => typeof p === "string" && p !== "")
     .join(", ");
-  return { name, address };
+  return {
+    name,
+    address,
+    iban: printedIban(owner.iban),
+    bic: typeof owner.bic === "string" ? owner.bic : "",
+  };
 }
 
 /** The letter facts of a lease of the tenant; null when it has none. */
@@ -132,6 +150,8 @@ export interface DocumentView {
     required_mentions: string[];
   };
   sender: { name: string; email: string };
+  /** How to pay a call (the avis): the lessor's account, and the call's own reference when it has one. */
+  payment: { iban: string; bic: string; reference: string };
 }
 
 const EMPTY_CALL = {
@@ -144,6 +164,18 @@ const EMPTY_CALL = {
   paid_amount: 0,
   remaining_amount: 0,
 };
+
+/** A call's figures from its `rent_calls` row. */
+export const callFiguresOfRow = (r: Row): CallFigures => ({
+  call_id: String(r.id),
+  period_start: isoDay(r.period_start) ?? "",
+  period_end: isoDay(r.period_end) ?? "",
+  due_date: isoDay(r.due_date) ?? "",
+  rent_amount: Number(r.rent_amount),
+  charges_amount: Number(r.charges_amount),
+  total_amount: Number(r.total_amount),
+  paid_amount: Number(r.paid_amount),
+});
 
 export const callView = (call: CallFigures): DocumentView["call"] => ({
   period_start: call.period_start,
@@ -159,7 +191,7 @@ export const callView = (call: CallFigures): DocumentView["call"] => ({
 /** Every variable present (strict templates): what a document does not concern is empty. */
 export function documentView(
   facts: LetterFacts,
-  parts: Partial<Pick<DocumentView, "call" | "receipt" | "reminder" | "arrears" | "sender">>,
+  parts: Partial<Pick<DocumentView, "call" | "receipt" | "reminder" | "arrears" | "sender" | "payment">>,
 ): DocumentView {
   return {
     landlord: facts.landlord,
@@ -181,6 +213,11 @@ export function documentView(
       required_mentions: [],
     },
     sender: parts.sender ?? { name: facts.landlord.name, email: "" },
+    payment: parts.payment ?? {
+      iban: facts.landlord.iban ?? "",
+      bic: facts.landlord.bic ?? "",
+      reference: "",
+    },
   };
 }
 
@@ -192,7 +229,32 @@ Locataire(s) : **{{lessee_names}}**
 
 Logement : {{estate.address}}`;
 
-const BUILT_IN: Record<DocumentCode, string> = {
+const BUILT_IN: Record<BuiltInCode, string> = {
+  avis: `# Avis d'échéance
+
+${parties}
+
+Madame, Monsieur,
+
+Voici le montant dû pour la période du {{longDate call.period_start}} au {{longDate call.period_end}}, à régler au plus tard le **{{longDate call.due_date}}**.
+
+| Période du {{longDate call.period_start}} au {{longDate call.period_end}} | Montant |
+| Loyer (hors charges) | {{money call.rent_amount}} |
+| Charges | {{money call.charges_amount}} |
+| Total à payer | {{money call.total_amount}} |
+{{#if call.paid_amount}}
+| Déjà payé | {{money call.paid_amount}} |
+| Reste à payer | {{money call.remaining_amount}} |
+{{/if}}
+
+## Comment payer
+
+{{#if payment.iban}}Par virement au compte du bailleur {{landlord.name}} : IBAN **{{payment.iban}}**{{#if payment.bic}}, BIC {{payment.bic}}{{/if}}.{{else}}Selon les modalités convenues au bail avec {{landlord.name}}.{{/if}}
+
+{{#if payment.reference}}Référence à indiquer avec votre paiement : **{{payment.reference}}**{{/if}}
+
+Cet avis n'est pas une quittance : la quittance vous sera délivrée gratuitement une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21).
+`,
   quittance: `# Quittance de loyer n° {{receipt.number}}
 
 ${parties}
@@ -293,7 +355,7 @@ function templateOf(source: string): (view: DocumentView) => string {
  * The document's markup from the tenant's template (`source`, null: the built-in one). A tenant
  * template that fails on this view is a 422 naming it (settings validated it against a sample).
  */
-export function documentMarkup(code: DocumentCode, source: string | null, view: DocumentView): string {
+export function documentMarkup(code: BuiltInCode, source: string | null, view: DocumentView): string {
   try {
     return templateOf(source ?? BUILT_IN[code])(view);
   } catch (error) {

@@ -5,10 +5,12 @@ import type { CollectionState, RentReminderSentData } from "../../events/rentCol
 import { leaseAccountStream } from "../../events/rentCycle.ts";
 import { DEFAULT_SENDER_EMAIL } from "../../events/settings.ts";
 import { legalToday } from "../../law/calendar.ts";
+import { cents, toEuros } from "../../law/money.ts";
 import type { ReminderKind } from "../../law/reminders.ts";
 import type { Sql } from "../../platform/db.ts";
 import type { EventStore } from "../../platform/eventstore/eventStore.ts";
 import { queueMessage } from "../../platform/outbox/queueMessage.ts";
+import { formatEuro, longDate } from "../../platform/pdf/renderTemplate.ts";
 import { type CommandContext, loadStream, runCommand } from "../../platform/runCommand.ts";
 import {
   callView,
@@ -20,13 +22,14 @@ import {
   readLetterFacts,
 } from "../../queries/rentDocuments.ts";
 import { readConfiguration, readTemplate } from "../../queries/settings.ts";
-import { callFigures, collectionDecider, remindersOf } from "./decider.ts";
+import { callFigures, collectionDecider } from "./decider.ts";
 
 /**
  * The `rent-reminders` job (docs/rent-cycle.md, "Reminders"): for every lease with a call unpaid
  * past its due date, the next reminder level due is recorded (`RentReminderSent` on the account
  * stream, decided at the revision read: at most once per call and level, never once paid, 24 h
- * apart) and its email queued in the outbox under the id hash(call, level).
+ * apart); then one letter per lease, level and day lists every call reminded so, queued in the
+ * outbox under its oldest reminder's id hash(call, level).
  *
  * The event is written first, then the message: a run cut off in between leaves a reminder without
  * its message, which the next run queues again (same id: a no-op when it was queued) for the
@@ -101,25 +104,69 @@ async function reminderEmail(
   return letterEmail(documentMarkup(code, await readTemplate(sql, tenantId, code), view));
 }
 
+const KIND_TITLE: Record<ReminderKind, string> = {
+  REMINDER: "Rappel",
+  SECOND_REMINDER: "Second rappel",
+  FORMAL_NOTICE: "Mise en demeure de payer",
+};
+const KIND_CLOSING: Record<ReminderKind, string> = {
+  REMINDER: "Si votre paiement est en cours, merci de ne pas tenir compte de ce rappel.",
+  SECOND_REMINDER:
+    "Nous vous remercions de régulariser ces paiements ou de nous contacter si vous rencontrez une difficulté.",
+  FORMAL_NOTICE:
+    "Nous vous mettons en demeure de régler ces sommes. À défaut, le bailleur pourra faire délivrer par un commissaire de justice un commandement de payer visant la clause résolutoire du bail (loi n° 89-462 du 6 juillet 1989, art. 24). Vous pouvez solliciter le fonds de solidarité pour le logement de votre département.",
+};
+
+/** The letter of several calls reminded at one level: every period, what remains due, the total. */
+function severalCallsEmail(facts: LetterFacts, reminders: RentReminderSentData[], state: CollectionState) {
+  const kind = reminders[0].kind;
+  const lines = reminders.map((r) => {
+    const call = state.account.calls.find((c) => c.call_id === r.call_id);
+    const period = call ? `période du ${longDate(call.period_start)} au ${longDate(call.period_end)}, ` : "";
+    return `- ${period}échéance du ${longDate(r.due_date)} : reste dû ${formatEuro(r.amount_claimed)}`;
+  });
+  const total = toEuros(reminders.reduce((sum, r) => sum + cents(r.amount_claimed), 0));
+  return {
+    subject: `${KIND_TITLE[kind]} : ${reminders.length} échéances de loyer impayées`,
+    text: `Madame, Monsieur,
+
+Sauf erreur de notre part, les échéances suivantes du logement ${facts.estate.address} ne sont pas entièrement réglées :
+
+${lines.join("\n")}
+
+Total dû : ${formatEuro(total)}.
+
+${KIND_CLOSING[kind]} Cette lettre est sans frais et n'ajoute aucune pénalité à la somme due (loi n° 89-462 du 6 juillet 1989, art. 4 i et p).
+
+${facts.landlord.name}
+`,
+  };
+}
+
+/** One letter for the reminders of one lease, level and day (the template's when there is one call). */
 async function queueReminder(
   deps: { sql: Sql; store: EventStore },
   tenantId: string,
   facts: LetterFacts,
   settings: TenantSettings,
   state: CollectionState,
-  reminder: RentReminderSentData,
+  letter: { message_id: string; reminders: RentReminderSentData[] },
   correlation_id: string,
 ) {
-  const email = await reminderEmail(deps.sql, facts, settings, state, reminder, tenantId);
+  const [first] = letter.reminders;
+  const email =
+    letter.reminders.length === 1
+      ? await reminderEmail(deps.sql, facts, settings, state, first, tenantId)
+      : severalCallsEmail(facts, letter.reminders, state);
   return queueMessage(deps, {
     tenant_id: tenantId,
-    message_id: reminder.message_id,
+    message_id: letter.message_id,
     to: facts.lessees.map((l) => ({ email: l.email, name: `${l.first_name} ${l.last_name}`.trim() || null })),
     // The built-in sender address is no deliverable one: the outbox's default sender then.
     from: settings.sender.email === DEFAULT_SENDER_EMAIL ? null : settings.sender,
     ...email,
     topic: "rent-reminder",
-    related: { kind: "rent_call", id: reminder.call_id },
+    related: { kind: "rent_call", id: first.call_id },
     data_subjects: [
       ...facts.lessees.map((l) => lesseeStream(l.lessee_id)),
       ...(facts.owner_id ? [ownerResource.stream(facts.owner_id)] : []),
@@ -153,21 +200,19 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
       occurred_at: at,
     },
   };
-  const queue = (state: CollectionState, r: RentReminderSentData) =>
-    queueReminder(deps, tenant_id, facts, settings, state, r, rc.correlation_id);
   const stream = leaseAccountStream(lease_id);
   let { state } = await loadStream(deps.store, stream, tenant_id, collectionDecider);
+  const recent = now.getTime() - REQUEUE_HOURS * 3_600_000;
+  // Reminders recorded lately whose letter a cut-off run may not have queued: queued again below.
+  const letters = new Set<string>(
+    state.reminders
+      .filter((r) => Date.parse(r.sent_at) >= recent && !isPaid(state, r.call_id))
+      .map((r) => letterKey(r)),
+  );
+  const requeue = new Set(letters);
   for (const call of state.account.calls) {
     if (call.paid_cents >= call.total_cents || call.due_date >= run.today) continue;
     const line = { tenant_id, lease_id, call_id: call.call_id };
-    // Reminders recorded lately whose message a cut-off run may not have queued.
-    if (!rc.dry_run)
-      for (const r of remindersOf(state, call.call_id))
-        if (
-          Date.parse(r.sent_at) >= now.getTime() - REQUEUE_HOURS * 3_600_000 &&
-          (await queue(state, r)).queued
-        )
-          run.requeued++;
     const command = {
       type: "RecordRentReminder" as const,
       lease_id,
@@ -190,11 +235,40 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
     state = result.state;
     for (const event of result.events) {
       if (event.type !== "RentReminderSent") continue;
-      await queue(state, event.data);
+      letters.add(letterKey(event.data));
+      requeue.delete(letterKey(event.data));
       run.sent.push({ ...line, ...pickLine(event.data) });
     }
   }
+  if (rc.dry_run) return;
+  // One letter per lease, level and day, listing every call reminded at that level that day.
+  for (const key of letters) {
+    // The letter's id is its oldest reminder's, whatever was paid since: a requeue finds it again.
+    const all = state.reminders
+      .filter((r) => letterKey(r) === key)
+      .sort((a, b) => a.due_date.localeCompare(b.due_date) || a.call_id.localeCompare(b.call_id));
+    const unpaid = all.filter((r) => !isPaid(state, r.call_id));
+    if (unpaid.length === 0) continue;
+    const letter = { message_id: all[0].message_id, reminders: unpaid };
+    const { queued } = await queueReminder(
+      deps,
+      tenant_id,
+      facts,
+      settings,
+      state,
+      letter,
+      rc.correlation_id,
+    );
+    if (queued && requeue.has(key)) run.requeued++;
+  }
 }
+
+/** A reminder's letter: its lease, level and the legal day it was sent. */
+const letterKey = (r: RentReminderSentData) => `${r.level}/${legalToday(new Date(r.sent_at))}`;
+const isPaid = (state: CollectionState, callId: string) => {
+  const call = state.account.calls.find((c) => c.call_id === callId);
+  return !call || call.paid_cents >= call.total_cents;
+};
 
 /**
  * One run. `tenant_id`: only that tenant's leases (a worker key's run), null: every tenant's (the

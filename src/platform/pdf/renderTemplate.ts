@@ -25,11 +25,10 @@ hb.registerHelper("date", (value: unknown) => {
   const m = typeof value === "string" ? DATE.exec(value) : null;
   return m ? `${m[3]}/${m[2]}/${m[1]}` : "—";
 });
-/** `1er décembre 2026` (src/platform/frenchText.ts). */
-hb.registerHelper(
-  "longDate",
-  (value: unknown) => frenchDate(typeof value === "string" ? value : null) ?? "—",
-);
+/** `1er décembre 2026`, as a French reader reads a date in a letter (src/platform/frenchText.ts). */
+export const longDate = (value: unknown): string =>
+  frenchDate(typeof value === "string" ? value : null) ?? "—";
+hb.registerHelper("longDate", longDate);
 const euro = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR" });
 const decimal = new Intl.NumberFormat("fr-FR", { maximumFractionDigits: 2 });
 /** Plain spaces instead of French narrow no-break ones: the fonts and text extraction keep them. */

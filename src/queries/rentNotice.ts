@@ -1,0 +1,90 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Sql } from "../platform/db.ts";
+import { notFound } from "../platform/errors.ts";
+import { isoDay } from "../platform/formatDates.ts";
+import { tenantOf } from "../platform/http/auth.ts";
+import type { Row } from "../platform/projections/projection.ts";
+import { contentDisposition } from "./media.ts";
+import { pdfAnswers, receiptParams } from "./rentCollection.ts";
+import {
+  callFiguresOfRow,
+  callView,
+  documentMarkup,
+  documentView,
+  readLetterFacts,
+  renderDocument,
+} from "./rentDocuments.ts";
+import { readConfiguration } from "./settings.ts";
+
+/**
+ * The avis d'échéance of a rent call (docs/rent-cycle.md, "Avis d'échéance"): what is due for the
+ * period, when, and how to pay (the lessor's IBAN when the owner has one, the call's own
+ * `payment_reference` when the call row carries one). Read from the rent calls' read model; a
+ * document, not a record: asking for it writes nothing.
+ */
+
+/** The call row of a lease, every column (a column added later, such as `payment_reference`, comes along). */
+async function readCall(sql: Sql, tenantId: string, leaseId: string, callId: string): Promise<Row | null> {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      "SELECT to_jsonb(c) AS call FROM rent_calls c WHERE c.tenant_id = $1 AND c.lease_id = $2 AND c.id = $3",
+      [tenantId, leaseId, callId],
+      { prepare: true },
+    ),
+  );
+  return (row?.call as Row | undefined) ?? null;
+}
+
+/** The avis of a call as PDF bytes and its file name; 404 for an unknown lease or call. */
+export async function avisPdf(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  callId: string,
+): Promise<{ bytes: Buffer; filename: string }> {
+  const facts = await readLetterFacts(sql, tenantId, leaseId);
+  if (!facts) throw notFound("Lease", leaseId);
+  const call = await readCall(sql, tenantId, leaseId, callId);
+  if (!call) throw notFound("Rent call", callId);
+  const configuration = await readConfiguration(sql, tenantId);
+  const periodStart = isoDay(call.period_start) ?? "";
+  const view = documentView(facts, {
+    call: callView(callFiguresOfRow(call)),
+    sender: { name: configuration.sender.name, email: configuration.sender.email },
+    payment: {
+      iban: facts.landlord.iban ?? "",
+      bic: facts.landlord.bic ?? "",
+      reference: typeof call.payment_reference === "string" ? call.payment_reference : "",
+    },
+  });
+  const bytes = await renderDocument(documentMarkup("avis", null, view), "Avis d'échéance");
+  return { bytes, filename: `avis-echeance-${periodStart}.pdf` };
+}
+
+export async function rentNoticeQueries(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.get(
+    "/api/leases/:lease_id/rent-calls/:call_id/notice",
+    {
+      schema: {
+        tags: ["Rent cycle"],
+        summary:
+          "The avis d'échéance of a rent call (PDF): the period, rent, charges, total, due date and how to pay",
+        params: receiptParams,
+        response: pdfAnswers,
+      },
+      config: { access: "FinanceRead" },
+    },
+    async (request, reply) => {
+      const { lease_id, call_id } = request.params;
+      const { bytes, filename } = await avisPdf(sql, tenantOf(request), lease_id, call_id);
+      return reply
+        .header("content-type", "application/pdf")
+        .header("content-disposition", contentDisposition("attachment", filename))
+        .send(bytes);
+    },
+  );
+}

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendRentReminders } from "../../src/commands/rentCollection/reminders.ts";
+import {
+  avisMessageId,
+  queueRentMessages,
+  quittanceMessageId,
+} from "../../src/commands/rentCollection/rentMessages.ts";
+import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
+import { addMonths, legalToday } from "../../src/law/calendar.ts";
+import { longDate } from "../../src/platform/pdf/renderTemplate.ts";
+import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { pdfText } from "../support/pdfText.ts";
+import {
+  decodedText,
+  type ReceivedMail,
+  startSmtpServer,
+  type TestSmtpServer,
+} from "../support/smtpServer.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+
+/**
+ * Rent messages through the whole service (docs/messages.md, "Rent messages"): the worker's loops
+ * email each call's avis and each quittance to a real SMTP server, once, whatever the replays.
+ */
+
+/** The PDF attached to a mail (base64 part after its headers). */
+async function attachedText(mail: ReceivedMail, filename: RegExp): Promise<string> {
+  const at = mail.raw.search(filename);
+  expect(at, "attachment present").toBeGreaterThan(0);
+  const body = mail.raw.slice(mail.raw.indexOf("\r\n\r\n", at) + 4);
+  const base64 = body.slice(0, body.indexOf("--")).replace(/\s+/g, "");
+  return pdfText(Buffer.from(base64, "base64"));
+}
+
+describe("rent messages", () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await createTestApp(
+      "postgres",
+      { SMTP_URL: smtp.url, SMTP_FROM: "Gestion <gestion@example.fr>", PMS_OUTBOX_POLL_MS: "50" },
+      { loops: true },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+  const { newLease, setStatus } = leaseFixtures(() => t);
+  const until = async <T>(what: string, check: () => T | null | undefined | false | Promise<T | false>) => {
+    for (let i = 0; i < 600; i++) {
+      const found = await check();
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`not within 30 s: ${what}`);
+  };
+  const queued = async () =>
+    Number((await t.sql.query("SELECT count(*)::int AS n FROM events WHERE type = 'MessageQueued'"))[0].n);
+
+  it("emails one avis per call with its PDF, one quittance when paid, and nothing twice on a replay", {
+    timeout: 90_000,
+  }, async () => {
+    const today = legalToday();
+    const day = Math.min(Number(today.slice(8, 10)), 28);
+    const { id } = await newLease({
+      start_date: `${today.slice(0, 8)}01`,
+      payment_day: day,
+      rent_amount: 700,
+      charges_amount: 40,
+      deposit_amount: 700,
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    await issueRentCalls({ sql: t.sql, store: t.service.platform.store }, { today, tenantId: t.tenant.id });
+    let call: { id: string } | undefined;
+    for (let i = 0; i < 100 && !call; i++) {
+      [call] = (await t.request("GET", `/api/leases/${id}/rent-calls`)).json() as { id: string }[];
+      if (!call) await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!call) throw new Error("no rent call after activation");
+
+    const avis = await until("the avis delivered", () =>
+      smtp.accepted.find((m) => decodedText(m.raw).includes("l'avis d'échéance de votre loyer")),
+    );
+    expect(await attachedText(avis, /filename="?avis-echeance-/)).toContain("Total à payer 740,00 €");
+
+    const paid = await t.request("POST", `/api/leases/${id}/payments`, {
+      body: { amount: 740, paid_on: today, method: "VIREMENT_BANCAIRE" },
+    });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const quittance = await until("the quittance delivered", () =>
+      smtp.accepted.find((m) => decodedText(m.raw).includes("ci-jointe votre quittance")),
+    );
+    const text = await attachedText(quittance, /filename="?quittance-/);
+    expect(text).toContain("Quittance de loyer n°");
+    expect(text).toContain("740,00 €");
+
+    // Replayed from the start (a rebuild, a crash before the stamps): nothing new is queued or sent.
+    const before = await queued();
+    await t.sql.query("UPDATE rent_call_messages SET avis_handled = NULL, quittance_handled = NULL");
+    await queueRentMessages({ sql: t.sql, store: t.service.platform.store });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await queued()).toBe(before);
+    const ids = [avisMessageId(call.id), quittanceMessageId(call.id)];
+    for (const mid of ids)
+      expect((await t.request("GET", `/api/messages/${mid}`)).json().status).toBe("DELIVERED");
+    expect(
+      smtp.accepted.filter((m) => decodedText(m.raw).includes("l'avis d'échéance de votre loyer")),
+    ).toHaveLength(1);
+    expect(
+      smtp.accepted.filter((m) => decodedText(m.raw).includes("ci-jointe votre quittance")),
+    ).toHaveLength(1);
+  });
+
+  it("reminds a lease of every overdue call in one letter per level, once", { timeout: 90_000 }, async () => {
+    const today = legalToday();
+    const start = addMonths(`${today.slice(0, 8)}01`, -3);
+    const { id } = await newLease({
+      start_date: start,
+      payment_day: 1,
+      rent_amount: 600,
+      charges_amount: 30,
+      deposit_amount: 600,
+    });
+    const activated = await setStatus(id, "ACTIVE");
+    expect(activated.statusCode).toBe(200);
+    // A start three months ago: the activation says the four periods started will be called.
+    expect(activated.headers["x-rent-calls-to-issue"]).toBe("4");
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await issueRentCalls(deps, { today, tenantId: t.tenant.id });
+    for (let i = 0; i < 200; i++) {
+      if ((await t.request("GET", `/api/leases/${id}/rent-calls`)).json().length >= 4) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const run = await sendRentReminders(deps, { dry_run: false, tenant_id: t.tenant.id });
+    const mine = run.sent.filter((s) => s.lease_id === id);
+    expect(mine.map((s) => s.level)).toEqual([1, 1, 1]);
+    const letter = await until("the reminder letter", () =>
+      smtp.accepted.find((m) => decodedText(m.raw).includes("les échéances suivantes")),
+    );
+    const text = decodedText(letter.raw);
+    expect(text).toContain(`période du ${longDate(start)}`);
+    expect(text).toContain(`période du ${longDate(addMonths(start, 2))}`);
+    expect(text).toContain("Total dû : 1 890,00 €");
+    // Run again (a restart): every reminder is recorded, the letter was queued: nothing new.
+    const again = await sendRentReminders(deps, { dry_run: false, tenant_id: t.tenant.id });
+    expect(again.sent.filter((s) => s.lease_id === id)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.accepted.filter((m) => decodedText(m.raw).includes("les échéances suivantes"))).toHaveLength(
+      1,
+    );
+    const [{ n }] = await t.sql.query(
+      "SELECT count(*)::int AS n FROM messages WHERE topic = 'rent-reminder' AND status = 'DELIVERED'",
+    );
+    expect(n).toBe(1);
+    // Each reminder shows the letter's delivery.
+    const reminders = await until("the reminders delivered", async () => {
+      const list = (await t.request("GET", `/api/leases/${id}/reminders`)).json();
+      return (
+        list.length === 3 &&
+        list.every((r: { delivery_status: string }) => r.delivery_status === "DELIVERED") &&
+        list
+      );
+    });
+    expect(reminders).toHaveLength(3);
+  });
+});
