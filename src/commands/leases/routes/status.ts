@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { periodsStartedBy, type RentScheduleFacts } from "../../../law/rentPeriods.ts";
 import type { Sql } from "../../../platform/db.ts";
 import { tenantOf } from "../../../platform/http/auth.ts";
 import { replyWithResource } from "../../../platform/http/replyWithResource.ts";
@@ -14,24 +13,6 @@ import { freezeFacts, handleLease, noticeFacts, publishedIrlOf, tags, today, wri
 import { statusSchema } from "../schemas.ts";
 
 /** PUT .../status and PUT .../rent: the lease's status and rent (docs/design.md §6 Leases). */
-
-/** The rent calls of the periods started by `today`, as the rent-calls job will issue them. */
-function rentCallsToIssue(lease: object, today: string): number {
-  const facts = lease as unknown as Omit<RentScheduleFacts, "end_date" | "changes">;
-  return periodsStartedBy(
-    {
-      start_date: String(facts.start_date).slice(0, 10),
-      end_date: null,
-      rent_frequency: facts.rent_frequency ?? null,
-      payment_terms: facts.payment_terms ?? null,
-      payment_day: facts.payment_day ?? null,
-      rent_amount: Number(facts.rent_amount),
-      charges_amount: facts.charges_amount === null ? null : Number(facts.charges_amount),
-      changes: [],
-    },
-    today,
-  ).length;
-}
 
 function statusRoute(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().put(
@@ -57,12 +38,6 @@ function statusRoute(app: FastifyInstance) {
         reason: b.reason ?? null,
         notice: b.status === "NOTICE" ? await noticeFacts(request, state, b) : undefined,
       }));
-      if (b.status === "ACTIVE") {
-        // What the activation will create (docs/rent-cycle.md, "Activation of a past lease"): the
-        // rent-calls job calls every period already started, so a start years ago is said, not hidden.
-        const lease = await result.answer();
-        if (lease) reply.header("x-rent-calls-to-issue", String(rentCallsToIssue(lease, today())));
-      }
       return replyWithResource(request, reply, 200, { id: lease_id, ...result, read: result.answer });
     },
   );
