@@ -87,8 +87,8 @@ describe("avis d'échéance", () => {
     ])
       expect(text).toContain(mention);
     expect(text).not.toMatch(UUID);
-    // No payment reference on the call: the line is left out rather than printed empty.
-    expect(text).not.toContain("Référence à indiquer");
+    // The call's RF creditor reference (ISO 11649), for the bank to match the transfer to the call.
+    expect(text).toMatch(/Référence à indiquer avec votre paiement : RF\d{2}[0-9A-Z]{1,21}/);
     expect(text).not.toContain("Déjà payé");
   });
 
