@@ -5310,6 +5310,8 @@ export interface components {
         NewOwnerInput: {
             /** @enum {string} */
             category: "individual" | "company";
+            /** @description A company's legal form: FAMILY_SCI (a SCI between relatives up to the fourth degree, loi n° 89-462 art. 10, 13 a: leases of 3 years) or OTHER_COMPANY (6 years) */
+            legal_form?: ("FAMILY_SCI" | "OTHER_COMPANY") | null;
             first_name?: string | null;
             last_name?: string | null;
             legal_name?: string | null;
@@ -5328,6 +5330,8 @@ export interface components {
         OwnerChangesInput: {
             /** @enum {string} */
             category?: "individual" | "company";
+            /** @description A company's legal form: FAMILY_SCI (a SCI between relatives up to the fourth degree, loi n° 89-462 art. 10, 13 a: leases of 3 years) or OTHER_COMPANY (6 years) */
+            legal_form?: ("FAMILY_SCI" | "OTHER_COMPANY") | null;
             first_name?: string | null;
             last_name?: string | null;
             legal_name?: string | null;
@@ -6549,6 +6553,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             category: "individual" | "company";
+            legal_form: ("FAMILY_SCI" | "OTHER_COMPANY") | null;
             first_name: string | null;
             last_name: string | null;
             legal_name: string | null;

@@ -21,6 +21,13 @@ import { PARTY_PERSONAL_FIELDS } from "./personalData.ts";
 export const ownerCategories = ["individual", "company"] as const;
 const category = z.enum(ownerCategories, { error: "Invalid owner category: individual or company" });
 
+/**
+ * A company owner's legal form, as far as the law of leases cares: a SCI formed only between
+ * relatives and relatives by marriage up to the fourth degree inclusive lets as a natural person
+ * (loi n° 89-462 art. 10, 13 a: 3-year terms); any other company lets for 6 years.
+ */
+export const OWNER_LEGAL_FORMS = ["FAMILY_SCI", "OTHER_COMPANY"] as const;
+
 export const ownerResource = defineResource({
   name: "owner",
   stream: (id) => `owner-${id}`,
@@ -31,6 +38,12 @@ export const ownerResource = defineResource({
   access: { read: "PropertiesRead", write: "PropertiesWrite", delete: "PropertiesDelete" },
   fields: {
     category,
+    legal_form: z
+      .enum(OWNER_LEGAL_FORMS)
+      .nullish()
+      .describe(
+        "A company's legal form: FAMILY_SCI (a SCI between relatives up to the fourth degree, loi n° 89-462 art. 10, 13 a: leases of 3 years) or OTHER_COMPANY (6 years)",
+      ),
     ...personFields,
     email: emailField,
     phone: phoneField.nullish(),

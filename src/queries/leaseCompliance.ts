@@ -16,8 +16,12 @@ import { readAllIrl, readEstateRentRegulation } from "./rentRegulation.ts";
 type Row = Record<string, unknown>;
 
 /** The owner's category as the law's lessor (docs/decisions.md, "Lessor of a renewal"). */
-/** The lessor's kind from the owner's category (its legal form is not recorded yet: docs/decisions.md). */
-export const lessorKindOf = (category: string | null | undefined): LessorKind => lessorKind(category);
+/** The lessor's kind from OWNER_KIND_SQL's answer (a category, or `family_sci`). */
+export const lessorKindOf = (kind: string | null | undefined): LessorKind =>
+  kind === "family_sci" ? lessorKind("company", "FAMILY_SCI") : lessorKind(kind);
+
+/** The owner's category, `family_sci` for a company that is a family SCI (art. 13 a), from `o`. */
+export const OWNER_KIND_SQL = "CASE WHEN o.legal_form = 'FAMILY_SCI' THEN 'family_sci' ELSE o.category END";
 const day = isoDay;
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
@@ -63,7 +67,7 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
       `SELECT l.id, l.estate_id, l.lease_type, l.status, l.start_date, l.end_date, l.duration_months,
          l.rent_amount, l.deposit_amount, l.rent_frequency, l.payment_terms,
          l.revision_index_type, l.revision_reference_quarter, l.revision_reference_value, l.revision,
-         (SELECT o.category FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
+         (SELECT ${OWNER_KIND_SQL} FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
           WHERE e.tenant_id = l.tenant_id AND e.id = l.estate_id) AS owner_category
        FROM leases l WHERE l.tenant_id = $1 AND l.id = $2`,
       [tenantId, leaseId],

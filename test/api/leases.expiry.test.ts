@@ -123,6 +123,40 @@ describe.each(databaseKinds)("lease expiry on %s", (kind) => {
     });
   });
 
+  it("renews for 3 years when the owner is a family SCI (art. 10, 13 a), for 6 when another company", async () => {
+    const register = async (legal_form: string, email: string) => {
+      const res = await t.request("POST", "/api/owners", {
+        body: { category: "company", legal_form, email, legal_name: `SCI ${legal_form}` },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().legal_form).toBe(legal_form);
+      return res.json().id as string;
+    };
+    const family = await register("FAMILY_SCI", "sci@famille.example");
+    const other = await register("OTHER_COMPANY", "sci@autre.example");
+    const leaseOf = async (owner: string) => {
+      const lease = await newLease({ start_date: "2022-01-01", end_date: "2024-12-31" });
+      const moved = await t.request("PUT", `/api/estates/${lease.estate_id}`, { body: { owner_id: owner } });
+      expect(moved.statusCode, moved.body).toBeLessThan(300);
+      expect((await setStatus(lease.id, "ACTIVE")).statusCode).toBe(200);
+      await until(
+        async () => (await t.request("GET", `/api/estates/${lease.estate_id}`)).json().owner_id === owner,
+      );
+      return lease.id as string;
+    };
+    const byFamily = await leaseOf(family);
+    const byOther = await leaseOf(other);
+    // The term's last day: nothing yet; the next day both renew, each by its lessor's period.
+    expect((await expireLeases(deps(), "2024-12-31")).renewed).toEqual([]);
+    expect((await expireLeases(deps(), "2025-01-01")).renewed.sort()).toEqual([byFamily, byOther].sort());
+    const renewal = async (id: string) =>
+      (await t.request("GET", `/api/leases/${id}/history`))
+        .json()
+        .find((e: { type: string }) => e.type === "LeaseRenewed").data;
+    expect(await renewal(byFamily)).toMatchObject({ end_date: "2027-12-31", months: 36 });
+    expect(await renewal(byOther)).toMatchObject({ end_date: "2030-12-31", months: 72 });
+  });
+
   it("runs as a pg-boss job on the worker", async () => {
     const due = await newLease({ ...mobility, start_date: "2021-03-01", end_date: "2021-12-31" });
     expect((await setStatus(due.id, "ACTIVE")).statusCode).toBe(200);

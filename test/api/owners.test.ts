@@ -71,6 +71,8 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
       [{ ...individual, first_name: undefined }, "first_name"],
       [{ ...individual, last_name: "  " }, "last_name"],
       [{ ...individual, legal_name: "SCI" }, "legal_name"],
+      [{ ...individual, legal_form: "FAMILY_SCI" }, "legal_form"],
+      [{ ...company, legal_form: "SCI" }, "legal_form"],
       [{ ...company, legal_name: undefined }, "legal_name"],
       [{ ...company, email: undefined }, "email"],
       [{ ...company, email: "no-at-sign.fr" }, "email"],
@@ -130,6 +132,30 @@ describe.each(databaseKinds)("owners API on %s", (kind) => {
     ).toBe(400);
     const back = await t.request("PUT", `/api/owners/${owner.id}`, { body: res.json() });
     expect(back.statusCode).toBe(200);
+  });
+
+  it("records a company's legal form (a family SCI lets for 3 years, art. 13 a): GET, export, update", async () => {
+    const sci = await create({ ...company, email: "sci@famille.example", legal_form: "FAMILY_SCI" });
+    expect(sci.legal_form).toBe("FAMILY_SCI");
+    expect((await t.request("GET", `/api/owners/${sci.id}`)).json()).toEqual(sci);
+    const exported = await t.request("GET", `/api/owners/${sci.id}/export`);
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.json().owner).toEqual(sci);
+    expect(exported.json().history[0].data.legal_form).toBe("FAMILY_SCI");
+    const unstated = await create({ ...company, email: "sas@fonciere.example" });
+    expect(unstated.legal_form).toBeNull();
+    const none = await t.request("GET", `/api/owners/${unstated.id}/export`);
+    expect(none.statusCode, none.body).toBe(200);
+    expect(none.json().owner.legal_form).toBeNull();
+    const other = await t.request("PUT", `/api/owners/${sci.id}`, { body: { legal_form: "OTHER_COMPANY" } });
+    expect(other.statusCode, other.body).toBe(200);
+    expect(other.json().legal_form).toBe("OTHER_COMPANY");
+    // Back to an individual: the legal form must go with the legal name.
+    const toIndividual = await t.request("PUT", `/api/owners/${sci.id}`, {
+      body: { category: "individual", first_name: "Anne", last_name: "Roux", legal_name: null },
+    });
+    expect(toIndividual.statusCode).toBe(400);
+    expect(toIndividual.json().details.map((d: { field: string }) => d.field)).toEqual(["legal_form"]);
   });
 
   it("deletes, refusing while the owner owns estates (409)", async () => {

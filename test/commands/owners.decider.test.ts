@@ -18,6 +18,7 @@ const registered: OwnerEvent = {
   data: {
     owner_id: id,
     category: "individual",
+    legal_form: null,
     first_name: "Claire",
     last_name: "Martin",
     legal_name: null,

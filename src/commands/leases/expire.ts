@@ -5,7 +5,7 @@ import type { Sql } from "../../platform/db.ts";
 import { ApiError } from "../../platform/errors.ts";
 import type { EventStore } from "../../platform/eventstore/eventStore.ts";
 import { type CommandContext, runCommand } from "../../platform/runCommand.ts";
-import { lessorKindOf } from "../../queries/leaseCompliance.ts";
+import { lessorKindOf, OWNER_KIND_SQL } from "../../queries/leaseCompliance.ts";
 import { type LeaseCommand, leaseDecider } from "./decider.ts";
 import { estateOccupancyOf } from "./occupancy.ts";
 
@@ -63,7 +63,7 @@ interface Due {
 async function ownerCategoriesOf(sql: Sql, leases: { id: string }[]): Promise<Map<string, string>> {
   if (leases.length === 0) return new Map();
   const rows = await sql.query<{ id: string; category: string }>(
-    `SELECT l.id, o.category FROM leases l
+    `SELECT l.id, ${OWNER_KIND_SQL} AS category FROM leases l
      JOIN estates e ON e.tenant_id = l.tenant_id AND e.id = l.estate_id
      JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
      WHERE l.id = ANY($1::uuid[])`,

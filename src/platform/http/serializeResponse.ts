@@ -20,7 +20,7 @@ const CONTAINERS = new Set(["object", "array"]);
 /**
  * zod writes `.nullable()` as `anyOf: [T, {type: "null"}]`, which fast-json-stringify resolves
  * per value with a validator; `type: [T, "null"]` (objects and arrays: `nullable: true`) says
- * the same and is written directly.
+ * the same and is written directly (an enum's values then include null).
  * Our own schemas only (finite, acyclic), so the walk is bounded by their size.
  */
 function nullableAsTypeList(node: unknown): unknown {
@@ -37,8 +37,11 @@ function nullableAsTypeList(node: unknown): unknown {
     if (nullable && (PRIMITIVES.has(type) || CONTAINERS.has(type))) {
       const { anyOf: _, ...rest } = out;
       // Objects and arrays: fast-json-stringify's `nullable` writes them without a validator too.
+      // An enum's values list null too, else the validator refuses a null (a nullable enum
+      // inside a nullable object, e.g. an owner's legal_form in its export).
+      const nullableEnum = Array.isArray(value.enum) ? { enum: [...value.enum, null] } : {};
       return PRIMITIVES.has(type)
-        ? { ...rest, ...value, type: [type, "null"] }
+        ? { ...rest, ...value, ...nullableEnum, type: [type, "null"] }
         : { ...rest, ...value, nullable: true };
     }
   }

@@ -1,5 +1,5 @@
 import { addMonths } from "../../../law/calendar.ts";
-import { chargeSettlementOf, firstTermMonths } from "../../../law/leaseTypes.ts";
+import { chargeSettlementOf, firstTermMonths, lessorKind } from "../../../law/leaseTypes.ts";
 import { isoDay } from "../../../platform/formatDates.ts";
 import type { Row } from "../../../platform/projections/projection.ts";
 import type { LeaseContractFacts } from "../../../queries/leaseContractFacts.ts";
@@ -152,7 +152,7 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
             end_date: end,
             duration_months: num(lease.duration_months),
           },
-          owner?.category === "company" ? "LEGAL_PERSON" : "NATURAL_PERSON",
+          lessorKind(owner?.category as string | undefined, owner?.legal_form as string | undefined),
         ) ?? 10,
     },
     // The lease's motive (art. 25-13), else what leases created before 2026-12 kept in custom_fields.
