@@ -6119,8 +6119,10 @@ export interface components {
             year: number;
             /** @description The voted budget (budget prévisionnel), euros */
             amount: number;
-            /** @description The year's works fund contribution (fonds de travaux), called apart */
+            /** @description The year's works fund contribution (fonds de travaux), called apart: at least 5 % of the budget (loi n° 65-557 art. 14-2-1 II) unless dispensed */
             works_fund_amount: number;
+            /** @description The copropriété is dispensed from the works fund (art. 14-2-1: fewer than ten lots deciding so unanimously, or a technical diagnosis showing no works for ten years) */
+            works_fund_dispensed?: boolean;
             /** @description The lots (estates of the place) and their tantièmes of the common charges */
             shares: {
                 /**

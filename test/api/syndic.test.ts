@@ -56,15 +56,31 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
     expect((await t.request("GET", `/api/syndic-budgets/${budget.id}`)).json()).toEqual(budget);
     expect((await t.request("GET", `/api/places/${place}/syndic-budgets`)).json()).toEqual([budget]);
     const again = await t.request("POST", `/api/places/${place}/syndic-budgets`, {
-      body: { year: 2026, amount: 1, works_fund_amount: 0, shares: shares() },
+      body: { year: 2026, amount: 1, works_fund_amount: 0, works_fund_dispensed: true, shares: shares() },
     });
     expect(again.statusCode).toBe(409);
+    // Art. 14-2-1 II: the works fund is at least 5 % of the budget, a cent less is refused.
+    const under = await t.request("POST", `/api/places/${place}/syndic-budgets`, {
+      body: { year: 2031, amount: 10000, works_fund_amount: 499.99, shares: shares() },
+    });
+    expect(under.statusCode, under.body).toBe(422);
+    expect(under.json().message).toMatch(/at least 500\.00 \(loi n° 65-557/);
+    const exact = await t.request("POST", `/api/places/${place}/syndic-budgets`, {
+      body: { year: 2031, amount: 10000, works_fund_amount: 500, shares: shares() },
+    });
+    expect(exact.statusCode, exact.body).toBe(201);
   });
 
   it("brings the remaining calls forward after a formal notice unanswered 30 days (art. 19-2)", async () => {
     const budget = (
       await t.request("POST", `/api/places/${place}/syndic-budgets`, {
-        body: { year: 2025, amount: 4000, works_fund_amount: 0, shares: shares() },
+        body: {
+          year: 2025,
+          amount: 4000,
+          works_fund_amount: 0,
+          works_fund_dispensed: true,
+          shares: shares(),
+        },
       })
     ).json();
     const sent = await t.request("POST", `/api/syndic-budgets/${budget.id}/formal-notices`, {
@@ -92,7 +108,13 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
   it("records a lot's payments against its calls, due ones first (code civil art. 1342-10)", async () => {
     const budget = (
       await t.request("POST", `/api/places/${place}/syndic-budgets`, {
-        body: { year: 2024, amount: 4000, works_fund_amount: 0, shares: shares() },
+        body: {
+          year: 2024,
+          amount: 4000,
+          works_fund_amount: 0,
+          works_fund_dispensed: true,
+          shares: shares(),
+        },
       })
     ).json();
     const lotCalls = (
@@ -152,7 +174,13 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
   it("a formal notice met by the lot's payments within 30 days brings nothing forward", async () => {
     const budget = (
       await t.request("POST", `/api/places/${place}/syndic-budgets`, {
-        body: { year: 2023, amount: 4000, works_fund_amount: 0, shares: shares() },
+        body: {
+          year: 2023,
+          amount: 4000,
+          works_fund_amount: 0,
+          works_fund_dispensed: true,
+          shares: shares(),
+        },
       })
     ).json();
     const sent = await t.request("POST", `/api/syndic-budgets/${budget.id}/formal-notices`, {
@@ -187,32 +215,44 @@ describe.each(databaseKinds)("syndic API on %s", (kind) => {
     const cases: [string, object, number][] = [
       [
         `/api/places/${place}/syndic-budgets`,
-        { year: 2027, amount: 0, works_fund_amount: 0, shares: shares() },
+        { year: 2027, amount: 0, works_fund_amount: 0, works_fund_dispensed: true, shares: shares() },
         400,
       ],
       [
         `/api/places/${place}/syndic-budgets`,
-        { year: 2027, amount: 10.001, works_fund_amount: 0, shares: shares() },
+        { year: 2027, amount: 10.001, works_fund_amount: 0, works_fund_dispensed: true, shares: shares() },
         400,
       ],
       [
         `/api/places/${place}/syndic-budgets`,
-        { year: 2027, amount: 10, works_fund_amount: 0, shares: [] },
+        { year: 2027, amount: 10, works_fund_amount: 0, works_fund_dispensed: true, shares: [] },
         400,
       ],
       [
         `/api/places/${place}/syndic-budgets`,
-        { year: 2027, amount: 10, works_fund_amount: 0, shares: [{ estate_id: unknownId, tantiemes: 1 }] },
+        {
+          year: 2027,
+          amount: 10,
+          works_fund_amount: 0,
+          works_fund_dispensed: true,
+          shares: [{ estate_id: unknownId, tantiemes: 1 }],
+        },
         400,
       ],
       [
         `/api/places/${place}/syndic-budgets`,
-        { year: 2027, amount: 10, works_fund_amount: 0, shares: [{ estate_id: lots[0], tantiemes: 0 }] },
+        {
+          year: 2027,
+          amount: 10,
+          works_fund_amount: 0,
+          works_fund_dispensed: true,
+          shares: [{ estate_id: lots[0], tantiemes: 0 }],
+        },
         400,
       ],
       [
         `/api/places/${unknownId}/syndic-budgets`,
-        { year: 2027, amount: 10, works_fund_amount: 0, shares: shares() },
+        { year: 2027, amount: 10, works_fund_amount: 0, works_fund_dispensed: true, shares: shares() },
         404,
       ],
       [`/api/syndic-budgets/${unknownId}/formal-notices`, { estate_id: lots[0], sent_on: "2025-01-01" }, 404],

@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { syndicDecider } from "../../src/commands/syndic/decider.ts";
 import type { SyndicEvent } from "../../src/events/syndic.ts";
 import { deciderSpec } from "../support/deciderSpec.ts";
@@ -96,5 +96,30 @@ describe("syndic formal notices", () => {
       .given([voted, recorded(400)])
       .when(notice)
       .thenRefuses(422, /art\. 19-2/, ["estate_id"]);
+  });
+});
+
+describe("syndic budget vote: the works fund (loi n° 65-557 art. 14-2-1 II)", () => {
+  const vote = (works_fund_cents: number, works_fund_dispensed?: boolean) => ({
+    type: "VoteSyndicBudget" as const,
+    budget_id,
+    place_id: "p",
+    year: 2026,
+    amount_cents: 1_000_000,
+    works_fund_cents,
+    works_fund_dispensed,
+    lots: [{ estate_id: "a", tantiemes: 1 }],
+  });
+  it("takes exactly 5 % of the budget and refuses a cent less (422 on works_fund_amount)", () => {
+    const [event] = spec.given([]).when(vote(50_000)).thenEvents();
+    expect(event?.data).toMatchObject({ works_fund_amount: 500 });
+    spec
+      .given([])
+      .when(vote(49_999))
+      .thenRefuses(422, /under 5 % of the budget: at least 500\.00 \(loi n° 65-557/, ["works_fund_amount"]);
+  });
+  it("takes no works fund from a dispensed copropriété", () => {
+    const [event] = spec.given([]).when(vote(0, true)).thenEvents();
+    expect(event?.data).toMatchObject({ works_fund_amount: 0 });
   });
 });

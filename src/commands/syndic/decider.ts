@@ -6,7 +6,13 @@ import {
   type SyndicState,
 } from "../../events/syndic.ts";
 import { toEuros } from "../../law/money.ts";
-import { formalNoticeGrounds, fundCalls, type Lot, lotOutstanding } from "../../law/syndic.ts";
+import {
+  formalNoticeGrounds,
+  fundCalls,
+  type Lot,
+  lotOutstanding,
+  worksFundVerdict,
+} from "../../law/syndic.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, enforce, notFound, validationError } from "../../platform/errors.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
@@ -20,6 +26,8 @@ export type SyndicCommand =
       year: number;
       amount_cents: number;
       works_fund_cents: number;
+      /** Dispensed from the works fund (art. 14-2-1), a fact the caller states. */
+      works_fund_dispensed?: boolean;
       lots: Lot[];
     }
   | {
@@ -56,6 +64,14 @@ export const syndicDecider: Decider<SyndicState, SyndicCommand, SyndicEvent> = {
       case "VoteSyndicBudget": {
         if (budget)
           throw conflict(`A budget for ${command.year} is already voted for place ${command.place_id}`);
+        // At least 5 % of the budget goes to the works fund (loi n° 65-557 art. 14-2-1 II): 422.
+        enforce(
+          worksFundVerdict({
+            budget: toEuros(command.amount_cents),
+            works_fund: toEuros(command.works_fund_cents),
+            dispensed: command.works_fund_dispensed === true,
+          }),
+        );
         const calls = fundCalls(
           command.year,
           command.amount_cents,

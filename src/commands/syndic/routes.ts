@@ -28,8 +28,14 @@ const newBudget = z
       .refine((v) => v > 0, "Must be > 0")
       .describe("The voted budget (budget prévisionnel), euros"),
     works_fund_amount: money().describe(
-      "The year's works fund contribution (fonds de travaux), called apart",
+      "The year's works fund contribution (fonds de travaux), called apart: at least 5 % of the budget (loi n° 65-557 art. 14-2-1 II) unless dispensed",
     ),
+    works_fund_dispensed: z
+      .boolean()
+      .optional()
+      .describe(
+        "The copropriété is dispensed from the works fund (art. 14-2-1: fewer than ten lots deciding so unanimously, or a technical diagnosis showing no works for ten years)",
+      ),
     shares: z
       .array(
         z.strictObject({
@@ -128,6 +134,7 @@ export async function syndicCommandRoutes(app: FastifyInstance): Promise<void> {
         year: b.year,
         amount_cents: cents(b.amount),
         works_fund_cents: cents(b.works_fund_amount),
+        works_fund_dispensed: b.works_fund_dispensed === true,
         lots: b.shares.map((s) => ({ estate_id: s.estate_id, tantiemes: s.tantiemes })),
       });
       return replyBudget(request, reply, budget_id, result, 201);
