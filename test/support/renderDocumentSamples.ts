@@ -86,7 +86,7 @@ const documents: Record<string, () => Promise<Buffer>> = {
         "avis",
         null,
         documentView(letterFacts, {
-          call: callView({ ...paidCall, paid_amount: 0 }),
+          call: { ...paidCall, paid_amount: 0, remaining_amount: paidCall.total_amount },
           sender: { name: "SCI Les Tilleuls", email: "gestion@example.fr" },
           // The ISO 11649 standard's own example of an RF creditor reference.
           payment: {
