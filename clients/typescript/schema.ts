@@ -2128,6 +2128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases/{lease_id}/contract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest contract PDF of one of the signed-in lessee's leases (404 before one is printed; another lessee's lease answers 404)
+         * @description Needs a lessee's user token with the lessee:leases:download scope.
+         */
+        get: operations["getLesseeLeasesByLeaseIdContract"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/cache/stats": {
         parameters: {
             query?: never;
@@ -3030,6 +3050,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases/{lease_id}/rent-calls/{call_id}/notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The avis d'échéance of a rent call of one of the signed-in lessee's leases (PDF); another lessee's lease answers 404
+         * @description Needs a lessee's user token with the lessee:leases:download scope.
+         */
+        get: operations["getLesseeLeasesByLeaseIdRentCallsByCallIdNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/{message_id}/resolve": {
         parameters: {
             query?: never;
@@ -3892,6 +3932,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/lessee/leases/{lease_id}/annexes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The annexes of one of the signed-in lessee's leases (another lessee's answers 404)
+         * @description Needs a lessee's user token with the lessee:leases:read scope.
+         */
+        get: operations["getLesseeLeasesByLeaseIdAnnexes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}/annexes/{annex_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An annex's file of one of the signed-in lessee's leases (the uploaded file, or the service's notice); 404 for a missing annex
+         * @description Needs a lessee's user token with the lessee:leases:download scope.
+         */
+        get: operations["getLesseeLeasesByLeaseIdAnnexesByAnnexIdDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leases/pending-signature": {
         parameters: {
             query?: never;
@@ -4602,6 +4682,26 @@ export interface paths {
          * @description Needs a tenant API key with the LeasesRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
          */
         get: operations["getLeasesByLeaseIdConditionReportsByReportIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lessee/leases/{lease_id}/condition-reports/{report_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A condition report of one of the signed-in lessee's leases as PDF (décret n° 2016-382 art. 2-3); another lessee's lease answers 404
+         * @description Needs a lessee's user token with the lessee:leases:download scope.
+         */
+        get: operations["getLesseeLeasesByLeaseIdConditionReportsByReportIdPdf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -15310,6 +15410,41 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    getLesseeLeasesByLeaseIdContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getLeasesCacheStats: {
         parameters: {
             query?: never;
@@ -17087,6 +17222,38 @@ export interface operations {
         };
     };
     getLeasesByLeaseIdRentCallsByCallIdNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseIdRentCallsByCallIdNotice: {
         parameters: {
             query?: never;
             header?: never;
@@ -19129,6 +19296,72 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    getLesseeLeasesByLeaseIdAnnexes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseAnnex"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseIdAnnexesByAnnexIdDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                annex_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getLeasesPendingSignature: {
         parameters: {
             query?: {
@@ -20978,6 +21211,38 @@ export interface operations {
         };
     };
     getLeasesByLeaseIdConditionReportsByReportIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getLesseeLeasesByLeaseIdConditionReportsByReportIdPdf: {
         parameters: {
             query?: never;
             header?: never;

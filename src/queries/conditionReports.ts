@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import {
   type CompletedElement,
@@ -497,6 +497,26 @@ export async function conditionReportQueries(app: FastifyInstance) {
     },
   );
 
+  /** The report as PDF: the staff's route and the lessee's (their own lease only, else 404). */
+  const sendReportPdf = async (tenantId: string, leaseId: string, reportId: string, reply: FastifyReply) => {
+    const { report } = await requireReport(tenantId, leaseId, reportId);
+    const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
+    const parties = await reportParties(sql, tenantId, leaseId);
+    const entry = report.type === "EXIT" ? await signedEntry(sql, tenantId, leaseId) : null;
+    const changes = entry
+      ? { entry_date: entry.date, rooms: compareRooms(roomsOf(entry), report.rooms) }
+      : null;
+    const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
+      markup: conditionReportMarkup(report, parties, changes),
+      title,
+    });
+    const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;
+    return reply
+      .header("content-type", "application/pdf")
+      .header("content-disposition", contentDisposition("attachment", name))
+      .send(bytes);
+  };
+
   app.get(
     "/api/leases/:lease_id/condition-reports/:report_id/pdf",
     {
@@ -505,23 +525,27 @@ export async function conditionReportQueries(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
-      const { report } = await requireReport(tenantOf(request), lease_id, report_id);
-      const title = report.type === "ENTRY" ? "État des lieux d'entrée" : "État des lieux de sortie";
-      const tenantId = tenantOf(request);
-      const parties = await reportParties(sql, tenantId, lease_id);
-      const entry = report.type === "EXIT" ? await signedEntry(sql, tenantId, lease_id) : null;
-      const changes = entry
-        ? { entry_date: entry.date, rooms: compareRooms(roomsOf(entry), report.rooms) }
-        : null;
-      const bytes = await renderInThread(import.meta.url, "renderConditionReportHere", {
-        markup: conditionReportMarkup(report, parties, changes),
-        title,
-      });
-      const name = `etat-des-lieux-${report.type === "ENTRY" ? "entree" : "sortie"}-${isoDay(report.date)}-${report.id.slice(0, 8)}.pdf`;
-      return reply
-        .header("content-type", "application/pdf")
-        .header("content-disposition", contentDisposition("attachment", name))
-        .send(bytes);
+      return sendReportPdf(tenantOf(request), lease_id, report_id, reply);
+    },
+  );
+
+  app.get(
+    "/api/lessee/leases/:lease_id/condition-reports/:report_id/pdf",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "A condition report of one of the signed-in lessee's leases as PDF (décret n° 2016-382 art. 2-3); another lessee's lease answers 404",
+        params: reportParams,
+        response: pdfAnswers,
+      },
+      config: { access: "lessee:leases:download" },
+    },
+    async (request, reply) => {
+      const { lease_id, report_id } = request.params as z.infer<typeof reportParams>;
+      const caller = lesseeOf(request);
+      await ensureOwnLease(sql, caller, lease_id);
+      return sendReportPdf(caller.tenant_id, lease_id, report_id, reply);
     },
   );
 }

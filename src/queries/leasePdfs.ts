@@ -13,6 +13,7 @@ import { renderCacheStats } from "../platform/pdf/renderCache.ts";
 import { subjectOf } from "../platform/personalData/erasure.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { leaseParams, readLease } from "./leases.ts";
+import { ensureOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
 import type { Found } from "./places.ts";
 
@@ -197,6 +198,40 @@ export async function leasePdfQueryRoutes(app: FastifyInstance): Promise<void> {
       const blob = await blobStoreFor(sql).getBlob(String(row.blob_key));
       if (!blob) throw notFound("Lease PDF", pdf_id);
       setEtag(reply, Number(row.revision));
+      return reply
+        .header("content-type", "application/pdf")
+        .header("content-length", String(blob.size))
+        .header("content-disposition", contentDisposition("attachment", String(row.filename)))
+        .send(blob.bytes);
+    },
+  );
+
+  // The lessee's contract (docs/portal.md): the newest PDF printed for their lease.
+  api.get(
+    "/api/lessee/leases/:lease_id/contract",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "The newest contract PDF of one of the signed-in lessee's leases (404 before one is printed; another lessee's lease answers 404)",
+        params: leaseParams,
+        response: answers(fileBytes),
+      },
+      config: { access: "lessee:leases:download" },
+    },
+    async (request, reply) => {
+      const { lease_id } = request.params;
+      const caller = lesseeOf(request);
+      await ensureOwnLease(sql, caller, lease_id);
+      const [row] = await sql.asTenant(caller.tenant_id, (tx) =>
+        tx.query<Row>(
+          `SELECT ${COLUMNS} FROM lease_pdfs WHERE tenant_id = $1 AND lease_id = $2
+           ORDER BY lease_revision DESC, created_at DESC, id DESC LIMIT 1`,
+          [caller.tenant_id, lease_id],
+        ),
+      );
+      const blob = row ? await blobStoreFor(sql).getBlob(String(row.blob_key)) : null;
+      if (!row || !blob) throw notFound("Contract of lease", lease_id);
       return reply
         .header("content-type", "application/pdf")
         .header("content-length", String(blob.size))

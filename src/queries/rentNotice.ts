@@ -1,10 +1,11 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
 import type { Row } from "../platform/projections/projection.ts";
+import { ensureOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
 import { pdfAnswers, receiptParams } from "./rentCollection.ts";
 import {
@@ -66,6 +67,12 @@ export async function rentNoticeQueries(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { sql } = app.platform;
 
+  const send = (reply: FastifyReply, avis: { bytes: Buffer; filename: string }) =>
+    reply
+      .header("content-type", "application/pdf")
+      .header("content-disposition", contentDisposition("attachment", avis.filename))
+      .send(avis.bytes);
+
   api.get(
     "/api/leases/:lease_id/rent-calls/:call_id/notice",
     {
@@ -80,11 +87,27 @@ export async function rentNoticeQueries(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lease_id, call_id } = request.params;
-      const { bytes, filename } = await avisPdf(sql, tenantOf(request), lease_id, call_id);
-      return reply
-        .header("content-type", "application/pdf")
-        .header("content-disposition", contentDisposition("attachment", filename))
-        .send(bytes);
+      return send(reply, await avisPdf(sql, tenantOf(request), lease_id, call_id));
+    },
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/rent-calls/:call_id/notice",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "The avis d'échéance of a rent call of one of the signed-in lessee's leases (PDF); another lessee's lease answers 404",
+        params: receiptParams,
+        response: pdfAnswers,
+      },
+      config: { access: "lessee:leases:download" },
+    },
+    async (request, reply) => {
+      const { lease_id, call_id } = request.params;
+      const caller = lesseeOf(request);
+      await ensureOwnLease(sql, caller, lease_id);
+      return send(reply, await avisPdf(sql, caller.tenant_id, lease_id, call_id));
     },
   );
 }

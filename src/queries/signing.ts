@@ -595,6 +595,47 @@ export async function signingQueryRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  // The lessee's own annexes (docs/portal.md): the list and each file, their own lease only.
+  api.get(
+    "/api/lessee/leases/:lease_id/annexes",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary: "The annexes of one of the signed-in lessee's leases (another lessee's answers 404)",
+        params: leaseParams,
+        response: answers(z.array(annexBody)),
+      },
+      config: { access: "lessee:leases:read" },
+    },
+    async (request) => {
+      const caller = await requireOwnLease(request, request.params.lease_id);
+      return (await listAnnexRows(sql, caller.tenant_id, request.params.lease_id)).map(toAnnex);
+    },
+  );
+
+  api.get(
+    "/api/lessee/leases/:lease_id/annexes/:annex_id/download",
+    {
+      schema: {
+        tags: ["Lessee space"],
+        summary:
+          "An annex's file of one of the signed-in lessee's leases (the uploaded file, or the service's notice); 404 for a missing annex",
+        params: annexParams,
+        response: answers(fileBytes),
+      },
+      config: { access: "lessee:leases:download" },
+    },
+    async (request, reply) => {
+      const { lease_id, annex_id } = request.params;
+      const caller = await requireOwnLease(request, lease_id);
+      const found = await readAnnex(sql, caller.tenant_id, lease_id, annex_id);
+      if (!found) throw notFound("Annex", annex_id);
+      const file = await annexFile(sql, found.row);
+      if (!file) throw notFound("Annex file", annex_id);
+      return sendFile(reply, file);
+    },
+  );
+
   api.get(
     "/api/leases/pending-signature",
     {

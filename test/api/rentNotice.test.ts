@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
@@ -73,7 +72,6 @@ describe("avis d'échéance", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers["content-type"]).toBe("application/pdf");
     expect(res.headers["content-disposition"]).toContain("avis-echeance-2025-02-01.pdf");
-    writeFileSync("/tmp/messages/avis.pdf", res.rawPayload);
     const text = await pdfText(res.rawPayload);
     for (const mention of [
       "Avis d'échéance",
@@ -84,8 +82,14 @@ describe("avis d'échéance", () => {
       "Total à payer 850,50 €",
       "IBAN FR14 2004 1010 0505 0001 3M02 606, BIC BNPAFRPP",
       "art. 21",
+      "Locataire(s) : ",
+      "Logement : ",
+      "Cet avis n'est pas une quittance",
+      "délivrée gratuitement",
     ])
       expect(text).toContain(mention);
+    // The due date, a long French date (docs/documents.md, "Avis d'échéance").
+    expect(text).toMatch(/à régler au plus tard le (1er|\d{1,2}) \p{L}+ 2025/u);
     expect(text).not.toMatch(UUID);
     // The call's RF creditor reference (ISO 11649), for the bank to match the transfer to the call.
     expect(text).toMatch(/Référence à indiquer avec votre paiement : RF\d{2}[0-9A-Z]{1,21}/);

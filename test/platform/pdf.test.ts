@@ -100,4 +100,24 @@ describe("PDF renderer sandbox", () => {
       expect(text).toContain(s);
     }
   });
+
+  it("keeps a bold run's punctuation and a hyphenated word in one inline (no justified gap before a comma or inside a word)", () => {
+    const [paragraph] = markupToContent(
+      "**Hélène Marchand**, personne physique, celui-ci : elle-même, avant",
+    ) as {
+      text: { text: { text: string; bold?: boolean; noWrap?: boolean }[] };
+    }[];
+    expect(paragraph.text.text).toEqual([
+      { text: "Hélène Marchand,", bold: true },
+      { text: " personne physique, " },
+      { text: "celui-ci ", noWrap: true },
+      { text: ": " },
+      { text: "elle-même, ", noWrap: true },
+      { text: "avant" },
+    ]);
+    // Plain text without either stays a string.
+    expect(markupToContent("Loyer mensuel : 912,40 €.")).toEqual([
+      { text: "Loyer mensuel : 912,40 €.", style: "paragraph" },
+    ]);
+  });
 });

@@ -80,6 +80,24 @@ const documents: Record<string, () => Promise<Buffer>> = {
       ),
       title: "Quittance de loyer",
     }),
+  "avis-echeance": () =>
+    renderMarkupHere({
+      markup: documentMarkup(
+        "avis",
+        null,
+        documentView(letterFacts, {
+          call: { ...paidCall, paid_amount: 0, remaining_amount: paidCall.total_amount },
+          sender: { name: "SCI Les Tilleuls", email: "gestion@example.fr" },
+          // The ISO 11649 standard's own example of an RF creditor reference.
+          payment: {
+            iban: "FR14 2004 1010 0505 0001 3M02 606",
+            bic: "BNPAFRPP",
+            reference: "RF18539007547034",
+          },
+        }),
+      ),
+      title: "Avis d'échéance",
+    }),
   "contract-unfurnished": () => renderLeaseContractHere(sampleContract("UNFURNISHED")),
   "contract-furnished": () => renderLeaseContractHere(sampleContract("FURNISHED")),
   "contract-student": () => renderLeaseContractHere(sampleContract("STUDENT")),

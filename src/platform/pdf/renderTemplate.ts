@@ -72,11 +72,38 @@ export function compileTemplate<View>(source: string, partials: Record<string, s
   return (view: View): string => template(neutraliseDeep(view));
 }
 
-/** Bold runs of one line of text. */
+/**
+ * A run's words joined by a hyphen ("celui-ci", "elle-même") as one unbreakable inline, with the
+ * space after them: pdfmake spreads a justified line's slack between its inlines, and a line
+ * break allowed after a hyphen made two inlines of one word ("celui- ci").
+ */
+const HYPHENATED = /([\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+\S*\s*)/u;
+
+const WHOLE_HYPHENATED = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+\S*\s*$/u;
+
+function runs(text: string, bold: boolean): Content[] {
+  return text
+    .split(HYPHENATED)
+    .filter((p) => p !== "")
+    .map((p) => {
+      const hyphenated = WHOLE_HYPHENATED.test(p) ? { noWrap: true } : {};
+      return { text: p, ...(bold ? { bold: true } : {}), ...hyphenated } as Content;
+    });
+}
+
+/**
+ * Bold runs of one line of text. The punctuation right after a bold run (", ", ". ") joins it:
+ * as a run of its own, a justified line would put a space before it ("Marchand , personne").
+ */
 function inline(text: string): Content {
   const parts = text.split("**");
-  if (parts.length === 1) return text;
-  return { text: parts.map((p, i) => (i % 2 === 1 ? { text: p, bold: true } : p)).filter((p) => p !== "") };
+  if (parts.length === 1 && !HYPHENATED.test(text)) return text;
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    const stuck = /^[^\s]+/.exec(parts[i + 1])?.[0] ?? "";
+    parts[i] += stuck;
+    parts[i + 1] = parts[i + 1].slice(stuck.length);
+  }
+  return { text: parts.flatMap((p, i) => (p === "" ? [] : runs(p, i % 2 === 1))) };
 }
 
 const cells = (line: string) =>
