@@ -210,7 +210,7 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     const sealed = sealEnvelope(key, Buffer.from(JSON.stringify(values)), aad).toString("base64");
     rest[SEALED] = { fields, sealed, v: ENVELOPE_VERSION } satisfies Sealed;
     // The projector reads these events next: it finds them opened.
-    remember(sealed, values);
+    remember(`${aad} ${sealed}`, values);
     return rest;
   }
 
@@ -239,16 +239,15 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         obj,
         Object.fromEntries(envelope.fields.filter((f) => !within.has(f)).map((f) => [f, null])),
       );
-    let values = cache ? opened.get(envelope.sealed) : undefined;
+    // Cached under its associated data too: an envelope moved elsewhere is not found opened.
+    const cacheKey = `${envelope.v === ENVELOPE_VERSION ? aad : subjectId} ${envelope.sealed}`;
+    let values = cache ? opened.get(cacheKey) : undefined;
     if (!values) {
       const bytes = Buffer.from(envelope.sealed, "base64");
       const plain =
         envelope.v === ENVELOPE_VERSION ? openEnvelope(key, bytes, aad) : open(key, bytes, subjectId);
-      values = JSON.parse(plain.toString()) as Record<
-        string,
-        unknown
-      >;
-      if (cache) remember(envelope.sealed, values);
+      values = JSON.parse(plain.toString()) as Record<string, unknown>;
+      if (cache) remember(cacheKey, values);
     }
     if (within.size > 0) {
       // A copy: `values` may be the opened-values cache's.

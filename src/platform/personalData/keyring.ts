@@ -106,7 +106,14 @@ export function sealEnvelope(key: DataKey, plaintext: Buffer, aad: string): Buff
   const out = Buffer.allocUnsafe(NONCE + plaintext.length + ABYTES);
   const nonce = out.subarray(0, NONCE);
   sodium.randombytes_buf(nonce);
-  sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(out.subarray(NONCE), plaintext, Buffer.from(aad), null, nonce, rawKey(key));
+  sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
+    out.subarray(NONCE),
+    plaintext,
+    Buffer.from(aad),
+    null,
+    nonce,
+    rawKey(key),
+  );
   return out;
 }
 
