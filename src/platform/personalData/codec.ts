@@ -10,9 +10,10 @@ import {
   isLiveKey,
   type Keyring,
   open,
+  openEnvelope,
   SUBJECT_KEY_CLASH,
   type SubjectKey,
-  seal,
+  sealEnvelope,
 } from "./keyring.ts";
 
 /**
@@ -47,10 +48,19 @@ export interface PersonalDataKind {
 /** Stream category (the part of the stream name before the first `-`) -> its personal data. */
 export type PersonalDataDeclaration = Record<string, PersonalDataKind>;
 
+/**
+ * `v` absent: format 1, AES-256-GCM bound to `<tenant>/<subject>` (still read). `v: 2`:
+ * XChaCha20-Poly1305 bound to `<tenant>/<subject>/<stream>/<event id>/<data|changes>`, so an
+ * envelope copied to another event, stream or place in its event opens nothing.
+ */
 interface Sealed {
   fields: string[];
   sealed: string;
+  v?: 2;
 }
+export const ENVELOPE_VERSION = 2;
+const envelopeAad = (subjectId: string, stream: string, eventId: string, place: "data" | "changes") =>
+  `${subjectId}/${stream}/${eventId}/${place}`;
 
 /**
  * `obj` without its envelope, with `values` set. An object grown key by key (`out[k] = v`) turns
@@ -197,10 +207,10 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
       for (const f of fields) if (!within.has(f)) rest[f] = null;
       return rest;
     }
-    const sealed = seal(key, Buffer.from(JSON.stringify(values)), aad).toString("base64");
-    rest[SEALED] = { fields, sealed } satisfies Sealed;
+    const sealed = sealEnvelope(key, Buffer.from(JSON.stringify(values)), aad).toString("base64");
+    rest[SEALED] = { fields, sealed, v: ENVELOPE_VERSION } satisfies Sealed;
     // The projector reads these events next: it finds them opened.
-    remember(sealed, values);
+    remember(`${aad} ${sealed}`, values);
     return rest;
   }
 
@@ -208,6 +218,9 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
     obj: Record<string, unknown>,
     kind: PersonalDataKind,
     key: SubjectKey,
+    /** The subject's id (`<tenant>/<subject>`): format 1's associated data. */
+    subjectId: string,
+    /** Format 2's associated data (envelopeAad). */
     aad: string,
     cache: boolean,
   ) {
@@ -226,13 +239,15 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
         obj,
         Object.fromEntries(envelope.fields.filter((f) => !within.has(f)).map((f) => [f, null])),
       );
-    let values = cache ? opened.get(envelope.sealed) : undefined;
+    // Cached under its associated data too: an envelope moved elsewhere is not found opened.
+    const cacheKey = `${envelope.v === ENVELOPE_VERSION ? aad : subjectId} ${envelope.sealed}`;
+    let values = cache ? opened.get(cacheKey) : undefined;
     if (!values) {
-      values = JSON.parse(open(key, Buffer.from(envelope.sealed, "base64"), aad).toString()) as Record<
-        string,
-        unknown
-      >;
-      if (cache) remember(envelope.sealed, values);
+      const bytes = Buffer.from(envelope.sealed, "base64");
+      const plain =
+        envelope.v === ENVELOPE_VERSION ? openEnvelope(key, bytes, aad) : open(key, bytes, subjectId);
+      values = JSON.parse(plain.toString()) as Record<string, unknown>;
+      if (cache) remember(cacheKey, values);
     }
     if (within.size > 0) {
       // A copy: `values` may be the opened-values cache's.
@@ -245,10 +260,13 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
   }
 
   /** Applies `fn` to `data` and to `data.changes`, where personal fields live. */
-  const mapData = (data: unknown, fn: (obj: Record<string, unknown>) => Record<string, unknown>) => {
+  const mapData = (
+    data: unknown,
+    fn: (obj: Record<string, unknown>, place: "data" | "changes") => Record<string, unknown>,
+  ) => {
     if (!isObject(data)) return data;
-    const top = fn(data);
-    return isObject(top.changes) ? { ...top, changes: fn(top.changes) } : top;
+    const top = fn(data, "data");
+    return isObject(top.changes) ? { ...top, changes: fn(top.changes, "changes") } : top;
   };
 
   const holds = (kind: PersonalDataKind, o: Record<string, unknown>) => {
@@ -282,8 +300,13 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
           if ((error as Error).name === "SubjectErasedError") return null;
           throw error;
         });
-        const aad = `${tenantId}/${subject}`;
-        out.push({ ...event, data: mapData(event.data, (o) => sealObject(o, kind, key, aad)) });
+        const id = `${tenantId}/${subject}`;
+        out.push({
+          ...event,
+          data: mapData(event.data, (o, place) =>
+            sealObject(o, kind, key, envelopeAad(id, streamName, event.event_id, place)),
+          ),
+        });
       }
       return out;
     },
@@ -318,7 +341,9 @@ export function personalDataCodec(declaration: PersonalDataDeclaration, keyring:
             : (keyring.cachedKey(tenantId, subject, id) ?? (await keyring.keyForReading(tenantId, subject)));
         out[i] = {
           ...event,
-          data: mapData(event.data, (o) => openObject(o, kind, key, id, cache)),
+          data: mapData(event.data, (o, place) =>
+            openObject(o, kind, key, id, envelopeAad(id, event.stream_name, event.event_id, place), cache),
+          ),
         } as RecordedEvent;
       }
       return out;
