@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import pg from "pg";
-import { PERMISSIONS } from "../../src/platform/http/auth.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
+import { PERMISSIONS } from "../../src/platform/http/auth.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { runScript } from "../lib/children.ts";
 import { atMost, type Context, startServiceOn } from "../lib/context.ts";
@@ -121,15 +121,23 @@ async function seedUnits(url: string, from: number, to: number) {
 }
 
 async function countEvents(url: string): Promise<number> {
-  return withClient(url, async (c) => Number((await c.query("SELECT count(*)::bigint AS n FROM events")).rows[0].n));
+  return withClient(url, async (c) =>
+    Number((await c.query("SELECT count(*)::bigint AS n FROM events")).rows[0].n),
+  );
 }
 
 async function rebuildAt(ctx: Context, url: string, label: string) {
   const total = await countEvents(url);
   let rss: ReturnType<typeof sampleRss> | null = null;
-  const result = await runScript("catch-up", "bench/catchupWorker.ts", { DATABASE_URL: url }, 60 * 60_000, (pid) => {
-    rss = sampleRss(pid, 100);
-  });
+  const result = await runScript(
+    "catch-up",
+    "bench/catchupWorker.ts",
+    { DATABASE_URL: url },
+    60 * 60_000,
+    (pid) => {
+      rss = sampleRss(pid, 100);
+    },
+  );
   const memory = (rss as ReturnType<typeof sampleRss> | null)?.stop();
   const perSecond = round(result.events / (result.ms / 1000), 0);
   const peak = Math.max(memory?.peak ?? 0, result.hwm ?? 0);
@@ -171,9 +179,12 @@ async function plans(ctx: Context, url: string) {
         "SELECT transaction_id::text AS t, position::text AS p FROM events ORDER BY position OFFSET (SELECT count(*) / 2 FROM events) LIMIT 1",
       )
     ).rows[0];
-    const stream = (await c.query("SELECT stream_name FROM events ORDER BY position DESC LIMIT 1")).rows[0].stream_name;
+    const stream = (await c.query("SELECT stream_name FROM events ORDER BY position DESC LIMIT 1")).rows[0]
+      .stream_name;
     const explain = async (text: string, params: unknown[]) =>
-      (await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      (await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
     const catchup = await explain(
       `SELECT * FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)
          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -185,8 +196,12 @@ async function plans(ctx: Context, url: string) {
       [stream],
     );
     ctx.raw.national_events_table = { ...size, plans: { catchup, stream: streamRead } };
-    console.log(`  events table ${mb(Number(size.total))} MB (heap ${mb(Number(size.heap))}, indexes ${mb(Number(size.indexes))})`);
-    console.log(`  catch-up page plan:\n${catchup.replace(/^/gm, "    ")}\n  stream read plan:\n${streamRead.replace(/^/gm, "    ")}`);
+    console.log(
+      `  events table ${mb(Number(size.total))} MB (heap ${mb(Number(size.heap))}, indexes ${mb(Number(size.indexes))})`,
+    );
+    console.log(
+      `  catch-up page plan:\n${catchup.replace(/^/gm, "    ")}\n  stream read plan:\n${streamRead.replace(/^/gm, "    ")}`,
+    );
     ctx.figures.push({
       step: "national events table",
       metric: "total size (heap + indexes)",
@@ -195,7 +210,9 @@ async function plans(ctx: Context, url: string) {
       target: "",
       pass: null,
       note: `heap ${mb(Number(size.heap))} MB, indexes ${JSON.stringify(
-        Object.fromEntries(Object.entries(size.per_index as Record<string, number>).map(([k, v]) => [k, mb(v)])),
+        Object.fromEntries(
+          Object.entries(size.per_index as Record<string, number>).map(([k, v]) => [k, mb(v)]),
+        ),
       )} MB`,
     });
   });
@@ -301,7 +318,7 @@ export async function nationalStep(ctx: Context): Promise<void> {
   t = Date.now();
   await copyReadModels(url, tenant.id);
   ctx.raw.national_copyMs = Date.now() - t;
-  service = await startServiceOn(url, ctx.runId);
+  service = await startServiceOn(url, `${ctx.runId}-lists`);
   const key = await fetch(`${service.child.url}/api/admin/tenants/${tenant.id}/api-keys`, {
     method: "POST",
     headers: { authorization: `Bearer ${service.adminKey}`, "content-type": "application/json" },
@@ -309,7 +326,9 @@ export async function nationalStep(ctx: Context): Promise<void> {
   }).then(async (r) => ((await r.json()) as { key: string }).key);
   const routes: Record<string, unknown> = {};
   for (const path of await listPaths(service.child.url)) {
-    const first = await fetch(`${service.child.url}${path}?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+    const first = await fetch(`${service.child.url}${path}?limit=100`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     const totalRows = Number(first.headers.get("x-total-count") ?? 0);
     await first.arrayBuffer();
     if (first.status !== 200) {
@@ -341,5 +360,8 @@ export async function nationalStep(ctx: Context): Promise<void> {
   }
   ctx.raw.national_lists = routes;
   await service.child.stop();
-  await writeFile(new URL("../results/national-latest.json", import.meta.url), `${JSON.stringify(ctx.raw, null, 2)}\n`);
+  await writeFile(
+    new URL("../results/national-latest.json", import.meta.url),
+    `${JSON.stringify(ctx.raw, null, 2)}\n`,
+  );
 }
