@@ -16,6 +16,7 @@ import { embeddedStep } from "./steps/embedded.ts";
 import { leasesStep } from "./steps/leases.ts";
 import { createStep, getStep, listStep } from "./steps/lesseesHttp.ts";
 import { metersStep } from "./steps/meters.ts";
+import { nationalStep } from "./steps/national.ts";
 import { outboxStep } from "./steps/outbox.ts";
 import { pdfStep } from "./steps/pdf.ts";
 import { privacyStep } from "./steps/privacy.ts";
@@ -32,9 +33,12 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books,bank)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books,bank,national)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
- *   BENCH_BIG=1         catch-up also over 1,000,000 events
+ *   BENCH_BIG=1         catch-up also over 1,000,000 events, and the national step (only run with
+ *                       BENCH_BIG=1 or named in BENCH_ONLY): 10 million events, 1 million leases, 10,000
+ *                       tenants in one database (bench/steps/national.ts, docs/scaling.md); sizes by
+ *                       BENCH_NATIONAL_EVENTS, BENCH_NATIONAL_TENANT_LEASES, BENCH_NATIONAL_LIST_SECONDS
  *   BENCH_WAIT_QUIET    seconds to wait at most, before starting, for the load average to drop
  *   BENCH_RENT_LEASES   leases of the rent step's daily job (default 100000)
  *   BENCH_METER_READINGS readings of the meters step's bulk run (default 1000000)
@@ -65,6 +69,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   moving: conditionReportsStep,
   privacy: privacyStep,
   bank: bankStep,
+  national: nationalStep,
 };
 
 const only = (process.env.BENCH_ONLY ?? "")
@@ -76,7 +81,9 @@ if (unknown.length) {
   console.error(`Unknown step(s) ${unknown.join(", ")}; steps are ${Object.keys(STEPS).join(", ")}`);
   process.exit(2);
 }
-const selected = Object.keys(STEPS).filter((s) => only.length === 0 || only.includes(s));
+const selected = Object.keys(STEPS).filter(
+  (s) => only.includes(s) || (only.length === 0 && (s !== "national" || process.env.BENCH_BIG === "1")),
+);
 const seconds = Number(process.env.BENCH_DURATION ?? 10);
 if (!(seconds > 0 && seconds <= 600)) {
   console.error("BENCH_DURATION must be a number of seconds in (0, 600]");
