@@ -254,13 +254,20 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     // 1000.01 + 500 + 12 × 75 (cleaning) = 2400.01 recoverable; the non-recoverable one excluded.
     expect(r.recoverable_total).toBe(2400.01);
     expect(r.provisions_called).toBe(600);
-    expect(r.excluded).toMatchObject([
-      {
-        label: "Taxe foncière",
-        legal_reference: expect.stringContaining("87-713 du 26 août 1987, annexe, VIII"),
-      },
-      { label: "Gros travaux", legal_reference: expect.stringContaining("87-713") },
-    ]);
+    // The exclusions come in the charges' order, which the regularisation does not fix.
+    expect(r.excluded).toHaveLength(2);
+    expect(r.excluded).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          label: "Taxe foncière",
+          legal_reference: expect.stringContaining("87-713 du 26 août 1987, annexe, VIII"),
+        }),
+        expect.objectContaining({
+          label: "Gros travaux",
+          legal_reference: expect.stringContaining("87-713"),
+        }),
+      ]),
+    );
     expect(r.days_occupied).toBe(r.days_of_period);
     expect(r.balance).toBeCloseTo(r.lease_amount - 600, 2);
     expect(r.instalments.allowed).toBe(false);
