@@ -5476,6 +5476,8 @@ export interface components {
             ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
             construction_year: number;
             energy_consumption?: number | null;
+            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
+            final_energy_consumption?: number | null;
             ges_emission?: number | null;
             heated_area?: number | null;
             notes?: string | null;
@@ -5501,6 +5503,8 @@ export interface components {
             ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
             construction_year?: number;
             energy_consumption?: number | null;
+            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
+            final_energy_consumption?: number | null;
             ges_emission?: number | null;
             heated_area?: number | null;
             notes?: string | null;
@@ -6732,6 +6736,7 @@ export interface components {
             ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
             construction_year: number;
             energy_consumption: number | null;
+            final_energy_consumption: number | null;
             ges_emission: number | null;
             heated_area: number | null;
             notes: string | null;
@@ -6848,6 +6853,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             mobility_motive: string | null;
+            rent_complement: number | null;
+            rent_complement_justification: string | null;
             /** @enum {string} */
             status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
             rent_regulation_compliance_status: string;
@@ -13596,6 +13603,10 @@ export interface operations {
                     } | null;
                     /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
                     mobility_motive?: string | null;
+                    /** @description Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159) */
+                    rent_complement?: number | null;
+                    /** @description The determining localisation or comfort features, compared with dwellings of the same category in the same area, that justify the complément de loyer (ELAN art. 140 III B) */
+                    rent_complement_justification?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}
@@ -13707,6 +13718,8 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         mobility_motive: string | null;
+                        rent_complement: number | null;
+                        rent_complement_justification: string | null;
                         /** @enum {string} */
                         status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
                         rent_regulation_compliance_status: string;
@@ -13824,6 +13837,10 @@ export interface operations {
                     } | null;
                     /** @description MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire) */
                     mobility_motive?: string | null;
+                    /** @description Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159) */
+                    rent_complement?: number | null;
+                    /** @description The determining localisation or comfort features, compared with dwellings of the same category in the same area, that justify the complément de loyer (ELAN art. 140 III B) */
+                    rent_complement_justification?: string | null;
                     /**
                      * @description Read-only: kept by the service; sending it is a 400.
                      * @enum {string}

@@ -24,6 +24,8 @@ export interface EnergyDiagnosisFields {
   ges_label: EnergyLabel;
   construction_year: number;
   energy_consumption: number | null;
+  /** Final energy, kWh/m²/year (décret 2021-19); absent from diagnoses recorded before 2026-12 (null). */
+  final_energy_consumption: number | null;
   ges_emission: number | null;
   heated_area: number | null;
   notes: string | null;
@@ -57,6 +59,7 @@ export const ENERGY_DIAGNOSIS_FIELDS = [
   "ges_label",
   "construction_year",
   "energy_consumption",
+  "final_energy_consumption",
   "ges_emission",
   "heated_area",
   "notes",

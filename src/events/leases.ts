@@ -89,6 +89,8 @@ export const LEASE_TERM_FIELDS = [
   "special_conditions",
   "custom_fields",
   "mobility_motive",
+  "rent_complement",
+  "rent_complement_justification",
 ] as const satisfies readonly (keyof LeaseTerms)[];
 
 /** The client-settable terms of a lease; absent optional fields are null. */
@@ -114,6 +116,9 @@ export interface LeaseTerms {
   custom_fields: Record<string, unknown> | null;
   /** A bail mobilité's motive (art. 25-13); absent from leases created before 2026-12 (read as null). */
   mobility_motive: string | null;
+  /** A complément de loyer under rent control (ELAN art. 140 III B) and what justifies it; absent before 2026-12. */
+  rent_complement: number | null;
+  rent_complement_justification: string | null;
 }
 
 export interface RentIndex {

@@ -36,7 +36,7 @@ const COLUMNS = [
  */
 const rows = rowProjection<EnergyDiagnosisEvent>({
   name: "energy_diagnoses",
-  version: 2,
+  version: 3,
   table: "energy_diagnoses",
   columns: COLUMNS,
   schema: `
@@ -52,6 +52,7 @@ CREATE TABLE energy_diagnoses (
   ges_label text NOT NULL,
   construction_year integer NOT NULL,
   energy_consumption numeric,
+  final_energy_consumption numeric,
   ges_emission numeric,
   heated_area numeric,
   notes text,
@@ -151,6 +152,7 @@ interface DpeRow {
   valid_until: string;
   energy_label: string;
   ges_label: string;
+  final_energy_consumption: number | null;
   recorded_at: string;
 }
 
@@ -165,7 +167,7 @@ interface DpeRow {
  */
 export const estateCurrentDpeProjection: Projection = {
   name: "estate_current_dpe",
-  version: 2,
+  version: 3,
   tables: ["estate_current_dpe", "estate_dpe_diagnoses", "estate_dpe_estates"],
   schema: `
 CREATE TABLE estate_dpe_estates (
@@ -186,6 +188,7 @@ CREATE TABLE estate_dpe_diagnoses (
   valid_until date NOT NULL,
   energy_label text NOT NULL,
   ges_label text NOT NULL,
+  final_energy_consumption numeric,
   recorded_at timestamptz NOT NULL
 );
 CREATE INDEX estate_dpe_diagnoses_estate ON estate_dpe_diagnoses (estate_id, diagnosis_date DESC) WHERE estate_id IS NOT NULL;
@@ -219,7 +222,7 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
     const ids = [...new Set(diagnosisEvents.map((e) => e.data.diagnosis_id))];
     const stored = await tx.query<DpeRow>(
       `SELECT tenant_id, id, place_id, estate_id, diagnosis_date, certificate_valid_until, valid_until,
-         energy_label, ges_label, recorded_at
+         energy_label, ges_label, final_energy_consumption, recorded_at
        FROM estate_dpe_diagnoses WHERE id = ANY($1::uuid[])`,
       [ids],
     );
@@ -244,6 +247,7 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
           valid_until: legalValidUntil(e.data.diagnosis_date, e.data.valid_until),
           energy_label: e.data.energy_label,
           ges_label: e.data.ges_label,
+          final_energy_consumption: e.data.final_energy_consumption ?? null,
           recorded_at: e.metadata.occurred_at,
         };
       } else if (e.type === "EnergyDiagnosisUpdated" && row) {
@@ -257,6 +261,10 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
           diagnosis_date: diagnosisDate,
           energy_label: c.energy_label ?? row.energy_label,
           ges_label: c.ges_label ?? row.ges_label,
+          final_energy_consumption:
+            c.final_energy_consumption !== undefined
+              ? c.final_energy_consumption
+              : row.final_energy_consumption,
           certificate_valid_until: certificate,
           valid_until: legalValidUntil(diagnosisDate, certificate),
         };
@@ -275,7 +283,8 @@ async function applyCurrentDpeBatch(tx: Sql, events: RecordedEvent[]): Promise<v
          ON CONFLICT (id) DO UPDATE SET place_id = excluded.place_id, estate_id = excluded.estate_id,
            diagnosis_date = excluded.diagnosis_date, certificate_valid_until = excluded.certificate_valid_until,
            valid_until = excluded.valid_until,
-           energy_label = excluded.energy_label, ges_label = excluded.ges_label`,
+           energy_label = excluded.energy_label, ges_label = excluded.ges_label,
+           final_energy_consumption = excluded.final_energy_consumption`,
         [JSON.stringify(upserts)],
       );
     }

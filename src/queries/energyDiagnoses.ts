@@ -72,7 +72,9 @@ export async function readEnergyDiagnosis(
 /** The list's table and items (docs/performance.md, "Lists at scale"). */
 const SOURCE: ListSource = {
   table: "energy_diagnoses",
-  item: itemColumns(RESPONSE_COLUMNS, { numeric: ["energy_consumption", "ges_emission", "heated_area"] }),
+  item: itemColumns(RESPONSE_COLUMNS, {
+    numeric: ["energy_consumption", "final_energy_consumption", "ges_emission", "heated_area"],
+  }),
 };
 
 /** The number of rows matching `where` (walks the filter's index). */
@@ -178,6 +180,8 @@ export interface DpeFact {
   diagnosis_date: string;
   certificate_valid_until: string;
   valid_until: string;
+  /** kWh/m²/year of final energy; null: not recorded. */
+  final_energy_consumption: number | null;
   source: "estate" | "place";
 }
 
@@ -211,7 +215,7 @@ export async function readDpeOn(
  */
 export function dpeOnSql(tenant: string, estate: string, date: string): string {
   const cols =
-    "d.id, d.energy_label, d.ges_label, d.diagnosis_date, d.certificate_valid_until, d.valid_until";
+    "d.id, d.energy_label, d.ges_label, d.diagnosis_date, d.certificate_valid_until, d.valid_until, d.final_energy_consumption";
   const newest = "ORDER BY d.diagnosis_date DESC, d.recorded_at DESC, d.id DESC LIMIT 1";
   return `(SELECT to_jsonb(c) - 'rank' FROM estate_dpe_estates de CROSS JOIN LATERAL (
          (SELECT ${cols}, 'estate' AS source, 0 AS rank FROM estate_dpe_diagnoses d

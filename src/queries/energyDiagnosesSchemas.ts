@@ -28,6 +28,7 @@ const fields = {
   ges_label: label,
   construction_year: constructionYear,
   energy_consumption: finite.min(0, { error: "must be >= 0" }).nullable(),
+  final_energy_consumption: finite.min(0, { error: "must be >= 0" }).nullable(),
   ges_emission: finite.min(0, { error: "must be >= 0" }).nullable(),
   heated_area: finite.positive({ error: "must be > 0" }).nullable(),
   notes: z
@@ -53,6 +54,11 @@ export const createEnergyDiagnosisBody = z
     ges_label: fields.ges_label,
     construction_year: fields.construction_year,
     energy_consumption: fields.energy_consumption.optional(),
+    final_energy_consumption: fields.final_energy_consumption
+      .optional()
+      .describe(
+        "Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19)",
+      ),
     ges_emission: fields.ges_emission.optional(),
     heated_area: fields.heated_area.optional(),
     notes: fields.notes.optional(),
@@ -73,6 +79,11 @@ export const updateEnergyDiagnosisBody = z
     ges_label: fields.ges_label.optional(),
     construction_year: fields.construction_year.optional(),
     energy_consumption: fields.energy_consumption.optional(),
+    final_energy_consumption: fields.final_energy_consumption
+      .optional()
+      .describe(
+        "Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19)",
+      ),
     ges_emission: fields.ges_emission.optional(),
     heated_area: fields.heated_area.optional(),
     notes: fields.notes.optional(),

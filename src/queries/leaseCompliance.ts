@@ -29,14 +29,23 @@ export interface DpeSummary {
   energy_label: string;
   diagnosis_date: string;
   valid_until: string;
+  final_energy_consumption: number | null;
 }
 
-const dpeSummary = (d: { energy_label: string; diagnosis_date: unknown; valid_until: unknown } | null) =>
+const dpeSummary = (
+  d: {
+    energy_label: string;
+    diagnosis_date: unknown;
+    valid_until: unknown;
+    final_energy_consumption?: unknown;
+  } | null,
+): DpeSummary | null =>
   d
     ? {
         energy_label: d.energy_label,
         diagnosis_date: day(d.diagnosis_date) as string,
         valid_until: day(d.valid_until) as string,
+        final_energy_consumption: num(d.final_energy_consumption),
       }
     : null;
 
@@ -48,8 +57,13 @@ export async function readDpeSummaryOn(sql: Sql, tenantId: string, estateId: str
 /** The newest DPE of the estate (else its place) made on or before `date`, valid or not. */
 async function readLatestDpeBefore(sql: Sql, tenantId: string, estateId: string, date: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query<{ energy_label: string; diagnosis_date: unknown; valid_until: unknown }>(
-      `SELECT d.energy_label, d.diagnosis_date, d.valid_until
+    tx.query<{
+      energy_label: string;
+      diagnosis_date: unknown;
+      valid_until: unknown;
+      final_energy_consumption: unknown;
+    }>(
+      `SELECT d.energy_label, d.diagnosis_date, d.valid_until, d.final_energy_consumption
        FROM estates e JOIN estate_dpe_diagnoses d
          ON d.tenant_id = e.tenant_id AND (d.estate_id = e.id OR d.place_id = e.place_id)
        WHERE e.tenant_id = $1 AND e.id = $2 AND d.diagnosis_date <= $3::date
@@ -67,6 +81,7 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
       `SELECT l.id, l.estate_id, l.lease_type, l.status, l.start_date, l.end_date, l.duration_months,
          l.rent_amount, l.deposit_amount, l.rent_frequency, l.payment_terms,
          l.revision_index_type, l.revision_reference_quarter, l.revision_reference_value, l.revision,
+         l.rent_complement, l.rent_complement_justification,
          (SELECT ${OWNER_KIND_SQL} FROM estates e JOIN owners o ON o.tenant_id = e.tenant_id AND o.id = e.owner_id
           WHERE e.tenant_id = l.tenant_id AND e.id = l.estate_id) AS owner_category
        FROM leases l WHERE l.tenant_id = $1 AND l.id = $2`,
@@ -91,6 +106,8 @@ export async function readLeaseTerms(sql: Sql, tenantId: string, leaseId: string
     revision_index_type: (row.revision_index_type as string | null) ?? null,
     revision_reference_quarter: (row.revision_reference_quarter as string | null) ?? null,
     revision_reference_value: num(row.revision_reference_value),
+    rent_complement: num(row.rent_complement),
+    rent_complement_justification: (row.rent_complement_justification as string | null) ?? null,
     revision: Number(row.revision),
   };
 }

@@ -69,6 +69,16 @@ export const optionalTerms = {
     .describe(
       "MOBILITY (required, loi n° 89-462 art. 25-13): the motive of mobility the lessee justifies on the start date (formation professionnelle, études supérieures, apprentissage, stage, service civique, mutation or mission temporaire)",
     ),
+  rent_complement: money()
+    .nullish()
+    .describe(
+      "Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159)",
+    ),
+  rent_complement_justification: text(2000)
+    .nullish()
+    .describe(
+      "The determining localisation or comfort features, compared with dwellings of the same category in the same area, that justify the complément de loyer (ELAN art. 140 III B)",
+    ),
 };
 
 export const createLeaseSchema = z.strictObject({

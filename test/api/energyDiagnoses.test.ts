@@ -114,6 +114,7 @@ describe.each(databaseKinds)("energy diagnoses API on %s", (kind) => {
       estate_id: estateId,
       place_id: null,
       energy_consumption: null,
+      final_energy_consumption: null,
       ges_emission: null,
       heated_area: null,
       notes: null,

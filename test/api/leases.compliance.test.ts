@@ -27,7 +27,7 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
   };
 
   /** A regulated place (high-demand zone, 24 €/m² increased reference for 2 rooms 1971-1990 unfurnished). */
-  const regulatedEstate = async (label = "D") => {
+  const regulatedEstate = async (label = "D", dpeExtra: object = {}) => {
     const place = await newPlace();
     const reg = await t.request("PUT", `/api/places/${place}/rent-regulation`, {
       body: {
@@ -67,6 +67,7 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
         energy_label: label,
         ges_label: label,
         construction_year: 1980,
+        ...dpeExtra,
       },
     });
     expect(dpe.statusCode, dpe.body).toBe(201);
@@ -108,6 +109,37 @@ describe.each(databaseKinds)("lease compliance API on %s", (kind) => {
     const rent = body.checks.find((c) => c.rule === "RENT_CONTROL");
     expect(rent).toMatchObject({ status: "FAIL", details: { max_rent: "960.00", rent_amount: 960.01 } });
     expect(statusOf(body, "DPE_DECENCY_CALENDAR")).toBe("FAIL");
+  });
+
+  it("judges the DPE's final energy at 450 kWh/m²/year and the complément de loyer (décret 2021-19; ELAN art. 140)", async () => {
+    const over = await leaseOn(await regulatedEstate("G", { final_energy_consumption: 450.5 }));
+    const body = complianceBody.parse((await t.request("GET", `/api/leases/${over}/compliance`)).json());
+    expect(body.checks.find((c) => c.rule === "FINAL_ENERGY_450")).toMatchObject({
+      status: "FAIL",
+      legal_reference: expect.stringContaining("2021-19"),
+    });
+    // Cap 24 €/m² × 40 m² = 960.00 of base rent; the rent called (1010) includes the complement.
+    const estate = await regulatedEstate("D", { final_energy_consumption: 450 });
+    const ok = await leaseOn(estate, {
+      rent_amount: 1010,
+      rent_complement: 50,
+      rent_complement_justification: "Terrasse de 30 m² plein sud",
+    });
+    const okBody = complianceBody.parse((await t.request("GET", `/api/leases/${ok}/compliance`)).json());
+    expect(statusOf(okBody, "FINAL_ENERGY_450")).toBe("PASS");
+    expect(statusOf(okBody, "RENT_COMPLEMENT")).toBe("PASS");
+    expect(statusOf(okBody, "RENT_CONTROL")).toBe("PASS");
+    const lease = (await t.request("GET", `/api/leases/${ok}`)).json();
+    expect(lease).toMatchObject({
+      rent_complement: 50,
+      rent_complement_justification: "Terrasse de 30 m² plein sud",
+    });
+    const unjustified = await leaseOn(estate, { rent_amount: 1010, rent_complement: 50 });
+    const bad = complianceBody.parse(
+      (await t.request("GET", `/api/leases/${unjustified}/compliance`)).json(),
+    );
+    expect(bad.status).toBe("NON_COMPLIANT");
+    expect(bad.checks.find((c) => c.rule === "RENT_COMPLEMENT")?.message).toContain("justify");
   });
 
   it("missing data (no DPE, no reference rents) makes checks UNKNOWN, never an error", async () => {

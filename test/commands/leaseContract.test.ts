@@ -132,6 +132,29 @@ describe("lease contract", () => {
     expect(text).toContain("SCI Les Tilleuls");
   });
 
+  it("states a complément de loyer with the base rent and what justifies it (décret 2015-587; ELAN art. 140)", async () => {
+    const sample = sampleContract("UNFURNISHED");
+    const contract = {
+      ...sample,
+      rent: {
+        ...sample.rent,
+        rent_control: {
+          reference: 15.2,
+          increased_reference: 18.24,
+          complement: 60,
+          complement_justification: "terrasse de 30 m² exposée plein sud",
+          base_amount: 852.4,
+        },
+      },
+    };
+    const text = (await pdfText(await renderLeaseContract(contract))).replace(/\s+/g, " ");
+    expect(text).toContain("complément de loyer de 60,00 €");
+    expect(text).toContain("loyer de base : 852,40 €");
+    expect(text).toContain("terrasse de 30 m² exposée plein sud");
+    const without = (await pdfText(await renderLeaseContract(sample))).replace(/\s+/g, " ");
+    expect(without).not.toContain("complément de loyer");
+  });
+
   it("formats quarters, durations and file names", () => {
     expect(quarterLabel("2025-Q1")).toBe("1er trimestre 2025");
     expect(quarterLabel("2025-Q4")).toBe("4e trimestre 2025");

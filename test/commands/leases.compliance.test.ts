@@ -409,6 +409,8 @@ describe("overall status", () => {
       ["RELETTING_CAP", "PASS"],
       ["DPE_VALID_AT_START", "PASS"],
       ["DPE_DECENCY_CALENDAR", "PASS"],
+      ["FINAL_ENERGY_450", "PASS"],
+      ["RENT_COMPLEMENT", "NOT_APPLICABLE"],
       ["FURNISHED_INVENTORY", "NOT_APPLICABLE"],
       ["HANDOVER_DOCUMENTS", "PASS"],
       // Advice, not law: no income on record is UNKNOWN and never counts in the status.

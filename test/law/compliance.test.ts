@@ -5,10 +5,12 @@ import {
   depositCapCheck,
   dpeRentFreezeCheck,
   dpeValidAtStartCheck,
+  finalEnergyDecencyCheck,
   irlRevisionCapCheck,
   type RentChange,
   relettingCapCheck,
   relettingExceptions,
+  rentComplementCheck,
   rentControlCheck,
 } from "../../src/commands/leases/compliance.ts";
 import type { LeaseType } from "../../src/events/leases.ts";
@@ -758,5 +760,78 @@ describe("decency calendar", () => {
       details: { energy_label: "C", on: "2025-06-01", indecent_from: null, non_compliant_from: null },
     });
     expect(on(null).message).toBe("No DPE is valid on 2025-06-01");
+  });
+});
+
+describe("final energy over 450 kWh/m²/year (décret n° 2021-19)", () => {
+  const DECRET = "décret n° 2021-19 du 11 janvier 2021 (décret n° 2002-120, art. 3 bis)";
+  const withDpe = (d: Partial<ReturnType<typeof dpe>> & { final_energy_consumption?: number | null }) =>
+    facts({ dpe_at_start: { ...dpe("G"), ...d } }, { start_date: "2025-03-01" });
+  it("judges the recorded final energy at 450, and a contract from 2023-01-01 only", () => {
+    expect(finalEnergyDecencyCheck(withDpe({ final_energy_consumption: 450 }))).toMatchObject({
+      rule: "FINAL_ENERGY_450",
+      status: "PASS",
+      legal_reference: DECRET,
+    });
+    expect(finalEnergyDecencyCheck(withDpe({ final_energy_consumption: 450.01 }))).toMatchObject({
+      status: "FAIL",
+      message: expect.stringContaining("450.01 kWh/m²/year of final energy passes 450"),
+    });
+    const before = facts(
+      { dpe_at_start: { ...dpe("G"), final_energy_consumption: 600 } },
+      { start_date: "2022-12-31" },
+    );
+    expect(finalEnergyDecencyCheck(before).status).toBe("NOT_APPLICABLE");
+    const overseas = withDpe({ final_energy_consumption: 600 });
+    expect(
+      finalEnergyDecencyCheck({ ...overseas, estate: { ...overseas.estate, overseas: true } }).status,
+    ).toBe("NOT_APPLICABLE");
+  });
+  it("a class A to F bounded at 450 of primary energy proves it; G or a small dwelling's F does not", () => {
+    // 2021 scale: F up to 420 kWh of primary energy, final energy never above primary.
+    expect(finalEnergyDecencyCheck(withDpe({ energy_label: "F" }))).toMatchObject({
+      status: "PASS",
+      message: expect.stringContaining("Classed F: at most 420"),
+    });
+    expect(finalEnergyDecencyCheck(withDpe({ energy_label: "G" })).status).toBe("UNKNOWN");
+    // From 2024-07-01 a 20 m² dwelling's F goes up to 554 kWh of primary energy: unknown.
+    const small = facts(
+      {
+        estate: { area: 20, rooms: 1, construction_year: 1980 },
+        dpe_at_start: { ...dpe("F"), diagnosis_date: "2024-07-01" },
+      },
+      { start_date: "2025-03-01" },
+    );
+    expect(finalEnergyDecencyCheck(small).status).toBe("UNKNOWN");
+    // 40 m²: the standard scale again.
+    expect(finalEnergyDecencyCheck({ ...small, estate: { ...small.estate, area: 40 } }).status).toBe("PASS");
+    expect(finalEnergyDecencyCheck(facts({ dpe_at_start: null })).message).toBe(
+      `No DPE states the dwelling's final energy consumption (${DECRET})`,
+    );
+  });
+});
+
+describe("complément de loyer (ELAN art. 140 III B)", () => {
+  // Unfurnished cap: 22 €/m² × 50 m² = 1100.00; the rent called includes the complement.
+  const justified = { rent_complement_justification: "Terrasse de 30 m² plein sud" };
+  it("on a base rent at the increased reference, justified, it passes; a cent of base rent over fails", () => {
+    const at = facts({}, { rent_amount: 1200, rent_complement: 100, ...justified });
+    expect(rentComplementCheck(at)).toMatchObject({ rule: "RENT_COMPLEMENT", status: "PASS" });
+    expect(rentControlCheck(at)).toMatchObject({ status: "PASS", details: { rent_amount: 1100 } });
+    const over = facts({}, { rent_amount: 1200.01, rent_complement: 100, ...justified });
+    expect(rentComplementCheck(over).status).toBe("FAIL");
+    expect(rentControlCheck(over).status).toBe("FAIL");
+  });
+  it("none for a dwelling classed F or G, none unjustified; without reference rents it is unknown", () => {
+    const base = { rent_amount: 1150, rent_complement: 50 };
+    for (const label of ["F", "G"])
+      expect(
+        rentComplementCheck(facts({ dpe_at_start: dpe(label) }, { ...base, ...justified })).message,
+      ).toContain(`classed ${label}`);
+    expect(rentComplementCheck(facts({}, base)).status).toBe("FAIL");
+    expect(rentComplementCheck(facts({ regulation: null }, { ...base, ...justified })).status).toBe(
+      "UNKNOWN",
+    );
+    expect(rentComplementCheck(facts()).status).toBe("NOT_APPLICABLE");
   });
 });

@@ -34,6 +34,8 @@ describe("leases table", () => {
       "special_conditions text",
       "custom_fields jsonb",
       "mobility_motive text",
+      "rent_complement numeric",
+      "rent_complement_justification text",
       "status text NOT NULL",
       "rent_regulation_compliance_status text NOT NULL",
       "signed_at date",

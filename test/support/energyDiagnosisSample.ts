@@ -7,6 +7,7 @@ export const DPE_SAMPLE = {
   ges_label: "C",
   construction_year: 1968,
   energy_consumption: 212.4,
+  final_energy_consumption: 195.3,
   ges_emission: 18,
   heated_area: 64.2,
 } as const;

@@ -26,6 +26,8 @@ export const sampleTerms = (estate_id: string, extra: Partial<LeaseTerms> = {}):
   special_conditions: null,
   custom_fields: null,
   mobility_motive: null,
+  rent_complement: null,
+  rent_complement_justification: null,
   ...extra,
 });
 

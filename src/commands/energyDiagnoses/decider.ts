@@ -22,7 +22,14 @@ export interface KnownIds {
 
 export type EnergyDiagnosisInput = Omit<
   EnergyDiagnosisFields,
-  "place_id" | "estate_id" | "energy_consumption" | "ges_emission" | "heated_area" | "notes" | "media_id"
+  | "place_id"
+  | "estate_id"
+  | "energy_consumption"
+  | "final_energy_consumption"
+  | "ges_emission"
+  | "heated_area"
+  | "notes"
+  | "media_id"
 > &
   Partial<EnergyDiagnosisFields>;
 
@@ -137,6 +144,7 @@ function complete(input: EnergyDiagnosisInput): EnergyDiagnosisFields {
     ges_label: input.ges_label,
     construction_year: input.construction_year,
     energy_consumption: input.energy_consumption ?? null,
+    final_energy_consumption: input.final_energy_consumption ?? null,
     ges_emission: input.ges_emission ?? null,
     heated_area: input.heated_area ?? null,
     notes: input.notes ?? null,

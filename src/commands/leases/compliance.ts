@@ -3,7 +3,8 @@ import type { ReferenceRent } from "../../events/rentRegulation.ts";
 import { handoverDocumentsVerdict } from "../../law/annexes.ts";
 import { addMonths } from "../../law/calendar.ts";
 import { depositVerdict } from "../../law/deposit.ts";
-import { decencyVerdict } from "../../law/dpe.ts";
+import { decencyVerdict, ENERGY_LABELS, labelScaleOn, SMALL_DWELLING_SCALE_FROM } from "../../law/dpe.ts";
+import { finalEnergyDecencyVerdict } from "../../law/finalEnergy.ts";
 import { furnishedInventoryVerdict } from "../../law/furnishedInventory.ts";
 import { guidanceVerdicts, type TenantIncome } from "../../law/guidance.ts";
 import { furnished, type LessorKind, periodStartOn, underLoi89 } from "../../law/leaseTypes.ts";
@@ -21,6 +22,7 @@ import {
   rentControlLapse,
   rentFreezeVerdict,
 } from "../../law/rent.ts";
+import { rentComplementVerdict } from "../../law/rentComplement.ts";
 import { type Advice, type Verdict, verdict } from "../../law/verdict.ts";
 import {
   constructionPeriodOf,
@@ -52,6 +54,8 @@ export interface DpeOnRecord {
   diagnosis_date: string;
   /** The legal end of validity (src/events/energyDiagnoses.ts legalValidUntil). */
   valid_until: string;
+  /** kWh/m²/year of final energy; absent or null: not recorded. */
+  final_energy_consumption?: number | null;
 }
 
 export interface RentChange {
@@ -80,6 +84,9 @@ export interface ComplianceFacts {
     lessor: LessorKind;
     /** The IRL quarter the contract names (art. 17-1 I); absent or null: none. */
     revision_reference_quarter?: string | null;
+    /** A complément de loyer and its justification (ELAN art. 140 III B); absent or null: none. */
+    rent_complement?: number | null;
+    rent_complement_justification?: string | null;
   };
   /** The day checked (Europe/Paris), YYYY-MM-DD. */
   on: string;
@@ -134,6 +141,10 @@ const check = verdict;
 /** The rent when the lease was signed: the deposit is judged on it, never revised after (art. 22). */
 const initialRentOf = (facts: ComplianceFacts) =>
   facts.rent_changes[0]?.previous_rent_amount ?? facts.lease.rent_amount;
+
+/** The base rent at signing: the rent called less any complément de loyer (ELAN art. 140 III B). */
+const baseRentOf = (facts: ComplianceFacts) =>
+  (cents(initialRentOf(facts)) - cents(facts.lease.rent_complement ?? 0)) / 100;
 
 export function depositCapCheck(facts: ComplianceFacts): ComplianceCheck {
   return depositVerdict({ ...facts.lease, rent_amount: initialRentOf(facts) });
@@ -350,7 +361,8 @@ export function rentControlCheck(facts: ComplianceFacts): ComplianceCheck {
   if (!line) {
     return check(rule, "UNKNOWN", "The order has no reference rent for this dwelling", article, { dwelling });
   }
-  const initialRent = facts.rent_changes[0]?.previous_rent_amount ?? lease.rent_amount;
+  // The rent called includes any complément de loyer: the cap applies to the base rent (art. 140 III).
+  const initialRent = baseRentOf(facts);
   const area = estate.area as number;
   // rent ≤ increased reference × area, exactly: in cents × hundredths of m².
   const rent = BigInt(cents(initialRent)) * 100n;
@@ -637,6 +649,57 @@ export function decencyCalendarCheck(facts: ComplianceFacts): ComplianceCheck {
   });
 }
 
+/**
+ * Décret n° 2021-19: over 450 kWh/m²/year of final energy a dwelling of metropolitan France is not
+ * decent, for a contract concluded from 2023-01-01; judged on the DPE valid at the lease start, the
+ * contract's conclusion taken as its start.
+ */
+export function finalEnergyDecencyCheck(facts: ComplianceFacts): ComplianceCheck {
+  const dpe = facts.dpe_at_start;
+  return finalEnergyDecencyVerdict({
+    final_energy: dpe?.final_energy_consumption ?? null,
+    energy_label: dpe?.energy_label ?? null,
+    class_primary_max: dpe ? classPrimaryMax(dpe, facts.estate.area) : null,
+    concluded_on: facts.lease.start_date,
+    overseas: facts.estate?.overseas === true,
+  });
+}
+
+/**
+ * The primary energy bound of a DPE's class on its scale; the small-dwelling scale (from 2024-07-01)
+ * is chosen by the estate's area, the DPE's reference surface being its living area. null: class G,
+ * or a recent DPE of an estate whose area is unknown.
+ */
+function classPrimaryMax(dpe: DpeOnRecord, area: number | null): number | null {
+  const index = ENERGY_LABELS.indexOf(dpe.energy_label as (typeof ENERGY_LABELS)[number]);
+  if (dpe.diagnosis_date >= SMALL_DWELLING_SCALE_FROM && area === null) return null;
+  return labelScaleOn(dpe.diagnosis_date, area).energy[index] ?? null;
+}
+
+/**
+ * The complément de loyer (ELAN art. 140 III B): on a base rent within the increased reference rent
+ * of the dwelling (the rent control check's cap), justified, and none for a dwelling classed F or G.
+ */
+export function rentComplementCheck(facts: ComplianceFacts): ComplianceCheck {
+  const complement = facts.lease.rent_complement ?? null;
+  const control = rentControlCheck(facts);
+  const cap = control.details.max_rent;
+  if (complement !== null && cents(complement) > 0 && typeof cap !== "string")
+    return check(
+      "RENT_COMPLEMENT",
+      "UNKNOWN",
+      `A complément de loyer of ${euros(cents(complement))} is asked but the increased reference rent is not known: ${control.message}`,
+      "loi n° 2018-1021 du 23 novembre 2018 (ELAN), art. 140 III B",
+    );
+  return rentComplementVerdict({
+    complement,
+    base_rent: baseRentOf(facts),
+    increased_reference_rent: typeof cap === "string" ? Number(cap) : 0,
+    justification: facts.lease.rent_complement_justification ?? null,
+    energy_label: facts.dpe_at_start?.energy_label ?? null,
+  });
+}
+
 /** A furnished lease's inventory holds every item of décret n° 2015-981 art. 2. */
 export function furnishedInventoryCheck(facts: ComplianceFacts): ComplianceCheck {
   return furnishedInventoryVerdict({
@@ -669,6 +732,8 @@ export const COMPLIANCE_RULES = [
   relettingCapCheck,
   dpeValidAtStartCheck,
   decencyCalendarCheck,
+  finalEnergyDecencyCheck,
+  rentComplementCheck,
   furnishedInventoryCheck,
   handoverDocumentsCheck,
 ] as const;

@@ -170,7 +170,12 @@ export function buildLeaseContract(facts: LeaseContractFacts): LeaseContract {
         ? {
             reference: reference.reference,
             increased_reference: reference.increased_reference,
-            complement: null,
+            complement: num(lease.rent_complement),
+            complement_justification: str(lease.rent_complement_justification),
+            base_amount:
+              (Math.round(Number(lease.rent_amount) * 100) -
+                Math.round((num(lease.rent_complement) ?? 0) * 100)) /
+              100,
           }
         : null,
       previous_rent:

@@ -97,7 +97,15 @@ export interface LeaseContract {
     /** "à terme à échoir" (in advance) or "à terme échu" (in arrears), as the lease says. */
     term: string;
     /** In a rent-control area: the reference and increased reference rents (€/m²/month), and any complement. */
-    rent_control: { reference: number; increased_reference: number; complement: number | null } | null;
+    rent_control: {
+      reference: number;
+      increased_reference: number;
+      /** A complément de loyer, part of the rent above (ELAN art. 140 III B), and what justifies it. */
+      complement: number | null;
+      complement_justification: string | null;
+      /** The rent less the complement: what the reference rents cap. */
+      base_amount: number;
+    } | null;
     /** The previous tenant's last rent when the dwelling was let in the last 18 months. */
     previous_rent: { amount: number; paid_on: string } | null;
   };

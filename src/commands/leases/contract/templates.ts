@@ -75,7 +75,7 @@ Montant du loyer mensuel, hors charges : **{{money rent.amount}}**.
 
 {{#if rent.rent_control}}
 
-Le logement est situé dans une zone où s'applique l'encadrement des loyers (loi n° 2018-1021 du 23 novembre 2018, art. 140) : loyer de référence {{money rent.rent_control.reference}} par m², loyer de référence majoré {{money rent.rent_control.increased_reference}} par m²{{#if rent.rent_control.complement}}, complément de loyer {{money rent.rent_control.complement}}{{/if}}.
+Le logement est situé dans une zone où s'applique l'encadrement des loyers (loi n° 2018-1021 du 23 novembre 2018, art. 140) : loyer de référence {{money rent.rent_control.reference}} par m², loyer de référence majoré {{money rent.rent_control.increased_reference}} par m².{{#if rent.rent_control.complement}} Le loyer comprend un complément de loyer de {{money rent.rent_control.complement}} (loyer de base : {{money rent.rent_control.base_amount}}), justifié par les caractéristiques de localisation ou de confort suivantes : {{rent.rent_control.complement_justification}}.{{/if}}
 {{/if}}
 {{#if rent.previous_rent}}
 
