@@ -112,7 +112,7 @@ describe("books", () => {
         [book],
       ),
     ).toEqual(lines);
-  });
+  }, 120_000);
 
   it("a closed year carries its balances forward and takes no new entry", async () => {
     const other = await t.newTenant();

@@ -42,7 +42,7 @@ describe.each(databaseKinds)("credits on %s", (kind) => {
     idp = await startTestProvider("credits");
     expect((await register(t, t.tenant.id, idp)).statusCode).toBe(200);
     owner = as(await idp.sign({ roles: ["owner"] }, { expiresIn: "2h" }));
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await s?.close();
