@@ -6536,7 +6536,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
+            kind: "OPENING_BALANCE" | "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
             /**
              * Format: date
              * @example 2025-01-31
@@ -6854,6 +6854,8 @@ export interface components {
             } | null;
             mobility_motive: string | null;
             rent_complement: number | null;
+            takeover_date: string | null;
+            opening_balance: number | null;
             rent_complement_justification: string | null;
             /** @enum {string} */
             status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
@@ -13605,6 +13607,10 @@ export interface operations {
                     mobility_motive?: string | null;
                     /** @description Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159) */
                     rent_complement?: number | null;
+                    /** @description A tenancy that began before the landlord used the service: the day the service takes it over, on or after start_date. Rent calls start with the period holding it (in full); no call, reminder or message for an earlier period */
+                    takeover_date?: string | null;
+                    /** @description With takeover_date: what the tenant owed on that day (unpaid rent and charges before the takeover). Recorded on the account before the first call and paid first */
+                    opening_balance?: number | null;
                     /** @description The determining localisation or comfort features, compared with dwellings of the same category in the same area, that justify the complément de loyer (ELAN art. 140 III B) */
                     rent_complement_justification?: string | null;
                     /**
@@ -13719,6 +13725,8 @@ export interface operations {
                         } | null;
                         mobility_motive: string | null;
                         rent_complement: number | null;
+                        takeover_date: string | null;
+                        opening_balance: number | null;
                         rent_complement_justification: string | null;
                         /** @enum {string} */
                         status: "DRAFT" | "PENDING_SIGNATURE" | "ACTIVE" | "NOTICE" | "FINALISATION" | "TERMINATED" | "EXPIRED";
@@ -13839,6 +13847,10 @@ export interface operations {
                     mobility_motive?: string | null;
                     /** @description Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159) */
                     rent_complement?: number | null;
+                    /** @description A tenancy that began before the landlord used the service: the day the service takes it over, on or after start_date. Rent calls start with the period holding it (in full); no call, reminder or message for an earlier period */
+                    takeover_date?: string | null;
+                    /** @description With takeover_date: what the tenant owed on that day (unpaid rent and charges before the takeover). Recorded on the account before the first call and paid first */
+                    opening_balance?: number | null;
                     /** @description The determining localisation or comfort features, compared with dwellings of the same category in the same area, that justify the complément de loyer (ELAN art. 140 III B) */
                     rent_complement_justification?: string | null;
                     /**

@@ -91,6 +91,8 @@ export const LEASE_TERM_FIELDS = [
   "mobility_motive",
   "rent_complement",
   "rent_complement_justification",
+  "takeover_date",
+  "opening_balance",
 ] as const satisfies readonly (keyof LeaseTerms)[];
 
 /** The client-settable terms of a lease; absent optional fields are null. */
@@ -119,6 +121,12 @@ export interface LeaseTerms {
   /** A complément de loyer under rent control (ELAN art. 140 III B) and what justifies it; absent before 2026-12. */
   rent_complement: number | null;
   rent_complement_justification: string | null;
+  /**
+   * A tenancy that began before the landlord used the service: the day the service takes it over
+   * (rent calls, reminders and messages from then on) and what the tenant owed that day; absent before 2026-12.
+   */
+  takeover_date: string | null;
+  opening_balance: number | null;
 }
 
 export interface RentIndex {

@@ -97,7 +97,24 @@ export interface PaymentCancelledData {
   reversed_credit: number;
 }
 
+/**
+ * What the tenant already owed when the landlord took the lease over (its `takeover_date` and
+ * `opening_balance`, docs/rent-cycle.md): a debt before the first call, paid first.
+ */
+export interface OpeningBalanceRecordedData {
+  /** The id payments allocate to, as to a call (openingBalanceId). */
+  call_id: string;
+  lease_id: string;
+  amount: number;
+  /** The takeover date. */
+  on: string;
+}
+
+export const openingBalanceId = (leaseId: string): string =>
+  deterministicUuid("opening_balance", leaseId.toLowerCase());
+
 export type AccountEvent =
+  | { type: "OpeningBalanceRecorded"; data: OpeningBalanceRecordedData }
   | { type: "RentCallIssued"; data: RentCallIssuedData }
   | { type: "PaymentRecorded"; data: PaymentRecordedData }
   | { type: "PaymentCancelled"; data: PaymentCancelledData }
@@ -105,6 +122,7 @@ export type AccountEvent =
   | CollectionEvent;
 
 export const accountEventTypes = [
+  "OpeningBalanceRecorded",
   "RentCallIssued",
   "PaymentRecorded",
   "PaymentCancelled",
@@ -138,9 +156,19 @@ export interface AccountPayment {
   source?: PaymentSource | null;
 }
 
+/** The opening balance as the account folds it: owed from the takeover date, paid first. */
+export interface AccountOpening {
+  call_id: string;
+  on: string;
+  total_cents: number;
+  paid_cents: number;
+}
+
 export interface LeaseAccount {
   /** Calls by period start (the oldest first). */
   calls: AccountCall[];
+  /** The opening balance of a lease taken over; absent or null: none. */
+  opening?: AccountOpening | null;
   /** Payments in recording order. */
   payments: AccountPayment[];
   credit_cents: number;
@@ -186,6 +214,36 @@ export function allocate(
   return out;
 }
 
+/** The opening balance as a call (due on the takeover date), for allocating and for arrears. */
+export const openingAsCall = (o: AccountOpening): AccountCall => ({
+  call_id: o.call_id,
+  period_start: o.on,
+  period_end: o.on,
+  due_date: o.on,
+  rent_cents: o.total_cents,
+  charges_cents: 0,
+  total_cents: o.total_cents,
+  paid_cents: o.paid_cents,
+  prorated: null,
+});
+
+/** What a payment pays, in order: the opening balance first, then the calls oldest first. */
+export const payableOf = (account: LeaseAccount): AccountCall[] =>
+  account.opening ? [openingAsCall(account.opening), ...account.calls] : account.calls;
+
+/** Allocations added to (or taken off) the calls and the opening balance. */
+function addToAccount(
+  account: LeaseAccount,
+  parts: readonly { call_id: string; amount_cents: number }[],
+  sign: 1 | -1,
+): Pick<LeaseAccount, "calls" | "opening"> {
+  const calls = addToCalls(account.calls, parts, sign);
+  const o = account.opening ?? null;
+  if (!o) return { calls, opening: o };
+  const mine = parts.filter((p) => p.call_id === o.call_id).reduce((s, p) => s + p.amount_cents, 0);
+  return { calls, opening: mine === 0 ? o : { ...o, paid_cents: o.paid_cents + sign * mine } };
+}
+
 const byPeriod = (a: AccountCall, b: AccountCall) =>
   a.period_start < b.period_start ? -1 : a.period_start > b.period_start ? 1 : 0;
 
@@ -216,17 +274,17 @@ function mergeAllocations(
 /** Credit (oldest payment first) goes to open calls (oldest first) until one of them runs out. */
 function settleCredit(account: LeaseAccount): LeaseAccount {
   if (account.credit_cents <= 0) return account;
-  let calls = account.calls;
+  let owed: Pick<LeaseAccount, "calls" | "opening"> = { calls: account.calls, opening: account.opening };
   const payments = account.payments.map((p) => {
     if (p.credit_cents <= 0) return p;
-    const parts = allocate(calls, p.credit_cents);
+    const parts = allocate(payableOf({ ...account, ...owed }), p.credit_cents);
     if (parts.length === 0) return p;
-    calls = addToCalls(calls, parts, 1);
+    owed = addToAccount({ ...account, ...owed }, parts, 1);
     const used = parts.reduce((s, x) => s + x.amount_cents, 0);
     return { ...p, credit_cents: p.credit_cents - used, allocations: mergeAllocations(p.allocations, parts) };
   });
   const credit_cents = payments.reduce((s, p) => s + p.credit_cents, 0);
-  return { ...account, calls, payments, credit_cents };
+  return { ...account, ...owed, payments, credit_cents };
 }
 
 const toCents = (parts: readonly Allocation[]) =>
@@ -234,6 +292,13 @@ const toCents = (parts: readonly Allocation[]) =>
 
 function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
   switch (event.type) {
+    case "OpeningBalanceRecorded": {
+      const d = event.data;
+      if (account.opening) return account;
+      const total = cents(d.amount);
+      const opening: AccountOpening = { call_id: d.call_id, on: d.on, total_cents: total, paid_cents: 0 };
+      return { ...account, opening, balance_cents: account.balance_cents + total };
+    }
     case "RentCallIssued": {
       const d = event.data;
       if (account.calls.some((c) => c.call_id === d.call_id)) return account;
@@ -270,7 +335,7 @@ function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
         source: d.source ?? null,
       };
       return {
-        calls: addToCalls(account.calls, allocations, 1),
+        ...addToAccount(account, allocations, 1),
         payments: [...account.payments, payment],
         credit_cents: account.credit_cents + credit,
         balance_cents: account.balance_cents - amount,
@@ -281,12 +346,12 @@ function applyEvent(account: LeaseAccount, event: AccountEvent): LeaseAccount {
       const payment = account.payments.find((p) => p.payment_id === d.payment_id);
       if (!payment || payment.cancelled) return account;
       // The payment's own current allocations are reversed (the event lists them for readers).
-      const calls = addToCalls(account.calls, payment.allocations, -1);
+      const owed = addToAccount(account, payment.allocations, -1);
       const payments = account.payments.map((p) =>
         p.payment_id === d.payment_id ? { ...p, credit_cents: 0, cancelled: { reason: d.reason } } : p,
       );
       return {
-        calls,
+        ...owed,
         payments,
         credit_cents: account.credit_cents - payment.credit_cents,
         balance_cents: account.balance_cents + payment.amount_cents,

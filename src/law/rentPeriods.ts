@@ -44,6 +44,8 @@ export interface RentScheduleFacts {
   rent_amount: number;
   charges_amount: number | null;
   changes: readonly RentChange[];
+  /** A lease taken over: its periods are called from the one holding this day; absent or null: from the start. */
+  takeover_date?: string | null;
 }
 
 /** What a rent call states of its period: dates and amounts (also the account's and receipts' figures). */
@@ -196,7 +198,9 @@ export function periodsStartedBy(
   after: string | null = null,
 ): RentPeriod[] {
   const out: RentPeriod[] = [];
-  const first = after === null ? 0 : Math.max(0, periodIndexOn(facts, after) + 1);
+  const resumed = after === null ? 0 : Math.max(0, periodIndexOn(facts, after) + 1);
+  const taken = facts.takeover_date && facts.takeover_date > facts.start_date;
+  const first = taken ? Math.max(resumed, periodIndexOn(facts, facts.takeover_date as string)) : resumed;
   for (let i = first; ; i++) {
     const full = nominalPeriod(facts, i);
     if (full.start > today || (facts.end_date !== null && full.start > facts.end_date)) break;

@@ -155,6 +155,14 @@ function entryOf(e: RecordedEvent<AccountEvent>, before: LeaseAccount, after: Le
     recorded_at: e.metadata.occurred_at,
   };
   switch (e.type) {
+    case "OpeningBalanceRecorded":
+      return {
+        ...base,
+        kind: "OPENING_BALANCE",
+        entry_date: e.data.on,
+        call_id: e.data.call_id,
+        payment_id: null,
+      };
     case "RentCallIssued":
       return {
         ...base,

@@ -74,6 +74,16 @@ export const optionalTerms = {
     .describe(
       "Under rent control, a complément de loyer per month on top of a base rent within the increased reference rent (loi n° 2018-1021 ELAN art. 140 III B); none for a dwelling classed F or G (loi n° 2021-1104 art. 159)",
     ),
+  takeover_date: date()
+    .nullish()
+    .describe(
+      "A tenancy that began before the landlord used the service: the day the service takes it over, on or after start_date. Rent calls start with the period holding it (in full); no call, reminder or message for an earlier period",
+    ),
+  opening_balance: money()
+    .nullish()
+    .describe(
+      "With takeover_date: what the tenant owed on that day (unpaid rent and charges before the takeover). Recorded on the account before the first call and paid first",
+    ),
   rent_complement_justification: text(2000)
     .nullish()
     .describe(

@@ -74,7 +74,7 @@ export const paymentBody = z
 const entryBody = z
   .strictObject({
     id: uuid(),
-    kind: z.enum(["RENT_CALL", "PAYMENT", "PAYMENT_CANCELLED"]),
+    kind: z.enum(["OPENING_BALANCE", "RENT_CALL", "PAYMENT", "PAYMENT_CANCELLED"]),
     date: date(),
     call_id: uuid().nullable(),
     payment_id: uuid().nullable(),
@@ -462,6 +462,9 @@ export interface RentCallCandidate {
   /** The account stream's revision as the read model has it (null: no call yet). */
   account_revision: number | null;
   last_period_start: string | null;
+  /** A lease taken over: calls from the period holding this day, the opening balance owed on it. */
+  takeover_date: string | null;
+  opening_balance: number | null;
 }
 
 /**
@@ -490,6 +493,7 @@ export async function readRentCallCandidates(
        to_char(l.end_date, 'YYYY-MM-DD') AS end_date, to_char(l.notice_end_date, 'YYYY-MM-DD') AS notice_end_date,
        to_char(l.terminated_at, 'YYYY-MM-DD') AS terminated_at,
        l.rent_frequency, l.payment_terms, l.payment_day, l.rent_amount, l.charges_amount,
+       to_char(l.takeover_date, 'YYYY-MM-DD') AS takeover_date, l.opening_balance,
        a.revision AS account_revision, to_char(a.last_period_start, 'YYYY-MM-DD') AS last_period_start
      FROM leases l LEFT JOIN lease_accounts a ON a.id = l.id
      WHERE ${where.join(" AND ")}`,
@@ -511,6 +515,8 @@ export async function readRentCallCandidates(
     charges_amount: r.charges_amount === null ? null : Number(r.charges_amount),
     account_revision: r.account_revision === null ? null : Number(r.account_revision),
     last_period_start: (r.last_period_start as string | null) ?? null,
+    takeover_date: (r.takeover_date as string | null) ?? null,
+    opening_balance: r.opening_balance == null ? null : Number(r.opening_balance),
   }));
 }
 

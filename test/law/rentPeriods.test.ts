@@ -234,3 +234,20 @@ describe("largest-remainder rounding (properties)", () => {
     );
   });
 });
+
+describe("a tenancy taken over (takeover_date)", () => {
+  const starts = (over: Partial<RentScheduleFacts>, today: string, after: string | null = null) =>
+    periodsStartedBy(lease({ start_date: "2023-01-01", ...over }), today, after).map((p) => p.period_start);
+  it("calls from the period holding the takeover date, in full: its last day and the next's first", () => {
+    expect(starts({ takeover_date: "2025-02-28" }, "2025-03-15")).toEqual(["2025-02-01", "2025-03-01"]);
+    expect(starts({ takeover_date: "2025-03-01" }, "2025-03-15")).toEqual(["2025-03-01"]);
+    expect(
+      periodsStartedBy(lease({ start_date: "2023-01-01", takeover_date: "2025-02-15" }), "2025-02-20")[0],
+    ).toMatchObject({ period_start: "2025-02-01", prorated: null });
+    // A takeover not yet reached calls nothing; none at all calls from the start.
+    expect(starts({ takeover_date: "2025-04-01" }, "2025-03-15")).toEqual([]);
+    expect(starts({ takeover_date: null }, "2023-02-15")).toEqual(["2023-01-01", "2023-02-01"]);
+    // Once called, the next run resumes after the last call, whatever the takeover.
+    expect(starts({ takeover_date: "2025-02-15" }, "2025-04-02", "2025-03-01")).toEqual(["2025-04-01"]);
+  });
+});

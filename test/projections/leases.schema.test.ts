@@ -36,6 +36,8 @@ describe("leases table", () => {
       "mobility_motive text",
       "rent_complement numeric",
       "rent_complement_justification text",
+      "takeover_date date",
+      "opening_balance numeric",
       "status text NOT NULL",
       "rent_regulation_compliance_status text NOT NULL",
       "signed_at date",

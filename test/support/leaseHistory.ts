@@ -28,6 +28,8 @@ export const sampleTerms = (estate_id: string, extra: Partial<LeaseTerms> = {}):
   mobility_motive: null,
   rent_complement: null,
   rent_complement_justification: null,
+  takeover_date: null,
+  opening_balance: null,
   ...extra,
 });
 

@@ -6,6 +6,7 @@ import {
   emptyAccount,
   evolveAccount,
   type LeaseAccount,
+  payableOf,
   paymentCancellation,
 } from "../../events/rentCycle.ts";
 import { cents, toEuros } from "../../law/money.ts";
@@ -48,7 +49,7 @@ function recordLinePayments(
   for (const p of command.payments) {
     if (account.payments.some((x) => x.payment_id === p.payment_id)) continue;
     const amount = cents(p.amount);
-    const parts = allocationsOf(account.calls, p.rent_call_id, amount);
+    const parts = allocationsOf(payableOf(account), p.rent_call_id, amount);
     const allocated = parts.reduce((s, x) => s + x.amount_cents, 0);
     const event: AccountEvent = {
       type: "PaymentRecorded",

@@ -4,7 +4,9 @@ import {
   emptyAccount,
   evolveAccount,
   type LeaseAccount,
+  openingBalanceId,
   type PaymentMethod,
+  payableOf,
   paymentCancellation,
   rentCallId,
 } from "../../events/rentCycle.ts";
@@ -19,7 +21,13 @@ import { conflict, notFound, unprocessable, validationError } from "../../platfo
  */
 export type AccountCommand =
   /** Calls for periods that have started; a period already called is never called again. */
-  | { type: "IssueRentCalls"; lease_id: string; periods: readonly RentPeriod[] }
+  | {
+      type: "IssueRentCalls";
+      lease_id: string;
+      periods: readonly RentPeriod[];
+      /** A lease taken over: what the tenant owed on its takeover date, recorded once before the calls. */
+      opening_balance?: { amount: number; on: string } | null;
+    }
   | {
       type: "RecordPayment";
       lease_id: string;
@@ -40,6 +48,17 @@ export type AccountCommand =
 function issueRentCalls(command: Extract<AccountCommand, { type: "IssueRentCalls" }>, account: LeaseAccount) {
   const called = new Set(account.calls.map((c) => c.call_id));
   const events: AccountEvent[] = [];
+  const opening = command.opening_balance;
+  if (opening && cents(opening.amount) > 0 && !account.opening)
+    events.push({
+      type: "OpeningBalanceRecorded",
+      data: {
+        call_id: openingBalanceId(command.lease_id),
+        lease_id: command.lease_id,
+        amount: opening.amount,
+        on: opening.on,
+      },
+    });
   for (const period of command.periods) {
     const call_id = rentCallId(command.lease_id, period.period_start);
     // One call per (lease, period): a retried, crashed or concurrent run finds it and writes nothing.
@@ -73,7 +92,7 @@ function recordPayment(command: Extract<AccountCommand, { type: "RecordPayment" 
   if (account.payments.some((p) => p.payment_id === command.payment_id))
     throw conflict(`Payment ${command.payment_id} already exists`);
   // Oldest open call first, whatever the payment's date (docs/decisions.md, "Rent cycle").
-  const parts = allocate(account.calls, amount);
+  const parts = allocate(payableOf(account), amount);
   const allocated = parts.reduce((s, p) => s + p.amount_cents, 0);
   return [
     {

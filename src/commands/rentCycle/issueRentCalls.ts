@@ -1,4 +1,9 @@
-import { type AccountEvent, leaseAccountStream, rentCallId } from "../../events/rentCycle.ts";
+import {
+  type AccountEvent,
+  leaseAccountStream,
+  openingBalanceId,
+  rentCallId,
+} from "../../events/rentCycle.ts";
 import { legalToday } from "../../law/calendar.ts";
 import { endsAtTerm, type LeaseType } from "../../law/leaseTypes.ts";
 import {
@@ -47,6 +52,7 @@ export function scheduleOf(lease: RentCallCandidate, history: History = []): Ren
     rent_frequency: lease.rent_frequency,
     payment_terms: lease.payment_terms,
     payment_day: lease.payment_day,
+    takeover_date: lease.takeover_date,
     // The rent at the start is the first change's previous rent; without changes, the lease's own.
     rent_amount: first ? first.previous_rent_amount : lease.rent_amount,
     charges_amount: first ? first.previous_charges_amount : lease.charges_amount,
@@ -60,7 +66,7 @@ export function scheduleOf(lease: RentCallCandidate, history: History = []): Ren
 
 /** Whether a period after the last called one has started by `today` (no amounts computed). */
 function mayNeedCalls(lease: RentCallCandidate, today: string): boolean {
-  if (lease.last_period_start === null) return true;
+  if (lease.last_period_start === null) return lease.takeover_date === null || lease.takeover_date <= today;
   const facts = { start_date: lease.start_date, rent_frequency: lease.rent_frequency };
   const end = lastDayOf(lease);
   if (end !== null && periodIndexOn(facts, lease.last_period_start) >= periodIndexOn(facts, end))
@@ -86,6 +92,12 @@ interface Due {
   periods: RentPeriod[];
 }
 
+/** A lease taken over owes its opening balance from its takeover date: recorded with its first calls. */
+const openingOf = (lease: RentCallCandidate) =>
+  lease.takeover_date !== null && (lease.opening_balance ?? 0) > 0 && lease.account_revision === null
+    ? { amount: lease.opening_balance as number, on: lease.takeover_date }
+    : null;
+
 /**
  * The write of a lease's new calls at the revision the read model last saw. Event ids come from the
  * stream and the period, so a retried or concurrent run appending the same calls at the same
@@ -97,16 +109,38 @@ function writeOf(due: Due, today: string): StreamWrite {
   return {
     stream_name: stream,
     expected_revision: due.lease.account_revision === null ? "no_stream" : BigInt(due.lease.account_revision),
-    events: due.periods.map((p) => {
-      const e = callEvent(due.lease.id, p);
-      return {
-        event_id: deterministicUuid("rent_call_issued", stream, p.period_start),
-        type: e.type,
-        data: e.data,
-        metadata,
-      };
-    }),
+    events: [
+      ...openingEvents(due.lease, stream, metadata),
+      ...due.periods.map((p) => {
+        const e = callEvent(due.lease.id, p);
+        return {
+          event_id: deterministicUuid("rent_call_issued", stream, p.period_start),
+          type: e.type,
+          data: e.data,
+          metadata,
+        };
+      }),
+    ],
   };
+}
+
+function openingEvents(lease: RentCallCandidate, stream: string, metadata: EventMetadata) {
+  const opening = openingOf(lease);
+  if (!opening) return [];
+  const data = {
+    call_id: openingBalanceId(lease.id),
+    lease_id: lease.id,
+    amount: opening.amount,
+    on: opening.on,
+  };
+  return [
+    {
+      event_id: deterministicUuid("opening_balance_recorded", stream),
+      type: "OpeningBalanceRecorded",
+      data,
+      metadata,
+    },
+  ];
 }
 
 /** The slow path: read the stream, let the decider skip called periods, append at its revision. */
@@ -120,6 +154,7 @@ async function issueOne(store: EventStore, due: Due, today: string): Promise<num
     type: "IssueRentCalls",
     lease_id: due.lease.id,
     periods: due.periods,
+    opening_balance: openingOf(due.lease),
   });
   return result.events.length;
 }

@@ -577,6 +577,7 @@ async function apply(tx: Sql, e: RecordedEvent<Handled>) {
       await postSyndicPayment(tx, e);
       return;
     case "LeaseActivated":
+    case "OpeningBalanceRecorded":
     case "RentCallIssued":
     case "PaymentRecorded":
     case "PaymentCancelled":

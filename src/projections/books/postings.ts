@@ -20,6 +20,7 @@ export const ACCOUNTS = {
   "706000": "Loyers",
   "708000": "Charges locatives récupérées",
   "758000": "Produits divers de gestion courante",
+  "890000": "Bilan d'ouverture",
 } as const;
 export type Account = keyof typeof ACCOUNTS;
 
@@ -111,6 +112,18 @@ export function syndicPosting(paid: { paid_on: string; amount: number }): Postin
 /** The posting of one money event, dated `on` when the event has no date of its own. */
 export function postingOf(event: MoneyEvent, facts: LeaseFacts, on: string): Posting | null {
   switch (event.type) {
+    case "OpeningBalanceRecorded": {
+      // What the tenant owed when the lease was taken over: an opening entry (à nouveau), lettered
+      // with the payments that settle it.
+      const d = event.data;
+      return posting({
+        journal: "AN",
+        date: d.on,
+        label: "Solde du locataire à la reprise du bail",
+        piece_ref: `RB${d.on.replaceAll("-", "")}`,
+        lines: [debit("411000", cents(d.amount), d.call_id), credit("890000", cents(d.amount))],
+      });
+    }
     case "RentCallIssued": {
       const d = event.data;
       return posting({

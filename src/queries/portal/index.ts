@@ -68,6 +68,7 @@ const CALL_STATUS: Record<string, string> = {
   CANCELLED: "Annulé",
 };
 const ENTRY: Record<string, string> = {
+  OPENING_BALANCE: "Solde à la reprise du bail",
   RENT_CALL: "Avis d'échéance",
   PAYMENT: "Paiement",
   PAYMENT_CANCELLED: "Paiement annulé",

@@ -30,6 +30,20 @@ export function checkDates(details: ErrorDetail[], start: string, end: string | 
   if (end !== null && end < start) details.push({ field, message: `Must not be before ${start}` });
 }
 
+/** A takeover is on or after the start; an opening balance comes with its takeover date. */
+export function checkTakeover(
+  details: ErrorDetail[],
+  terms: { start_date: string; takeover_date: string | null; opening_balance: number | null },
+) {
+  if (terms.takeover_date !== null && terms.takeover_date < terms.start_date)
+    details.push({ field: "takeover_date", message: `Must not be before start_date (${terms.start_date})` });
+  if (terms.takeover_date === null && (terms.opening_balance ?? 0) > 0)
+    details.push({
+      field: "opening_balance",
+      message: "An opening balance needs the takeover_date it was owed on",
+    });
+}
+
 /** A guarantor-category lessee may only be a Guarantor (docs/design.md §6 Leases). */
 export function checkLessee(
   details: ErrorDetail[],

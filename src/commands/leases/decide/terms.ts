@@ -6,6 +6,7 @@ import { conflict, type ErrorDetail, enforce } from "../../../platform/errors.ts
 import {
   checkDates,
   checkLessee,
+  checkTakeover,
   isDraft,
   type LeaseState,
   type LesseeFact,
@@ -41,6 +42,7 @@ function create(command: Extract<TermsCommand, { type: "CreateLease" }>, state: 
     details.push({ field: "estate_id", message: `Estate ${terms.estate_id} does not exist` });
   checkLessee(details, "primary_lessee_id", primary_lessee_id, command.primary, "Primary");
   checkDates(details, terms.start_date, terms.end_date);
+  checkTakeover(details, terms);
   throwIfAny(details);
   enforce(depositVerdict(terms));
   enforce(mobilityDurationVerdict(terms));
@@ -77,6 +79,7 @@ function update(command: Extract<TermsCommand, { type: "UpdateLease" }>, state: 
   if (changes.estate_id !== undefined && !command.estate_exists)
     details.push({ field: "estate_id", message: `Estate ${changes.estate_id} does not exist` });
   checkDates(details, merged.start_date, merged.end_date);
+  checkTakeover(details, merged);
   throwIfAny(details);
   // The deposit is judged when it is set, before signing, never during the lease (art. 22): a signed
   // lease reaches here only with free fields, which judge nothing.
