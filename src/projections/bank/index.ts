@@ -154,6 +154,10 @@ ${tenantPolicy("sepa_mandates")}`,
       }
       case "SepaMandateRevoked":
         return row ? { ...row, revoked_on: e.data.revoked_on } : row;
+      case "SepaMandateUsed":
+        return row && String(row.last_used_on ?? "") < e.data.used_on
+          ? { ...row, last_used_on: e.data.used_on }
+          : row;
     }
   },
 });
