@@ -33,9 +33,6 @@ export interface CollectionCandidate {
     mandate_id: string;
     rum: string;
     signed_on: string;
-    iban: string;
-    bic: string | null;
-    debtor_name: string;
     /** Used by a collection already (the read model's last use): RCUR. */
     used: boolean;
   };
@@ -100,9 +97,6 @@ function createCollection(
       rum: k.mandate.rum,
       mandate_signed_on: k.mandate.signed_on,
       sequence: k.mandate.used || state.used_mandates[k.mandate.mandate_id] ? "RCUR" : "FRST",
-      debtor_name: k.mandate.debtor_name,
-      debtor_iban: k.mandate.iban,
-      debtor_bic: k.mandate.bic,
       amount: toEuros(cents(k.open_amount)),
       payment_id: deterministicUuid("sepa_payment", c.collection_id, k.rent_call_id),
     }));

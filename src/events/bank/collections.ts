@@ -33,9 +33,6 @@ export interface CollectionTransaction {
   rum: string;
   mandate_signed_on: string;
   sequence: SequenceType;
-  debtor_name: string;
-  debtor_iban: string;
-  debtor_bic: string | null;
   amount: number;
   /** The payment the debit records on the lease's account (derived from batch and call). */
   payment_id: string;

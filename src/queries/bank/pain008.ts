@@ -7,6 +7,7 @@ import {
   type SequenceType,
 } from "../../events/bank/collections.ts";
 import { cents } from "../../law/money.ts";
+import { conflict } from "../../platform/errors.ts";
 
 /**
  * The pain.008.001.08 file of a collection batch (SEPA Direct Debit Core, EPC implementation
@@ -31,19 +32,31 @@ const builder = new XMLBuilder({
   suppressEmptyNode: true,
 });
 
-function transaction(t: CollectionTransaction) {
+/** The debtor of a mandate as the file names it (from the mandate and its lessee, when served). */
+export interface Debtor {
+  name: string;
+  iban: string;
+  bic: string | null;
+}
+
+function transaction(t: CollectionTransaction, d: Debtor) {
   return {
     PmtId: { EndToEndId: t.end_to_end_id },
     InstdAmt: { "@Ccy": "EUR", "#text": amount(cents(t.amount)) },
     DrctDbtTx: { MndtRltdInf: { MndtId: t.rum, DtOfSgntr: t.mandate_signed_on } },
-    DbtrAgt: agent(t.debtor_bic),
-    Dbtr: { Nm: name(t.debtor_name) },
-    DbtrAcct: { Id: { IBAN: t.debtor_iban } },
+    DbtrAgt: agent(d.bic),
+    Dbtr: { Nm: name(d.name) },
+    DbtrAcct: { Id: { IBAN: d.iban } },
     RmtInf: { Ustrd: `Loyer et charges ${t.payment_reference}` },
   };
 }
 
-export function pain008(batch: Batch): string {
+export function pain008(batch: Batch, debtors: ReadonlyMap<string, Debtor>): string {
+  const debtorOf = (t: CollectionTransaction): Debtor => {
+    const d = debtors.get(t.mandate_id);
+    if (!d) throw conflict(`Mandate ${t.mandate_id} of the collection is not readable yet: retry`);
+    return d;
+  };
   const msgId = messageIdOf(batch.collection_id);
   const sequences: SequenceType[] = ["FRST", "RCUR"];
   const payments = sequences
@@ -64,7 +77,7 @@ export function pain008(batch: Batch): string {
       CdtrSchmeId: {
         Id: { PrvtId: { Othr: { Id: batch.creditor.creditor_id, SchmeNm: { Prtry: "SEPA" } } } },
       },
-      DrctDbtTxInf: txs.map(transaction),
+      DrctDbtTxInf: txs.map((t) => transaction(t, debtorOf(t))),
     }));
   const doc = {
     "?xml": { "@version": "1.0", "@encoding": "UTF-8" },
