@@ -206,14 +206,18 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
     expect((await report(batch.id, pain002)).statusCode).toBe(200);
     expect(await eventCount(t)).toBe(once);
 
-    // The next batch collects the two calls again, now RCUR (their mandates were used).
+    // The next batch collects again the call rejected for insufficient funds (AM04), now RCUR; not
+    // the one whose account is closed (AC04): it would fail again with that mandate.
     const next = await collect(account, "2027-01-08");
     expect(next.statusCode, next.body).toBe(201);
-    expect(next.json()).toMatchObject({ total: 1700 });
-    expect(next.json().transactions.map((x: { sequence: string }) => x.sequence)).toEqual(["RCUR", "RCUR"]);
+    expect(next.json()).toMatchObject({ total: 850 });
+    expect(
+      next.json().transactions.map((x: { lease_id: string; sequence: string }) => [x.lease_id, x.sequence]),
+    ).toEqual([[third.id, "RCUR"]]);
     const rcur = await file(next.json().id);
     expect(validates(rcur, "pain.008.001.08.xsd")).toMatch(/^0 .*validates/);
     expect(rcur).toContain("<SeqTp>RCUR</SeqTp>");
-    expect(await balance(second.id)).toBe(0);
+    expect(await balance(third.id)).toBe(0);
+    expect(await balance(second.id)).toBe(850);
   });
 });

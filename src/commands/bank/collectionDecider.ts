@@ -8,6 +8,7 @@ import {
   evolveCollections,
   messageIdOf,
   paymentInfoIdOf,
+  refusedKey,
 } from "../../events/bank/collections.ts";
 import { cents, toEuros } from "../../law/money.ts";
 import { earliestCollectionDate } from "../../law/sepaCalendar.ts";
@@ -87,7 +88,13 @@ function createCollection(
   const same = Object.entries(state.batches).find(([, b]) => b.due_on === c.due_on);
   if (same) throw conflict(`Collection ${same[0]} already collects this account on ${c.due_on}`);
   const transactions: CollectionTransaction[] = c.candidates
-    .filter((k) => !state.collecting[k.rent_call_id] && k.due_date <= c.due_on && cents(k.open_amount) > 0)
+    .filter(
+      (k) =>
+        !state.collecting[k.rent_call_id] &&
+        !state.refused[refusedKey(k.rent_call_id, k.mandate.mandate_id)] &&
+        k.due_date <= c.due_on &&
+        cents(k.open_amount) > 0,
+    )
     .map((k) => ({
       end_to_end_id: k.payment_reference,
       rent_call_id: k.rent_call_id,

@@ -94,9 +94,23 @@ export interface Collections {
   collecting: Record<string, string>;
   /** Mandates some batch of this account used (their next collection is RCUR). */
   used_mandates: Record<string, true>;
+  /** Calls a reject says not to present again with that mandate (`<call> <mandate>`), with the reason. */
+  refused: Record<string, string>;
 }
 
-export const emptyCollections = (): Collections => ({ batches: {}, collecting: {}, used_mandates: {} });
+export const emptyCollections = (): Collections => ({
+  batches: {},
+  collecting: {},
+  used_mandates: {},
+  refused: {},
+});
+
+/**
+ * A reject that may be presented again with the same mandate: AM04 (insufficient funds). Any other
+ * reason (AC04 account closed, MD01 no mandate, MS02 refused by the payer...) would fail again.
+ */
+export const REPRESENTABLE_REASONS = new Set(["AM04"]);
+export const refusedKey = (callId: string, mandateId: string) => `${callId} ${mandateId}`;
 
 export function evolveCollections(state: Collections, event: CollectionEvent): Collections {
   switch (event.type) {
@@ -109,6 +123,7 @@ export function evolveCollections(state: Collections, event: CollectionEvent): C
         used_mandates[t.mandate_id] = true;
       }
       return {
+        ...state,
         batches: {
           ...state.batches,
           [d.collection_id]: { due_on: d.due_on, transactions: d.transactions, rejected: {} },
@@ -123,14 +138,19 @@ export function evolveCollections(state: Collections, event: CollectionEvent): C
       if (!batch) return state;
       const rejected = { ...batch.rejected };
       const collecting = { ...state.collecting };
+      const refused = { ...state.refused };
       for (const r of d.rejections) {
         rejected[r.end_to_end_id] = r.reason_code;
         if (collecting[r.rent_call_id] === d.collection_id) delete collecting[r.rent_call_id];
+        const t = batch.transactions.find((x) => x.end_to_end_id === r.end_to_end_id);
+        if (t && !REPRESENTABLE_REASONS.has(r.reason_code))
+          refused[refusedKey(t.rent_call_id, t.mandate_id)] = r.reason_code;
       }
       return {
         ...state,
         batches: { ...state.batches, [d.collection_id]: { ...batch, rejected } },
         collecting,
+        refused,
       };
     }
     default: {

@@ -273,19 +273,53 @@ describe("status reports", () => {
     spec.given(created).when(reporting(rejectA, NEXT)).thenRefuses(404);
   });
 
-  it("a rejected call may be collected again, by a later batch", () => {
-    const rejected = spec.given(created).when(reporting(rejectA)).thenEvents();
-    const state = [...created, ...rejected].reduce(evolveCollections, emptyCollections());
+  it("a call rejected for insufficient funds (AM04) may be collected again; AC04 not with that mandate", () => {
+    const am04 = (reason: string): Partial<StatusReport> => ({
+      payments: [
+        {
+          original_id: null,
+          status: null,
+          reason: null,
+          transactions: [{ end_to_end_id: paymentReferenceOf(janA), status: "RJCT", reason }],
+        },
+      ],
+    });
+    const insufficient = spec
+      .given(created)
+      .when(reporting(am04("AM04")))
+      .thenEvents();
+    const state = [...created, ...insufficient].reduce(evolveCollections, emptyCollections());
     expect(state.collecting[janA]).toBeUndefined();
     expect(state.collecting[janB]).toBe(BATCH);
     const next = spec
-      .given([...created, ...rejected])
+      .given([...created, ...insufficient])
       .when(creating({ collection_id: NEXT, due_on: "2027-01-12" }))
       .thenEvents();
     expect(
       next[0].type === "SepaCollectionCreated" &&
         next[0].data.transactions.map((x) => [x.rent_call_id, x.sequence]),
     ).toEqual([[janA, "RCUR"]]);
+    // Account closed: presenting it again with the same mandate would fail again.
+    const closed = spec
+      .given(created)
+      .when(reporting(am04("AC04")))
+      .thenEvents();
+    spec
+      .given([...created, ...closed])
+      .when(creating({ collection_id: NEXT, due_on: "2027-01-12" }))
+      .thenRefuses(409, /Nothing to collect/);
+    // With a new mandate (a new IBAN), it is collected again, as a first collection.
+    const renewed = candidates.map((k) =>
+      k.rent_call_id === janA ? { ...k, mandate: { ...k.mandate, mandate_id: NEXT, used: false } } : k,
+    );
+    const again = spec
+      .given([...created, ...closed])
+      .when(creating({ collection_id: NEXT, due_on: "2027-01-12", candidates: renewed }))
+      .thenEvents();
+    expect(
+      again[0].type === "SepaCollectionCreated" &&
+        again[0].data.transactions.map((x) => [x.rent_call_id, x.sequence]),
+    ).toEqual([[janA, "FRST"]]);
   });
 });
 
