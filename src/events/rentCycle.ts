@@ -81,10 +81,14 @@ export interface PaymentRecordedData {
   source?: PaymentSource | null;
 }
 
-/** A payment recorded from a bank statement's line (src/events/bank). */
+/** A payment recorded from a bank statement's line, or debited by a SEPA collection (src/events/bank). */
 export interface PaymentSource {
   bank_account_id: string;
-  bank_line_id: string;
+  /** The statement line it was matched from (null for a direct debit). */
+  bank_line_id: string | null;
+  /** The SEPA collection batch that debited it, and the transaction's end-to-end id. */
+  sepa_collection_id?: string;
+  end_to_end_id?: string;
 }
 
 export interface PaymentCancelledData {

@@ -40,6 +40,7 @@ export const STREAM_CATEGORIES = [
   "place_rent_regulation",
   "receipt_counter",
   "room",
+  "sepa_collections",
   "sepa_mandate",
   "service_contract",
   "syndic_budget",

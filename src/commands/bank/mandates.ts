@@ -35,7 +35,9 @@ export type MandateCommand =
       signed_on: string;
       today: string;
     }
-  | { type: "RevokeMandate"; mandate_id: string; lease_id: string; today: string };
+  | { type: "RevokeMandate"; mandate_id: string; lease_id: string; today: string }
+  /** A collection batch used it (written after the batch; a repeat writes nothing). */
+  | { type: "UseMandate"; mandate_id: string; lease_id: string; collection_id: string; used_on: string };
 
 export const mandateDecider: Decider<Mandate, MandateCommand, MandateEvent> = {
   initialState: () => ({ status: "absent" }),
@@ -61,6 +63,11 @@ export const mandateDecider: Decider<Mandate, MandateCommand, MandateEvent> = {
             data: { mandate_id: command.mandate_id, lease_id: command.lease_id, revoked_on: command.today },
           },
         ];
+      }
+      case "UseMandate": {
+        if (state.status === "absent" || (state.last_used_on ?? "") >= command.used_on) return [];
+        const { type: _, ...data } = command;
+        return [{ type: "SepaMandateUsed", data }];
       }
     }
   },

@@ -1,3 +1,4 @@
+import type { CollectionEvent } from "../../events/bank/collections.ts";
 import type { Ledger, LedgerEvent, LineMatch } from "../../events/bank/index.ts";
 import {
   type AccountCall,
@@ -27,8 +28,20 @@ export interface LinePayment {
   bank_line_id: string;
 }
 
+/** A call debited by a SEPA collection (src/events/bank/collections.ts), dated on its due date. */
+export interface DebitPayment {
+  payment_id: string;
+  rent_call_id: string;
+  amount: number;
+  paid_on: string;
+  bank_account_id: string;
+  sepa_collection_id: string;
+  end_to_end_id: string;
+}
+
 export type BankPaymentCommand =
   | { type: "RecordLinePayments"; lease_id: string; payments: readonly LinePayment[] }
+  | { type: "RecordDebitPayments"; lease_id: string; payments: readonly DebitPayment[] }
   | { type: "CancelLinePayments"; lease_id: string; payment_ids: readonly string[]; reason: string };
 
 /** The named call first (up to what it still owes), then the oldest open calls, the rest as credit. */
@@ -41,12 +54,12 @@ function allocationsOf(calls: readonly AccountCall[], callId: string, amountCent
 }
 
 function recordLinePayments(
-  command: Extract<BankPaymentCommand, { type: "RecordLinePayments" }>,
+  command: Extract<BankPaymentCommand, { type: "RecordLinePayments" | "RecordDebitPayments" }>,
   start: LeaseAccount,
 ) {
   const events: AccountEvent[] = [];
   let account = start;
-  for (const p of command.payments) {
+  for (const p of command.payments as readonly (LinePayment | DebitPayment)[]) {
     if (account.payments.some((x) => x.payment_id === p.payment_id)) continue;
     const amount = cents(p.amount);
     const parts = allocationsOf(payableOf(account), p.rent_call_id, amount);
@@ -58,12 +71,20 @@ function recordLinePayments(
         lease_id: command.lease_id,
         amount: toEuros(amount),
         paid_on: p.paid_on,
-        method: "VIREMENT_BANCAIRE",
+        method: "sepa_collection_id" in p ? "PRELEVEMENT_AUTOMATIQUE" : "VIREMENT_BANCAIRE",
         reference: null,
         payer_lessee_id: null,
         allocations: parts.map((x) => ({ call_id: x.call_id, amount: toEuros(x.amount_cents) })),
         credit: toEuros(amount - allocated),
-        source: { bank_account_id: p.bank_account_id, bank_line_id: p.bank_line_id },
+        source:
+          "sepa_collection_id" in p
+            ? {
+                bank_account_id: p.bank_account_id,
+                bank_line_id: null,
+                sepa_collection_id: p.sepa_collection_id,
+                end_to_end_id: p.end_to_end_id,
+              }
+            : { bank_account_id: p.bank_account_id, bank_line_id: p.bank_line_id },
       },
     };
     events.push(event);
@@ -91,6 +112,7 @@ export const bankPaymentDecider: Decider<LeaseAccount, BankPaymentCommand, Accou
   decide(command, account) {
     switch (command.type) {
       case "RecordLinePayments":
+      case "RecordDebitPayments":
         return recordLinePayments(command, account);
       case "CancelLinePayments":
         return cancelLinePayments(command, account);
@@ -140,6 +162,50 @@ export function settlementOf(events: readonly LedgerEvent[], ledger: Ledger): Ba
   return [
     ...[...record].map(([lease_id, payments]) => ({
       type: "RecordLinePayments" as const,
+      lease_id,
+      payments,
+    })),
+    ...[...cancel.values()].map((c) => ({ type: "CancelLinePayments" as const, ...c })),
+  ];
+}
+
+/**
+ * What a collection's events do to the lease accounts: a batch records a debit payment per call
+ * (dated on its due date); a reject or return cancels it with its ISO reason, the same reversal as
+ * a returned credit ("Bank return AC04"): the call is due again, no fee is charged to the tenant
+ * (loi n° 89-462 art. 4 p). One command per lease account and reason.
+ */
+export function collectionSettlementOf(events: readonly CollectionEvent[]): BankPaymentCommand[] {
+  const record = new Map<string, DebitPayment[]>();
+  const cancel = new Map<string, { lease_id: string; reason: string; payment_ids: string[] }>();
+  for (const e of events) {
+    if (e.type === "SepaCollectionCreated") {
+      for (const t of e.data.transactions) {
+        const list = record.get(t.lease_id) ?? [];
+        list.push({
+          payment_id: t.payment_id,
+          rent_call_id: t.rent_call_id,
+          amount: t.amount,
+          paid_on: e.data.due_on,
+          bank_account_id: e.data.bank_account_id,
+          sepa_collection_id: e.data.collection_id,
+          end_to_end_id: t.end_to_end_id,
+        });
+        record.set(t.lease_id, list);
+      }
+    } else {
+      for (const r of e.data.rejections) {
+        const reason = `Bank return ${r.reason_code}`;
+        const key = `${r.lease_id} ${reason}`;
+        const entry = cancel.get(key) ?? { lease_id: r.lease_id, reason, payment_ids: [] };
+        entry.payment_ids.push(r.payment_id);
+        cancel.set(key, entry);
+      }
+    }
+  }
+  return [
+    ...[...record].map(([lease_id, payments]) => ({
+      type: "RecordDebitPayments" as const,
       lease_id,
       payments,
     })),

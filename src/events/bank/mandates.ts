@@ -23,11 +23,17 @@ export interface MandateSignedData {
 
 export type MandateEvent =
   | { type: "SepaMandateSigned"; data: MandateSignedData }
-  | { type: "SepaMandateRevoked"; data: { mandate_id: string; lease_id: string; revoked_on: string } };
+  | { type: "SepaMandateRevoked"; data: { mandate_id: string; lease_id: string; revoked_on: string } }
+  /** A collection used it (its next collection is RCUR; the 36 months of lapse count from here). */
+  | {
+      type: "SepaMandateUsed";
+      data: { mandate_id: string; lease_id: string; collection_id: string; used_on: string };
+    };
 
 export const mandateEventTypes = [
   "SepaMandateSigned",
   "SepaMandateRevoked",
+  "SepaMandateUsed",
 ] as const satisfies readonly MandateEvent["type"][];
 
 export type Mandate =
@@ -45,6 +51,10 @@ export function evolveMandate(state: Mandate, event: MandateEvent): Mandate {
       return { status: "signed", ...event.data, last_used_on: null, revoked_on: null };
     case "SepaMandateRevoked":
       return state.status === "signed" ? { ...state, revoked_on: event.data.revoked_on } : state;
+    case "SepaMandateUsed":
+      return state.status === "signed" && (state.last_used_on ?? "") < event.data.used_on
+        ? { ...state, last_used_on: event.data.used_on }
+        : state;
     default: {
       const unknown: never = event;
       return unknown;

@@ -1,3 +1,4 @@
+import { type CollectionEvent, collectionEventTypes } from "../../events/bank/collections.ts";
 import { bankAccountResource, type LedgerEvent, ledgerEventTypes } from "../../events/bank/index.ts";
 import { type MandateEvent, mandateEventTypes } from "../../events/bank/mandates.ts";
 import type { Sql } from "../../platform/db.ts";
@@ -154,6 +155,58 @@ ${tenantPolicy("sepa_mandates")}`,
       }
       case "SepaMandateRevoked":
         return row ? { ...row, revoked_on: e.data.revoked_on } : row;
+      case "SepaMandateUsed":
+        return row && String(row.last_used_on ?? "") < e.data.used_on
+          ? { ...row, last_used_on: e.data.used_on }
+          : row;
+    }
+  },
+});
+
+/**
+ * `sepa_collections`: one row per batch, its event's data as it was decided (the pain.008 file is
+ * built from it) and the rejected transactions by end-to-end id with their reason.
+ */
+const collectionsProjection = rowProjection<CollectionEvent>({
+  name: "sepa_collections",
+  version: 1,
+  table: "sepa_collections",
+  columns: ["tenant_id", "id", "bank_account_id", "due_on", "data", "rejected", "created_at", "updated_at"],
+  schema: `
+CREATE TABLE sepa_collections (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  bank_account_id uuid NOT NULL,
+  due_on date NOT NULL,
+  data jsonb NOT NULL,
+  rejected jsonb NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX sepa_collections_account ON sepa_collections (tenant_id, bank_account_id, due_on);
+${tenantPolicy("sepa_collections")}`,
+  handles: collectionEventTypes,
+  idOf: (e) => e.data.collection_id,
+  creates: ["SepaCollectionCreated"],
+  evolve: (row, e) => {
+    const at = e.metadata.occurred_at;
+    switch (e.type) {
+      case "SepaCollectionCreated":
+        return {
+          id: e.data.collection_id,
+          bank_account_id: e.data.bank_account_id,
+          due_on: e.data.due_on,
+          data: e.data,
+          rejected: {},
+          created_at: at,
+          updated_at: at,
+        };
+      case "SepaCollectionRejected": {
+        if (!row) return row;
+        const rejected = { ...(row.rejected as Record<string, string>) };
+        for (const r of e.data.rejections) rejected[r.end_to_end_id] = r.reason_code;
+        return { ...row, rejected, updated_at: at };
+      }
     }
   },
 });
@@ -162,4 +215,5 @@ export const bankProjections = [
   resourceProjection(bankAccountResource),
   bankLinesProjection,
   mandatesProjection,
+  collectionsProjection,
 ];

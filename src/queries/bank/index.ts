@@ -11,6 +11,7 @@ import { uuid } from "../../platform/http/schemas.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import { resourceExists } from "../../platform/resource/read.ts";
 import { resourceQueryRoutes } from "../../platform/resource/routes.ts";
+import { collectionQueries } from "./collections.ts";
 import { mandateQueries } from "./mandates.ts";
 
 /** The bank area's read side (docs/bank.md): accounts and their statement lines (FinanceRead). */
@@ -121,7 +122,12 @@ async function bankLineRoutes(app: FastifyInstance): Promise<void> {
   );
 }
 
-export const bankQueries = [resourceQueryRoutes(bankAccountResource), bankLineRoutes, mandateQueries];
+export const bankQueries = [
+  resourceQueryRoutes(bankAccountResource),
+  bankLineRoutes,
+  mandateQueries,
+  collectionQueries,
+];
 
 /**
  * Parts of matched lines whose payment the lease account does not hold, matched more than

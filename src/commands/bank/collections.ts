@@ -1,0 +1,179 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { type CollectionEvent, sepaCollectionsStream } from "../../events/bank/collections.ts";
+import { bankAccountResource } from "../../events/bank/index.ts";
+import { sepaMandateStream } from "../../events/bank/mandates.ts";
+import { leaseAccountStream } from "../../events/rentCycle.ts";
+import { legalToday } from "../../law/calendar.ts";
+import { readOneFile } from "../../platform/blobs/readOneFile.ts";
+import { notFound } from "../../platform/errors.ts";
+import type { Position } from "../../platform/eventstore/eventStore.ts";
+import { tenantOf } from "../../platform/http/auth.ts";
+import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
+import { uploadBody } from "../../platform/http/openapi.ts";
+import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
+import { uuid } from "../../platform/http/schemas.ts";
+import { mapLimit } from "../../platform/mapLimit.ts";
+import { readResource } from "../../platform/resource/read.ts";
+import {
+  collectionBody,
+  collectionCandidates,
+  collectionOf,
+  readCollection,
+} from "../../queries/bank/collections.ts";
+import { date } from "../../queries/leasesSchemas.ts";
+import { collectionDecider } from "./collectionDecider.ts";
+import { mandateDecider } from "./mandates.ts";
+import { parseStatusReport } from "./parsers/pain002.ts";
+import { bankPaymentDecider, collectionSettlementOf } from "./payments.ts";
+
+/**
+ * SEPA collections (docs/design.md §7.7, docs/bank.md "SEPA collections"): a batch per creditor
+ * account and due date, decided on the account's collections stream, then settled: a debit payment
+ * per call on its lease account, the mandates it used marked used (FRST then RCUR). A pain.002
+ * status report's rejects cancel those payments with their reason. FinanceWrite.
+ */
+
+const tags = ["Bank"];
+
+/** The batch's payments and mandate uses (or a report's cancellations), idempotent by their ids. */
+async function settle(request: FastifyRequest, events: readonly CollectionEvent[]) {
+  const positions: (Position | null)[] = [];
+  const payments = await mapLimit(collectionSettlementOf(events), 16, (c) =>
+    handleCommand(request, leaseAccountStream(c.lease_id), bankPaymentDecider, c),
+  );
+  positions.push(...payments.map((r) => r.position));
+  for (const e of events) {
+    if (e.type !== "SepaCollectionCreated") continue;
+    const mandates = new Map(e.data.transactions.map((t) => [t.mandate_id, t.lease_id]));
+    const used = await mapLimit([...mandates], 16, ([mandate_id, lease_id]) =>
+      handleCommand(request, sepaMandateStream(mandate_id), mandateDecider, {
+        type: "UseMandate",
+        mandate_id,
+        lease_id,
+        collection_id: e.data.collection_id,
+        used_on: e.data.due_on,
+      }),
+    );
+    positions.push(...used.map((r) => r.position));
+  }
+  const { platform } = request.server;
+  for (const p of positions)
+    if (p) await platform.projections.waitFor(p, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
+}
+
+const newCollection = z.strictObject({ due_on: date() }).meta({ id: "NewSepaCollection" });
+
+/** The lessor's name for the file (Cdtr/Nm): the account's owner, else the account's label. */
+async function creditorName(request: FastifyRequest, tenant: string, label: string, ownerId: unknown) {
+  if (typeof ownerId !== "string") return label;
+  const [row] = await request.server.platform.sql.asTenant(tenant, (tx) =>
+    tx.query<{ name: string | null }>(
+      `SELECT nullif(concat_ws(' ', first_name, last_name, legal_name), '') AS name FROM owners
+       WHERE tenant_id = $1 AND id = $2`,
+      [tenant, ownerId],
+    ),
+  );
+  return row?.name ?? label;
+}
+
+export async function collectionRoutes(app: FastifyInstance): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { sql } = app.platform;
+
+  api.post(
+    "/api/bank-accounts/:bank_account_id/sepa-collections",
+    {
+      schema: {
+        tags,
+        summary:
+          "Collect by SEPA direct debit every open call due on or before due_on of a lease paid by an active mandate",
+        params: z.strictObject({ bank_account_id: uuid() }),
+        body: newCollection,
+        response: createdAnswers(collectionBody),
+      },
+      config: { access: "FinanceWrite" as const, invalidBodyMessage: "Invalid collection" },
+    },
+    async (request, reply) => {
+      const tenant = tenantOf(request);
+      const { bank_account_id } = request.params;
+      const account = await readResource(sql, bankAccountResource, tenant, bank_account_id);
+      if (!account) throw notFound(bankAccountResource.label, bank_account_id);
+      const today = legalToday();
+      const { due_on } = request.body;
+      const body = account.body as Record<string, unknown>;
+      const collection_id = newResourceId(request);
+      const result = await handleCommand(request, sepaCollectionsStream(bank_account_id), collectionDecider, {
+        type: "CreateCollection",
+        collection_id,
+        bank_account_id,
+        due_on,
+        today,
+        now: new Date().toISOString(),
+        creditor: {
+          name: await creditorName(request, tenant, String(body.label), body.owner_id),
+          iban: String(body.iban),
+          bic: (body.bic as string | null) ?? null,
+          creditor_id: (body.creditor_id as string | null) ?? null,
+        },
+        candidates: await collectionCandidates(sql, tenant, due_on, today),
+      });
+      await settle(request, result.events);
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 201,
+        id: collection_id,
+        location: `/api/sepa-collections/${collection_id}`,
+        read: async () => {
+          const c = await readCollection(sql, tenant, collection_id);
+          return c && collectionOf(c.batch, c.rejected);
+        },
+      });
+    },
+  );
+
+  api.post(
+    "/api/sepa-collections/:collection_id/status-reports",
+    {
+      schema: {
+        tags,
+        summary:
+          "Read the bank's pain.002 status report: each rejected debit's payment is cancelled with its reason, the call is due again",
+        params: z.strictObject({ collection_id: uuid() }),
+        ...uploadBody(),
+        response: updatedAnswers(collectionBody),
+      },
+      config: { access: "FinanceWrite" as const },
+    },
+    async (request, reply) => {
+      const tenant = tenantOf(request);
+      const { collection_id } = request.params;
+      const found = await readCollection(sql, tenant, collection_id);
+      if (!found) throw notFound("SEPA collection", collection_id);
+      const upload = await readOneFile(request, []);
+      const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
+      if (await honourIdempotencyKey(request, reply, sha256)) return reply;
+      const report = parseStatusReport(upload.bytes);
+      const { bank_account_id } = found.batch;
+      const result = await handleCommand(request, sepaCollectionsStream(bank_account_id), collectionDecider, {
+        type: "ReportStatus",
+        collection_id,
+        bank_account_id,
+        report,
+      });
+      await settle(request, result.events);
+      return replyAfterProjection(request, reply, {
+        position: result.position,
+        status: 200,
+        id: collection_id,
+        read: async () => {
+          const c = await readCollection(sql, tenant, collection_id);
+          return c && collectionOf(c.batch, c.rejected);
+        },
+      });
+    },
+  );
+}
