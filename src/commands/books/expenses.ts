@@ -90,7 +90,7 @@ export async function expenseCommandRoutes(app: FastifyInstance): Promise<void> 
             lease_id: uuid().nullish(),
             estate_id: uuid().nullish(),
           })
-          .meta({ id: "OwnerExpenseInput" }),
+          .describe("An expense paid for the owner"),
         response: createdAnswers(expenseBody),
       },
       config: { access: "FinanceWrite", invalidBodyMessage: "Invalid expense" },

@@ -87,7 +87,7 @@ export async function payoutCommandRoutes(app: FastifyInstance): Promise<void> {
         summary:
           "Pay each owner what is due to them on a day (collected, less fees, expenses and earlier payouts) by SEPA credit transfer",
         params: z.strictObject({ bank_account_id: uuid() }),
-        body: z.strictObject({ on: date() }).meta({ id: "PayoutInput" }),
+        body: z.strictObject({ on: date().describe("The requested execution date of the transfers") }),
         response: createdAnswers(payoutBody),
       },
       config: { access: "FinanceWrite", invalidBodyMessage: "Invalid payout" },

@@ -365,9 +365,13 @@ async function writeEntry(tx: Sql, w: EntryWrite) {
   );
   const lines = [];
   for (const [i, l] of p.lines.entries()) {
-    // What a tenant's payment (or its cancellation) pays of rent, for the revenus fonciers (line 211).
+    // What a tenant's payment (or its cancellation), or an unpaid rent settled from the deposit,
+    // pays of rent, for the revenus fonciers (line 211).
+    const settles = w.paymentId !== null || p.piece_ref.startsWith("RD");
     const share =
-      l.tenant && l.call_id && w.paymentId ? await rentShare(tx, bookId, l.call_id.toLowerCase()) : null;
+      l.tenant && l.call_id && settles && p.journal !== "VT"
+        ? await rentShare(tx, bookId, l.call_id.toLowerCase())
+        : null;
     lines.push({
       tenant_id: tenantId,
       id: deterministicUuid("ledger_line", entryId, String(i)),
@@ -482,7 +486,7 @@ async function postExpense(tx: Sql, e: RecordedEvent<OwnerExpenseEvent>) {
   const tenantId = e.metadata.tenant_id;
   const recordedOn = parisDate(e.metadata.occurred_at);
   let expense: OwnerExpense;
-  let cancelledOn: string | null = null;
+  let cancelled = false;
   if (e.type === "OwnerExpenseRecorded") {
     expense = e.data;
     await tx.query(
@@ -510,10 +514,10 @@ async function postExpense(tx: Sql, e: RecordedEvent<OwnerExpenseEvent>) {
     );
     if (!row) return;
     expense = row;
-    cancelledOn = e.data.cancelled_on;
+    cancelled = true;
   }
   const { bookId, closed } = await bookOf(tx, tenantId, expense.owner_id);
-  for (const [i, posting] of expensePostings(expense, cancelledOn).entries())
+  for (const [i, posting] of expensePostings(expense, cancelled).entries())
     await writeEntry(tx, {
       tenantId,
       bookId,

@@ -138,11 +138,14 @@ export const EXPENSE_ACCOUNTS: Record<ExpenseKind, Account> = {
  * payment (D 401 / C 512). The co-ownership regularisation moves no money: the part of last
  * year's provisions the syndic's approved accounts show not deductible (recoverable from the
  * tenant, or not deductible) is moved out of the provisions (D 614800 / C 614200), line 230 of
- * the 2044. A cancellation posts the same lines reversed, dated `on` (contre-passation).
+ * the 2044. A cancellation posts the same lines reversed (contre-passation), dated as the expense
+ * so that its year's figures lose it; a closed year's reversal goes to the first open year, like
+ * any posting (docs/decisions.md).
  */
-export function expensePostings(x: OwnerExpense, cancelledOn: string | null = null): Posting[] {
+export function expensePostings(x: OwnerExpense, cancelled = false): Posting[] {
   const amount = cents(x.amount);
-  const on = cancelledOn ?? x.paid_on;
+  const on = x.paid_on;
+  const cancelledOn = cancelled;
   const piece = `${cancelledOn ? "AX" : "FX"}${x.expense_id.replaceAll("-", "").slice(0, 8).toUpperCase()}`;
   const label = `${cancelledOn ? "Annulation : " : ""}${x.label}`.slice(0, 200);
   const flip = (lines: PostingLine[]) =>

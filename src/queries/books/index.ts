@@ -458,16 +458,16 @@ async function sums(sql: Sql, tenantId: string, bookId: string, from: string, to
     tx.query<{ kind: string; amount: string; entries: string[] }>(
       `WITH l AS (
          SELECT e.id AS entry_id, e.payment_id, e.journal, e.piece_ref, e.lease_id, x.account, x.debit, x.credit,
-           x.rent_part
+           x.rent_part, x.call_id
          FROM ledger_entries e JOIN ledger_lines x ON x.entry_id = e.id
          WHERE e.tenant_id = $1 AND e.book_id = $2 AND e.entry_date BETWEEN $3 AND $4 AND e.journal <> 'AN')
        SELECT 'collected' AS kind, sum(credit - debit) AS amount, array_agg(DISTINCT entry_id) AS entries
          FROM l WHERE payment_id IS NOT NULL AND account = '411000'
        UNION ALL SELECT 'rent_received', sum(CASE WHEN credit > 0 THEN rent_part ELSE -rent_part END),
-         array_agg(DISTINCT entry_id) FROM l WHERE payment_id IS NOT NULL AND rent_part IS NOT NULL
+         array_agg(DISTINCT entry_id) FROM l WHERE rent_part IS NOT NULL
        UNION ALL SELECT 'deposit_deductions', sum(credit - debit), array_agg(DISTINCT entry_id)
          FROM l WHERE journal = 'OD' AND (piece_ref LIKE 'RD%' OR piece_ref LIKE 'SD%')
-           AND account IN ('411000', '708000', '758000')
+           AND (account IN ('708000', '758000') OR (account = '411000' AND call_id IS NOT NULL))
        UNION ALL SELECT 'paid_out', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '467000'
        UNION ALL SELECT account, sum(debit - credit), array_agg(DISTINCT entry_id)
          FROM l WHERE account LIKE '6%' GROUP BY account
@@ -502,7 +502,7 @@ export const statementBody = z
         "Paid by the tenants in the period, cancellations deducted, and the deductions kept from deposits",
       ),
     rents: z.number().describe("Of which rents"),
-    charges: z.number().describe("Of which charges and unallocated credit"),
+    charges: z.number().describe("Of which charges, unallocated credit and repairs kept from deposits"),
     deposit_deductions: z.number().describe("Of which deductions kept from deposits returned"),
     fees: z.number().describe("The agency's fees (VAT included)"),
     expenses: z.number().describe("Paid for the owner: works, insurance, taxes, co-ownership, penalties"),
@@ -529,7 +529,7 @@ export async function ownerStatement(sql: Sql, tenantId: string, ownerId: string
     to,
     collected: euros(collected.cents),
     rents: euros(rents.cents),
-    charges: euros(collected.cents - rents.cents - deductions.cents),
+    charges: euros(collected.cents - rents.cents),
     deposit_deductions: euros(deductions.cents),
     fees: euros(fees.cents),
     expenses: euros(expenses.cents),
