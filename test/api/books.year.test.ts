@@ -413,6 +413,7 @@ describe("books: a quarter of an agency's portfolio", () => {
     if (process.env.BOOKS_PDF_DIR) {
       await writeFile(`${process.env.BOOKS_PDF_DIR}/2044-year.pdf`, pdf.rawPayload);
       await writeFile(`${process.env.BOOKS_PDF_DIR}/statement-year.pdf`, statementPdf.rawPayload);
+      await writeFile(`${process.env.BOOKS_PDF_DIR}/payout.xml`, file.body);
     }
 
     // A rebuild posts the same entries, numbers and lines.

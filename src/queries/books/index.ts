@@ -654,13 +654,13 @@ Chaque montant provient des écritures de votre comptabilité tenue par le servi
 
 export function taxReturnMarkup(t: Awaited<ReturnType<typeof taxReturn2044>>, name: string): string {
   const rows = Object.entries(t.lines)
-    .map(([n, l]) => `| ${n} | ${cell(l.label)} | ${formatEuro(l.amount)} | ${l.entries.length} |`)
+    .map(([n, l]) => `| **${n}** ${cell(l.label)} | ${formatEuro(l.amount)} | ${l.entries.length} |`)
     .join("\n");
   return `# Revenus fonciers ${t.year} : éléments de la déclaration n° 2044
 
 Propriétaire : **${cell(name)}**
 
-| Ligne | Libellé | Montant | Écritures |
+| Ligne de la déclaration | Montant | Écritures |
 ${rows}
 
 ${t.notes.map((n) => `- ${n}`).join("\n")}

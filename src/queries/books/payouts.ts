@@ -220,7 +220,7 @@ export async function payoutRoutes(app: FastifyInstance): Promise<void> {
           end_to_end_id: t.end_to_end_id,
           amount: t.amount,
           creditor: { name: owner?.name ?? "Proprietaire", iban: owner?.iban ?? "", bic: owner?.bic ?? null },
-          remittance: `Reversement de gerance au ${payout.on}`,
+          remittance: `Reversement de gerance au ${payout.on.split("-").reverse().join("/")}`,
         });
       }
       const xml = pain001({
