@@ -12,9 +12,55 @@ import { booksProjection } from "../../src/projections/books/index.ts";
 import { checkFec } from "../../src/queries/books/index.ts";
 import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { multipartForm } from "../support/multipart.ts";
+import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";
 
 const run = promisify(execFile);
+const AGENCY_IBAN = "FR7630004000031234567890143";
+const TENANT_IBAN = "FR7610107001011234567890129";
+
+/** A camt.054 notification of one entry: a tenant's transfer (CRDT, its RF reference), or its return (DBIT, AC04). */
+const camt054 = (iban: string, booked: string, side: "CRDT" | "DBIT", reference: string | null) =>
+  Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08">
+  <BkToCstmrDbtCdtNtfctn>
+    <GrpHdr><MsgId>NTF-${booked}-${side}</MsgId><CreDtTm>${booked}T07:00:00+01:00</CreDtTm></GrpHdr>
+    <Ntfctn>
+      <Id>NTF-${booked}-${side}-01</Id>
+      <CreDtTm>${booked}T07:00:00+01:00</CreDtTm>
+      <Acct><Id><IBAN>${iban}</IBAN></Id></Acct>
+      <Ntry>
+        <Amt Ccy="EUR">850.00</Amt>
+        <CdtDbtInd>${side}</CdtDbtInd>
+        <Sts><Cd>BOOK</Cd></Sts>
+        <BookgDt><Dt>${booked}</Dt></BookgDt>
+        <AcctSvcrRef>${booked.replaceAll("-", "")}${side}</AcctSvcrRef>
+        <NtryDtls>
+          <TxDtls>
+            <Refs><EndToEndId>LOYER-A2-0325</EndToEndId></Refs>
+            <RltdPties>
+              ${side === "CRDT" ? `<Dbtr><Pty><Nm>MARTIN CAMILLE</Nm></Pty></Dbtr><DbtrAcct><Id><IBAN>${TENANT_IBAN}</IBAN></Id></DbtrAcct>` : `<Cdtr><Pty><Nm>MARTIN CAMILLE</Nm></Pty></Cdtr><CdtrAcct><Id><IBAN>${TENANT_IBAN}</IBAN></Id></CdtrAcct>`}
+            </RltdPties>
+            ${side === "CRDT" ? `<RmtInf><Strd><CdtrRefInf><Ref>${reference}</Ref></CdtrRefInf></Strd></RmtInf>` : "<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf>"}
+          </TxDtls>
+        </NtryDtls>
+      </Ntry>
+    </Ntfctn>
+  </BkToCstmrDbtCdtNtfctn>
+</Document>`);
+
+const upload = (t: TestApp, as: TestTenant, accountId: string, bytes: Buffer) => {
+  const { payload, type } = multipartForm(
+    {},
+    { content: bytes, filename: "releve.xml", type: "application/xml" },
+  );
+  return t.app.inject({
+    method: "POST",
+    url: `/api/bank-accounts/${accountId}/statements`,
+    payload,
+    headers: { "content-type": type, authorization: `Bearer ${as.key}` },
+  });
+};
 const XSD = join(import.meta.dirname, "../fixtures/bank/xsd/pain.001.001.09.xsd");
 
 /**
@@ -165,20 +211,41 @@ describe("books: a quarter of an agency's portfolio", () => {
       201,
     );
 
-    // March: the others' calls; A2's payment comes back (a returned transfer) and is cancelled:
-    // recorded today, the reversal is dated today, in the open period (the quarter keeps its figures).
+    // March: the others' calls. A2's transfer, matched by its RF reference in a camt.054, comes back
+    // (AC04, account closed): the payment is cancelled, recorded today, so its reversal is dated
+    // today, in the open period (the quarter keeps its figures).
+    const account = await t.request("POST", "/api/bank-accounts", {
+      body: { label: "Agence du Parc - mandants", iban: AGENCY_IBAN, bic: "BNPAFRPP" },
+      as,
+    });
+    ok(account, 201);
+    const accountId = account.json().id as string;
     await issueRentCalls({ sql: t.sql, store }, { today: "2025-03-15", tenantId: as.id });
     await pay(l1.id, "2025-03-05", 850);
-    const returned = await pay(l2.id, "2025-03-05", 850);
     await pay(l4.id, "2025-03-05", 640);
     await pay(l5.id, "2025-03-05", 530);
-    ok(
-      await t.request("POST", `/api/leases/${l2.id}/payments/${returned}/cancel`, {
-        body: { reason: "Virement rejeté par la banque (AC04)" },
-        as,
-      }),
-      200,
+    const march2 = (
+      await eventually(
+        async () => (await t.request("GET", `/api/leases/${l2.id}/rent-calls`, { as })).json(),
+        (found) => Array.isArray(found) && found.length === 3,
+      )
+    ).find((c: { period_start: string }) => c.period_start === "2025-03-01");
+    const credit = await upload(
+      t,
+      as,
+      accountId,
+      camt054(AGENCY_IBAN, "2025-03-05", "CRDT", march2.payment_reference),
     );
+    ok(credit, 201);
+    expect(credit.json()).toMatchObject({ new_lines: 1, matched: 1 });
+    const back = await upload(t, as, accountId, camt054(AGENCY_IBAN, "2025-03-11", "DBIT", null));
+    ok(back, 201);
+    expect(back.json()).toMatchObject({ new_lines: 1, matched: 1 });
+    const cancelledPayments = await t.sql.query(
+      "SELECT cancel_reason FROM lease_payments WHERE tenant_id = $1 AND lease_id = $2 AND status = 'CANCELLED'",
+      [as.id, l2.id],
+    );
+    expect(cancelledPayments).toEqual([{ cancel_reason: "Bank return AC04" }]);
 
     // The owners' expenses.
     const expense = async (owner: string, body: Record<string, unknown>) => {
@@ -280,12 +347,7 @@ describe("books: a quarter of an agency's portfolio", () => {
     });
 
     // The agency's account pays both owners what is due to them.
-    const account = await t.request("POST", "/api/bank-accounts", {
-      body: { label: "Agence du Parc - mandants", iban: "FR7630004000031234567890143", bic: "BNPAFRPP" },
-      as,
-    });
-    ok(account, 201);
-    const payout = await t.request("POST", `/api/bank-accounts/${account.json().id}/payouts`, {
+    const payout = await t.request("POST", `/api/bank-accounts/${accountId}/payouts`, {
       body: { on: "2025-03-31" },
       as,
     });
@@ -300,7 +362,7 @@ describe("books: a quarter of an agency's portfolio", () => {
     ).toEqual({ [helene]: dueHelene, [paul]: duePaul });
     // Nothing more is due once paid.
     ok(
-      await t.request("POST", `/api/bank-accounts/${account.json().id}/payouts`, {
+      await t.request("POST", `/api/bank-accounts/${accountId}/payouts`, {
         body: { on: "2025-03-31" },
         as,
       }),
