@@ -65,9 +65,9 @@ const XSD = join(import.meta.dirname, "../fixtures/bank/xsd/pain.001.001.09.xsd"
 
 /**
  * A quarter of a small portfolio through an agency (docs/accounting.md): two owners under
- * mandate, five leases, a transfer returned by the bank (camt.054, AC04), a departure with an unpaid rent kept from the deposit,
- * the owners' expenses (one cancelled) and a co-ownership regularisation, then the payout to the
- * owners. The FEC passes the checker, the statements' payouts are collected minus fees and
+ * mandate, five leases, a transfer returned by the bank (camt.054, AC04), a departure with an
+ * unpaid rent kept from the deposit, the owners' expenses (one cancelled) and a co-ownership
+ * regularisation, then the payout to the owners. The FEC passes the checker, the statements' payouts are collected minus fees and
  * expenses, the pain.001 is valid against its XSD and the 2044 figures are those computed here.
  */
 describe("books: a quarter of an agency's portfolio", () => {
