@@ -120,6 +120,9 @@ export function syndicPosting(paid: { paid_on: string; amount: number }): Postin
   });
 }
 
+/** The piece reference of an expense's entries (FX, AX for its reversal): its id's first 12 hex digits. */
+export const expensePieceOf = (expenseId: string) => expenseId.replaceAll("-", "").slice(0, 12).toUpperCase();
+
 /** The account each kind of owner expense is charged to (plan comptable général, classe 6). */
 export const EXPENSE_ACCOUNTS: Record<ExpenseKind, Account> = {
   MANAGEMENT_FEES: "622600",
@@ -146,7 +149,7 @@ export function expensePostings(x: OwnerExpense, cancelled = false): Posting[] {
   const amount = cents(x.amount);
   const on = x.paid_on;
   const cancelledOn = cancelled;
-  const piece = `${cancelledOn ? "AX" : "FX"}${x.expense_id.replaceAll("-", "").slice(0, 8).toUpperCase()}`;
+  const piece = `${cancelledOn ? "AX" : "FX"}${expensePieceOf(x.expense_id)}`;
   const label = `${cancelledOn ? "Annulation : " : ""}${x.label}`.slice(0, 200);
   const flip = (lines: PostingLine[]) =>
     cancelledOn ? lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })) : lines;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { bankAccountResource } from "../../events/bank/index.ts";
-import { EXPENSE_KINDS } from "../../events/books/index.ts";
+import { bookIdOf, EXPENSE_KINDS } from "../../events/books/index.ts";
 import { ownerResource } from "../../events/owners.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
@@ -13,7 +13,11 @@ import { readResource } from "../../platform/resource/read.ts";
 import { ownerExists } from "../owners.ts";
 import { pain001 } from "./pain001.ts";
 
-/** The owners' expenses and the payouts to them (docs/accounting.md): read side. */
+/**
+ * The owners' expenses and the payouts to them (docs/accounting.md): read side. An expense's
+ * entries are those of its book with its piece reference (FX, AX for the reversal, then the first
+ * 12 hex digits of its id: `expensePieceOf`).
+ */
 
 const tags = ["Books"];
 const read = { access: "FinanceRead" as const };
@@ -36,14 +40,16 @@ export const expenseBody = z
 const expenseSelect = `SELECT x.id, x.owner_id, x.kind, x.amount::float8 AS amount, to_char(x.paid_on, 'YYYY-MM-DD') AS paid_on,
     x.label, x.lease_id, x.estate_id, to_char(x.cancelled_on, 'YYYY-MM-DD') AS cancelled_on,
     coalesce((SELECT array_agg(e.id ORDER BY e.year, e.number) FROM ledger_entries e
-      WHERE e.tenant_id = x.tenant_id AND e.piece_ref IN ('FX' || upper(substr(replace(x.id::text, '-', ''), 1, 8)),
-        'AX' || upper(substr(replace(x.id::text, '-', ''), 1, 8)))), '{}') AS entries
+      WHERE e.tenant_id = x.tenant_id AND e.book_id = $2
+        AND e.piece_ref IN ('FX' || upper(substr(replace(x.id::text, '-', ''), 1, 12)),
+          'AX' || upper(substr(replace(x.id::text, '-', ''), 1, 12)))), '{}') AS entries
   FROM owner_expenses x`;
 
 export async function readExpense(sql: Sql, tenantId: string, ownerId: string, expenseId: string) {
   const [row] = await sql.asTenant(tenantId, (tx) =>
-    tx.query(`${expenseSelect} WHERE x.tenant_id = $1 AND x.owner_id = $2 AND x.id = $3`, [
+    tx.query(`${expenseSelect} WHERE x.tenant_id = $1 AND x.owner_id = $3 AND x.id = $4`, [
       tenantId,
+      bookIdOf(tenantId, ownerId),
       ownerId,
       expenseId,
     ]),
@@ -164,10 +170,16 @@ export async function payoutRoutes(app: FastifyInstance): Promise<void> {
       if (!(await ownerExists(sql, tenantId, owner_id))) throw notFound("Owner", owner_id);
       return sql.asTenant(tenantId, (tx) =>
         tx.query(
-          `${expenseSelect} WHERE x.tenant_id = $1 AND x.owner_id = $2
-             AND ($3::date IS NULL OR x.paid_on >= $3) AND ($4::date IS NULL OR x.paid_on <= $4)
+          `${expenseSelect} WHERE x.tenant_id = $1 AND x.owner_id = $3
+             AND ($4::date IS NULL OR x.paid_on >= $4) AND ($5::date IS NULL OR x.paid_on <= $5)
            ORDER BY x.paid_on, x.recorded_at, x.id`,
-          [tenantId, owner_id, request.query.from ?? null, request.query.to ?? null],
+          [
+            tenantId,
+            bookIdOf(tenantId, owner_id),
+            owner_id,
+            request.query.from ?? null,
+            request.query.to ?? null,
+          ],
         ),
       );
     },
