@@ -3,8 +3,10 @@ import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
 import { bankCommandRoutes, bankSettlementLoop } from "./commands/bank/index.ts";
+import { expenseCommandRoutes } from "./commands/books/expenses.ts";
 import { bookCommandRoutes } from "./commands/books/index.ts";
 import { mandateCommandRoutes } from "./commands/books/mandates.ts";
+import { payoutCommandRoutes } from "./commands/books/payouts.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
@@ -104,7 +106,7 @@ import { webhooksProjection } from "./projections/webhooks.ts";
 import { auditQueryRoutes } from "./queries/audit.ts";
 import { auditConsolePages } from "./queries/auditConsole/index.ts";
 import { bankQueries } from "./queries/bank/index.ts";
-import { bookQueryRoutes, ownerBookQueryRoutes } from "./queries/books/index.ts";
+import { bookQueryRoutes, ownerBookQueryRoutes, payoutRoutes } from "./queries/books/index.ts";
 import { chargeQueryRoutes, serviceQueries } from "./queries/charges.ts";
 import { conditionReportQueries } from "./queries/conditionReports.ts";
 import { contactExport, contactQueries } from "./queries/contacts.ts";
@@ -356,7 +358,15 @@ export const areas: Area[] = [
   // The books (docs/accounting.md): a ledger per lessor posted from the money events.
   {
     name: "books",
-    routes: [bookCommandRoutes, mandateCommandRoutes, bookQueryRoutes, ownerBookQueryRoutes],
+    routes: [
+      bookCommandRoutes,
+      mandateCommandRoutes,
+      expenseCommandRoutes,
+      payoutCommandRoutes,
+      bookQueryRoutes,
+      ownerBookQueryRoutes,
+      payoutRoutes,
+    ],
     projections: [booksProjection],
   },
   // Receipts, reminders and arrears of the rent cycle (docs/design.md §7.1): on the lease account stream.

@@ -2758,6 +2758,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/owners/{owner_id}/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's expenses, cancelled ones included, by the day paid
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getOwnersByOwnerIdExpenses"];
+        put?: never;
+        /**
+         * Record an expense paid for the owner's property: posted to its account (purchases journal) and its line of the 2044
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postOwnersByOwnerIdExpenses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owners/{owner_id}/expenses/{expense_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an expense: its reversal is posted, dated today (the books are never edited)
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        post: operations["postOwnersByOwnerIdExpensesByExpenseIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bank-accounts/{bank_account_id}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay each owner what is due to them on a day (collected, less fees, expenses and earlier payouts) by SEPA credit transfer
+         * @description Needs a tenant API key with the FinanceWrite permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         *
+         *     Answers 202 `Accepted` when the read models lag past the read-your-writes bound: the write is kept, GET its Location later.
+         */
+        post: operations["postBankAccountsByBankAccountIdPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/books": {
         parameters: {
             query?: never;
@@ -2938,6 +3006,46 @@ export interface paths {
          *     Answers the same as PDF when the request's `Accept` prefers `application/pdf`.
          */
         get: operations["getOwnersByOwnerIdTaxReturns2044"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payouts/{payout_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payout to the owners: one SEPA credit transfer per owner
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getPayoutsByPayoutId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payouts/{payout_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payout's SEPA credit transfer initiation (ISO 20022 pain.001.001.09) for the bank
+         * @description Needs a tenant API key with the FinanceRead permission, or an owner's or manager's user token whose role grants it (docs/security.md).
+         */
+        get: operations["getPayoutsByPayoutIdFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7174,6 +7282,67 @@ export interface components {
             /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
             source_reference: string | null;
         };
+        OwnerExpense: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            owner_id: string;
+            /** @enum {string} */
+            kind: "MANAGEMENT_FEES" | "ADMINISTRATION_FEES" | "INSURANCE" | "WORKS" | "UNRECOVERED_CHARGES" | "PROPERTY_TAX" | "COOWNERSHIP_PROVISIONS" | "COOWNERSHIP_REGULARISATION" | "LOAN_INTEREST";
+            amount: number;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            paid_on: string;
+            label: string;
+            lease_id: string | null;
+            estate_id: string | null;
+            cancelled_on: string | null;
+            /** @description The ledger entries it posted (and its reversal) */
+            entries: string[];
+        };
+        Payout: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            bank_account_id: string;
+            /**
+             * Format: date
+             * @description The requested execution date of the transfers
+             * @example 2025-01-31
+             */
+            on: string;
+            created_at: string;
+            total: number;
+            transfers: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                owner_id: string;
+                amount: number;
+                end_to_end_id: string;
+                /**
+                 * Format: uuid
+                 * @description The entry of the owner's book it posted (D 467 / C 512)
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                entry_id: string;
+            }[];
+        };
         Book: {
             /**
              * Format: uuid
@@ -7287,18 +7456,22 @@ export interface components {
              * @example 2025-01-31
              */
             to: string;
-            /** @description Paid by the tenants in the period, cancellations deducted */
+            /** @description Paid by the tenants in the period, cancellations deducted, and the deductions kept from deposits */
             collected: number;
             /** @description Of which rents */
             rents: number;
-            /** @description Of which charges and unallocated credit */
+            /** @description Of which charges, unallocated credit and repairs kept from deposits */
             charges: number;
+            /** @description Of which deductions kept from deposits returned */
+            deposit_deductions: number;
             /** @description The agency's fees (VAT included) */
             fees: number;
-            /** @description Paid for the owner: co-ownership provisions, penalties */
+            /** @description Paid for the owner: works, insurance, taxes, co-ownership, penalties */
             expenses: number;
-            /** @description Due to the owner: collected minus fees and expenses */
+            /** @description Due to the owner for the period: collected minus fees and expenses */
             payout: number;
+            /** @description Paid to the owner in the period (SEPA credit transfers) */
+            paid_out: number;
             entries: string[];
         };
         TaxReturn2044: {
@@ -16937,6 +17110,199 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    getOwnersByOwnerIdExpenses: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerExpense"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOwnersByOwnerIdExpenses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                owner_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An expense paid for the owner */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "MANAGEMENT_FEES" | "ADMINISTRATION_FEES" | "INSURANCE" | "WORKS" | "UNRECOVERED_CHARGES" | "PROPERTY_TAX" | "COOWNERSHIP_PROVISIONS" | "COOWNERSHIP_REGULARISATION" | "LOAN_INTEREST";
+                    amount: number;
+                    /**
+                     * Format: date
+                     * @example 2025-01-31
+                     */
+                    paid_on: string;
+                    label: string;
+                    lease_id?: string | null;
+                    estate_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerExpense"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOwnersByOwnerIdExpensesByExpenseIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                owner_id: string;
+                expense_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerExpense"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postBankAccountsByBankAccountIdPayouts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer to the same key and body; the same key with another body is a 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                bank_account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The requested execution date of the transfers
+                     * @example 2025-01-31
+                     */
+                    on: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created (the Location header names it) */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description Accepted: written, not yet readable; GET the Location later */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getBooks: {
         parameters: {
             query?: {
@@ -17227,6 +17593,68 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TaxReturn2044"];
                     "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPayoutsByPayoutId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getPayoutsByPayoutIdFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description pain.001.001.09 XML */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -35,6 +35,8 @@ export const STREAM_CATEGORIES = [
   "meter",
   "message",
   "owner",
+  "owner_expenses",
+  "payouts",
   "place",
   "place_charges",
   "place_rent_regulation",

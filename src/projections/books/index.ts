@@ -4,6 +4,11 @@ import {
   bookIdOf,
   type MandateEvent,
   mandateEventTypes,
+  type OwnerExpense,
+  type OwnerExpenseEvent,
+  ownerExpenseEventTypes,
+  type PayoutEvent,
+  payoutEventTypes,
 } from "../../events/books/index.ts";
 import { type DepositEvent, depositEventTypes } from "../../events/deposits.ts";
 import type { EstateEvent } from "../../events/estates.ts";
@@ -18,14 +23,27 @@ import { deterministicUuid } from "../../platform/ids.ts";
 import { eventsOf, type Projection, tenantPolicy } from "../../platform/projections/projection.ts";
 import {
   ACCOUNTS,
+  expensePostings,
   type LeaseFacts,
   type MoneyEvent,
   type Posting,
+  payoutPosting,
   postingOf,
   syndicPosting,
 } from "./postings.ts";
 
-export { ACCOUNTS, feeOf, isBalanced, JOURNALS, type Posting, postingOf, syndicPosting } from "./postings.ts";
+export {
+  ACCOUNTS,
+  EXPENSE_ACCOUNTS,
+  expensePostings,
+  feeOf,
+  isBalanced,
+  JOURNALS,
+  type Posting,
+  payoutPosting,
+  postingOf,
+  syndicPosting,
+} from "./postings.ts";
 
 /**
  * `books`: the ledger of each lessor (docs/accounting.md), posted from the money events in log
@@ -35,7 +53,9 @@ export { ACCOUNTS, feeOf, isBalanced, JOURNALS, type Posting, postingOf, syndicP
  * - `book_counters`: the last entry number per book and year (FEC: a sequence without gaps), the
  *   last lettering code and auxiliary account number per book;
  * - `book_tenant_accounts`: the auxiliary account of each lease in a book (411 + number);
- * - `ledger_entries` and `ledger_lines`: the entries, each balanced, and their lines.
+ * - `ledger_entries` and `ledger_lines`: the entries, each balanced, and their lines;
+ * - `owner_expenses`: each owner's expenses and their cancellation;
+ * - `payouts`, `payout_transfers`: the payouts to the owners, a transfer per owner.
  */
 
 const LEASE_TYPES = [
@@ -55,6 +75,8 @@ type Handled =
   | DepositEvent
   | BookEvent
   | MandateEvent
+  | OwnerExpenseEvent
+  | PayoutEvent
   | Extract<SyndicEvent, { type: "SyndicPaymentRecorded" }>;
 const HANDLES = [
   ...LEASE_TYPES,
@@ -63,6 +85,8 @@ const HANDLES = [
   ...depositEventTypes,
   ...bookEventTypes,
   ...mandateEventTypes,
+  ...ownerExpenseEventTypes,
+  ...payoutEventTypes,
   "SyndicPaymentRecorded",
 ] as const satisfies readonly Handled["type"][];
 
@@ -155,10 +179,47 @@ CREATE TABLE ledger_lines (
 CREATE INDEX ledger_lines_entry ON ledger_lines (entry_id, line);
 CREATE INDEX ledger_lines_call ON ledger_lines (book_id, call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX ledger_lines_account ON ledger_lines (tenant_id, book_id, account);
-${tenantPolicy("ledger_lines")}`;
+${tenantPolicy("ledger_lines")}
+CREATE TABLE owner_expenses (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  owner_id uuid NOT NULL,
+  kind text NOT NULL,
+  amount numeric(14,2) NOT NULL,
+  paid_on date NOT NULL,
+  label text NOT NULL,
+  lease_id uuid,
+  estate_id uuid,
+  cancelled_on date,
+  recorded_at timestamptz NOT NULL
+);
+CREATE INDEX owner_expenses_owner ON owner_expenses (tenant_id, owner_id, paid_on);
+${tenantPolicy("owner_expenses")}
+CREATE TABLE payouts (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  bank_account_id uuid NOT NULL,
+  paid_on date NOT NULL,
+  created_at timestamptz NOT NULL,
+  total numeric(14,2) NOT NULL
+);
+CREATE INDEX payouts_account ON payouts (tenant_id, bank_account_id);
+${tenantPolicy("payouts")}
+CREATE TABLE payout_transfers (
+  tenant_id uuid NOT NULL,
+  id uuid PRIMARY KEY,
+  payout_id uuid NOT NULL,
+  line integer NOT NULL,
+  owner_id uuid NOT NULL,
+  amount numeric(14,2) NOT NULL,
+  end_to_end_id text NOT NULL,
+  entry_id uuid NOT NULL
+);
+CREATE INDEX payout_transfers_payout ON payout_transfers (payout_id, line);
+${tenantPolicy("payout_transfers")}`;
 
 /** The version follows the tables' DDL and the posting rules' revision: either change rebuilds. */
-const POSTING_RULES = 1;
+const POSTING_RULES = 2;
 const VERSION =
   [...`${SCHEMA}${POSTING_RULES}`].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) | 0, 7) >>> 1;
 
@@ -304,9 +365,13 @@ async function writeEntry(tx: Sql, w: EntryWrite) {
   );
   const lines = [];
   for (const [i, l] of p.lines.entries()) {
-    // What a tenant's payment (or its cancellation) pays of rent, for the revenus fonciers (line 211).
+    // What a tenant's payment (or its cancellation), or an unpaid rent settled from the deposit,
+    // pays of rent, for the revenus fonciers (line 211).
+    const settles = w.paymentId !== null || p.piece_ref.startsWith("RD");
     const share =
-      l.tenant && l.call_id && w.paymentId ? await rentShare(tx, bookId, l.call_id.toLowerCase()) : null;
+      l.tenant && l.call_id && settles && p.journal !== "VT"
+        ? await rentShare(tx, bookId, l.call_id.toLowerCase())
+        : null;
     lines.push({
       tenant_id: tenantId,
       id: deterministicUuid("ledger_line", entryId, String(i)),
@@ -414,6 +479,101 @@ async function postSyndicPayment(
     paymentId: null,
     posting,
   });
+}
+
+/** An owner's expense, or its reversal, in the owner's book: one entry per posting of it. */
+async function postExpense(tx: Sql, e: RecordedEvent<OwnerExpenseEvent>) {
+  const tenantId = e.metadata.tenant_id;
+  const recordedOn = parisDate(e.metadata.occurred_at);
+  let expense: OwnerExpense;
+  let cancelled = false;
+  if (e.type === "OwnerExpenseRecorded") {
+    expense = e.data;
+    await tx.query(
+      `INSERT INTO owner_expenses (tenant_id, id, owner_id, kind, amount, paid_on, label, lease_id, estate_id, recorded_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      [
+        tenantId,
+        expense.expense_id,
+        expense.owner_id,
+        expense.kind,
+        expense.amount,
+        expense.paid_on,
+        expense.label,
+        expense.lease_id,
+        expense.estate_id,
+        e.metadata.occurred_at,
+      ],
+    );
+  } else {
+    const [row] = await tx.query<OwnerExpense>(
+      `UPDATE owner_expenses SET cancelled_on = $2 WHERE id = $1
+       RETURNING id AS expense_id, owner_id, kind, amount::float8 AS amount, to_char(paid_on, 'YYYY-MM-DD') AS paid_on,
+         label, lease_id, estate_id`,
+      [e.data.expense_id, e.data.cancelled_on],
+    );
+    if (!row) return;
+    expense = row;
+    cancelled = true;
+  }
+  const { bookId, closed } = await bookOf(tx, tenantId, expense.owner_id);
+  for (const [i, posting] of expensePostings(expense, cancelled).entries())
+    await writeEntry(tx, {
+      tenantId,
+      bookId,
+      closed,
+      // The event's first entry carries its id (what a replayed batch is checked against).
+      eventId: i === 0 ? e.event_id : deterministicUuid("ledger_entry_of", e.event_id, String(i)),
+      recordedOn,
+      leaseId: expense.lease_id,
+      paymentId: null,
+      posting,
+    });
+}
+
+/** A payout: in each owner's book, what the agency pays them (D 467 / C 512); the payout's record. */
+async function postPayout(tx: Sql, e: RecordedEvent<PayoutEvent>) {
+  const tenantId = e.metadata.tenant_id;
+  const d = e.data;
+  const total = d.transfers.reduce((s, t) => s + cents(t.amount), 0);
+  await tx.query(
+    `INSERT INTO payouts (tenant_id, id, bank_account_id, paid_on, created_at, total) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO NOTHING`,
+    [tenantId, d.payout_id, d.bank_account_id, d.on, d.created_at, (total / 100).toFixed(2)],
+  );
+  const recordedOn = parisDate(e.metadata.occurred_at);
+  for (const [i, t] of d.transfers.entries()) {
+    const eventId = i === 0 ? e.event_id : deterministicUuid("ledger_entry_of", e.event_id, String(i));
+    const [posted] = await tx.query("SELECT 1 FROM ledger_entries WHERE source_event_id = $1", [eventId]);
+    if (posted) continue;
+    const posting = payoutPosting(d.on, t.amount, t.end_to_end_id.slice(0, 40));
+    if (!posting) continue;
+    const { bookId, closed } = await bookOf(tx, tenantId, t.owner_id);
+    await writeEntry(tx, {
+      tenantId,
+      bookId,
+      closed,
+      eventId,
+      recordedOn,
+      leaseId: null,
+      paymentId: null,
+      posting,
+    });
+    await tx.query(
+      `INSERT INTO payout_transfers (tenant_id, id, payout_id, line, owner_id, amount, end_to_end_id, entry_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+      [
+        tenantId,
+        deterministicUuid("payout_transfer", d.payout_id, String(i)),
+        d.payout_id,
+        i + 1,
+        t.owner_id,
+        t.amount,
+        t.end_to_end_id,
+        deterministicUuid("ledger_entry", eventId),
+      ],
+    );
+  }
 }
 
 /**
@@ -576,6 +736,13 @@ async function apply(tx: Sql, e: RecordedEvent<Handled>) {
     case "SyndicPaymentRecorded":
       await postSyndicPayment(tx, e);
       return;
+    case "OwnerExpenseRecorded":
+    case "OwnerExpenseCancelled":
+      await postExpense(tx, e);
+      return;
+    case "PayoutIssued":
+      await postPayout(tx, e);
+      return;
     case "LeaseActivated":
     case "OpeningBalanceRecorded":
     case "RentCallIssued":
@@ -606,6 +773,9 @@ export const booksProjection: Projection = {
     "book_tenant_accounts",
     "ledger_entries",
     "ledger_lines",
+    "owner_expenses",
+    "payouts",
+    "payout_transfers",
   ],
   schema: SCHEMA,
   handles: HANDLES,

@@ -1,3 +1,4 @@
+import type { ExpenseKind, OwnerExpense } from "../../events/books/index.ts";
 import type { DepositEvent } from "../../events/deposits.ts";
 import type { AccountEvent } from "../../events/rentCycle.ts";
 import { cents } from "../../law/money.ts";
@@ -12,10 +13,20 @@ export const ACCOUNTS = {
   "120000": "Résultat de l'exercice (bénéfice)",
   "129000": "Résultat de l'exercice (perte)",
   "165000": "Dépôts et cautionnements reçus",
+  "401000": "Fournisseurs",
   "411000": "Locataires",
+  "467000": "Mandants : reversements au propriétaire",
   "512000": "Banque",
-  "614000": "Charges de copropriété",
+  "614100": "Provisions pour charges de copropriété",
+  "614200": "Régularisation des provisions de copropriété",
+  "614300": "Charges locatives non récupérées",
+  "614800": "Charges de copropriété non déductibles ou récupérables",
+  "615000": "Entretien et réparations",
+  "616000": "Primes d'assurance",
   "622600": "Honoraires de gestion",
+  "622800": "Frais d'administration et de gestion divers",
+  "635120": "Taxes foncières",
+  "661100": "Intérêts des emprunts",
   "671000": "Charges exceptionnelles sur opérations de gestion",
   "706000": "Loyers",
   "708000": "Charges locatives récupérées",
@@ -27,6 +38,7 @@ export type Account = keyof typeof ACCOUNTS;
 export const JOURNALS = {
   AN: "À nouveaux",
   VT: "Loyers appelés",
+  HA: "Achats",
   BQ: "Banque",
   OD: "Opérations diverses",
 } as const;
@@ -105,7 +117,79 @@ export function syndicPosting(paid: { paid_on: string; amount: number }): Postin
     date: paid.paid_on,
     label: "Provision de charges de copropriété versée au syndic",
     piece_ref: `SY${paid.paid_on.replaceAll("-", "")}`,
-    lines: [debit("614000", cents(paid.amount)), credit("512000", cents(paid.amount))],
+    lines: [debit("614100", cents(paid.amount)), credit("512000", cents(paid.amount))],
+  });
+}
+
+/** The piece reference of an expense's entries (FX, AX for its reversal): its id's first 12 hex digits. */
+export const expensePieceOf = (expenseId: string) => expenseId.replaceAll("-", "").slice(0, 12).toUpperCase();
+
+/** The account each kind of owner expense is charged to (plan comptable général, classe 6). */
+export const EXPENSE_ACCOUNTS: Record<ExpenseKind, Account> = {
+  MANAGEMENT_FEES: "622600",
+  ADMINISTRATION_FEES: "622800",
+  INSURANCE: "616000",
+  WORKS: "615000",
+  UNRECOVERED_CHARGES: "614300",
+  PROPERTY_TAX: "635120",
+  COOWNERSHIP_PROVISIONS: "614100",
+  COOWNERSHIP_REGULARISATION: "614200",
+  LOAN_INTEREST: "661100",
+};
+
+/**
+ * An owner's expense: the supplier's invoice in the purchases journal (D 6xx / C 401) and its
+ * payment (D 401 / C 512). The co-ownership regularisation moves no money: the part of last
+ * year's provisions the syndic's approved accounts show not deductible (recoverable from the
+ * tenant, or not deductible) is moved out of the provisions (D 614800 / C 614200), line 230 of
+ * the 2044. A cancellation posts the same lines reversed (contre-passation), dated as the expense
+ * so that its year's figures lose it; a closed year's reversal goes to the first open year, like
+ * any posting (docs/decisions.md).
+ */
+export function expensePostings(x: OwnerExpense, cancelled = false): Posting[] {
+  const amount = cents(x.amount);
+  const on = x.paid_on;
+  const cancelledOn = cancelled;
+  const piece = `${cancelledOn ? "AX" : "FX"}${expensePieceOf(x.expense_id)}`;
+  const label = `${cancelledOn ? "Annulation : " : ""}${x.label}`.slice(0, 200);
+  const flip = (lines: PostingLine[]) =>
+    cancelledOn ? lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })) : lines;
+  if (x.kind === "COOWNERSHIP_REGULARISATION")
+    return [
+      posting({
+        journal: "OD",
+        date: on,
+        label,
+        piece_ref: piece,
+        lines: flip([debit("614800", amount), credit("614200", amount)]),
+      }),
+    ].filter((p): p is Posting => p !== null);
+  return [
+    posting({
+      journal: "HA",
+      date: on,
+      label,
+      piece_ref: piece,
+      lines: flip([debit(EXPENSE_ACCOUNTS[x.kind], amount), credit("401000", amount)]),
+    }),
+    posting({
+      journal: "BQ",
+      date: on,
+      label: `${cancelledOn ? "Remboursement" : "Règlement"} : ${x.label}`.slice(0, 200),
+      piece_ref: piece,
+      lines: flip([debit("401000", amount), credit("512000", amount)]),
+    }),
+  ].filter((p): p is Posting => p !== null);
+}
+
+/** A payout to the owner (the mandant): the agency's bank pays the owner what it holds for them. */
+export function payoutPosting(on: string, amount: number, payoutRef: string): Posting | null {
+  return posting({
+    journal: "BQ",
+    date: on,
+    label: "Reversement au propriétaire (virement SEPA)",
+    piece_ref: payoutRef,
+    lines: [debit("467000", cents(amount)), credit("512000", cents(amount))],
   });
 }
 

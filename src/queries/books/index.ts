@@ -12,6 +12,7 @@ import { answers } from "../../platform/http/responses.ts";
 import { date, uuid } from "../../platform/http/schemas.ts";
 import { formatEuro } from "../../platform/pdf/renderTemplate.ts";
 import { readResource } from "../../platform/resource/read.ts";
+import { ACCOUNTS } from "../../projections/books/postings.ts";
 import { ownerExists } from "../owners.ts";
 import { renderDocument } from "../rentDocuments.ts";
 import { type FecRow, fecFileName, fecHeader, fecLine, latin9 } from "./fec.ts";
@@ -445,39 +446,49 @@ export async function readMandates(sql: Sql, tenantId: string, ownerId: string) 
 const euros = (c: number) => Math.round(c) / 100;
 const centsOf = (v: unknown) => Math.round(Number(v ?? 0) * 100);
 
-/** Sums of one book's lines over a period, each with the entries it sums. */
+type Sum = { amount: number; entries: string[] };
+
+/**
+ * Sums of one book's lines over a period, each with the entries it sums: what the tenants paid
+ * (and of it, rent), the deductions kept from deposits, each class 6 account, the payouts made
+ * and the dwellings let.
+ */
 async function sums(sql: Sql, tenantId: string, bookId: string, from: string, to: string) {
-  return sql
-    .asTenant(tenantId, (tx) =>
-      tx.query<{ kind: string; amount: string; entries: string[] }>(
-        `WITH l AS (
-         SELECT e.id AS entry_id, e.payment_id, e.journal, x.account, x.debit, x.credit, x.rent_part, x.aux_account
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<{ kind: string; amount: string; entries: string[] }>(
+      `WITH l AS (
+         SELECT e.id AS entry_id, e.payment_id, e.journal, e.piece_ref, e.lease_id, x.account, x.debit, x.credit,
+           x.rent_part, x.call_id
          FROM ledger_entries e JOIN ledger_lines x ON x.entry_id = e.id
          WHERE e.tenant_id = $1 AND e.book_id = $2 AND e.entry_date BETWEEN $3 AND $4 AND e.journal <> 'AN')
        SELECT 'collected' AS kind, sum(credit - debit) AS amount, array_agg(DISTINCT entry_id) AS entries
          FROM l WHERE payment_id IS NOT NULL AND account = '411000'
        UNION ALL SELECT 'rent_received', sum(CASE WHEN credit > 0 THEN rent_part ELSE -rent_part END),
-         array_agg(DISTINCT entry_id) FROM l WHERE payment_id IS NOT NULL AND rent_part IS NOT NULL
-       UNION ALL SELECT 'fees', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '622600'
-       UNION ALL SELECT 'syndic', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '614000'
-       UNION ALL SELECT 'other_expenses', sum(debit - credit), array_agg(DISTINCT entry_id)
-         FROM l WHERE account LIKE '6%' AND account NOT IN ('622600', '614000')
+         array_agg(DISTINCT entry_id) FROM l WHERE rent_part IS NOT NULL
+       UNION ALL SELECT 'deposit_deductions', sum(credit - debit), array_agg(DISTINCT entry_id)
+         FROM l WHERE journal = 'OD' AND (piece_ref LIKE 'RD%' OR piece_ref LIKE 'SD%')
+           AND (account IN ('708000', '758000') OR (account = '411000' AND call_id IS NOT NULL))
+       UNION ALL SELECT 'paid_out', sum(debit - credit), array_agg(DISTINCT entry_id) FROM l WHERE account = '467000'
+       UNION ALL SELECT account, sum(debit - credit), array_agg(DISTINCT entry_id)
+         FROM l WHERE account LIKE '6%' GROUP BY account
        UNION ALL SELECT 'dwellings', count(DISTINCT bl.estate_id), array_agg(DISTINCT l.entry_id)
-         FROM l JOIN ledger_entries e ON e.id = l.entry_id JOIN book_leases bl ON bl.id = e.lease_id
+         FROM l JOIN book_leases bl ON bl.id = l.lease_id
          WHERE l.journal = 'VT' AND l.account = '706000'`,
-        [tenantId, bookId, from, to],
-      ),
-    )
-    .then(
-      (rows) =>
-        new Map(
-          rows.map((r) => [
-            r.kind,
-            { amount: Number(r.amount ?? 0), entries: (r.entries ?? []).filter(Boolean) },
-          ]),
-        ),
-    );
+      [tenantId, bookId, from, to],
+    ),
+  );
+  const found = new Map<string, Sum>(
+    rows.map((r) => [r.kind, { amount: Number(r.amount ?? 0), entries: (r.entries ?? []).filter(Boolean) }]),
+  );
+  /** The sum of some kinds (accounts), in cents, with their entries. */
+  return (...kinds: string[]): { cents: number; entries: string[] } => ({
+    cents: kinds.reduce((t, k) => t + centsOf(found.get(k)?.amount), 0),
+    entries: [...new Set(kinds.flatMap((k) => found.get(k)?.entries ?? []))],
+  });
 }
+
+/** Every class 6 account the books post to except the agency's fees: the expenses paid for the owner. */
+const EXPENSE_ACCOUNT_LIST = Object.keys(ACCOUNTS).filter((a) => a.startsWith("6") && a !== "622600");
 
 export const statementBody = z
   .object({
@@ -485,12 +496,18 @@ export const statementBody = z
     book_id: uuid(),
     from: day(),
     to: day(),
-    collected: z.number().describe("Paid by the tenants in the period, cancellations deducted"),
+    collected: z
+      .number()
+      .describe(
+        "Paid by the tenants in the period, cancellations deducted, and the deductions kept from deposits",
+      ),
     rents: z.number().describe("Of which rents"),
-    charges: z.number().describe("Of which charges and unallocated credit"),
+    charges: z.number().describe("Of which charges, unallocated credit and repairs kept from deposits"),
+    deposit_deductions: z.number().describe("Of which deductions kept from deposits returned"),
     fees: z.number().describe("The agency's fees (VAT included)"),
-    expenses: z.number().describe("Paid for the owner: co-ownership provisions, penalties"),
-    payout: z.number().describe("Due to the owner: collected minus fees and expenses"),
+    expenses: z.number().describe("Paid for the owner: works, insurance, taxes, co-ownership, penalties"),
+    payout: z.number().describe("Due to the owner for the period: collected minus fees and expenses"),
+    paid_out: z.number().describe("Paid to the owner in the period (SEPA credit transfers)"),
     entries: z.array(uuid()),
   })
   .meta({ id: "OwnerStatement" });
@@ -499,25 +516,38 @@ export const statementBody = z
 export async function ownerStatement(sql: Sql, tenantId: string, ownerId: string, from: string, to: string) {
   const bookId = bookIdOf(tenantId, ownerId);
   const s = await sums(sql, tenantId, bookId, from, to);
-  const c = (k: string) => centsOf(s.get(k)?.amount);
-  const collected = c("collected");
-  const fees = c("fees");
-  const expenses = c("syndic") + c("other_expenses");
+  const collected = s("collected", "deposit_deductions");
+  const rents = s("rent_received");
+  const deductions = s("deposit_deductions");
+  const fees = s("622600");
+  const expenses = s(...EXPENSE_ACCOUNT_LIST);
+  const paidOut = s("paid_out");
   return {
     owner_id: ownerId,
     book_id: bookId,
     from,
     to,
-    collected: euros(collected),
-    rents: euros(c("rent_received")),
-    charges: euros(collected - c("rent_received")),
-    fees: euros(fees),
-    expenses: euros(expenses),
-    payout: euros(collected - fees - expenses),
-    entries: [
-      ...new Set(["collected", "fees", "syndic", "other_expenses"].flatMap((k) => s.get(k)?.entries ?? [])),
-    ],
+    collected: euros(collected.cents),
+    rents: euros(rents.cents),
+    charges: euros(collected.cents - rents.cents),
+    deposit_deductions: euros(deductions.cents),
+    fees: euros(fees.cents),
+    expenses: euros(expenses.cents),
+    payout: euros(collected.cents - fees.cents - expenses.cents),
+    paid_out: euros(paidOut.cents),
+    entries: [...new Set([collected, fees, expenses, paidOut].flatMap((x) => x.entries))],
   };
+}
+
+/** What is due to an owner on a day: all collected for them, less fees, expenses and what was paid out. */
+export async function dueToOwner(sql: Sql, tenantId: string, ownerId: string, on: string): Promise<number> {
+  const s = await sums(sql, tenantId, bookIdOf(tenantId, ownerId), "1900-01-01", on);
+  return (
+    s("collected", "deposit_deductions").cents -
+    s("622600").cents -
+    s(...EXPENSE_ACCOUNT_LIST).cents -
+    s("paid_out").cents
+  );
 }
 
 const taxLine = z.object({ amount: z.number(), label: z.string(), entries: z.array(uuid()) });
@@ -533,27 +563,38 @@ export const taxReturnBody = z
 
 /** The micro-foncier regime: gross rents of the year at most 15,000 € (CGI art. 32, 1). */
 export const MICRO_FONCIER_CEILING = 15_000;
+/** Line 222: a flat 20 € per dwelling for the management costs not deducted for their real amount. */
+export const FLAT_MANAGEMENT_COST_PER_DWELLING = 20;
 
-/** The figures of the déclaration des revenus fonciers (form 2044) of an owner's year. */
+/**
+ * The figures of the déclaration des revenus fonciers (form 2044) of an owner's year, each line
+ * from the accounts it sums (docs/accounting.md, "Revenus fonciers").
+ */
 export async function taxReturn2044(sql: Sql, tenantId: string, ownerId: string, year: number) {
   const s = await sums(sql, tenantId, bookIdOf(tenantId, ownerId), `${year}-01-01`, `${year}-12-31`);
-  const line = (label: string, kind: string | null, amount?: number) => ({
+  const line = (label: string, x: { cents: number; entries: string[] }, sign = 1) => ({
     label,
-    amount: amount ?? euros(centsOf(kind ? s.get(kind)?.amount : 0)),
-    entries: kind ? (s.get(kind)?.entries ?? []) : [],
+    amount: euros(sign * x.cents),
+    entries: x.entries,
   });
-  const dwellings = Number(s.get("dwellings")?.amount ?? 0);
+  const dwellings = s("dwellings");
   const lines = {
-    "211": line("Loyers bruts encaissés", "rent_received"),
-    "221": line("Frais d'administration et de gestion (honoraires de gestion)", "fees"),
-    "222": { ...line("Autres frais de gestion : 20 € par local", "dwellings", 20 * dwellings) },
-    "223": line("Primes d'assurance", null),
-    "224": line("Dépenses de réparation, d'entretien et d'amélioration", null),
-    "225": line("Charges récupérables non récupérées au départ du locataire", null),
-    "227": line("Taxes foncières", null),
-    "229": line("Provisions pour charges de copropriété payées", "syndic"),
-    "230": line("Régularisation des provisions pour charges de copropriété", null),
-    "250": line("Intérêts d'emprunt", null),
+    "211": line("Loyers bruts encaissés", s("rent_received")),
+    "221": line("Frais d'administration et de gestion", s("622600", "622800")),
+    "222": {
+      label: `Autres frais de gestion : ${FLAT_MANAGEMENT_COST_PER_DWELLING} € par local`,
+      // The count of dwellings with rent called in the year (a count, not cents).
+      amount: FLAT_MANAGEMENT_COST_PER_DWELLING * (dwellings.cents / 100),
+      entries: dwellings.entries,
+    },
+    "223": line("Primes d'assurance", s("616000")),
+    "224": line("Dépenses de réparation, d'entretien et d'amélioration", s("615000")),
+    "225": line("Charges récupérables non récupérées au départ du locataire", s("614300")),
+    "227": line("Taxes foncières", s("635120")),
+    "229": line("Provisions pour charges de copropriété payées", s("614100")),
+    // Credited: the part of last year's provisions reintegrated (a sum to add back, shown positive).
+    "230": line("Régularisation des provisions pour charges de copropriété", s("614200"), -1),
+    "250": line("Intérêts d'emprunt", s("661100")),
   };
   return {
     year,
@@ -561,8 +602,9 @@ export async function taxReturn2044(sql: Sql, tenantId: string, ownerId: string,
     lines,
     micro_foncier_eligible: lines["211"].amount <= MICRO_FONCIER_CEILING,
     notes: [
-      `Micro-foncier possible si les revenus fonciers bruts de l'année ne dépassent pas ${formatEuro(MICRO_FONCIER_CEILING)} (CGI art. 32).`,
-      "Lignes 223, 224, 225, 227, 230 et 250 : le service ne tient pas encore ces dépenses ; à compléter.",
+      `Micro-foncier possible si les revenus fonciers bruts de l'année ne dépassent pas ${formatEuro(MICRO_FONCIER_CEILING)} (CGI art. 32, 1) : ${lines["211"].amount <= MICRO_FONCIER_CEILING ? "c'est le cas" : "ce n'est pas le cas"} pour les loyers tenus ici.`,
+      "Ligne 227 : la taxe d'enlèvement des ordures ménagères récupérée sur le locataire n'est pas déductible.",
+      "Ligne 230 : à retrancher des charges ; la part des provisions de l'année précédente non déductible ou récupérée.",
     ],
   };
 }
@@ -599,10 +641,12 @@ Période du ${longDate(s.from)} au ${longDate(s.to)}
 | Poste | Montant |
 | Loyers encaissés | ${formatEuro(s.rents)} |
 | Charges et avances encaissées | ${formatEuro(s.charges)} |
+| Retenues sur dépôts de garantie | ${formatEuro(s.deposit_deductions)} |
 | **Total encaissé** | **${formatEuro(s.collected)}** |
 | Honoraires de gestion (TVA comprise) | − ${formatEuro(s.fees)} |
 | Dépenses réglées pour votre compte | − ${formatEuro(s.expenses)} |
-| **Montant qui vous est reversé** | **${formatEuro(s.payout)}** |
+| **Montant qui vous revient** | **${formatEuro(s.payout)}** |
+| Virements effectués sur la période | ${formatEuro(s.paid_out)} |
 
 Chaque montant provient des écritures de votre comptabilité tenue par le service (${s.entries.length} écritures sur la période).
 `;
@@ -610,13 +654,13 @@ Chaque montant provient des écritures de votre comptabilité tenue par le servi
 
 export function taxReturnMarkup(t: Awaited<ReturnType<typeof taxReturn2044>>, name: string): string {
   const rows = Object.entries(t.lines)
-    .map(([n, l]) => `| ${n} | ${cell(l.label)} | ${formatEuro(l.amount)} |`)
+    .map(([n, l]) => `| **${n}** ${cell(l.label)} | ${formatEuro(l.amount)} | ${l.entries.length} |`)
     .join("\n");
   return `# Revenus fonciers ${t.year} : éléments de la déclaration n° 2044
 
 Propriétaire : **${cell(name)}**
 
-| Ligne | Libellé | Montant |
+| Ligne de la déclaration | Montant | Écritures |
 ${rows}
 
 ${t.notes.map((n) => `- ${n}`).join("\n")}
@@ -716,3 +760,15 @@ export async function ownerBookQueryRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 }
+
+export {
+  expenseBody,
+  mandantsOf,
+  ownerBank,
+  payoutBody,
+  payoutRoutes,
+  postedPayouts,
+  propertyOwners,
+  readExpense,
+  readPayout,
+} from "./payouts.ts";
