@@ -162,4 +162,44 @@ describe("rent messages", () => {
     });
     expect(reminders).toHaveLength(3);
   });
+
+  it("a tenant that turned rent messages off gets no avis and no quittance", {
+    timeout: 90_000,
+  }, async () => {
+    const configuration = (await t.request("GET", "/api/configurations")).json();
+    const off = { avis: false, avis_days_before: 10, quittance: false };
+    const saved = await t.request("PUT", "/api/configurations", {
+      body: { ...configuration, rent_messages: off },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await t.request("GET", "/api/configurations")).json().rent_messages).toEqual(off);
+    const today = legalToday();
+    const { id } = await newLease({
+      start_date: `${today.slice(0, 8)}01`,
+      payment_day: Math.min(Number(today.slice(8, 10)), 28),
+      rent_amount: 500,
+      charges_amount: 20,
+      deposit_amount: 500,
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    await issueRentCalls({ sql: t.sql, store: t.service.platform.store }, { today, tenantId: t.tenant.id });
+    const call = await until("the call", async () => {
+      const [c] = (await t.request("GET", `/api/leases/${id}/rent-calls`)).json() as { id: string }[];
+      return c;
+    });
+    const paid = await t.request("POST", `/api/leases/${id}/payments`, {
+      body: { amount: 520, paid_on: today, method: "VIREMENT_BANCAIRE" },
+    });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const row = await until("both handled", async () => {
+      const [r] = await t.sql.query(
+        "SELECT avis_handled, quittance_handled FROM rent_call_messages WHERE id = $1",
+        [call.id],
+      );
+      return r?.avis_handled && r.quittance_handled ? r : false;
+    });
+    expect(row).toEqual({ avis_handled: "OFF", quittance_handled: "OFF" });
+    const related = await t.request("GET", `/api/messages?related_kind=rent_call&related_id=${call.id}`);
+    expect(related.json()).toEqual([]);
+  });
 });
