@@ -47,7 +47,7 @@ describe("rent messages", () => {
     await t?.close();
     await smtp?.close();
   });
-  const { newLease, setStatus } = leaseFixtures(() => t);
+  const { newLease, newLessee, setStatus } = leaseFixtures(() => t);
   const until = async <T>(what: string, check: () => T | null | undefined | false | Promise<T | false>) => {
     for (let i = 0; i < 600; i++) {
       const found = await check();
@@ -161,6 +161,79 @@ describe("rent messages", () => {
       );
     });
     expect(reminders).toHaveLength(3);
+  });
+
+  it("tells the guarantor of the first incident once, and copies each formal notice to them, once", {
+    timeout: 90_000,
+  }, async () => {
+    const today = legalToday();
+    const start = addMonths(`${today.slice(0, 8)}01`, -2);
+    const { id } = await newLease({
+      start_date: start,
+      payment_day: 1,
+      rent_amount: 1000,
+      charges_amount: 43.31,
+      deposit_amount: 1000,
+    });
+    const guarantor = await newLessee("guarantor");
+    expect(
+      (
+        await t.request("POST", `/api/leases/${id}/lessees`, {
+          body: { lessee_id: guarantor, role: "Guarantor" },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const guarantorEmail = (await t.request("GET", `/api/lessees/${guarantor}`)).json().email as string;
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await issueRentCalls(deps, { today, tenantId: t.tenant.id });
+    await until(
+      "three calls",
+      async () => (await t.request("GET", `/api/leases/${id}/rent-calls`)).json().length >= 3,
+    );
+    const toGuarantor = () => smtp.accepted.filter((m) => m.to.includes(guarantorEmail));
+    // Day 1: the calls two and one months old are incidents (art. 2303): one notice.
+    await sendRentReminders(deps, { dry_run: false, tenant_id: t.tenant.id });
+    const notice = await until("the guarantor's notice", () => toGuarantor()[0]);
+    const text = decodedText(notice.raw);
+    expect(text).toContain("article 2303 du code civil");
+    expect(text).toContain(`l'échéance du ${longDate(start)}`);
+    expect(text).toContain("Total dû : 3 129,93 €");
+    expect(text.slice(text.indexOf("Madame"))).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    // Two days later the formal notice reaches the tenant (levels 2, then 3, a day apart): its copy the guarantor.
+    const day = 86_400_000;
+    await sendRentReminders(deps, {
+      dry_run: false,
+      tenant_id: t.tenant.id,
+      now: new Date(Date.now() + day),
+    });
+    await sendRentReminders(deps, {
+      dry_run: false,
+      tenant_id: t.tenant.id,
+      now: new Date(Date.now() + 2 * day),
+    });
+    const copy = await until("the formal notice's copy", () =>
+      toGuarantor().find((m) => decodedText(m.raw).includes("En votre qualité de caution")),
+    );
+    const copied = decodedText(copy.raw);
+    expect(copied).toContain("Nous vous mettons en demeure de régler ces sommes");
+    expect(copied).toContain("art. 24 I");
+    // Restarts: every run again, nothing new for the guarantor.
+    for (const offset of [0, 2 * day, 3 * day])
+      await sendRentReminders(deps, {
+        dry_run: false,
+        tenant_id: t.tenant.id,
+        now: new Date(Date.now() + offset),
+      });
+    await new Promise((r) => setTimeout(r, 800));
+    expect(toGuarantor().map((m) => decodedText(m.raw).includes("En votre qualité de caution"))).toEqual([
+      false,
+      true,
+    ]);
+    const [{ n }] = await t.sql.query(
+      "SELECT count(*)::int AS n FROM messages WHERE topic IN ('guarantor-default', 'guarantor-formal-notice')",
+    );
+    expect(n).toBe(2);
   });
 
   it("a tenant that turned rent messages off gets no avis and no quittance", {
