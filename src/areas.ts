@@ -6,6 +6,7 @@ import { bankCommandRoutes, bankSettlementLoop } from "./commands/bank/index.ts"
 import { bookCommandRoutes } from "./commands/books/index.ts";
 import { mandateCommandRoutes } from "./commands/books/mandates.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
+import { chargeStatementLoop } from "./commands/charges/statementMessages.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
@@ -71,6 +72,7 @@ import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { bankProjections } from "./projections/bank/index.ts";
 import { booksProjection } from "./projections/books/index.ts";
+import { chargeStatementMessagesProjection } from "./projections/chargeStatementMessages.ts";
 import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
@@ -400,7 +402,9 @@ export const areas: Area[] = [
   {
     name: "charges",
     routes: [chargeCommandRoutes, chargeQueryRoutes, serviceCommandRoutes, serviceQueries],
-    projections: chargeProjections,
+    projections: [...chargeProjections, chargeStatementMessagesProjection],
+    // The statement emailed a month before its balance is payable (art. 23, docs/messages.md).
+    loops: [chargeStatementLoop],
   },
   // Signing a lease (docs/design.md §7.2, docs/signing.md): annexes, one-time password signatures, the
   // reaction that ends a process when its lease changes.
