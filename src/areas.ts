@@ -42,6 +42,7 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
 import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import { rentMessagesLoop } from "./commands/rentCollection/rentMessages.ts";
+import { sendRevisionLetters } from "./commands/rentCollection/revisionLetters.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
@@ -244,9 +245,13 @@ const rentRemindersJob = areaJob({
     dry_run: z.boolean().optional().describe("List what would be sent; send and write nothing"),
   }),
   run: async (deps, { dry_run }, { tenant_id }) => {
-    const run = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    const reminders = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    // The yearly IRL revision letters of the day (art. 17-1, docs/messages.md).
+    const revision_letters = dry_run ? 0 : (await sendRevisionLetters(deps, { tenant_id })).length;
+    const run = { ...reminders, revision_letters };
     if (tenant_id) return run;
     return {
+      revision_letters,
       dry_run: run.dry_run,
       today: run.today,
       sent: run.sent.length,

@@ -5,8 +5,9 @@ import {
   queueRentMessages,
   quittanceMessageId,
 } from "../../src/commands/rentCollection/rentMessages.ts";
+import { revisionLetterId, sendRevisionLetters } from "../../src/commands/rentCollection/revisionLetters.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
-import { addMonths, legalToday } from "../../src/law/calendar.ts";
+import { addMonths, addYears, legalToday } from "../../src/law/calendar.ts";
 import { longDate } from "../../src/platform/pdf/renderTemplate.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { pdfText } from "../support/pdfText.ts";
@@ -234,6 +235,48 @@ describe("rent messages", () => {
       "SELECT count(*)::int AS n FROM messages WHERE topic IN ('guarantor-default', 'guarantor-formal-notice')",
     );
     expect(n).toBe(2);
+  });
+
+  it("sends the yearly IRL revision letter on the anniversary, once, its figures in French", {
+    timeout: 90_000,
+  }, async () => {
+    const today = legalToday();
+    const { id } = await newLease({
+      start_date: addYears(today, -2),
+      payment_day: 1,
+      rent_amount: 1000,
+      charges_amount: 50,
+      deposit_amount: 1000,
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2024-Q3",
+    });
+    expect((await setStatus(id, "ACTIVE")).statusCode).toBe(200);
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    const sent = await sendRevisionLetters(deps, { tenant_id: t.tenant.id });
+    expect(sent).toEqual([revisionLetterId(id, today)]);
+    const letter = await until("the revision letter", () =>
+      smtp.accepted.find((m) => decodedText(m.raw).includes("votre loyer hors charges est révisé")),
+    );
+    const text = decodedText(letter.raw);
+    expect(text).toContain(`à compter du ${longDate(today)}`);
+    expect(text).toContain("IRL du 3e trimestre 2025 : 145,77");
+    expect(text).toContain("du 3e trimestre 2024 : 144,51");
+    // 1 000 × 145,77 / 144,51 = 1 008,719…: rounded down to the cent.
+    expect(text).toContain("loyer révisé : 1 008,71 €");
+    expect(text.slice(text.indexOf("Madame"))).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    // Again (a restart, the next day's run within the week): nothing new.
+    expect(await sendRevisionLetters(deps, { tenant_id: t.tenant.id })).toEqual([]);
+    expect(
+      await sendRevisionLetters(deps, { tenant_id: t.tenant.id, now: new Date(Date.now() + 86_400_000) }),
+    ).toEqual([]);
+    // Not the anniversary: no letter for a lease a year and a month old.
+    const { id: other } = await newLease({
+      start_date: addMonths(addYears(today, -1), -1),
+      revision_index_type: "IRL",
+      revision_reference_quarter: "2024-Q3",
+    });
+    expect((await setStatus(other, "ACTIVE")).statusCode).toBe(200);
+    expect(await sendRevisionLetters(deps, { tenant_id: t.tenant.id })).toEqual([]);
   });
 
   it("a tenant that turned rent messages off gets no avis and no quittance", {
