@@ -8,6 +8,7 @@ import { bookCommandRoutes } from "./commands/books/index.ts";
 import { mandateCommandRoutes } from "./commands/books/mandates.ts";
 import { payoutCommandRoutes } from "./commands/books/payouts.ts";
 import { chargeCommandRoutes, serviceCommandRoutes } from "./commands/charges/routes.ts";
+import { chargeStatementLoop } from "./commands/charges/statementMessages.ts";
 import { conditionReportRoutes } from "./commands/conditionReports/routes.ts";
 import { contactEraseRoute } from "./commands/contacts/erase.ts";
 import { contactRoutes } from "./commands/contacts/routes.ts";
@@ -43,6 +44,7 @@ import { placeRoutes } from "./commands/places/routes.ts";
 import { receiptRoutes } from "./commands/rentCollection/receipts.ts";
 import { RENT_REMINDERS_QUEUE, sendRentReminders } from "./commands/rentCollection/reminders.ts";
 import { rentMessagesLoop } from "./commands/rentCollection/rentMessages.ts";
+import { sendRevisionLetters } from "./commands/rentCollection/revisionLetters.ts";
 import {
   FIRST_RENT_CALLS_QUEUE,
   issueRentCalls,
@@ -73,6 +75,7 @@ import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { bankProjections } from "./projections/bank/index.ts";
 import { booksProjection } from "./projections/books/index.ts";
+import { chargeStatementMessagesProjection } from "./projections/chargeStatementMessages.ts";
 import { chargeProjections } from "./projections/charges.ts";
 import { conditionReportsProjection } from "./projections/conditionReports.ts";
 import { contactsProjection } from "./projections/contacts.ts";
@@ -244,9 +247,13 @@ const rentRemindersJob = areaJob({
     dry_run: z.boolean().optional().describe("List what would be sent; send and write nothing"),
   }),
   run: async (deps, { dry_run }, { tenant_id }) => {
-    const run = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    const reminders = await sendRentReminders(deps, { dry_run: dry_run ?? false, tenant_id });
+    // The yearly IRL revision letters of the day (art. 17-1, docs/messages.md).
+    const revision_letters = dry_run ? 0 : (await sendRevisionLetters(deps, { tenant_id })).length;
+    const run = { ...reminders, revision_letters };
     if (tenant_id) return run;
     return {
+      revision_letters,
       dry_run: run.dry_run,
       today: run.today,
       sent: run.sent.length,
@@ -410,7 +417,9 @@ export const areas: Area[] = [
   {
     name: "charges",
     routes: [chargeCommandRoutes, chargeQueryRoutes, serviceCommandRoutes, serviceQueries],
-    projections: chargeProjections,
+    projections: [...chargeProjections, chargeStatementMessagesProjection],
+    // The statement emailed a month before its balance is payable (art. 23, docs/messages.md).
+    loops: [chargeStatementLoop],
   },
   // Signing a lease (docs/design.md §7.2, docs/signing.md): annexes, one-time password signatures, the
   // reaction that ends a process when its lease changes.

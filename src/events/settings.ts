@@ -128,6 +128,12 @@ export const configurationShape = {
   receipt_numbering: receiptNumberingSchema,
   sender: senderSchema,
   rent_messages: rentMessagesSchema.optional(),
+  alert_emails: z
+    .array(emailField)
+    .min(1, "Name at least one address, or leave the field out")
+    .max(10, "At most 10 addresses")
+    .optional()
+    .describe("Where alerts go (a meter's consumption anomaly); absent: the sender's address"),
 };
 export const configurationSchema = strictWithFeeMessage(configurationShape);
 export type Configuration = z.output<typeof configurationSchema>;

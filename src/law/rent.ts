@@ -1,4 +1,4 @@
-import { addDays, addMonths, lastDayBefore } from "./calendar.ts";
+import { addDays, addMonths, addYears, lastDayBefore } from "./calendar.ts";
 import { dpeValidUntil } from "./dpe.ts";
 import { type LeaseType, underLoi89 } from "./leaseTypes.ts";
 import { cents, euros } from "./money.ts";
@@ -503,4 +503,18 @@ export function reevaluationVerdict(input: {
       steps,
     },
   );
+}
+
+/** How many days after the anniversary a revision letter the service missed is still sent. */
+export const REVISION_LETTER_LATE_DAYS = 7;
+
+/**
+ * The lease's latest anniversary on or before `today` (loi n° 89-462 art. 17-1 I: failing a date
+ * agreed, the rent is revised each year on the anniversary of the lease; the revision takes effect
+ * from the request) and its rank (1 for the first); null before the first.
+ */
+export function latestAnniversary(start_date: string, today: string): { on: string; year: number } | null {
+  let year = Number(today.slice(0, 4)) - Number(start_date.slice(0, 4));
+  while (year >= 1 && addYears(start_date, year) > today) year--;
+  return year >= 1 ? { on: addYears(start_date, year), year } : null;
 }

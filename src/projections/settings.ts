@@ -20,6 +20,8 @@ CREATE TABLE configurations (
   reminder_levels jsonb NOT NULL,
   receipt_numbering jsonb NOT NULL,
   sender jsonb NOT NULL,
+  rent_messages jsonb,
+  alert_emails jsonb,
   revision bigint NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
@@ -29,7 +31,7 @@ ${tenantPolicy("configurations")}`;
 /** The configuration's row id is its tenant's: one per tenant. */
 export const configurationsProjection = rowProjection<ConfigurationEvent>({
   name: "configurations",
-  version: 1,
+  version: 2,
   table: "configurations",
   columns: [
     "tenant_id",
@@ -37,6 +39,8 @@ export const configurationsProjection = rowProjection<ConfigurationEvent>({
     "reminder_levels",
     "receipt_numbering",
     "sender",
+    "rent_messages",
+    "alert_emails",
     "revision",
     "created_at",
     "updated_at",
@@ -49,6 +53,8 @@ export const configurationsProjection = rowProjection<ConfigurationEvent>({
       case "ConfigurationSaved":
         return {
           ...event.data,
+          rent_messages: event.data.rent_messages ?? null,
+          alert_emails: event.data.alert_emails ?? null,
           revision: Number(event.stream_revision),
           created_at: row?.created_at ?? event.metadata.occurred_at,
           updated_at: event.metadata.occurred_at,

@@ -8,7 +8,7 @@ import {
   type ServiceKind,
   serviceResource,
 } from "../events/charges.ts";
-import { legalToday } from "../law/calendar.ts";
+import { addMonths, legalToday } from "../law/calendar.ts";
 import {
   type AlertLease,
   CHARGE_CATEGORIES,
@@ -37,12 +37,13 @@ import { pageQuery, sendSlice } from "../platform/http/pagination.ts";
 import type { Found } from "../platform/http/replyWithResource.ts";
 import { answers, verdictBody } from "../platform/http/responses.ts";
 import { isoDate, uuid } from "../platform/http/schemas.ts";
+import { formatEuro, longDate } from "../platform/pdf/renderTemplate.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { resourceQueryRoutes } from "../platform/resource/routes.ts";
 import { contentDisposition } from "./media.ts";
 import { requirePlace } from "./places.ts";
 import { pdfAnswers } from "./rentCollection.ts";
-import { renderDocument } from "./rentDocuments.ts";
+import { type LetterFacts, readLetterFacts, renderDocument } from "./rentDocuments.ts";
 
 /**
  * GET routes of the charges area (docs/design.md §7.4, docs/charges.md) and the facts its commands look
@@ -472,19 +473,60 @@ export async function regularisationFacts(
 
 // ---------------------------------------------------------------- statement
 
-const eur = (amount: number) => `${amount.toFixed(2).replace(".", ",")} €`;
+const eur = formatEuro;
+
+const KEY_NAMES: Record<string, string> = {
+  TANTIEMES: "tantièmes",
+  SURFACE: "surface",
+  CONSUMPTION: "consommation",
+  EQUAL: "parts égales",
+};
+
+/** Who and what a statement is about, as a person reads them (the lease's letter facts). */
+export interface StatementParties {
+  address: string;
+  landlord: string;
+  tenants: string;
+  /** The day the balance is payable: a month after the statement reaches the tenant (art. 23). */
+  payable_on: string;
+}
+
+/** The parties of a lease's statement; its balance payable a month after `sent_on` (art. 23). */
+export async function statementParties(
+  sql: Sql,
+  tenantId: string,
+  leaseId: string,
+  sent_on: string,
+): Promise<StatementParties & { facts: LetterFacts | null }> {
+  const facts = await readLetterFacts(sql, tenantId, leaseId);
+  return {
+    facts,
+    address: facts?.estate.address ?? "",
+    landlord: facts?.landlord.name ?? "",
+    tenants: (facts?.lessees ?? []).map((l) => `${l.first_name} ${l.last_name}`.trim()).join(", "),
+    payable_on: addMonths(sent_on, 1),
+  };
+}
+
+const monthOf = (month: string) => longDate(`${month.slice(0, 7)}-01`).replace(/^1er /, "");
 
 /** The statement of a regularisation (art. 23: by nature of charges, with the mode of distribution). */
-export function statementMarkup(r: ReturnType<typeof toRegularisation>): string {
+export function statementMarkup(r: ReturnType<typeof toRegularisation>, parties: StatementParties): string {
   const lines = r.lines.map(
     (l) =>
-      `| ${l.heading} | ${l.key_name} (${l.key_kind}) | ${l.share} / ${l.total_shares} | ${eur(l.place_amount)} | ${eur(l.lease_amount)} |`,
+      `| ${l.heading} | ${l.key_name} (${KEY_NAMES[l.key_kind] ?? l.key_kind}) | ${l.share} / ${l.total_shares} | ${eur(l.place_amount)} | ${eur(l.lease_amount)} |`,
   );
-  const excluded = r.excluded.map((e) => `- ${e.label} (${eur(e.amount)}): ${e.reason}`);
-  const schedule = r.instalments.schedule.map((s) => `- ${s.month}: ${eur(s.amount)}`);
+  const excluded = r.excluded.map((e) => `- ${e.label} (${eur(e.amount)}) : ${e.reason}`);
+  const schedule = r.instalments.schedule.map((s) => `- ${monthOf(s.month)} : ${eur(s.amount)}`);
   return [
     "# Décompte de régularisation des charges",
-    `Bail ${r.lease_id}, période du ${r.period.from} au ${r.period.to} (${r.days_occupied} jours occupés sur ${r.days_of_period}), établi le ${r.regularised_on}.`,
+    `Bailleur : **${parties.landlord || "—"}**`,
+    "",
+    `Locataire(s) : **${parties.tenants || "—"}**`,
+    "",
+    `Logement : ${parties.address || "—"}`,
+    "",
+    `Période du ${longDate(r.period.from)} au ${longDate(r.period.to)} (${r.days_occupied} jours occupés sur ${r.days_of_period}), décompte établi le ${longDate(r.regularised_on)}.`,
     "",
     "## Charges par nature et mode de répartition",
     "| Nature (décret n° 87-713) | Clé | Quote-part | Total immeuble | Part du locataire |",
@@ -493,7 +535,7 @@ export function statementMarkup(r: ReturnType<typeof toRegularisation>): string 
     `Charges récupérables de l'immeuble : ${eur(r.recoverable_total)}. Part du locataire : ${eur(r.lease_amount)}. Provisions appelées : ${eur(r.provisions_called)}.`,
     "",
     r.balance >= 0
-      ? `**Solde dû par le locataire : ${eur(r.balance)}**`
+      ? `**Solde dû par le locataire : ${eur(r.balance)}**, payable à compter du ${longDate(parties.payable_on)}, un mois après l'envoi de ce décompte (loi n° 89-462 du 6 juillet 1989, art. 23).`
       : `**Solde à rembourser au locataire : ${eur(-r.balance)}**`,
     ...(excluded.length ? ["", "## Dépenses écartées", ...excluded] : []),
     ...(schedule.length
@@ -737,7 +779,14 @@ export async function chargeQueryRoutes(app: FastifyInstance): Promise<void> {
         request.params.lease_id,
         request.params.regularisation_id,
       );
-      const bytes = await renderDocument(statementMarkup(r), "Régularisation des charges");
+      // Printed again later, the balance is payable a month after the regularisation's day.
+      const parties = await statementParties(
+        sql,
+        tenantOf(request),
+        request.params.lease_id,
+        r.regularised_on,
+      );
+      const bytes = await renderDocument(statementMarkup(r, parties), "Régularisation des charges");
       return reply
         .header("content-type", "application/pdf")
         .header("content-disposition", contentDisposition("attachment", `regularisation-${r.period.to}.pdf`))

@@ -283,31 +283,31 @@ Je soussigné(e) {{landlord.name}} déclare avoir reçu de {{lessee_names}} la s
 
 Ce reçu n'est pas une quittance : la quittance sera délivrée, gratuitement, une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21). Reçu délivré gratuitement le {{longDate receipt.issued_on}}.
 `,
-  reminder: `# Rappel : loyer de la période du {{date call.period_start}} au {{date call.period_end}}
+  reminder: `# Rappel : loyer de la période du {{longDate call.period_start}} au {{longDate call.period_end}}
 
 Madame, Monsieur,
 
-Sauf erreur de notre part, l'échéance du {{date call.due_date}} ({{money call.total_amount}}) n'est pas entièrement réglée : il reste **{{money call.remaining_amount}}** à payer ({{reminder.days_late}} jours après l'échéance).
+Sauf erreur de notre part, l'échéance du {{longDate call.due_date}} ({{money call.total_amount}}) n'est pas entièrement réglée : il reste **{{money call.remaining_amount}}** à payer ({{reminder.days_late}} jours après l'échéance).
 
 Si votre paiement est en cours, merci de ne pas tenir compte de ce rappel. Ce rappel est sans frais et n'ajoute aucune pénalité à la somme due (loi n° 89-462 du 6 juillet 1989, art. 4 i et p).
 
 {{landlord.name}} — logement {{estate.address}}
 `,
-  "second-reminder": `# Second rappel : loyer de la période du {{date call.period_start}} au {{date call.period_end}}
+  "second-reminder": `# Second rappel : loyer de la période du {{longDate call.period_start}} au {{longDate call.period_end}}
 
 Madame, Monsieur,
 
-Malgré notre premier rappel, l'échéance du {{date call.due_date}} n'est toujours pas entièrement réglée : il reste **{{money call.remaining_amount}}** à payer ({{reminder.days_late}} jours après l'échéance). Nous vous remercions de régulariser ce paiement ou de nous contacter si vous rencontrez une difficulté.
+Malgré notre premier rappel, l'échéance du {{longDate call.due_date}} n'est toujours pas entièrement réglée : il reste **{{money call.remaining_amount}}** à payer ({{reminder.days_late}} jours après l'échéance). Nous vous remercions de régulariser ce paiement ou de nous contacter si vous rencontrez une difficulté.
 
 Ce rappel est sans frais et n'ajoute aucune pénalité à la somme due (loi n° 89-462 du 6 juillet 1989, art. 4 i et p).
 
 {{landlord.name}} — logement {{estate.address}}
 `,
-  "formal-notice": `# Mise en demeure de payer le loyer de la période du {{date call.period_start}} au {{date call.period_end}}
+  "formal-notice": `# Mise en demeure de payer le loyer de la période du {{longDate call.period_start}} au {{longDate call.period_end}}
 
 Madame, Monsieur,
 
-Malgré nos rappels, l'échéance du {{date call.due_date}} reste impayée à hauteur de **{{money call.remaining_amount}}** ({{reminder.days_late}} jours après l'échéance). Nous vous mettons en demeure de régler cette somme.
+Malgré nos rappels, l'échéance du {{longDate call.due_date}} reste impayée à hauteur de **{{money call.remaining_amount}}** ({{reminder.days_late}} jours après l'échéance). Nous vous mettons en demeure de régler cette somme.
 
 À défaut, le bailleur pourra faire délivrer par un commissaire de justice un commandement de payer visant la clause résolutoire du bail (loi n° 89-462 du 6 juillet 1989, art. 24). Vous pouvez solliciter le fonds de solidarité pour le logement de votre département. Cette mise en demeure est sans frais et n'ajoute aucune pénalité à la somme due (art. 4 i et p).
 

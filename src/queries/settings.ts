@@ -32,7 +32,7 @@ export async function findConfiguration(
 ): Promise<{ configuration: Configuration; revision: number; updated_at: string | null } | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>
     tx.query<Row>(
-      "SELECT reminder_levels, receipt_numbering, sender, revision, updated_at FROM configurations WHERE tenant_id = $1 AND id = $1",
+      "SELECT reminder_levels, receipt_numbering, sender, rent_messages, alert_emails, revision, updated_at FROM configurations WHERE tenant_id = $1 AND id = $1",
       [tenantId],
     ),
   );
@@ -41,6 +41,8 @@ export async function findConfiguration(
     reminder_levels: row.reminder_levels,
     receipt_numbering: row.receipt_numbering,
     sender: { address: null, ...(row.sender as object) },
+    ...(row.rent_messages ? { rent_messages: row.rent_messages } : {}),
+    ...(row.alert_emails ? { alert_emails: row.alert_emails } : {}),
   } as Configuration;
   return { configuration, revision: Number(row.revision), updated_at: iso(row.updated_at) };
 }

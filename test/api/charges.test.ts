@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queueChargeStatements, statementMessageId } from "../../src/commands/charges/statementMessages.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { globalTypeIds } from "../../src/events/types.ts";
 import { addDays, addYears, legalToday } from "../../src/law/calendar.ts";
@@ -279,7 +280,36 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     const pdf = await t.request("GET", `/api/leases/${leaseA}/charge-regularisations/${r.id}/statement`);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
-    expect(await pdfText(pdf.rawPayload)).toContain("régularisation");
+    const statement = await pdfText(pdf.rawPayload);
+    expect(statement).toContain("régularisation");
+    // The dwelling and the parties, French dates and amounts, no id (docs/messages.md).
+    expect(statement).toContain("Locataire(s) :");
+    expect(statement).toContain("Logement :");
+    expect(statement).toContain(`Période du 1er janvier ${Y} au 31 décembre ${Y}`);
+    expect(statement).toContain("payable à compter du");
+    expect(statement).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|\d{4}-\d{2}-\d{2}|TANTIEMES|SURFACE|EQUAL/);
+    // Emailed to the tenants, once, the balance payable a month later (art. 23).
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await eventually(
+      async () => (await t.sql.query("SELECT 1 FROM charge_statement_messages WHERE id = $1", [r.id])).length,
+      (n) => n === 1,
+    );
+    expect(await queueChargeStatements(deps)).toBeGreaterThanOrEqual(1);
+    const sent = await eventually(
+      async () =>
+        (await t.request("GET", `/api/messages?topic=charge-statement&related_id=${r.id}`)).json() as {
+          id: string;
+          subject: string;
+        }[],
+      (list) => list.length === 1,
+    );
+    expect(sent[0].id).toBe(statementMessageId(r.id));
+    expect(sent[0].subject).toContain(`Régularisation des charges du 1er janvier ${Y} au 31 décembre ${Y}`);
+    await t.sql.query("UPDATE charge_statement_messages SET handled = NULL WHERE id = $1", [r.id]);
+    await queueChargeStatements(deps);
+    expect(
+      (await t.request("GET", `/api/messages?topic=charge-statement&related_id=${r.id}`)).json(),
+    ).toHaveLength(1);
     expect((await t.request("GET", `/api/leases/${leaseA}/charge-regularisations`)).json()).toHaveLength(1);
     const mobility = await activeLease(c, {
       lease_type: "MOBILITY",

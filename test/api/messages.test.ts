@@ -96,8 +96,11 @@ describe.each(databaseKinds)("messages and amendment notices on %s", (kind) => {
     const guarantorEmail = await emailOf(guarantor);
     expect(smtp.accepted.some((m) => m.to.includes(guarantorEmail))).toBe(false);
     const texts = sent.map((m) => decodedText(m.raw));
-    expect(texts.filter((x) => x.includes("Il prend effet le 01/01/2026."))).toHaveLength(2);
+    expect(texts.filter((x) => x.includes("Il prend effet le 1er janvier 2026."))).toHaveLength(2);
     expect(texts.filter((x) => x.includes("est soumis à votre validation"))).toHaveLength(2);
+    // The dwelling and the parties, not the lease's id.
+    expect(texts.every((x) => x.includes("Locataire(s) : ") && x.includes("Bailleur : "))).toBe(true);
+    expect(texts.some((x) => x.includes(id))).toBe(false);
 
     // The reaction again from the start (a rebuild, a crash before its stamp): nothing new.
     await t.sql.query("UPDATE amendment_notices SET handled_at = NULL, handled = NULL");

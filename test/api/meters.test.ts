@@ -209,6 +209,13 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
   });
 
   it("records readings in bulk: per item accepted, flagged or rejected", async () => {
+    // Alerts go to the addresses the tenant configured (docs/messages.md).
+    const configuration = (await t.request("GET", "/api/configurations")).json();
+    const saved = await t.request("PUT", "/api/configurations", {
+      body: { ...configuration, alert_emails: ["releves@dupont-immo.fr", "syndic@dupont-immo.fr"] },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().alert_emails).toEqual(["releves@dupont-immo.fr", "syndic@dupont-immo.fr"]);
     const hook = await t.request("POST", "/api/webhook-subscriptions", {
       body: { url: "https://example.org/hooks/meters", events: ["meter.anomaly"] },
     });
@@ -249,6 +256,12 @@ describe.each(databaseKinds)("meters API on %s", (kind) => {
     // The alert: an email through the outbox, and the outbound webhook meter.anomaly.
     const alerts = await t.sql.query("SELECT data FROM events WHERE type = 'MessageQueued'");
     expect(alerts.map((a) => a.data.topic)).toContain("meter.anomaly");
+    const [alert] = (await t.request("GET", "/api/messages?topic=meter.anomaly")).json();
+    expect(alert.to.map((r: { email: string }) => r.email)).toEqual([
+      "releves@dupont-immo.fr",
+      "syndic@dupont-immo.fr",
+    ]);
+    expect(alert.subject).toBe("Consommation anormale : 1 relevé de compteur");
     const hooks = await t.sql.query(
       "SELECT payload FROM webhook_deliveries WHERE subscription_id = $1 AND event_type = 'meter.anomaly'",
       [hook.json().id],

@@ -76,11 +76,38 @@ describe("rent cycle documents", () => {
 
   it("a reminder becomes an email: its heading the subject, no fee, the remaining amount", () => {
     const email = letterEmail(documentMarkup("reminder", null, views.reminder));
-    expect(email.subject).toBe("Rappel : loyer de la période du 01/03/2026 au 31/03/2026");
+    expect(email.subject).toBe("Rappel : loyer de la période du 1er mars 2026 au 31 mars 2026");
     expect(email.text).toContain("il reste 550,00 € à payer (5 jours après l'échéance)");
     expect(email.text).toContain("sans frais");
     expect(email.text).not.toContain("**");
   });
+
+  it.each(["reminder", "second-reminder", "formal-notice"] as const)(
+    "%s: long French dates, French amounts, the dwelling and the landlord, no id",
+    (code) => {
+      const december = callView({
+        call_id: "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+        period_start: "2026-12-01",
+        period_end: "2026-12-31",
+        due_date: "2026-12-01",
+        rent_amount: 1000,
+        charges_amount: 43.31,
+        total_amount: 1043.31,
+        paid_amount: 0,
+      });
+      const view = documentView(facts, {
+        call: december,
+        reminder: { level: 1, kind: "REMINDER", days_late: 5 },
+      });
+      const { subject, text } = letterEmail(documentMarkup(code, null, view));
+      expect(subject).toContain("du 1er décembre 2026 au 31 décembre 2026");
+      expect(text).toContain("l'échéance du 1er décembre 2026");
+      expect(text).toContain("1 043,31 €");
+      expect(text).toContain(facts.estate.address);
+      expect(text).toContain(facts.landlord.name);
+      expect(`${subject}\n${text}`).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|\d{2}\/\d{2}\/\d{4}|\*\*|^#/m);
+    },
+  );
 
   it("a tenant's template replaces the built-in one; one failing on the view is a 422 naming it", () => {
     expect(

@@ -7,11 +7,13 @@ import { compileTemplate } from "../../platform/pdf/renderTemplate.ts";
  */
 export const AMENDMENT_NOTICE_TEMPLATE = `Bonjour {{lessee.first_name}} {{lessee.last_name}}{{lessee.legal_name}},
 
-{{#if (eq amendment.status "PENDING_VALIDATION")}}Un avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} est soumis à votre validation : « {{amendment.title}} », à effet du {{date amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "VALIDATED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est validé. Il prend effet le {{date amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "REJECTED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est refusé ; le bail reste inchangé.{{/if}}
+{{#if (eq amendment.status "PENDING_VALIDATION")}}Un avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} est soumis à votre validation : « {{amendment.title}} », à effet du {{longDate amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "VALIDATED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est validé. Il prend effet le {{longDate amendment.effective_date}}.{{/if}}{{#if (eq amendment.status "REJECTED")}}L'avenant à votre bail{{#if estate.address}} ({{estate.address}}){{/if}} « {{amendment.title}} » est refusé ; le bail reste inchangé.{{/if}}
 {{#if amendment.reason}}
 Motif : {{amendment.reason}}
 {{/if}}
-Référence du bail : {{lease.id}}
+Logement : {{#if estate.address}}{{estate.address}}{{else}}—{{/if}}
+Bailleur : {{landlord.name}}
+Locataire(s) : {{#each lessees}}{{#if @index}}, {{/if}}{{first_name}} {{last_name}}{{/each}}
 
 Cordialement,
 {{sender.name}}

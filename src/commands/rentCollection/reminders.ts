@@ -23,6 +23,7 @@ import {
 } from "../../queries/rentDocuments.ts";
 import { readConfiguration, readTemplate } from "../../queries/settings.ts";
 import { callFigures, collectionDecider } from "./decider.ts";
+import { type GuarantorRun, notifyGuarantors } from "./guarantorNotices.ts";
 
 /**
  * The `rent-reminders` job (docs/rent-cycle.md, "Reminders"): for every lease with a call unpaid
@@ -158,7 +159,7 @@ async function queueReminder(
     letter.reminders.length === 1
       ? await reminderEmail(deps.sql, facts, settings, state, first, tenantId)
       : severalCallsEmail(facts, letter.reminders, state);
-  return queueMessage(deps, {
+  const outcome = await queueMessage(deps, {
     tenant_id: tenantId,
     message_id: letter.message_id,
     to: facts.lessees.map((l) => ({ email: l.email, name: `${l.first_name} ${l.last_name}`.trim() || null })),
@@ -173,6 +174,7 @@ async function queueReminder(
     ],
     correlation_id,
   });
+  return { ...outcome, email };
 }
 
 interface RunContext {
@@ -187,7 +189,7 @@ interface RunContext {
 async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, settings: TenantSettings) {
   const { deps, run, now } = rc;
   const facts = await readLetterFacts(deps.sql, tenant_id, lease_id);
-  if (!facts || settings.levels.length === 0) return;
+  if (!facts) return;
   const at = now.toISOString();
   const context: CommandContext = {
     store: deps.store,
@@ -210,7 +212,7 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
       .map((r) => letterKey(r)),
   );
   const requeue = new Set(letters);
-  for (const call of state.account.calls) {
+  for (const call of settings.levels.length > 0 ? state.account.calls : []) {
     if (call.paid_cents >= call.total_cents || call.due_date >= run.today) continue;
     const line = { tenant_id, lease_id, call_id: call.call_id };
     const command = {
@@ -241,6 +243,7 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
     }
   }
   if (rc.dry_run) return;
+  const formal_notices: GuarantorRun["formal_notices"] = [];
   // One letter per lease, level and day, listing every call reminded at that level that day.
   for (const key of letters) {
     // The letter's id is its oldest reminder's, whatever was paid since: a requeue finds it again.
@@ -250,7 +253,7 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
     const unpaid = all.filter((r) => !isPaid(state, r.call_id));
     if (unpaid.length === 0) continue;
     const letter = { message_id: all[0].message_id, reminders: unpaid };
-    const { queued } = await queueReminder(
+    const { queued, email } = await queueReminder(
       deps,
       tenant_id,
       facts,
@@ -260,7 +263,18 @@ async function remindLease(rc: RunContext, tenant_id: string, lease_id: string, 
       rc.correlation_id,
     );
     if (queued && requeue.has(key)) run.requeued++;
+    if (unpaid[0].kind === "FORMAL_NOTICE") formal_notices.push({ message_id: letter.message_id, ...email });
   }
+  // The guarantors: the first incident (code civil art. 2303), a copy of each formal notice (art. 24 I).
+  await notifyGuarantors(deps, {
+    tenant_id,
+    facts,
+    state,
+    today: run.today,
+    from: settings.sender.email === DEFAULT_SENDER_EMAIL ? null : settings.sender,
+    correlation_id: rc.correlation_id,
+    formal_notices,
+  });
 }
 
 /** A reminder's letter: its lease, level and the legal day it was sent. */

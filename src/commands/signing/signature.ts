@@ -20,6 +20,7 @@ import { sha256Of, stableJson } from "../../platform/pdf/renderCache.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import { loadStream } from "../../platform/runCommand.ts";
 import { leaseParams } from "../../queries/leases.ts";
+import { readLetterFacts } from "../../queries/rentDocuments.ts";
 import { findConfiguration } from "../../queries/settings.ts";
 import {
   currentContractPdf,
@@ -31,6 +32,7 @@ import {
   signatureBody,
   signingFacts,
 } from "../../queries/signing.ts";
+import { signatureCodeEmail } from "./codeEmail.ts";
 import { codeHash, decideSigning, leaseSigningDecider, wrongCodeError } from "./decider.ts";
 import {
   endSigning,
@@ -281,20 +283,20 @@ async function requestCode(
   // The tenant's sender when its configuration names one (as its other letters), else the service's.
   const sender = (await findConfiguration(request.server.platform.sql, context.tenant_id))?.configuration
     .sender;
+  const facts = await readLetterFacts(request.server.platform.sql, context.tenant_id, leaseId);
   await queueMessage(request.server.platform, {
     tenant_id: context.tenant_id,
     message_id,
     to: [{ email: signatory.email, name: signatory.name }],
     from: sender ? { email: sender.email, name: sender.name } : null,
-    subject: "Votre code de signature du bail",
-    text: [
-      `Bonjour ${signatory.name},`,
-      "",
-      `Votre code pour signer le bail ${leaseId} : ${code}`,
-      `Il est valable 10 minutes (jusqu'à ${signatory.code.expires_at}) et pour 5 essais au plus.`,
-      "",
-      "Signature électronique simple (code civil art. 1366). Ne communiquez ce code à personne.",
-    ].join("\n"),
+    ...signatureCodeEmail({
+      signatory_name: signatory.name ?? "",
+      code,
+      expires_at: signatory.code.expires_at,
+      address: facts?.estate.address ?? "",
+      landlord: facts?.landlord.name ?? "",
+      tenants: (facts?.lessees ?? []).map((l) => `${l.first_name} ${l.last_name}`.trim()),
+    }),
     topic: "signature-code",
     related: { kind: "lease", id: leaseId },
     // The person the code goes to: a lessee, or the owner signing as lessor.

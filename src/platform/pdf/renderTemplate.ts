@@ -39,7 +39,9 @@ const formatWith = (format: Intl.NumberFormat) => (value: unknown) =>
 /** `1 824,80 €`. */
 export const formatEuro = formatWith(euro);
 hb.registerHelper("money", formatEuro);
-hb.registerHelper("number", formatWith(decimal));
+/** `1 043,5`. */
+export const formatNumber = formatWith(decimal);
+hb.registerHelper("number", formatNumber);
 hb.registerHelper("eq", (a: unknown, b: unknown) => a === b);
 hb.registerHelper("or", (...args: unknown[]) => args.slice(0, -1).some(Boolean));
 hb.registerHelper("join", (list: unknown, separator: unknown) =>
