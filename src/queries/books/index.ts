@@ -4,6 +4,13 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { bookIdOf } from "../../events/books/index.ts";
 import { ownerResource } from "../../events/owners.ts";
+import {
+  ART_32,
+  FLAT_MANAGEMENT_COST_PER_DWELLING,
+  flatManagementCosts,
+  MICRO_FONCIER_CEILING,
+  microFoncierVerdict,
+} from "../../law/revenusFonciers.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
@@ -561,11 +568,6 @@ export const taxReturnBody = z
   })
   .meta({ id: "TaxReturn2044" });
 
-/** The micro-foncier regime: gross rents of the year at most 15,000 € (CGI art. 32, 1). */
-export const MICRO_FONCIER_CEILING = 15_000;
-/** Line 222: a flat 20 € per dwelling for the management costs not deducted for their real amount. */
-export const FLAT_MANAGEMENT_COST_PER_DWELLING = 20;
-
 /**
  * The figures of the déclaration des revenus fonciers (form 2044) of an owner's year, each line
  * from the accounts it sums (docs/accounting.md, "Revenus fonciers").
@@ -583,8 +585,8 @@ export async function taxReturn2044(sql: Sql, tenantId: string, ownerId: string,
     "221": line("Frais d'administration et de gestion", s("622600", "622800")),
     "222": {
       label: `Autres frais de gestion : ${FLAT_MANAGEMENT_COST_PER_DWELLING} € par local`,
-      // The count of dwellings with rent called in the year (a count, not cents).
-      amount: FLAT_MANAGEMENT_COST_PER_DWELLING * (dwellings.cents / 100),
+      // The count of dwellings with rent called in the year (a count, read as "cents" / 100).
+      amount: flatManagementCosts(dwellings.cents / 100),
       entries: dwellings.entries,
     },
     "223": line("Primes d'assurance", s("616000")),
@@ -596,13 +598,14 @@ export async function taxReturn2044(sql: Sql, tenantId: string, ownerId: string,
     "230": line("Régularisation des provisions pour charges de copropriété", s("614200"), -1),
     "250": line("Intérêts d'emprunt", s("661100")),
   };
+  const micro = microFoncierVerdict(lines["211"].amount);
   return {
     year,
     owner_id: ownerId,
     lines,
-    micro_foncier_eligible: lines["211"].amount <= MICRO_FONCIER_CEILING,
+    micro_foncier_eligible: micro.status === "PASS",
     notes: [
-      `Micro-foncier possible si les revenus fonciers bruts de l'année ne dépassent pas ${formatEuro(MICRO_FONCIER_CEILING)} (CGI art. 32, 1) : ${lines["211"].amount <= MICRO_FONCIER_CEILING ? "c'est le cas" : "ce n'est pas le cas"} pour les loyers tenus ici.`,
+      `Micro-foncier possible si les revenus fonciers bruts de l'année ne dépassent pas ${formatEuro(MICRO_FONCIER_CEILING)} (${ART_32}) : ${micro.status === "PASS" ? "c'est le cas" : "ce n'est pas le cas"} pour les loyers tenus ici (le seuil s'apprécie sur tous les revenus fonciers du foyer).`,
       "Ligne 227 : la taxe d'enlèvement des ordures ménagères récupérée sur le locataire n'est pas déductible.",
       "Ligne 230 : à retrancher des charges ; la part des provisions de l'année précédente non déductible ou récupérée.",
     ],
