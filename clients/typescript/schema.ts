@@ -7618,6 +7618,11 @@ export interface components {
              */
             call_id: string;
             /**
+             * @description OPENING_BALANCE: what the tenant owed when the lease was taken over (its takeover_date, on which it is due)
+             * @enum {string}
+             */
+            kind: "RENT_CALL" | "OPENING_BALANCE";
+            /**
              * Format: date
              * @example 2025-01-31
              */

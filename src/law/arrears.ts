@@ -27,6 +27,8 @@ export const SIX_WEEKS_FROM = "2023-07-29";
 export interface ArrearsCall extends PeriodFigures {
   call_id: string;
   paid_amount: number;
+  /** A rent call, or the opening balance of a lease taken over (due on its takeover date). */
+  kind?: "RENT_CALL" | "OPENING_BALANCE";
 }
 
 export interface ArrearsPeriod extends ArrearsCall {
@@ -42,7 +44,13 @@ export interface ArrearsPeriod extends ArrearsCall {
 export function arrearsOf(calls: readonly ArrearsCall[], today: string) {
   const periods: ArrearsPeriod[] = calls
     .filter((c) => c.due_date <= today && cents(c.total_amount) > cents(c.paid_amount))
-    .sort((a, b) => a.due_date.localeCompare(b.due_date) || a.period_start.localeCompare(b.period_start))
+    // An opening balance is the oldest debt whatever its date: payments settle it first.
+    .sort(
+      (a, b) =>
+        Number(b.kind === "OPENING_BALANCE") - Number(a.kind === "OPENING_BALANCE") ||
+        a.due_date.localeCompare(b.due_date) ||
+        a.period_start.localeCompare(b.period_start),
+    )
     .map((c) => ({
       ...c,
       remaining_amount: toEuros(cents(c.total_amount) - cents(c.paid_amount)),

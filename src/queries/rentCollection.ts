@@ -1,8 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { AccountOpening } from "../events/rentCycle.ts";
 import { type ArrearsCall, arrearsOf, commandementVerdict } from "../law/arrears.ts";
 import { legalToday } from "../law/calendar.ts";
+import { toEuros } from "../law/money.ts";
 import { REMINDER_KINDS } from "../law/reminders.ts";
 import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
@@ -106,6 +108,11 @@ export async function readReminders(sql: Sql, tenantId: string, leaseId: string)
 const arrearsPeriod = z
   .strictObject({
     call_id: uuid(),
+    kind: z
+      .enum(["RENT_CALL", "OPENING_BALANCE"])
+      .describe(
+        "OPENING_BALANCE: what the tenant owed when the lease was taken over (its takeover_date, on which it is due)",
+      ),
     period_start: isoDate,
     period_end: isoDate,
     due_date: isoDate,
@@ -174,18 +181,43 @@ export const arrearsBody = z
   });
 export type Arrears = z.output<typeof arrearsBody>;
 
-/** The lease's calls as the rent calls' read model holds them. */
+/**
+ * The lease's calls as the rent calls' read model holds them, and the opening balance of a lease
+ * taken over (the account's, docs/rent-cycle.md) as a debt due on its takeover date.
+ */
 async function readCalls(sql: Sql, tenantId: string, leaseId: string): Promise<ArrearsCall[]> {
-  const rows = await sql.asTenant(tenantId, (tx) =>
-    tx.query<Row>(
-      `SELECT id, period_start, period_end, due_date, rent_amount, charges_amount, total_amount, paid_amount
-       FROM rent_calls WHERE tenant_id = $1 AND lease_id = $2 ORDER BY period_start, id`,
-      [tenantId, leaseId],
-      { prepare: true },
-    ),
+  const [rows, [account]] = await sql.asTenant(tenantId, (tx) =>
+    Promise.all([
+      tx.query<Row>(
+        `SELECT id, period_start, period_end, due_date, rent_amount, charges_amount, total_amount, paid_amount
+         FROM rent_calls WHERE tenant_id = $1 AND lease_id = $2 ORDER BY period_start, id`,
+        [tenantId, leaseId],
+        { prepare: true },
+      ),
+      tx.query<{ opening: AccountOpening | null }>(
+        "SELECT state -> 'opening' AS opening FROM lease_accounts WHERE tenant_id = $1 AND id = $2",
+        [tenantId, leaseId],
+      ),
+    ]),
   );
-  return rows.map(callFiguresOfRow);
+  const calls: ArrearsCall[] = rows.map((r) => ({ ...callFiguresOfRow(r), kind: "RENT_CALL" as const }));
+  const o = account?.opening;
+  if (!o) return calls;
+  const opening = { ...callFiguresOfRow(openingAsCallRow(o)), kind: "OPENING_BALANCE" as const };
+  return [opening, ...calls];
 }
+
+/** The opening balance in the rent calls' row shape (euros). */
+const openingAsCallRow = (o: AccountOpening): Row => ({
+  id: o.call_id,
+  period_start: o.on,
+  period_end: o.on,
+  due_date: o.on,
+  rent_amount: toEuros(o.total_cents),
+  charges_amount: 0,
+  total_amount: toEuros(o.total_cents),
+  paid_amount: toEuros(o.paid_cents),
+});
 
 /** The arrears of a lease on `today` (art. 24 I facts included). */
 export function arrearsStatement(facts: LetterFacts, calls: ArrearsCall[], today: string): Arrears {
@@ -203,7 +235,7 @@ export function arrearsStatement(facts: LetterFacts, calls: ArrearsCall[], today
     lease_id: facts.lease_id,
     as_of: today,
     total_owed,
-    periods: periods.map((p) => ({ ...p })),
+    periods: periods.map((p) => ({ ...p, kind: p.kind ?? "RENT_CALL" })),
     commandement_de_payer: {
       rule: v.rule,
       status: v.status,
@@ -233,7 +265,7 @@ async function arrearsPdf(sql: Sql, tenantId: string, facts: LetterFacts, arrear
     arrears: {
       total: arrears.total_owed,
       as_of: arrears.as_of,
-      periods: arrears.periods,
+      periods: arrears.periods.map((p) => ({ ...p, opening: p.kind === "OPENING_BALANCE" })),
       monthly_rent: c.monthly_rent,
       monthly_charges: c.monthly_charges,
       payment_delay: c.payment_delay ? DELAY_TEXT[c.payment_delay] : "",

@@ -142,7 +142,11 @@ export interface DocumentView {
   arrears: {
     total: number;
     as_of: string;
-    periods: (Omit<CallFigures, "call_id"> & { remaining_amount: number; days_late: number })[];
+    periods: (Omit<CallFigures, "call_id"> & {
+      remaining_amount: number;
+      days_late: number;
+      opening?: boolean;
+    })[];
     monthly_rent: number;
     monthly_charges: number;
     payment_delay: string;
@@ -319,7 +323,7 @@ ${parties}
 
 | Période | Échéance | Montant | Payé | Reste dû | Jours de retard |
 {{#each arrears.periods}}
-| {{date period_start}} – {{date period_end}} | {{date due_date}} | {{money total_amount}} | {{money paid_amount}} | {{money remaining_amount}} | {{days_late}} |
+| {{#if opening}}Solde à la reprise du bail{{else}}{{date period_start}} – {{date period_end}}{{/if}} | {{date due_date}} | {{money total_amount}} | {{money paid_amount}} | {{money remaining_amount}} | {{days_late}} |
 {{/each}}
 
 **Total dû : {{money arrears.total}}** — sans frais ni pénalité (loi n° 89-462 du 6 juillet 1989, art. 4 i et p).

@@ -3,6 +3,7 @@ import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { openingBalanceId } from "../../src/events/rentCycle.ts";
 import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { pdfText } from "../support/pdfText.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 
 /**
@@ -59,6 +60,19 @@ describe("taking over an existing tenancy", () => {
     });
     expect(account.entries.filter((e: { kind: string }) => e.kind === "OPENING_BALANCE")).toHaveLength(1);
 
+    const owed = (await t.request("GET", `/api/leases/${lease.id}/arrears`)).json();
+    expect(owed.periods[0]).toMatchObject({
+      kind: "OPENING_BALANCE",
+      call_id: openingBalanceId(lease.id),
+      due_date: "2025-02-15",
+      remaining_amount: 1700,
+    });
+    const owedPdf = await t.request("GET", `/api/leases/${lease.id}/arrears`, {
+      headers: { accept: "application/pdf" },
+    });
+    expect(owedPdf.statusCode).toBe(200);
+    expect((await pdfText(owedPdf.rawPayload)).replace(/\s+/g, " ")).toContain("Solde à la reprise du bail");
+
     const paid = await t.request("POST", `/api/leases/${lease.id}/payments`, {
       body: { amount: 2000, paid_on: "2025-03-10", method: "VIREMENT_BANCAIRE" },
     });
@@ -74,6 +88,18 @@ describe("taking over an existing tenancy", () => {
     expect(after.balance).toBe(1400);
     const february = (await t.request("GET", `/api/leases/${lease.id}/rent-calls/${calls[0].id}`)).json();
     expect(february).toMatchObject({ paid_amount: 300, status: "OVERDUE" });
+
+    // The arrears statement lists what is left of the opening balance before the calls.
+    const arrears = (await t.request("GET", `/api/leases/${lease.id}/arrears`)).json();
+    expect(arrears.periods[0]).toMatchObject({
+      kind: "RENT_CALL",
+      period_start: "2025-02-01",
+      remaining_amount: 550,
+    });
+    const pdf = await t.request("GET", `/api/leases/${lease.id}/arrears`, {
+      headers: { accept: "application/pdf" },
+    });
+    expect(pdf.statusCode).toBe(200);
 
     // The books: the opening balance is an à-nouveau on the tenant's account.
     const opening = await eventually(
