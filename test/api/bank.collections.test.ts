@@ -69,6 +69,18 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
       headers: { "content-type": type, authorization: `Bearer ${t.tenant.key}` },
     });
   };
+  const statement = (accountId: string, xml: string) => {
+    const { payload, type } = multipartForm(
+      {},
+      { content: Buffer.from(xml), filename: "camt054.xml", type: "application/xml" },
+    );
+    return t.app.inject({
+      method: "POST",
+      url: `/api/bank-accounts/${accountId}/statements`,
+      payload,
+      headers: { "content-type": type, authorization: `Bearer ${t.tenant.key}` },
+    });
+  };
   const call = async (leaseId: string) =>
     (await t.request("GET", `/api/leases/${leaseId}/rent-calls/${rentCallId(leaseId, "2025-01-01")}`)).json();
   const balance = async (leaseId: string) =>
@@ -226,6 +238,33 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
     expect(rcur).toContain("<SeqTp>RCUR</SeqTp>");
     expect(await balance(third.id)).toBe(0);
     expect(await balance(second.id)).toBe(850);
+
+    // Five weeks later the first tenant asks their bank for a refund (MD06, within 8 weeks): it
+    // comes as an R-transaction in the camt.054 and reverses that debit's payment, once.
+    const [first] = debited;
+    const refund = readFileSync("test/fixtures/bank/camt054-sdd-refund-md06.xml", "utf8")
+      .replace("@@E2E@@", e2e(first.id))
+      .replace("@@RUM@@", first.mandate.rum);
+    const imported = await statement(account, refund);
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json()).toMatchObject({ new_lines: 1, matched: 1, unmatched: 0 });
+    expect(await balance(first.id)).toBe(850);
+    expect((await call(first.id)).status).not.toBe("PAID");
+    const refunded = (await t.request("GET", `/api/sepa-collections/${batch.id}`)).json();
+    expect(refunded.transactions.find((x: { lease_id: string }) => x.lease_id === first.id)).toMatchObject({
+      status: "REJECTED",
+      reason_code: "MD06",
+    });
+    expect(refunded.rejected_total).toBe(2550);
+    const [line] = (await t.request("GET", `/api/bank-accounts/${account}/lines?status=MATCHED`)).json();
+    expect(line).toMatchObject({ amount: -850, return_reason: "MD06" });
+    expect((await t.request("POST", `/api/bank-lines/${line.id}/unmatch`, { body: {} })).statusCode).toBe(
+      409,
+    );
+    const settled = await eventCount(t);
+    expect((await statement(account, refund)).json()).toMatchObject({ new_lines: 0 });
+    expect(await eventCount(t)).toBe(settled + 1);
+    expect(await balance(first.id)).toBe(850);
   });
 
   it("a batch a stopped process did not settle is settled by the worker loop, once", async () => {

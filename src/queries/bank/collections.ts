@@ -246,3 +246,26 @@ export async function unsettledCollections(sql: Sql, limit: number, olderThanSec
     [limit, olderThanSeconds],
   );
 }
+
+/**
+ * The debits of the account's batches (not rejected) whose end-to-end id is one of `refs`: what an
+ * R-transaction in a statement may return.
+ */
+export async function collectedDebits(sql: Sql, tenantId: string, accountId: string, refs: string[]) {
+  if (refs.length === 0) return [];
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT s.id::text AS collection_id, t->>'end_to_end_id' AS end_to_end_id, (t->>'amount')::float8 AS amount
+       FROM sepa_collections s, jsonb_array_elements(s.data->'transactions') t
+       WHERE s.tenant_id = $1 AND s.bank_account_id = $2 AND t->>'end_to_end_id' = ANY($3::text[])
+         AND NOT s.rejected ? (t->>'end_to_end_id')
+       ORDER BY s.due_on, s.id`,
+      [tenantId, accountId, refs],
+    ),
+  );
+  return rows.map((r) => ({
+    collection_id: String(r.collection_id),
+    end_to_end_id: String(r.end_to_end_id),
+    amount: Number(r.amount),
+  }));
+}

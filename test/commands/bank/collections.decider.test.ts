@@ -6,8 +6,13 @@ import {
   collectionDecider,
   type StatusReport,
 } from "../../../src/commands/bank/collectionDecider.ts";
+import { type LedgerCommand, ledgerDecider, lineIdentities } from "../../../src/commands/bank/ledger.ts";
 import { parseStatusReport } from "../../../src/commands/bank/parsers/pain002.ts";
-import { bankPaymentDecider, collectionSettlementOf } from "../../../src/commands/bank/payments.ts";
+import {
+  bankPaymentDecider,
+  collectionSettlementOf,
+  settlementOf,
+} from "../../../src/commands/bank/payments.ts";
 import {
   type CollectionEvent,
   emptyCollections,
@@ -15,6 +20,7 @@ import {
   messageIdOf,
   paymentInfoIdOf,
 } from "../../../src/events/bank/collections.ts";
+import { emptyLedger, evolveLedger } from "../../../src/events/bank/index.ts";
 import {
   type AccountEvent,
   emptyAccount,
@@ -393,5 +399,89 @@ describe("reading a pain.002", () => {
     expect(refusal(() => parseStatusReport(Buffer.from("<Document/>"))).details?.[0].message).toMatch(
       /no CstmrPmtStsRpt/,
     );
+  });
+});
+
+describe("an R-transaction of a collected debit in a statement", () => {
+  it("reverses that debit once; the ledger accounts for the line, which can no longer be undone", () => {
+    const returning: CollectionCommand = {
+      type: "ReturnDebit",
+      collection_id: BATCH,
+      bank_account_id: ACCOUNT,
+      end_to_end_id: paymentReferenceOf(janB),
+      reason_code: "MD06",
+      line_id: "00000000-0000-4000-8000-0000000000d1",
+    };
+    const returned = spec.given(created).when(returning).thenEvents();
+    expect(returned).toEqual([
+      {
+        type: "SepaCollectionRejected",
+        data: expect.objectContaining({
+          report_id: returning.line_id,
+          rejections: [expect.objectContaining({ rent_call_id: janB, reason_code: "MD06" })],
+        }),
+      },
+    ]);
+    spec
+      .given([...created, ...returned])
+      .when(returning)
+      .thenNothing();
+    spec
+      .given(created)
+      .when({ ...returning, end_to_end_id: "RF00" })
+      .thenRefuses(404);
+
+    const line = {
+      booked_on: "2027-02-12",
+      amount: -850.1,
+      label: "RETOUR PRLV SEPA MD06",
+      counterparty_name: null,
+      counterparty_iban: null,
+      reference: paymentReferenceOf(janB),
+      entry_ref: "2702120311",
+      return_reason: "MD06",
+    };
+    const [lineId] = lineIdentities(ACCOUNT, [line]);
+    const ledger = deciderSpec(ledgerDecider);
+    const imported = ledger
+      .given([])
+      .when({
+        type: "ImportStatement",
+        bank_account_id: ACCOUNT,
+        statement_id: "00000000-0000-4000-8000-0000000000a1",
+        format: "CAMT054",
+        lines: [line],
+        calls: [],
+      })
+      .thenEvents();
+    const settling: LedgerCommand = {
+      type: "SettleDebitReturn",
+      bank_account_id: ACCOUNT,
+      line_id: lineId,
+      collection_id: BATCH,
+      end_to_end_id: paymentReferenceOf(janB),
+    };
+    const marked = ledger.given(imported).when(settling).thenEvents();
+    expect(marked).toEqual([
+      {
+        type: "BankLineDebitReturned",
+        data: {
+          bank_account_id: ACCOUNT,
+          line_id: lineId,
+          collection_id: BATCH,
+          end_to_end_id: paymentReferenceOf(janB),
+          reason_code: "MD06",
+        },
+      },
+    ]);
+    const after = [...imported, ...marked];
+    expect(after.reduce(evolveLedger, emptyLedger()).lines[lineId].status).toBe("MATCHED");
+    ledger.given(after).when(settling).thenNothing();
+    ledger
+      .given(after)
+      .when({ type: "UnmatchLine", bank_account_id: ACCOUNT, line_id: lineId, reason: "x" })
+      .thenRefuses(409);
+    // Its cancellation is the collection's: the ledger's settlement records or cancels nothing.
+    expect(settlementOf(marked, after.reduce(evolveLedger, emptyLedger()))).toEqual([]);
   });
 });
