@@ -23,6 +23,7 @@ import { privacyStep } from "./steps/privacy.ts";
 import { readYourWritesStep } from "./steps/readYourWrites.ts";
 import { receiptsStep } from "./steps/receipts.ts";
 import { rentCycleStep } from "./steps/rentCycle.ts";
+import { sepaStep } from "./steps/sepa.ts";
 import { storeStep } from "./steps/store.ts";
 import { tokensStep } from "./steps/tokens.ts";
 import { webhooksStep } from "./steps/webhooks.ts";
@@ -33,7 +34,7 @@ import { webhooksStep } from "./steps/webhooks.ts";
  *   BENCH_DATABASE_URL  server to create `pms_bench_<random>` databases on (dropped at the end)
  *   BENCH_DURATION      seconds per load run (default 10)
  *   BENCH_PAIRS         interleaved pairs per comparison (default and minimum 3)
- *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books,bank,national)
+ *   BENCH_ONLY          comma-separated steps (create,get,list,bulk,store,catchup,ryw,dpe,embedded,leases,pdf,tokens,rent,outbox,receipts,webhooks,credits,charges,audit,meters,moving,privacy,books,bank,sepa,national)
  *   BENCH_EMBEDDED_ROOT another checkout whose embedded mode the embedded step measures
  *   BENCH_BIG=1         catch-up also over 1,000,000 events, and the national step (only run with
  *                       BENCH_BIG=1 or named in BENCH_ONLY): 10 million events, 1 million leases, 10,000
@@ -69,6 +70,7 @@ const STEPS: Record<string, (ctx: Context) => Promise<void>> = {
   moving: conditionReportsStep,
   privacy: privacyStep,
   bank: bankStep,
+  sepa: sepaStep,
   national: nationalStep,
 };
 

@@ -14,6 +14,8 @@ export async function seedActiveLeases(
   tenantId: string,
   count: number,
   start = "2025-01-01",
+  /** Terms that differ from the defaults (e.g. `payment_method`). */
+  overrides: Record<string, unknown> = {},
 ): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -37,6 +39,7 @@ export async function seedActiveLeases(
       revision_reference_value: null,
       special_conditions: null,
       custom_fields: null,
+      ...overrides,
     };
     const metadata = {
       tenant_id: tenantId,

@@ -1,8 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectionDecider } from "../../src/commands/bank/collectionDecider.ts";
+import { settleCollectionLeftovers } from "../../src/commands/bank/settleLoop.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
+import { sepaCollectionsStream } from "../../src/events/bank/collections.ts";
 import { rentCallId } from "../../src/events/rentCycle.ts";
+import { legalToday } from "../../src/law/calendar.ts";
+import { runCommand } from "../../src/platform/runCommand.ts";
+import { collectionCandidates } from "../../src/queries/bank/collections.ts";
+import { eventually } from "../support/eventually.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { multipartForm } from "../support/multipart.ts";
 import { createTestApp, eventCount, type TestApp } from "../support/testApp.ts";
@@ -58,6 +65,18 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
     return t.app.inject({
       method: "POST",
       url: `/api/sepa-collections/${id}/status-reports`,
+      payload,
+      headers: { "content-type": type, authorization: `Bearer ${t.tenant.key}` },
+    });
+  };
+  const statement = (accountId: string, xml: string) => {
+    const { payload, type } = multipartForm(
+      {},
+      { content: Buffer.from(xml), filename: "camt054.xml", type: "application/xml" },
+    );
+    return t.app.inject({
+      method: "POST",
+      url: `/api/bank-accounts/${accountId}/statements`,
       payload,
       headers: { "content-type": type, authorization: `Bearer ${t.tenant.key}` },
     });
@@ -219,5 +238,97 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
     expect(rcur).toContain("<SeqTp>RCUR</SeqTp>");
     expect(await balance(third.id)).toBe(0);
     expect(await balance(second.id)).toBe(850);
+
+    // Five weeks later the first tenant asks their bank for a refund (MD06, within 8 weeks): it
+    // comes as an R-transaction in the camt.054 and reverses that debit's payment, once.
+    const [first] = debited;
+    const refund = readFileSync("test/fixtures/bank/camt054-sdd-refund-md06.xml", "utf8")
+      .replace("@@E2E@@", e2e(first.id))
+      .replace("@@RUM@@", first.mandate.rum);
+    const imported = await statement(account, refund);
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json()).toMatchObject({ new_lines: 1, matched: 1, unmatched: 0 });
+    expect(await balance(first.id)).toBe(850);
+    expect((await call(first.id)).status).not.toBe("PAID");
+    const refunded = (await t.request("GET", `/api/sepa-collections/${batch.id}`)).json();
+    expect(refunded.transactions.find((x: { lease_id: string }) => x.lease_id === first.id)).toMatchObject({
+      status: "REJECTED",
+      reason_code: "MD06",
+    });
+    expect(refunded.rejected_total).toBe(2550);
+    const [line] = (await t.request("GET", `/api/bank-accounts/${account}/lines?status=MATCHED`)).json();
+    expect(line).toMatchObject({ amount: -850, return_reason: "MD06" });
+    expect((await t.request("POST", `/api/bank-lines/${line.id}/unmatch`, { body: {} })).statusCode).toBe(
+      409,
+    );
+    const settled = await eventCount(t);
+    expect((await statement(account, refund)).json()).toMatchObject({ new_lines: 0 });
+    expect(await eventCount(t)).toBe(settled + 1);
+    expect(await balance(first.id)).toBe(850);
+  });
+
+  it("a batch a stopped process did not settle is settled by the worker loop, once", async () => {
+    const d = await lease("PRELEVEMENT_AUTOMATIQUE");
+    const mandate = await sign(d.id, d.primary_lessee_id, IBANS[2]);
+    await issueRentCalls(
+      { sql: t.sql, store: t.service.platform.store },
+      { today: "2025-01-15", tenantId: t.tenant.id },
+    );
+    const account = (
+      await t.request("POST", "/api/bank-accounts", {
+        body: { label: "SCI Crash", iban: "FR7630006000011234567890189", creditor_id: "FR72ZZZ123456" },
+      })
+    ).json().id;
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    const today = legalToday();
+    // The batch's event written, then the process stops before the payments and the mandate's use.
+    const written = await runCommand(
+      {
+        store: deps.store,
+        tenant_id: t.tenant.id,
+        metadata: {
+          tenant_id: t.tenant.id,
+          actor_key_id: null,
+          correlation_id: "crash",
+          causation_id: null,
+          occurred_at: new Date().toISOString(),
+        },
+      },
+      sepaCollectionsStream(account),
+      collectionDecider,
+      {
+        type: "CreateCollection",
+        collection_id: "00000000-0000-4000-8000-00000000c0c1",
+        bank_account_id: account,
+        due_on: "2027-02-05",
+        today,
+        now: new Date().toISOString(),
+        creditor: {
+          name: "SCI Crash",
+          iban: "FR7630006000011234567890189",
+          bic: null,
+          creditor_id: "FR72ZZZ123456",
+        },
+        candidates: (await collectionCandidates(t.sql, t.tenant.id, "2027-02-05", today)).filter(
+          (c) => c.lease_id === d.id,
+        ),
+      },
+    );
+    expect(written.events).toHaveLength(1);
+    await t.service.platform.projections.waitFor(written.position as never);
+    expect(await balance(d.id)).toBe(850);
+    expect(await settleCollectionLeftovers(deps, 0)).toBeGreaterThan(0);
+    await eventually(
+      async () => balance(d.id),
+      (b) => b === 0,
+    );
+    await eventually(
+      async () => (await t.request("GET", `/api/leases/${d.id}/sepa-mandates`)).json()[0].sequence,
+      (s) => s === "RCUR",
+    );
+    expect((await t.request("GET", `/api/leases/${d.id}/sepa-mandates`)).json()[0].id).toBe(mandate.id);
+    const settled = await eventCount(t);
+    expect(await settleCollectionLeftovers(deps, 0)).toBe(0);
+    expect(await eventCount(t)).toBe(settled);
   });
 });

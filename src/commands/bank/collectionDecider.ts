@@ -66,7 +66,17 @@ export type CollectionCommand =
       creditor: Omit<Creditor, "creditor_id"> & { creditor_id: string | null };
       candidates: readonly CollectionCandidate[];
     }
-  | { type: "ReportStatus"; collection_id: string; bank_account_id: string; report: StatusReport };
+  | { type: "ReportStatus"; collection_id: string; bank_account_id: string; report: StatusReport }
+  /** An R-transaction in a statement (a refund, a return after settlement) naming a debit of the batch. */
+  | {
+      type: "ReturnDebit";
+      collection_id: string;
+      bank_account_id: string;
+      end_to_end_id: string;
+      reason_code: string;
+      /** The statement line that brought it. */
+      line_id: string;
+    };
 
 function createCollection(
   c: Extract<CollectionCommand, { type: "CreateCollection" }>,
@@ -182,6 +192,36 @@ function reportStatus(
   ];
 }
 
+function returnDebit(
+  c: Extract<CollectionCommand, { type: "ReturnDebit" }>,
+  state: Collections,
+): CollectionEvent[] {
+  const batch = state.batches[c.collection_id];
+  if (!batch) throw notFound("SEPA collection", c.collection_id);
+  const t = batch.transactions.find((x) => x.end_to_end_id === c.end_to_end_id);
+  if (!t) throw notFound("SEPA collection transaction", c.end_to_end_id);
+  if (batch.rejected[c.end_to_end_id]) return [];
+  return [
+    {
+      type: "SepaCollectionRejected",
+      data: {
+        collection_id: c.collection_id,
+        bank_account_id: c.bank_account_id,
+        report_id: c.line_id,
+        rejections: [
+          {
+            end_to_end_id: t.end_to_end_id,
+            rent_call_id: t.rent_call_id,
+            lease_id: t.lease_id,
+            payment_id: t.payment_id,
+            reason_code: c.reason_code,
+          },
+        ],
+      },
+    },
+  ];
+}
+
 export const collectionDecider: Decider<Collections, CollectionCommand, CollectionEvent> = {
   initialState: emptyCollections,
   evolve: evolveCollections,
@@ -191,6 +231,8 @@ export const collectionDecider: Decider<Collections, CollectionCommand, Collecti
         return createCollection(command, state);
       case "ReportStatus":
         return reportStatus(command, state);
+      case "ReturnDebit":
+        return returnDebit(command, state);
     }
   },
 };

@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type CollectionEvent, sepaCollectionsStream } from "../../events/bank/collections.ts";
-import { bankAccountResource } from "../../events/bank/index.ts";
+import { type BankLineData, bankAccountResource, type LedgerEvent } from "../../events/bank/index.ts";
 import { sepaMandateStream } from "../../events/bank/mandates.ts";
 import { leaseAccountStream } from "../../events/rentCycle.ts";
 import { legalToday } from "../../law/calendar.ts";
+import { cents } from "../../law/money.ts";
 import { readOneFile } from "../../platform/blobs/readOneFile.ts";
 import { notFound } from "../../platform/errors.ts";
 import type { Position } from "../../platform/eventstore/eventStore.ts";
@@ -19,6 +20,7 @@ import { uuid } from "../../platform/http/schemas.ts";
 import { mapLimit } from "../../platform/mapLimit.ts";
 import { readResource } from "../../platform/resource/read.ts";
 import {
+  collectedDebits,
   collectionBody,
   collectionCandidates,
   collectionOf,
@@ -78,6 +80,54 @@ async function creditorName(request: FastifyRequest, tenant: string, label: stri
     ),
   );
   return row?.name ?? label;
+}
+
+/**
+ * R-transactions of a statement that return a direct debit of this account (a refund MD06 within 8
+ * weeks, 13 months when unauthorised, a return after settlement): found by their end-to-end id and
+ * amount among the account's batches, the collection's payment is cancelled with the reason, as a
+ * pain.002 reject's is. Returns the lines the ledger then accounts for (src/commands/bank/statements.ts).
+ */
+export async function returnCollectedDebits(
+  request: FastifyRequest,
+  accountId: string,
+  lines: readonly BankLineData[],
+  events: readonly LedgerEvent[],
+) {
+  const returned = new Set(events.flatMap((e) => (e.type === "BankLineReturned" ? [e.data.line_id] : [])));
+  const waiting = lines.filter(
+    (l) => l.return_reason && l.reference && cents(l.amount) < 0 && !returned.has(l.line_id),
+  );
+  if (waiting.length === 0) return [];
+  const debits = await collectedDebits(
+    request.server.platform.sql,
+    tenantOf(request),
+    accountId,
+    waiting.map((l) => (l.reference as string).trim()),
+  );
+  const used = new Set<string>();
+  const found: { line_id: string; collection_id: string; end_to_end_id: string }[] = [];
+  for (const l of waiting) {
+    const d = debits.find(
+      (x) =>
+        x.end_to_end_id === (l.reference as string).trim() &&
+        cents(x.amount) === -cents(l.amount) &&
+        !used.has(`${x.collection_id} ${x.end_to_end_id}`),
+    );
+    if (!d) continue;
+    used.add(`${d.collection_id} ${d.end_to_end_id}`);
+    const result = await handleCommand(request, sepaCollectionsStream(accountId), collectionDecider, {
+      type: "ReturnDebit",
+      collection_id: d.collection_id,
+      bank_account_id: accountId,
+      end_to_end_id: d.end_to_end_id,
+      reason_code: l.return_reason as string,
+      line_id: l.line_id,
+    });
+    await settle(request, result.events);
+    found.push({ line_id: l.line_id, collection_id: d.collection_id, end_to_end_id: d.end_to_end_id });
+  }
+  return found;
 }
 
 export async function collectionRoutes(app: FastifyInstance): Promise<void> {

@@ -39,7 +39,15 @@ export type LedgerCommand =
       matches: readonly { rent_call_id: string; lease_id: string; amount: number }[];
     }
   | { type: "UnmatchLine"; bank_account_id: string; line_id: string; reason: string }
-  | { type: "IgnoreLine"; bank_account_id: string; line_id: string };
+  | { type: "IgnoreLine"; bank_account_id: string; line_id: string }
+  | {
+      type: "SettleDebitReturn";
+      bank_account_id: string;
+      line_id: string;
+      /** The collection transaction the route found by the line's end-to-end id and amount. */
+      collection_id: string;
+      end_to_end_id: string;
+    };
 
 const squeeze = (s: string) => s.toUpperCase().replace(/\s+/g, " ").trim();
 
@@ -219,6 +227,28 @@ function ignoreLine(c: Extract<LedgerCommand, { type: "IgnoreLine" }>, ledger: L
   return [{ type: "BankLineIgnored", data: { bank_account_id: c.bank_account_id, line_id: c.line_id } }];
 }
 
+function settleDebitReturn(
+  c: Extract<LedgerCommand, { type: "SettleDebitReturn" }>,
+  ledger: Ledger,
+): LedgerEvent[] {
+  const line = lineOf(ledger, c.line_id);
+  if (line.returns === c.collection_id) return [];
+  if (!line.return_reason || line.status !== "UNMATCHED")
+    throw conflict(`Bank line ${c.line_id} is not a return waiting in the queue`);
+  return [
+    {
+      type: "BankLineDebitReturned",
+      data: {
+        bank_account_id: c.bank_account_id,
+        line_id: c.line_id,
+        collection_id: c.collection_id,
+        end_to_end_id: c.end_to_end_id,
+        reason_code: line.return_reason,
+      },
+    },
+  ];
+}
+
 export const ledgerDecider: Decider<Ledger, LedgerCommand, LedgerEvent> = {
   initialState: emptyLedger,
   evolve: evolveLedger,
@@ -232,6 +262,8 @@ export const ledgerDecider: Decider<Ledger, LedgerCommand, LedgerEvent> = {
         return unmatchLine(command, ledger);
       case "IgnoreLine":
         return ignoreLine(command, ledger);
+      case "SettleDebitReturn":
+        return settleDebitReturn(command, ledger);
     }
   },
 };

@@ -27,6 +27,7 @@ import { streamCachesPerStore } from "../../platform/streamCache.ts";
 import { bankLineBody, readBankLine } from "../../queries/bank/index.ts";
 import { mandateIbans } from "../../queries/bank/mandates.ts";
 import { callsToMatch, leasesOfCalls } from "../../queries/rentCycle.ts";
+import { returnCollectedDebits } from "./collections.ts";
 import { type LedgerCommand, ledgerDecider } from "./ledger.ts";
 import { withMandateIbans } from "./matching.ts";
 import { parseStatement } from "./parsers/index.ts";
@@ -136,12 +137,25 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
       const imported = result.events.find((e) => e.type === "BankStatementImported");
       const fresh = imported?.type === "BankStatementImported" ? imported.data.lines : [];
       const new_lines = fresh.length;
+      // A return of a direct debit this account collected: the collection's payment is cancelled,
+      // then the line is accounted for on the ledger.
+      let position = result.position;
+      const debitReturns = await returnCollectedDebits(request, bank_account_id, fresh, result.events);
+      for (const r of debitReturns) {
+        const marked = await runLedger(request, bank_account_id, {
+          type: "SettleDebitReturn",
+          bank_account_id,
+          ...r,
+        });
+        position = marked.position ?? position;
+      }
       // A return that found its credit is accounted for, as a sure match is.
       const matched =
         fresh.filter((l) => l.sure).length +
-        result.events.filter((e) => e.type === "BankLineReturned").length;
+        result.events.filter((e) => e.type === "BankLineReturned").length +
+        debitReturns.length;
       return replyAfterProjection(request, reply, {
-        position: result.position,
+        position,
         status: 201,
         id: statement_id,
         location: `/api/bank-accounts/${bank_account_id}/lines`,

@@ -154,6 +154,21 @@ export type LedgerEvent =
         reason_code: string;
         cancelled: LineMatch[];
       };
+    }
+  | {
+      /**
+       * An R-transaction of a SEPA direct debit this account collected (a refund, MD06, or a return
+       * after settlement), found by its end-to-end id: the collection's payment is cancelled on its
+       * own stream (SepaCollectionRejected); the line is accounted for, as a return is.
+       */
+      type: "BankLineDebitReturned";
+      data: {
+        bank_account_id: string;
+        line_id: string;
+        collection_id: string;
+        end_to_end_id: string;
+        reason_code: string;
+      };
     };
 
 export const ledgerEventTypes = [
@@ -162,6 +177,7 @@ export const ledgerEventTypes = [
   "BankLineUnmatched",
   "BankLineIgnored",
   "BankLineReturned",
+  "BankLineDebitReturned",
 ] as const satisfies readonly LedgerEvent["type"][];
 
 export interface LedgerLine extends BankLineData {
@@ -169,7 +185,10 @@ export interface LedgerLine extends BankLineData {
   matches: LineMatch[];
   /** How many times it was matched: the round names the payments of the next match. */
   rounds: number;
-  /** The R-transaction that returned it (its payments cancelled), or the credit a return line returns. */
+  /**
+   * The R-transaction that returned it (its payments cancelled), or what a return line returns: a
+   * credit line, or the collection batch of a returned direct debit.
+   */
   returned_by: string | null;
   returns: string | null;
 }
@@ -218,6 +237,13 @@ export function evolveLedger(ledger: Ledger, event: LedgerEvent): Ledger {
       const marked = withLine(ledger, original_line_id, (l) => ({ ...l, returned_by: line_id }));
       return withLine(marked, line_id, (l) => ({ ...l, status: "MATCHED", returns: original_line_id }));
     }
+    case "BankLineDebitReturned":
+      // What it returns is a collection's debit, named by the batch.
+      return withLine(ledger, event.data.line_id, (l) => ({
+        ...l,
+        status: "MATCHED",
+        returns: event.data.collection_id,
+      }));
     default: {
       const unknown: never = event;
       return unknown;

@@ -98,7 +98,7 @@ const bankLinesProjection: Projection = {
           ? { status: "MATCHED", matches: e.data.matches }
           : e.type === "BankLineUnmatched"
             ? { status: "UNMATCHED", matches: [] }
-            : e.type === "BankLineReturned"
+            : e.type === "BankLineReturned" || e.type === "BankLineDebitReturned"
               ? { status: "MATCHED", matches: [] }
               : // Only a line without matches is set aside.
                 { status: "IGNORED", matches: [] };

@@ -202,3 +202,70 @@ export async function collectionQueries(app: FastifyInstance): Promise<void> {
     },
   );
 }
+
+/**
+ * What a stopped process left of collections settled more than `olderThanSeconds` ago: a
+ * transaction whose debit payment the lease account does not hold, a rejected one whose payment
+ * is not cancelled, a mandate the batch used that does not say so. Every tenant's: for the
+ * settlement loop of the worker role.
+ */
+export async function unsettledCollections(sql: Sql, limit: number, olderThanSeconds = 30) {
+  return sql.query<{
+    tenant_id: string;
+    collection_id: string;
+    bank_account_id: string;
+    due_on: string;
+    lease_id: string;
+    rent_call_id: string;
+    payment_id: string;
+    end_to_end_id: string;
+    mandate_id: string;
+    amount: number;
+    reason: string | null;
+    payment_missing: boolean;
+    mandate_unused: boolean;
+  }>(
+    `SELECT * FROM (
+       SELECT s.tenant_id::text, s.id::text AS collection_id, s.bank_account_id::text,
+              to_char(s.due_on, 'YYYY-MM-DD') AS due_on, t.lease_id::text, t.rent_call_id::text,
+              t.payment_id::text, t.end_to_end_id, t.mandate_id::text, t.amount::float8 AS amount,
+              s.rejected->>t.end_to_end_id AS reason,
+              p.id IS NULL AS payment_missing,
+              (m.id IS NOT NULL AND (m.last_used_on IS NULL OR m.last_used_on < s.due_on)) AS mandate_unused,
+              p.status AS payment_status, s.updated_at
+         FROM sepa_collections s
+         CROSS JOIN LATERAL jsonb_to_recordset(s.data->'transactions')
+           AS t(lease_id uuid, rent_call_id uuid, payment_id uuid, end_to_end_id text, mandate_id uuid, amount numeric)
+         LEFT JOIN lease_payments p ON p.id = t.payment_id
+         LEFT JOIN sepa_mandates m ON m.id = t.mandate_id
+        WHERE s.updated_at < now() - make_interval(secs => $2)) x
+      WHERE (x.reason IS NULL AND x.payment_missing)
+         OR (x.reason IS NOT NULL AND x.payment_status = 'RECORDED')
+         OR x.mandate_unused
+      ORDER BY x.updated_at LIMIT $1`,
+    [limit, olderThanSeconds],
+  );
+}
+
+/**
+ * The debits of the account's batches (not rejected) whose end-to-end id is one of `refs`: what an
+ * R-transaction in a statement may return.
+ */
+export async function collectedDebits(sql: Sql, tenantId: string, accountId: string, refs: string[]) {
+  if (refs.length === 0) return [];
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT s.id::text AS collection_id, t->>'end_to_end_id' AS end_to_end_id, (t->>'amount')::float8 AS amount
+       FROM sepa_collections s, jsonb_array_elements(s.data->'transactions') t
+       WHERE s.tenant_id = $1 AND s.bank_account_id = $2 AND t->>'end_to_end_id' = ANY($3::text[])
+         AND NOT s.rejected ? (t->>'end_to_end_id')
+       ORDER BY s.due_on, s.id`,
+      [tenantId, accountId, refs],
+    ),
+  );
+  return rows.map((r) => ({
+    collection_id: String(r.collection_id),
+    end_to_end_id: String(r.end_to_end_id),
+    amount: Number(r.amount),
+  }));
+}

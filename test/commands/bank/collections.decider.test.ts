@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CollectionCandidate,
@@ -6,8 +7,13 @@ import {
   collectionDecider,
   type StatusReport,
 } from "../../../src/commands/bank/collectionDecider.ts";
+import { type LedgerCommand, ledgerDecider, lineIdentities } from "../../../src/commands/bank/ledger.ts";
 import { parseStatusReport } from "../../../src/commands/bank/parsers/pain002.ts";
-import { bankPaymentDecider, collectionSettlementOf } from "../../../src/commands/bank/payments.ts";
+import {
+  bankPaymentDecider,
+  collectionSettlementOf,
+  settlementOf,
+} from "../../../src/commands/bank/payments.ts";
 import {
   type CollectionEvent,
   emptyCollections,
@@ -15,6 +21,7 @@ import {
   messageIdOf,
   paymentInfoIdOf,
 } from "../../../src/events/bank/collections.ts";
+import { emptyLedger, evolveLedger } from "../../../src/events/bank/index.ts";
 import {
   type AccountEvent,
   emptyAccount,
@@ -22,6 +29,7 @@ import {
   paymentReferenceOf,
   rentCallId,
 } from "../../../src/events/rentCycle.ts";
+import { cents } from "../../../src/law/money.ts";
 import { earliestCollectionDate, isTargetBusinessDay } from "../../../src/law/sepaCalendar.ts";
 import { deciderSpec, refusal } from "../../support/deciderSpec.ts";
 
@@ -392,6 +400,204 @@ describe("reading a pain.002", () => {
     expect(broken.details?.[0].field).toBe("file");
     expect(refusal(() => parseStatusReport(Buffer.from("<Document/>"))).details?.[0].message).toMatch(
       /no CstmrPmtStsRpt/,
+    );
+  });
+});
+
+describe("an R-transaction of a collected debit in a statement", () => {
+  it("reverses that debit once; the ledger accounts for the line, which can no longer be undone", () => {
+    const returning: CollectionCommand = {
+      type: "ReturnDebit",
+      collection_id: BATCH,
+      bank_account_id: ACCOUNT,
+      end_to_end_id: paymentReferenceOf(janB),
+      reason_code: "MD06",
+      line_id: "00000000-0000-4000-8000-0000000000d1",
+    };
+    const returned = spec.given(created).when(returning).thenEvents();
+    expect(returned).toEqual([
+      {
+        type: "SepaCollectionRejected",
+        data: expect.objectContaining({
+          report_id: returning.line_id,
+          rejections: [expect.objectContaining({ rent_call_id: janB, reason_code: "MD06" })],
+        }),
+      },
+    ]);
+    spec
+      .given([...created, ...returned])
+      .when(returning)
+      .thenNothing();
+    spec
+      .given(created)
+      .when({ ...returning, end_to_end_id: "RF00" })
+      .thenRefuses(404);
+
+    const line = {
+      booked_on: "2027-02-12",
+      amount: -850.1,
+      label: "RETOUR PRLV SEPA MD06",
+      counterparty_name: null,
+      counterparty_iban: null,
+      reference: paymentReferenceOf(janB),
+      entry_ref: "2702120311",
+      return_reason: "MD06",
+    };
+    const [lineId] = lineIdentities(ACCOUNT, [line]);
+    const ledger = deciderSpec(ledgerDecider);
+    const imported = ledger
+      .given([])
+      .when({
+        type: "ImportStatement",
+        bank_account_id: ACCOUNT,
+        statement_id: "00000000-0000-4000-8000-0000000000a1",
+        format: "CAMT054",
+        lines: [line],
+        calls: [],
+      })
+      .thenEvents();
+    const settling: LedgerCommand = {
+      type: "SettleDebitReturn",
+      bank_account_id: ACCOUNT,
+      line_id: lineId,
+      collection_id: BATCH,
+      end_to_end_id: paymentReferenceOf(janB),
+    };
+    const marked = ledger.given(imported).when(settling).thenEvents();
+    expect(marked).toEqual([
+      {
+        type: "BankLineDebitReturned",
+        data: {
+          bank_account_id: ACCOUNT,
+          line_id: lineId,
+          collection_id: BATCH,
+          end_to_end_id: paymentReferenceOf(janB),
+          reason_code: "MD06",
+        },
+      },
+    ]);
+    const after = [...imported, ...marked];
+    expect(after.reduce(evolveLedger, emptyLedger()).lines[lineId].status).toBe("MATCHED");
+    ledger.given(after).when(settling).thenNothing();
+    ledger
+      .given(after)
+      .when({ type: "UnmatchLine", bank_account_id: ACCOUNT, line_id: lineId, reason: "x" })
+      .thenRefuses(409);
+    // Its cancellation is the collection's: the ledger's settlement records or cancels nothing.
+    expect(settlementOf(marked, after.reduce(evolveLedger, emptyLedger()))).toEqual([]);
+  });
+});
+
+describe("property: whatever the order of batches, rejects and returns", () => {
+  it("the debit payments not cancelled equal the transactions not rejected, to the cent; a call is collected once", () => {
+    const leaseOf = (call: string) => (call === janB ? LEASE_B : LEASE_A);
+    const issuedFor = (call: string, period: string, due: string): AccountEvent => ({
+      type: "RentCallIssued",
+      data: {
+        call_id: call,
+        lease_id: leaseOf(call),
+        period_start: period,
+        period_end: period,
+        due_date: due,
+        rent_amount: 800.1,
+        charges_amount: 50,
+        total_amount: 850.1,
+        prorated: null,
+      } as never,
+    });
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant("batch" as const),
+        day: fc.integer({ min: 5, max: 28 }),
+        month: fc.constantFrom("01", "02"),
+      }),
+      fc.record({
+        kind: fc.constantFrom("reject" as const, "return" as const),
+        batch: fc.nat(5),
+        tx: fc.nat(3),
+        reason: fc.constantFrom("AM04", "AC04", "MD06", "MS02"),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), (ops) => {
+        const events: CollectionEvent[] = [];
+        const accounts = new Map([
+          [
+            LEASE_A,
+            [issuedFor(janA, "2027-01-01", "2027-01-05"), issuedFor(febA, "2027-02-01", "2027-02-05")].reduce(
+              evolveAccount,
+              emptyAccount(),
+            ),
+          ],
+          [LEASE_B, [issuedFor(janB, "2027-01-01", "2027-01-05")].reduce(evolveAccount, emptyAccount())],
+        ]);
+        let n = 0;
+        for (const o of ops) {
+          const state = events.reduce(evolveCollections, emptyCollections());
+          const batches = Object.entries(state.batches);
+          let command: CollectionCommand | null = null;
+          if (o.kind === "batch") {
+            n += 1;
+            command = creating({
+              collection_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+              due_on: `2027-${o.month}-${String(o.day).padStart(2, "0")}`,
+            });
+          } else if (batches.length > 0) {
+            const [id, b] = batches[o.batch % batches.length];
+            const t = b.transactions[o.tx % b.transactions.length];
+            command =
+              o.kind === "reject"
+                ? reporting(
+                    {
+                      payments: [
+                        {
+                          original_id: null,
+                          status: null,
+                          reason: null,
+                          transactions: [
+                            { end_to_end_id: t.end_to_end_id, status: "RJCT", reason: o.reason },
+                          ],
+                        },
+                      ],
+                    },
+                    id,
+                  )
+                : {
+                    type: "ReturnDebit",
+                    collection_id: id,
+                    bank_account_id: ACCOUNT,
+                    end_to_end_id: t.end_to_end_id,
+                    reason_code: o.reason,
+                    line_id: "00000000-0000-4000-8000-0000000000d1",
+                  };
+          }
+          if (!command) continue;
+          let decided: CollectionEvent[];
+          try {
+            decided = collectionDecider.decide(command, state);
+          } catch {
+            continue;
+          }
+          events.push(...decided);
+          for (const c of collectionSettlementOf(decided)) {
+            const account = accounts.get(c.lease_id)!;
+            accounts.set(c.lease_id, bankPaymentDecider.decide(c, account).reduce(evolveAccount, account));
+          }
+        }
+        const final = events.reduce(evolveCollections, emptyCollections());
+        const live = Object.values(final.batches).flatMap((b) =>
+          b.transactions.filter((t) => !b.rejected[t.end_to_end_id]),
+        );
+        const paid = [...accounts.values()].flatMap((a) => a.payments.filter((p) => !p.cancelled));
+        expect(paid.reduce((s, p) => s + p.amount_cents, 0)).toBe(
+          live.reduce((s, t) => s + cents(t.amount), 0),
+        );
+        // Never twice: a call is in one live transaction at most, and never paid beyond its amount.
+        expect(new Set(live.map((t) => t.rent_call_id)).size).toBe(live.length);
+        for (const a of accounts.values())
+          for (const c of a.calls) expect(c.paid_cents).toBeLessThanOrEqual(c.total_cents);
+      }),
+      { numRuns: 300 },
     );
   });
 });
