@@ -116,6 +116,10 @@ describe("a lease's messages, end to end", () => {
     ).json();
     const url = new URL(session.checkout_url);
     expect((await t.request("GET", `${url.pathname}${url.search}`, { as: null })).statusCode).toBe(200);
+    await eventually(
+      async () => (await t.request("GET", "/api/credits/balance")).json().balance as number,
+      (b) => b > 0,
+    );
     const started = await t.request("POST", `/api/leases/${lease.id}/signature/initiate`);
     expect(started.statusCode, started.body).toBe(201);
     for (const s of started.json().signatories as { signatory_id: string; email: string }[]) {
