@@ -11,11 +11,14 @@ import {
 import { addMonths, legalToday } from "../law/calendar.ts";
 import {
   type AlertLease,
+  ART_7_1,
   CHARGE_CATEGORIES,
   CHARGE_TAXES,
   type ChargeCategory,
   type ChargeTax,
   chargeAlerts,
+  DECRET_87_713,
+  DECRET_87_713_VIII,
   type DistributionKey,
   type Expense,
   type Occupancy,
@@ -508,6 +511,14 @@ export async function statementParties(
   };
 }
 
+/** Why an expense is left out, in French, by the rule that left it out (the verdict's text is the API's). */
+const EXCLUSION_REASONS: Record<string, string> = {
+  [DECRET_87_713]: "non récupérable, absente de la liste limitative des charges récupérables",
+  [DECRET_87_713_VIII]:
+    "seules la taxe ou redevance d'enlèvement des ordures ménagères et la taxe de balayage sont récupérables",
+  [ART_7_1]: "prescrite, plus de trois ans avant la régularisation",
+};
+
 const monthOf = (month: string) => longDate(`${month.slice(0, 7)}-01`).replace(/^1er /, "");
 
 /** The statement of a regularisation (art. 23: by nature of charges, with the mode of distribution). */
@@ -516,7 +527,10 @@ export function statementMarkup(r: ReturnType<typeof toRegularisation>, parties:
     (l) =>
       `| ${l.heading} | ${l.key_name} (${KEY_NAMES[l.key_kind] ?? l.key_kind}) | ${l.share} / ${l.total_shares} | ${eur(l.place_amount)} | ${eur(l.lease_amount)} |`,
   );
-  const excluded = r.excluded.map((e) => `- ${e.label} (${eur(e.amount)}) : ${e.reason}`);
+  const excluded = r.excluded.map(
+    (e) =>
+      `- ${e.label} (${eur(e.amount)}) : ${EXCLUSION_REASONS[e.legal_reference] ?? "écartée"} (${e.legal_reference})`,
+  );
   const schedule = r.instalments.schedule.map((s) => `- ${monthOf(s.month)} : ${eur(s.amount)}`);
   return [
     "# Décompte de régularisation des charges",

@@ -287,6 +287,8 @@ describe.each(databaseKinds)("charges on %s", (kind) => {
     expect(statement).toContain("Logement :");
     expect(statement).toContain(`Période du 1er janvier ${Y} au 31 décembre ${Y}`);
     expect(statement).toContain("payable à compter du");
+    expect(statement).toContain("Gros travaux (99,99 €) : non récupérable");
+    expect(statement).not.toMatch(/Not a recoverable|Only the taxe/);
     expect(statement).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|\d{4}-\d{2}-\d{2}|TANTIEMES|SURFACE|EQUAL/);
     // Emailed to the tenants, once, the balance payable a month later (art. 23).
     const deps = { sql: t.sql, store: t.service.platform.store };

@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { guaranteeActMarkup } from "../../src/commands/leases/contract/guaranteeAct.ts";
 import { renderLeaseContractHere } from "../../src/commands/leases/contract/renderLeaseContract.ts";
 import { type evidenceOf, signedMarkup } from "../../src/commands/signing/process.ts";
+import { DECRET_87_713 } from "../../src/law/charges.ts";
 import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
+import { statementMarkup } from "../../src/queries/charges.ts";
 import { type ConditionReport, conditionReportMarkup } from "../../src/queries/conditionReports.ts";
 import { callView, documentMarkup, documentView, type LetterFacts } from "../../src/queries/rentDocuments.ts";
 import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
@@ -156,9 +158,62 @@ const documents: Record<string, () => Promise<Buffer>> = {
       title: "État des lieux d'entrée",
     }),
   "notice-information": () => renderMarkupHere({ markup: NOTICE_MARKUP, title: "Notice d'information" }),
+  "charges-statement": () =>
+    renderMarkupHere({
+      markup: statementMarkup(
+        {
+          period: { from: "2025-01-01", to: "2025-12-31" },
+          days_occupied: 365,
+          days_of_period: 365,
+          regularised_on: "2026-12-01",
+          lines: [
+            {
+              heading: "I. Ascenseurs et monte-charge",
+              key_name: "Tantièmes généraux",
+              key_kind: "TANTIEMES",
+              share: 333,
+              total_shares: 1000,
+              place_amount: 1000.01,
+              lease_amount: 333,
+            },
+            {
+              heading: "IV. Parties communes intérieures",
+              key_name: "Lots",
+              key_kind: "EQUAL",
+              share: 1,
+              total_shares: 3,
+              place_amount: 900,
+              lease_amount: 300,
+            },
+          ],
+          excluded: [
+            {
+              label: "Gros travaux",
+              amount: 99.99,
+              reason: "",
+              legal_reference: DECRET_87_713,
+            },
+          ],
+          instalments: { allowed: false, deadline: "2026-12-31", schedule: [] },
+          recoverable_total: 1900.01,
+          lease_amount: 633,
+          provisions_called: 600,
+          balance: 33,
+        } as unknown as Parameters<typeof statementMarkup>[0],
+        {
+          address: "12 rue des Lilas, 69003 Lyon, France",
+          landlord: "SCI Dupont",
+          tenants: "Camille Martin",
+          payable_on: "2027-01-01",
+        },
+      ),
+      title: "Régularisation des charges",
+    }),
 };
 
-for (const [name, render] of Object.entries(documents)) {
+// `ONLY=a,b`: those documents only.
+const only = process.env.ONLY?.split(",");
+for (const [name, render] of Object.entries(documents).filter(([n]) => !only || only.includes(n))) {
   const pdf = await render();
   writeFileSync(`${out}${name}.pdf`, pdf);
   execFileSync("pdftoppm", ["-png", "-r", "60", `${out}${name}.pdf`, `${out}${name}`]);
