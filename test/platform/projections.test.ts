@@ -105,7 +105,7 @@ const metadataFor = (tenant_id: string) => ({
 });
 
 /** Generous: CI machines and an embedded database under load are slow. */
-const SLOW = 90_000;
+const SLOW = 240_000;
 
 async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -157,7 +157,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       };
       // A safety poll far past the waits below: the skip is recorded by the loop's own schedule.
       const runtime = start(db, [projection, skipper], { idlePollMs: 60_000 });
-      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await head(db.store), 30_000)).toBe(true);
 
       // While live appends go on, every consistent snapshot of (checkpoint, table) must agree:
       // the rows count exactly the events at or before the checkpoint.
@@ -192,7 +192,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
           Array.from({ length: 100 }, (_, i) => i),
         );
       const last = await head(db.store);
-      expect(await runtime.waitFor(last, 20_000)).toBe(true);
+      expect(await runtime.waitFor(last, 60_000)).toBe(true);
       writing = false;
       await sampler;
 
@@ -225,14 +225,14 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const projection = counterProjection({ name: "c_elsewhere" });
       const runtime = start(db, [projection]);
       await count(db.store, tenant, randomUUID(), [1]);
-      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await head(db.store), 30_000)).toBe(true);
       const elsewhere = new URL(db.url);
       elsewhere.pathname = "/postgres";
       const tx = await openTransaction(elsewhere.toString());
       try {
         await tx.sql.query("SELECT pg_current_xact_id()");
         const position = await count(db.store, tenant, randomUUID(), [2]);
-        expect(await runtime.waitFor(position, 10_000)).toBe(true);
+        expect(await runtime.waitFor(position, 30_000)).toBe(true);
       } finally {
         await tx.rollback();
       }
@@ -272,14 +272,14 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         idlePollMs: 60_000,
       });
       cleanups.push(() => runtime.stop());
-      expect(await runtime.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await head(db.store), 30_000)).toBe(true);
       armed = true;
       // An append of its own wakes the loop (it may be in its 60 s sleep); once that is applied,
       // the empty read and the check that races come next.
       await count(db.store, tenant, randomUUID(), [1]);
       await until(async () => appendedThere !== null, 10_000, "the racing append");
       const position = await appendedThere!;
-      expect(await runtime.waitFor(position, 10_000)).toBe(true);
+      expect(await runtime.waitFor(position, 30_000)).toBe(true);
     },
     SLOW,
   );
@@ -291,7 +291,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const runtime = start(db, [counterProjection({ name: "c_wait" })]);
       const id = randomUUID();
       const position = await count(db.store, tenant, id, [5]);
-      expect(await runtime.waitFor(position, 10_000)).toBe(true);
+      expect(await runtime.waitFor(position, 30_000)).toBe(true);
       // Read-your-writes: the row is there the moment waitFor resolves.
       const rows = await db.sql.query("SELECT events, total FROM c_wait WHERE id = $1", [id]);
       expect(rows).toEqual([{ events: 1, total: 5 }]);
@@ -302,10 +302,10 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(280);
 
       // A position appended after the wait started resolves the wait.
-      const pending = runtime.waitFor({ commit: position.commit, prepare: position.prepare + 1n }, 10_000);
+      const pending = runtime.waitFor({ commit: position.commit, prepare: position.prepare + 1n }, 30_000);
       const next = await count(db.store, tenant, id, [1]);
       expect(await pending).toBe(true);
-      expect(await runtime.waitFor(next, 10_000)).toBe(true);
+      expect(await runtime.waitFor(next, 30_000)).toBe(true);
     },
     SLOW,
   );
@@ -318,7 +318,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       await count(db.store, tenant, ids[0], [1, 2, 3]);
       await count(db.store, tenant, ids[1], [10]);
       const v1 = start(db, [counterProjection({ name: "c_bump", version: 1, factor: 1 })]);
-      expect(await v1.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await v1.waitFor(await head(db.store), 30_000)).toBe(true);
       expect(await readCounters(db.sql, "c_bump")).toEqual(await expectedCounters(db.store, 1));
       // A row no event explains: a rebuild from the log must not carry it over.
       const stray = randomUUID();
@@ -332,7 +332,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const v2 = start(db, [
         counterProjection({ name: "c_bump", version: 2, factor: 10, extraColumn: true }),
       ]);
-      expect(await v2.waitFor(await head(db.store), 10_000)).toBe(true);
+      expect(await v2.waitFor(await head(db.store), 30_000)).toBe(true);
       const rows = await readCounters(db.sql, "c_bump");
       expect(rows).toEqual(await expectedCounters(db.store, 10));
       expect(
@@ -353,7 +353,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
 
       // Live events after the swap use the new logic too.
       const p = await count(db.store, tenant, ids[0], [4]);
-      expect(await v2.waitFor(p, 10_000)).toBe(true);
+      expect(await v2.waitFor(p, 30_000)).toBe(true);
       const [row] = await db.sql.query("SELECT events, total FROM c_bump WHERE id = $1", [ids[0]]);
       expect(row).toEqual({ events: 4, total: 100 });
     },
@@ -389,7 +389,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       await writer;
       expect(rebuilds.every((r) => r.events > 0)).toBe(true);
       const last = await head(db.store);
-      expect(await runtime.waitFor(last, 20_000)).toBe(true);
+      expect(await runtime.waitFor(last, 60_000)).toBe(true);
       const expected = await expectedCounters(db.store);
       expect(expected.length).toBeGreaterThan(0);
       expect(await readCounters(db.sql, "c_live")).toEqual(expected);
@@ -401,7 +401,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
 
       // The live projector goes on after the swaps.
       const p = await count(db.store, tenant, streams[0], [1000]);
-      expect(await runtime.waitFor(p, 10_000)).toBe(true);
+      expect(await runtime.waitFor(p, 30_000)).toBe(true);
       expect(await readCounters(db.sql, "c_live")).toEqual(await expectedCounters(db.store));
     },
     SLOW,
@@ -434,13 +434,13 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const runtime = start(db, [counterProjection({ name, control }), counterProjection({ name: healthy })]);
       const good = randomUUID();
       const before = await count(db.store, tenant, good, [1, 2]);
-      expect(await runtime.waitFor(before, 10_000)).toBe(true);
+      expect(await runtime.waitFor(before, 30_000)).toBe(true);
       const rowsBefore = await readCounters(db.sql, name);
 
       // Both events poisoned: the batch fails, then the first alone; the second waits behind it.
       const after = await count(db.store, tenant, good, [100, 7], poison);
       // The quarantine counts as passed: read-your-writes does not wait for a fix.
-      expect(await runtime.waitFor(after, 10_000)).toBe(true);
+      expect(await runtime.waitFor(after, 30_000)).toBe(true);
       expect(await readCounters(db.sql, name)).toEqual(rowsBefore);
       const aside = await listQuarantine(db.sql, { projection: name });
       expect(aside.map((q) => [q.stream_name, q.tenant_id])).toEqual([
@@ -458,7 +458,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const held = await count(db.store, tenant, good, [3]);
       const other = randomUUID();
       const later = await count(db.store, tenant, other, [5]);
-      expect(await runtime.waitFor(later, 10_000)).toBe(true);
+      expect(await runtime.waitFor(later, 30_000)).toBe(true);
       expect(comparePositions(later, held)).toBeGreaterThan(0);
       expect((await listQuarantine(db.sql, { projection: name })).length).toBe(3);
       expect((await readCounters(db.sql, name)).find((r) => r.id === other)).toMatchObject({
@@ -479,7 +479,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         event_id: aside[0].event_id,
         quarantined: true,
       });
-      expect(await runtime.waitFor(retried!, 10_000)).toBe(true);
+      expect(await runtime.waitFor(retried!, 30_000)).toBe(true);
       expect(await listQuarantine(db.sql, { projection: name })).toEqual([]);
       expect(await readCounters(db.sql, name)).toEqual(await expectedCounters(db.store));
       expect((await readCounters(db.sql, name)).find((r) => r.id === good)).toMatchObject({
@@ -487,7 +487,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         total: 113,
       });
       // The stream is no longer held: its next event applies at once.
-      expect(await runtime.waitFor(await count(db.store, tenant, good, [1000]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, good, [1000]), 30_000)).toBe(true);
       expect((await readCounters(db.sql, name)).find((r) => r.id === good)).toMatchObject({ events: 6 });
     },
     SLOW,
@@ -510,13 +510,13 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       await count(db.store, tenant, good, [1]);
       await count(db.store, tenant, good, [100], { poison: true });
       await count(db.store, tenant, good, [2]);
-      expect(await first.waitFor(await count(db.store, tenant, other, [5]), 10_000)).toBe(true);
+      expect(await first.waitFor(await count(db.store, tenant, other, [5]), 30_000)).toBe(true);
       expect((await mine()).length).toBe(2);
       await first.stop();
 
       // Restarted: the stream is still held (its next event waits too), nothing is applied again.
       const second = start(db, [counterProjection({ name: "c_restart", control })]);
-      expect(await second.waitFor(await count(db.store, tenant, good, [3]), 10_000)).toBe(true);
+      expect(await second.waitFor(await count(db.store, tenant, good, [3]), 30_000)).toBe(true);
       const aside = await mine();
       expect(aside.length).toBe(3);
       expect(await row(good)).toMatchObject({ events: 1, total: 1 });
@@ -528,13 +528,13 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         event_id: aside[0].event_id,
         quarantined: true,
       });
-      expect(await second.waitFor(retried!, 10_000)).toBe(true);
+      expect(await second.waitFor(retried!, 30_000)).toBe(true);
       expect(await row(good)).toMatchObject({ events: 4, total: 106 });
       await second.stop();
 
       // Restarted after the retry: the retry is behind the checkpoint, not acted on again.
       const third = start(db, [counterProjection({ name: "c_restart", control })]);
-      expect(await third.waitFor(await count(db.store, tenant, other, [1]), 10_000)).toBe(true);
+      expect(await third.waitFor(await count(db.store, tenant, other, [1]), 30_000)).toBe(true);
       expect(await row(good)).toMatchObject({ events: 4, total: 106 });
       expect(await row(other)).toMatchObject({ events: 2, total: 6 });
       await third.stop();
@@ -544,7 +544,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       control.broken = true;
       const rebuilt = start(db, [counterProjection({ name: "c_restart", control, version: 2 })]);
       await rebuilt.ready();
-      expect(await rebuilt.waitFor(await count(db.store, tenant, other, [1]), 20_000)).toBe(true);
+      expect(await rebuilt.waitFor(await count(db.store, tenant, other, [1]), 60_000)).toBe(true);
       const again = await mine();
       expect(again.map((q) => q.event_id)).toEqual(aside.map((q) => q.event_id));
       expect(again[0].attempts).toBe(2);
@@ -583,18 +583,18 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       };
       const runtime = start(watched, [counterProjection({ name: "c_keep", keepRows: true, control })]);
       const stream = randomUUID();
-      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1]), 10_000)).toBe(true);
-      expect(await runtime.waitFor(await count(db.store, tenant, stream, [2]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1]), 30_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [2]), 30_000)).toBe(true);
       const before = reads.length;
       expect(before).toBeGreaterThan(0);
       // The row written by the last batch is not read again.
-      expect(await runtime.waitFor(await count(db.store, tenant, stream, [3]), 10_000)).toBe(true);
-      expect(await runtime.waitFor(await count(db.store, tenant, stream, [4]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [3]), 30_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [4]), 30_000)).toBe(true);
       expect(reads.length).toBe(before);
       // A batch that writes its rows and then fails keeps nothing of them ...
       control.broken = true;
       const poisoned = await count(db.store, tenant, stream, [100], { poison: true });
-      expect(await runtime.waitFor(poisoned, 15_000)).toBe(true);
+      expect(await runtime.waitFor(poisoned, 30_000)).toBe(true);
       const [aside] = await listQuarantine(db.sql, { projection: "c_keep" });
       expect(aside.stream_name).toBe(`counter-${stream}`);
       control.broken = false;
@@ -604,8 +604,8 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
         event_id: aside.event_id,
         quarantined: true,
       });
-      expect(await runtime.waitFor(retried!, 15_000)).toBe(true);
-      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1000]), 10_000)).toBe(true);
+      expect(await runtime.waitFor(retried!, 30_000)).toBe(true);
+      expect(await runtime.waitFor(await count(db.store, tenant, stream, [1000]), 30_000)).toBe(true);
       // ... and the rows equal a fold of the log: 1 + 2 + 3 + 4 + 100 + 1000, each event once.
       const row = (await readCounters(db.sql, "c_keep")).find((r) => r.id === stream);
       expect(row).toMatchObject({ events: 6, total: 1110 });
@@ -626,7 +626,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       );
       await other.commit();
       const after = await count(db.store, tenant, stream, [5]);
-      expect(await runtime.waitFor(after, 15_000)).toBe(true);
+      expect(await runtime.waitFor(after, 30_000)).toBe(true);
       // The kept row (6 events, 1110) would give 7 and 1115.
       expect((await readCounters(db.sql, "c_keep")).find((r) => r.id === stream)).toMatchObject({
         events: 8,
@@ -648,7 +648,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const counterOf = async (table: string) =>
         (await readCounters(db.sql, table)).find((r) => r.id === stream);
       const first = await count(db.store, tenant, stream, [1]);
-      expect(await runtime.waitFor(first, 10_000)).toBe(true);
+      expect(await runtime.waitFor(first, 30_000)).toBe(true);
       // Another party (a rebuild's swap, another instance) holds c_cas's checkpoint row ...
       const other = await openTransaction(db.url!);
       cleanups.push(() => other.rollback());
@@ -664,7 +664,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       );
       await other.commit();
       const third = await count(db.store, tenant, stream, [100]);
-      expect(await runtime.waitFor(third, 10_000)).toBe(true);
+      expect(await runtime.waitFor(third, 30_000)).toBe(true);
       // The runtime took the moved checkpoint as it found it: the 10 was not applied here.
       expect(await counterOf("c_cas")).toMatchObject({ events: 2, total: 101 });
       expect(await readCounters(db.sql, "c_cas_other")).toEqual(await expectedCounters(db.store));
@@ -715,7 +715,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       await runtime.ready();
       transactions.clear();
       const p = await count(db.store, tenant, randomUUID(), [5]);
-      expect(await runtime.waitFor(p, 10_000)).toBe(true);
+      expect(await runtime.waitFor(p, 30_000)).toBe(true);
       const xids = names.map((n) => transactions.get(n)?.at(-1));
       expect(xids[0]).toBeDefined();
       expect(new Set(xids).size).toBe(1);
@@ -755,7 +755,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       const streams = [randomUUID(), randomUUID(), randomUUID()];
       for (let i = 0; i < 30; i++) await count(db.store, tenant, streams[i % 3], [i]);
       const last = await head(db.store);
-      expect(await a.waitFor(last, 10_000)).toBe(true);
+      expect(await a.waitFor(last, 30_000)).toBe(true);
       // The instance without the lock applies nothing (it may still answer waitFor from the checkpoint).
       await sleep(1000);
       expect(first.control.batches.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(30);
@@ -765,7 +765,7 @@ describe.each(databaseKinds)("projection runtime on %s", (kind) => {
       // The lock holder stops: the other takes over and goes on from the checkpoint.
       await a.stop();
       const more = await count(db.store, tenant, streams[0], [1000, 1]);
-      expect(await bRuntime.waitFor(more, 10_000)).toBe(true);
+      expect(await bRuntime.waitFor(more, 30_000)).toBe(true);
       expect(second.control.batches.reduce((x, y) => x + y, 0)).toBe(2);
       expect(await readCounters(db.sql, "c_lock")).toEqual(await expectedCounters(db.store));
       bStopped = true;
@@ -829,7 +829,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("projector killed mid-batch on pos
     // until PostgreSQL notices the client is gone, so wait for the append's own position.)
     const last = await count(db.store, tenant, streams[2], [5]);
     const runtime = start(db, [counterProjection({ name: "kill_counter" })]);
-    expect(await runtime.waitFor(last, 20_000)).toBe(true);
+    expect(await runtime.waitFor(last, 60_000)).toBe(true);
     expect(comparePositions((await checkpointRow(db.sql, "kill_counter"))!.position, last)).toBe(0);
     const finished: CounterRow[] = await readCounters(db.sql, "kill_counter");
     expect(finished).toEqual(await expectedCounters(db.store));
