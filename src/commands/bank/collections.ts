@@ -10,14 +10,12 @@ import { legalToday } from "../../law/calendar.ts";
 import { cents } from "../../law/money.ts";
 import { readOneFile } from "../../platform/blobs/readOneFile.ts";
 import { notFound } from "../../platform/errors.ts";
-import type { Position } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
 import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
-import { mapLimit } from "../../platform/mapLimit.ts";
 import { readResource } from "../../platform/resource/read.ts";
 import {
   collectedDebits,
@@ -27,6 +25,7 @@ import {
   readCollection,
 } from "../../queries/bank/collections.ts";
 import { date } from "../../queries/leasesSchemas.ts";
+import { decideInBulk } from "./bulkSettle.ts";
 import { collectionDecider } from "./collectionDecider.ts";
 import { mandateDecider } from "./mandates.ts";
 import { parseStatusReport } from "./parsers/pain002.ts";
@@ -43,27 +42,31 @@ const tags = ["Bank"];
 
 /** The batch's payments and mandate uses (or a report's cancellations), idempotent by their ids. */
 async function settle(request: FastifyRequest, events: readonly CollectionEvent[]) {
-  const positions: (Position | null)[] = [];
-  const payments = await mapLimit(collectionSettlementOf(events), 16, (c) =>
-    handleCommand(request, leaseAccountStream(c.lease_id), bankPaymentDecider, c),
+  const payments = await decideInBulk(
+    request,
+    bankPaymentDecider,
+    collectionSettlementOf(events).map((command) => ({
+      stream: leaseAccountStream(command.lease_id),
+      command,
+    })),
   );
-  positions.push(...payments.map((r) => r.position));
-  for (const e of events) {
-    if (e.type !== "SepaCollectionCreated") continue;
+  const uses = events.flatMap((e) => {
+    if (e.type !== "SepaCollectionCreated") return [];
     const mandates = new Map(e.data.transactions.map((t) => [t.mandate_id, t.lease_id]));
-    const used = await mapLimit([...mandates], 16, ([mandate_id, lease_id]) =>
-      handleCommand(request, sepaMandateStream(mandate_id), mandateDecider, {
-        type: "UseMandate",
+    return [...mandates].map(([mandate_id, lease_id]) => ({
+      stream: sepaMandateStream(mandate_id),
+      command: {
+        type: "UseMandate" as const,
         mandate_id,
         lease_id,
         collection_id: e.data.collection_id,
         used_on: e.data.due_on,
-      }),
-    );
-    positions.push(...used.map((r) => r.position));
-  }
+      },
+    }));
+  });
+  const used = await decideInBulk(request, mandateDecider, uses);
   const { platform } = request.server;
-  for (const p of positions)
+  for (const p of [payments, used])
     if (p) await platform.projections.waitFor(p, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
 }
 
