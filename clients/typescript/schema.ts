@@ -5331,6 +5331,8 @@ export interface components {
             receipt_numbering: components["schemas"]["ReceiptNumberingInput"];
             sender: components["schemas"]["SenderIdentityInput"];
             rent_messages?: components["schemas"]["RentMessagesInput"];
+            /** @description Where alerts go (a meter's consumption anomaly); absent: the sender's address */
+            alert_emails?: string[];
             /** @description Read-only: kept by the service; ignored in a request */
             readonly customised?: boolean;
             /** @description Read-only: kept by the service; ignored in a request */
@@ -6376,6 +6378,8 @@ export interface components {
             receipt_numbering: components["schemas"]["ReceiptNumbering"];
             sender: components["schemas"]["SenderIdentity"];
             rent_messages?: components["schemas"]["RentMessages"];
+            /** @description Where alerts go (a meter's consumption anomaly); absent: the sender's address */
+            alert_emails?: string[];
             /** @description false: nothing saved (or reset), the built-in default applies */
             customised: boolean;
             /** @description How many times it was saved or reset (0: never) */
@@ -9714,7 +9718,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, books, rent_reminders, rent_call_messages, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines, sepa_mandates */
+                    /** @description One of: lessees, places, tenant_types, owners, estates, rooms, media, energy_diagnoses, estate_current_dpe, estate_diagnostics, irl_values, place_rent_regulation, estate_rent_regulation, leases, lesseeLeaseLinks, lease_pdfs, contacts, configurations, templates, rent_cycle, books, rent_reminders, rent_call_messages, amendment_notices, messages, webhooks, credit_transactions, charges, distribution_keys, charge_freezes, charge_regularisations, service_contracts, charge_statement_messages, lease_annexes, lease_signatures, meters, condition_report_meter_readings, syndic_budgets, room_equipment, condition_reports, lease_inventories, estate_keys, key_handovers, lease_notices, lease_deposits, bank_accounts, bank_lines, sepa_mandates */
                     projection: string;
                 };
             };
