@@ -317,13 +317,13 @@ Malgré nos rappels, l'échéance du {{longDate call.due_date}} reste impayée �
 
 {{landlord.name}} — logement {{estate.address}}
 `,
-  "arrears-statement": `# Décompte des sommes dues au {{date arrears.as_of}}
+  "arrears-statement": `# Décompte des sommes dues au {{longDate arrears.as_of}}
 
 ${parties}
 
 | Période | Échéance | Montant | Payé | Reste dû | Jours de retard |
 {{#each arrears.periods}}
-| {{#if opening}}Solde à la reprise du bail{{else}}{{date period_start}} – {{date period_end}}{{/if}} | {{date due_date}} | {{money total_amount}} | {{money paid_amount}} | {{money remaining_amount}} | {{days_late}} |
+| {{#if opening}}Solde à la reprise du bail{{else}}{{longDate period_start}} – {{longDate period_end}}{{/if}} | {{longDate due_date}} | {{money total_amount}} | {{money paid_amount}} | {{money remaining_amount}} | {{days_late}} |
 {{/each}}
 
 **Total dû : {{money arrears.total}}** — sans frais ni pénalité (loi n° 89-462 du 6 juillet 1989, art. 4 i et p).
@@ -332,7 +332,7 @@ ${parties}
 
 Loyer mensuel (hors charges) : {{money arrears.monthly_rent}} ; charges mensuelles : {{money arrears.monthly_charges}}.
 
-{{#if arrears.payment_delay}}Délai de paiement après le commandement : {{arrears.payment_delay}} ; signifié le {{date arrears.as_of}}, la clause résolutoire ne produirait effet qu'à partir du {{date arrears.clause_effective_from}}.{{/if}}
+{{#if arrears.payment_delay}}Délai de paiement après le commandement : {{arrears.payment_delay}} ; signifié le {{longDate arrears.as_of}}, la clause résolutoire ne produirait effet qu'à partir du {{longDate arrears.clause_effective_from}}.{{/if}}
 
 Mentions à peine de nullité :
 {{#each arrears.required_mentions}}

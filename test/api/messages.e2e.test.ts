@@ -138,7 +138,11 @@ describe("a lease's messages, end to end", () => {
           .statusCode,
       ).toBe(200);
     }
-    expect((await t.request("GET", `/api/leases/${lease.id}`)).json().status).toBe("ACTIVE");
+    // The last signature activates the lease (the signing's reaction: a moment later under load).
+    await eventually(
+      async () => (await t.request("GET", `/api/leases/${lease.id}`)).json().status as string,
+      (status) => status === "ACTIVE",
+    );
 
     // Rent: three calls (two past, one due today); the avis of today's, its PDF attached.
     const deps = { sql: t.sql, store: t.service.platform.store };

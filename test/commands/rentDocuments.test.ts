@@ -109,6 +109,14 @@ describe("rent cycle documents", () => {
     },
   );
 
+  it("the arrears statement gives its dates in words", () => {
+    const markup = documentMarkup("arrears-statement", null, views["arrears-statement"]);
+    expect(markup).toContain("# Décompte des sommes dues au 20 mars 2026");
+    expect(markup).toContain("| 1er mars 2026 – 31 mars 2026 | 5 mars 2026 | 850,00 € |");
+    expect(markup).toContain("à partir du 20 mai 2026");
+    expect(markup).not.toMatch(/\d{2}\/\d{2}\/\d{4}/);
+  });
+
   it("a tenant's template replaces the built-in one; one failing on the view is a 422 naming it", () => {
     expect(
       documentMarkup("quittance", "# Reçu n° {{receipt.number}} de {{landlord.name}}", views.quittance),
