@@ -123,7 +123,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { inventoryQueries } from "./queries/inventories.ts";
 import { leaseNoticeQueries } from "./queries/leaseNotices.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
-import { leaseQueryRoutes } from "./queries/leases.ts";
+import { leaseQueryRoutes } from "./queries/leaseRoutes.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseePrivacyQueryRoutes } from "./queries/lesseePrivacy.ts";
 import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
