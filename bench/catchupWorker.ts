@@ -1,3 +1,4 @@
+import { PERSONAL_DATA } from "../src/events/personalData.ts";
 import { createPostgresSql } from "../src/platform/db.ts";
 import { createPostgresEventStore } from "../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { withPersonalData } from "../src/platform/personalData/codec.ts";
@@ -13,7 +14,7 @@ import { procMemory } from "./lib/rss.ts";
 const sql = createPostgresSql(process.env.DATABASE_URL!);
 // DECRYPT=1: personal fields decrypted on the way, as the service's projector reads them.
 const store = process.env.DECRYPT
-  ? withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql))
+  ? withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA))
   : createPostgresEventStore(sql);
 try {
   const before = procMemory(process.pid);

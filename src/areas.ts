@@ -1,4 +1,3 @@
-import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { amendmentNoticeLoop } from "./commands/amendmentNotices/notify.ts";
 import { computeDailyRoots, DAILY_ROOTS_QUEUE } from "./commands/audit/dailyRoots.ts";
@@ -62,16 +61,17 @@ import { syndicCommandRoutes } from "./commands/syndic/routes.ts";
 import { typeRoutes } from "./commands/types/routes.ts";
 import { webhookLoop } from "./commands/webhooks/deliver.ts";
 import { webhookCommandRoutes } from "./commands/webhooks/routes.ts";
+import { UPCASTERS } from "./events/upcasters.ts";
 import { legalToday } from "./law/calendar.ts";
+import { type Area, erasuresOf } from "./platform/area.ts";
+import { registerUpcasters } from "./platform/eventstore/upcast.ts";
 import { isoDate, uuid } from "./platform/http/schemas.ts";
-import { type AreaJob, areaJob } from "./platform/jobs.ts";
+import { areaJob } from "./platform/jobs.ts";
 import { eraseMessagesOf } from "./platform/outbox/eraseMessages.ts";
 import { messagesProjection } from "./platform/outbox/messagesProjection.ts";
 import { outboxLoop } from "./platform/outbox/outboxLoop.ts";
 import { provideContractPrinter } from "./platform/pdf/contractPrinter.ts";
 import type { SubjectErasure } from "./platform/personalData/erasure.ts";
-import type { Projection } from "./platform/projections/projection.ts";
-import type { WorkerLoop } from "./platform/workerLoops.ts";
 import { amendmentNoticesProjection } from "./projections/amendmentNotices.ts";
 import { bankProjections } from "./projections/bank/index.ts";
 import { booksProjection } from "./projections/books/index.ts";
@@ -123,7 +123,7 @@ import { estateQueries } from "./queries/estates.ts";
 import { inventoryQueries } from "./queries/inventories.ts";
 import { leaseNoticeQueries } from "./queries/leaseNotices.ts";
 import { leasePdfQueryRoutes } from "./queries/leasePdfs.ts";
-import { leaseQueryRoutes } from "./queries/leases.ts";
+import { leaseQueryRoutes } from "./queries/leaseRoutes.ts";
 import { leaseTypeQueries } from "./queries/leaseTypes.ts";
 import { lesseePrivacyQueryRoutes } from "./queries/lesseePrivacy.ts";
 import { lesseeSpaceQueries } from "./queries/lesseeSpace.ts";
@@ -146,23 +146,17 @@ import { typeQueries } from "./queries/types.ts";
 import { webhookQueryRoutes } from "./queries/webhooks.ts";
 
 /**
- * Every area of the service: its HTTP routes (commands and queries) and its projections.
- * An area adds one entry here.
+ * The composition root's list of areas (the platform knows none: src/platform/area.ts): every
+ * area of the service, its HTTP routes (commands and queries) and its projections. An area adds
+ * one entry here.
  */
-export interface Area {
-  name: string;
-  routes: FastifyPluginAsync[];
-  projections: Projection[];
-  /** Background jobs (pg-boss): run by the worker role, on their cron and through the Workers routes. */
-  jobs?: AreaJob[];
-  /** Steps every worker process runs continuously (the outbox's deliverer, reactions). */
-  loops?: WorkerLoop[];
-  /** What it erases of a data subject it names elsewhere than the subject's own stream. */
-  erasures?: SubjectErasure[];
-}
+export type { Area };
 
 /** Every area's erasures: run by each erasure of a lessee, owner or contact (docs/personal-data.md). */
-export const subjectErasures = (): SubjectErasure[] => areas.flatMap((a) => a.erasures ?? []);
+export const subjectErasures = (): SubjectErasure[] => erasuresOf(areas);
+
+// Old shapes of the areas' events, read current by every event store (docs/audit.md, "Upcasting").
+registerUpcasters(UPCASTERS);
 
 /**
  * Lease expiry (docs/leases.md): daily, and on demand. A given date may not be after today: a

@@ -15,7 +15,6 @@ import { migrate } from "./platform/migrate.ts";
 import { personalDataCodecOf } from "./platform/personalData/codecOf.ts";
 import { encryptExistingEvents } from "./platform/personalData/migrate.ts";
 import { rebuildProjection } from "./platform/projections/rebuildProjection.ts";
-import { openDatabase, openEventStore, type Role } from "./platform/startService.ts";
 import {
   ALL_PERMISSIONS,
   createApiKey,
@@ -24,6 +23,7 @@ import {
   listApiKeys,
   revokeApiKey,
 } from "./platform/tenants/tenants.ts";
+import { openDatabase, openEventStore, type Role } from "./service.ts";
 
 const usage = `pms: property management service
 
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (group === "openapi" && !action) {
     const { openapiDocument } = await import("./platform/http/openapiDocument.ts");
-    process.stdout.write(`${JSON.stringify(await openapiDocument(), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await openapiDocument(areas), null, 2)}\n`);
     return 0;
   }
   if (group === "audit" && action === "verify") return verifyExport(rest[0]);
@@ -165,7 +165,7 @@ async function main(argv: string[]): Promise<number> {
         );
         return 2;
       }
-      const codec = personalDataCodecOf(config, sql);
+      const codec = personalDataCodecOf(config, sql, PERSONAL_DATA);
       const run = await encryptExistingEvents(sql, codec, {
         categories: Object.keys(PERSONAL_DATA),
         batch,

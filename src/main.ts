@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "./platform/config.ts";
 import { eventStoreHosts } from "./platform/eventstore/eventstoredb/connectionString.ts";
 import { createLogger, logFormat } from "./platform/log.ts";
-import { type Role, type Service, startService } from "./platform/startService.ts";
+import { type Role, type Service, startService } from "./service.ts";
 
 /**
  * How long a stop may take before the process gives up and exits 1: in-flight requests drain (a

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
 import { migrate } from "../../src/platform/migrate.ts";
@@ -50,7 +51,7 @@ export async function seedLesseeEvents(url: string, from: number, count: number)
  */
 export async function seedSealedLesseeEvents(url: string, count: number): Promise<void> {
   const sql = createPostgresSql(url, { max: 2 });
-  const store = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+  const store = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
   try {
     const metadata = {
       tenant_id: randomUUID(),

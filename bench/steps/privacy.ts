@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { lesseeDecider } from "../../src/commands/lessees/decider.ts";
+import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { fold } from "../../src/platform/decider.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
@@ -181,7 +182,7 @@ async function codecAtTheStore(ctx: Context): Promise<void> {
   const url = await ctx.dbs.create("privacy");
   const sql = createPostgresSql(url);
   const bare = createPostgresEventStore(sql);
-  const sealed = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+  const sealed = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
   try {
     await migrate(sql);
     const tenant = randomUUID();

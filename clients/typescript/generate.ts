@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { areas } from "../../src/areas.ts";
 import { openapiDocument } from "../../src/platform/http/openapiDocument.ts";
 
 /**
@@ -18,7 +19,7 @@ const HEADER = `/**
 `;
 
 export async function generateClientTypes(): Promise<string> {
-  const document = await openapiDocument();
+  const document = await openapiDocument(areas);
   const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { silent: true });
   return `${HEADER}${astToString(ast)}`;
 }

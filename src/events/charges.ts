@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ChargeCategory, ChargeTax, KeyKind, Regularisation } from "../law/charges.ts";
 import { CHARGE_CATEGORIES } from "../law/charges.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import { euros as centsOfEuros, isoDate, MAX_EUROS, text, uuid } from "../platform/http/schemas.ts";
 import { defineResource, equals, type ResourceEvent } from "../platform/resource/resource.ts";
 
@@ -92,10 +93,16 @@ export type ChargesEvent =
 
 export type RegularisationEvent = { type: "ChargesRegularised"; data: RegularisationRecord };
 
-export const chargeEventTypes = ["ChargeRecorded", "ChargeChanged", "ChargeRemoved"] as const;
-export const keyEventTypes = ["DistributionKeyDefined"] as const;
-export const freezeEventTypes = ["ChargesFrozen"] as const;
-export const regularisationEventTypes = ["ChargesRegularised"] as const;
+/** The place's charges stream by part, types of its union; the three lists together name every type of it. */
+export const chargeEventTypes = [
+  "ChargeRecorded",
+  "ChargeChanged",
+  "ChargeRemoved",
+] as const satisfies readonly ChargesEvent["type"][];
+export const keyEventTypes = ["DistributionKeyDefined"] as const satisfies readonly ChargesEvent["type"][];
+export const freezeEventTypes = ["ChargesFrozen"] as const satisfies readonly ChargesEvent["type"][];
+allEventTypes<ChargesEvent["type"]>()([...chargeEventTypes, ...keyEventTypes, ...freezeEventTypes]);
+export const regularisationEventTypes = allEventTypes<RegularisationEvent["type"]>()(["ChargesRegularised"]);
 
 /** The ledger as the commands decide on it. */
 export interface ChargeLedger {

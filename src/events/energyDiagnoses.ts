@@ -1,5 +1,6 @@
 import type { EnergyLabel } from "../law/dpe.ts";
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 // The label scales and legal validity are the law's (src/law/dpe.ts).
 export {
@@ -40,11 +41,11 @@ export type EnergyDiagnosisEvent =
   | DomainEvent<"EnergyDiagnosisDeleted", { diagnosis_id: string }>;
 
 export type EnergyDiagnosisEventType = EnergyDiagnosisEvent["type"];
-export const energyDiagnosisEventTypes: readonly EnergyDiagnosisEventType[] = [
+export const energyDiagnosisEventTypes = allEventTypes<EnergyDiagnosisEventType>()([
   "EnergyDiagnosisRecorded",
   "EnergyDiagnosisUpdated",
   "EnergyDiagnosisDeleted",
-];
+]);
 
 export const energyDiagnosisStream = (id: string) => `energy_diagnosis-${id}`;
 

@@ -1,4 +1,5 @@
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Diagnostic kinds of the French "dossier de diagnostic technique" kept per estate:
@@ -43,10 +44,10 @@ export type EstateDiagnosticEvent =
   | DomainEvent<"EstateDiagnosticDeleted", { diagnostic_id: string; estate_id: string }>;
 
 export type EstateDiagnosticEventType = EstateDiagnosticEvent["type"];
-export const estateDiagnosticEventTypes: readonly EstateDiagnosticEventType[] = [
+export const estateDiagnosticEventTypes = allEventTypes<EstateDiagnosticEventType>()([
   "EstateDiagnosticRecorded",
   "EstateDiagnosticDeactivated",
   "EstateDiagnosticDeleted",
-];
+]);
 
 export const estateDiagnosticsStream = (estateId: string) => `estate_diagnostics-${estateId}`;

@@ -1,4 +1,5 @@
 import { LEASE_TYPES } from "../law/leaseTypes.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import type { Upcaster } from "../platform/eventstore/upcast.ts";
 import { LEASE_STATUS_OF_EVENT } from "./leaseEventGroups.ts";
 
@@ -353,40 +354,38 @@ export const leaseUpcasters: Upcaster[] = [
   },
 ];
 
-/** Every lease event type, checked by the compiler: a type missing here, or unknown, fails `tsc`. */
-const LEASE_EVENT_TYPES = {
-  LeaseCreated: true,
-  LeaseUpdated: true,
-  LeaseDeleted: true,
-  LeaseSentForSignature: true,
-  LeaseReturnedToDraft: true,
-  LeaseActivated: true,
-  LeaseNoticeGiven: true,
-  LeaseNoticeWithdrawn: true,
-  LeaseFinalisationStarted: true,
-  LeaseTerminated: true,
-  LeaseExpired: true,
-  LeaseRenewed: true,
-  LeaseLesseeAdded: true,
-  LeaseLesseeUpdated: true,
-  LeaseLesseeEnded: true,
-  LeaseLesseeRemoved: true,
-  LeaseRentChanged: true,
-  LeaseAmendmentDrafted: true,
-  LeaseAmendmentRevised: true,
-  LeaseAmendmentDeleted: true,
-  LeaseAmendmentSubmitted: true,
-  LeaseAmendmentValidated: true,
-  LeaseAmendmentRejected: true,
-  LeaseAmendmentCancelled: true,
-  LeaseAmended: true,
-  LeaseDocumentAdded: true,
-  LeaseDocumentUpdated: true,
-  LeaseDocumentDeleted: true,
-  LeaseComplianceChecked: true,
-} as const satisfies Record<LeaseEvent["type"], true>;
-
-export const leaseEventTypes = Object.keys(LEASE_EVENT_TYPES) as readonly LeaseEvent["type"][];
+/** Every lease event type, checked both ways by the compiler (allEventTypes): none missing, none unknown. */
+export const leaseEventTypes = allEventTypes<LeaseEvent["type"]>()([
+  "LeaseCreated",
+  "LeaseUpdated",
+  "LeaseDeleted",
+  "LeaseSentForSignature",
+  "LeaseReturnedToDraft",
+  "LeaseActivated",
+  "LeaseNoticeGiven",
+  "LeaseNoticeWithdrawn",
+  "LeaseFinalisationStarted",
+  "LeaseTerminated",
+  "LeaseExpired",
+  "LeaseRenewed",
+  "LeaseLesseeAdded",
+  "LeaseLesseeUpdated",
+  "LeaseLesseeEnded",
+  "LeaseLesseeRemoved",
+  "LeaseRentChanged",
+  "LeaseAmendmentDrafted",
+  "LeaseAmendmentRevised",
+  "LeaseAmendmentDeleted",
+  "LeaseAmendmentSubmitted",
+  "LeaseAmendmentValidated",
+  "LeaseAmendmentRejected",
+  "LeaseAmendmentCancelled",
+  "LeaseAmended",
+  "LeaseDocumentAdded",
+  "LeaseDocumentUpdated",
+  "LeaseDocumentDeleted",
+  "LeaseComplianceChecked",
+]);
 
 /**
  * The occupancy reservation of an estate. `lease_revision` is the revision the lease stream

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Lessee events (stream `lessee-<uuid>`) and the email reservation events
@@ -140,14 +141,14 @@ export type LesseeEmailEvent =
  */
 type WrittenBefore = { email?: string | null };
 
-export const LESSEE_EVENT_TYPES = [
+export const LESSEE_EVENT_TYPES = allEventTypes<LesseeEvent["type"]>()([
   "LesseeRegistered",
   "LesseeUpdated",
   "LesseeEmailChanged",
   "LesseeDeleted",
   "LesseeRegistrationAbandoned",
   "PersonalDataErased",
-] as const satisfies readonly LesseeEvent["type"][];
+]);
 
 export const lesseeStream = (id: string) => `lessee-${id}`;
 

@@ -1,4 +1,5 @@
 import { daysBetween, toMilli } from "../law/meters.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Meters (docs/design.md §7.4, docs/charges.md "Meters"): one stream per meter, `meter-<uuid>`, holding
@@ -85,14 +86,14 @@ export type MeterEvent =
   /** One per anomalous reading, beside it: the alert's source (webhook `meter.anomaly`). */
   | { type: "MeterConsumptionAnomalyDetected"; data: MeterAnomaly };
 
-export const meterEventTypes: MeterEvent["type"][] = [
+export const meterEventTypes = allEventTypes<MeterEvent["type"]>()([
   "MeterInstalled",
   "MeterUpdated",
   "MeterRemoved",
   "MeterReadingsRecorded",
   "MeterReplaced",
   "MeterConsumptionAnomalyDetected",
-];
+]);
 
 /**
  * A meter as its commands need it. Indexes in thousandths (src/law/meters.ts). `baseline` is the

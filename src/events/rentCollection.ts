@@ -1,4 +1,5 @@
 import type { ReminderKind } from "../law/reminders.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import { type AccountEvent, emptyAccount, evolveAccount, type LeaseAccount } from "./rentCycle.ts";
 
@@ -48,10 +49,10 @@ export type CollectionEvent =
   | { type: "ReceiptIssued"; data: ReceiptIssuedData }
   | { type: "RentReminderSent"; data: RentReminderSentData };
 
-export const collectionEventTypes = [
+export const collectionEventTypes = allEventTypes<CollectionEvent["type"]>()([
   "ReceiptIssued",
   "RentReminderSent",
-] as const satisfies readonly CollectionEvent["type"][];
+]);
 
 /** The outbox id of a call's reminder of a level: the same on every retry and every run. */
 export const reminderMessageId = (callId: string, level: number): string =>

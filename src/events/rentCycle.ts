@@ -1,5 +1,6 @@
 import { cents, toEuros } from "../law/money.ts";
 import type { PeriodFigures } from "../law/rentPeriods.ts";
+import { allEventTypes } from "../platform/decider.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 import { creditorReferenceFor } from "../platform/sepaIdentifiers.ts";
 import { PAYMENT_METHODS } from "./leases.ts";
@@ -125,12 +126,13 @@ export type AccountEvent =
   // Receipts and reminders (src/events/rentCollection.ts): on this stream, moving no money.
   | CollectionEvent;
 
-export const accountEventTypes = [
+/** The types that move money: every type of the account stream but the receipts' and reminders'. */
+export const accountEventTypes = allEventTypes<Exclude<AccountEvent["type"], CollectionEvent["type"]>>()([
   "OpeningBalanceRecorded",
   "RentCallIssued",
   "PaymentRecorded",
   "PaymentCancelled",
-] as const satisfies readonly AccountEvent["type"][];
+]);
 
 /** A call as the account folds it, in cents. */
 export interface AccountCall {

@@ -1,4 +1,4 @@
-import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes, type DomainEvent } from "../platform/decider.ts";
 import { deterministicUuid } from "../platform/ids.ts";
 
 /**
@@ -50,12 +50,20 @@ export type RentRegulationEvent =
   | DomainEvent<"EstateRentRegulationRemoved", { estate_id: string }>;
 
 export type RentRegulationEventType = RentRegulationEvent["type"];
-export const irlEventTypes: readonly RentRegulationEventType[] = ["IrlValuePublished"];
-export const placeRentRegulationEventTypes: readonly RentRegulationEventType[] = ["PlaceRentRegulationSet"];
-export const estateRentRegulationEventTypes: readonly RentRegulationEventType[] = [
+/** Each stream's types, types of the union; the three lists together name every type of it. */
+export const irlEventTypes = ["IrlValuePublished"] as const satisfies readonly RentRegulationEventType[];
+export const placeRentRegulationEventTypes = [
+  "PlaceRentRegulationSet",
+] as const satisfies readonly RentRegulationEventType[];
+export const estateRentRegulationEventTypes = [
   "EstateRentRegulationSet",
   "EstateRentRegulationRemoved",
-];
+] as const satisfies readonly RentRegulationEventType[];
+allEventTypes<RentRegulationEventType>()([
+  ...irlEventTypes,
+  ...placeRentRegulationEventTypes,
+  ...estateRentRegulationEventTypes,
+]);
 
 export const irlId = (quarter: string) => deterministicUuid("irl", quarter);
 export const irlStream = (quarter: string) => `irl-${irlId(quarter)}`;

@@ -1,5 +1,6 @@
 import type { AnnexCode } from "../law/annexes.ts";
 import type { DomainEvent } from "../platform/decider.ts";
+import { allEventTypes } from "../platform/decider.ts";
 
 /**
  * Signing a lease (docs/design.md §7.2, docs/signing.md): one stream per lease, `lease_signing-<lease id>`,
@@ -154,7 +155,7 @@ export type SigningEvent =
   | DomainEvent<"LeaseSignatureEnded", SignatureEndedData>
   | DomainEvent<"LeaseSigningPersonalDataErased", SigningPersonalDataErasedData>;
 
-export const signingEventTypes = [
+export const signingEventTypes = allEventTypes<SigningEvent["type"]>()([
   "LeaseAnnexAttached",
   "LeaseSignatureInitiated",
   "LeaseSignatureCodeSent",
@@ -163,7 +164,7 @@ export const signingEventTypes = [
   "LeaseSignatureCompleted",
   "LeaseSignatureEnded",
   "LeaseSigningPersonalDataErased",
-] as const satisfies readonly SigningEvent["type"][];
+]);
 
 // ---------------------------------------------------------------- the fold
 

@@ -33,7 +33,6 @@ export const STREAM_CATEGORIES = [
   "management_mandate",
   "media",
   "meter",
-  "message",
   "owner",
   "owner_expenses",
   "payouts",

@@ -1,3 +1,4 @@
+import { allEventTypes } from "../platform/decider.ts";
 /**
  * Outbound webhooks (docs/design.md §7.2, docs/webhooks.md): a tenant's subscriptions, one stream
  * each, `webhook_subscription-<uuid>`. Deliveries are not events: the `webhooks` projection
@@ -41,14 +42,14 @@ export type WebhookSubscriptionEvent =
   | { type: "WebhookSubscriptionDeleted"; data: { subscription_id: string } }
   | { type: "WebhookTestRequested"; data: { subscription_id: string } };
 
-export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES = [
+export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES = allEventTypes<WebhookSubscriptionEvent["type"]>()([
   "WebhookSubscriptionCreated",
   "WebhookSubscriptionUpdated",
   "WebhookSubscriptionDisabled",
   "WebhookSubscriptionEnabled",
   "WebhookSubscriptionDeleted",
   "WebhookTestRequested",
-] as const satisfies readonly WebhookSubscriptionEvent["type"][];
+]);
 
 export interface WebhookSubscriptionState {
   exists: boolean;

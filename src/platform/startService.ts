@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { areas, subjectErasures } from "../areas.ts";
-import { STREAM_CATEGORIES } from "../events/streams.ts";
+import { erasuresOf, type Wiring } from "./area.ts";
 import { instrumentStore } from "./collectMetrics.ts";
 import type { Config } from "./config.ts";
 import { createPostgresSql, type Sql } from "./db.ts";
@@ -12,6 +11,7 @@ import { buildApp } from "./http/buildApp.ts";
 import { startJobs } from "./jobs.ts";
 import { createLogger } from "./log.ts";
 import { migrate } from "./migrate.ts";
+import { MESSAGE_CATEGORY } from "./outbox/messageEvents.ts";
 import { withPersonalData } from "./personalData/codec.ts";
 import { personalDataCodecOf } from "./personalData/codecOf.ts";
 import { renameLegacyReservations } from "./personalData/reservationNames.ts";
@@ -59,28 +59,29 @@ export async function openDatabase(config: Config, options: { join?: boolean } =
  * from another server that `pms log adopt` has not made readable here (docs/decisions.md); personal
  * fields encrypted on the way in and decrypted on the way out (docs/personal-data.md).
  */
-export async function openEventStore(config: Config, sql: Sql): Promise<EventStore> {
-  return sealedLog(await openLog(config, sql), config, sql);
+export async function openEventStoreWith(wiring: Wiring, config: Config, sql: Sql): Promise<EventStore> {
+  return sealedLog(wiring, await openLog(wiring, config, sql), config, sql);
 }
 
 /**
  * The log with personal fields sealed; on the PostgreSQL log, the email reservations still named
  * the old way are renamed first (reservationNames.ts), for the service and the CLI alike.
  */
-async function sealedLog(log: EventStore, config: Config, sql: Sql): Promise<EventStore> {
-  const store = withPersonalData(log, personalDataCodecOf(config, sql));
+async function sealedLog(wiring: Wiring, log: EventStore, config: Config, sql: Sql): Promise<EventStore> {
+  const store = withPersonalData(log, personalDataCodecOf(config, sql, wiring.personalData));
   if (store.pseudonym) await renameLegacyReservations(sql, store.pseudonym);
   return store;
 }
 
-async function openLog(config: Config, sql: Sql): Promise<EventStore> {
+async function openLog(wiring: Wiring, config: Config, sql: Sql): Promise<EventStore> {
   if (config.EVENTSTORE_URL) {
     const { createEventStoreDbEventStore } = await import(
       "./eventstore/eventstoredb/eventStoreDbEventStore.ts"
     );
-    // The areas' categories, and the platform's own (an operator's choices for quarantined events).
+    // The areas' categories, and the platform's own (an operator's choices for quarantined
+    // events, the outbox's messages).
     return createEventStoreDbEventStore(config.EVENTSTORE_URL, {
-      categories: [...STREAM_CATEGORIES, QUARANTINE_CATEGORY],
+      categories: [...wiring.streamCategories, QUARANTINE_CATEGORY, MESSAGE_CATEGORY],
     });
   }
   await assertLogAdopted(sql);
@@ -117,12 +118,16 @@ export interface StartOptions {
   sealPersonalData?: boolean;
 }
 
-/** Opens storage, migrates, and starts the roles asked for in this process. */
-export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
+/** Opens storage, migrates, and starts the roles asked for in this process, with the areas wired in. */
+export async function startServiceWith(
+  wiring: Wiring,
+  config: Config,
+  options: StartOptions = {},
+): Promise<Service> {
   const roles = new Set<Role>(options.roles ?? ["api", "projector", "worker"]);
   const sql = options.sql ?? (await openDatabase(config));
   try {
-    return await startOn(sql, config, roles, options);
+    return await startOn(wiring, sql, config, roles, options);
   } catch (error) {
     // A failed start leaves nothing running (the embedded PostgreSQL stops too).
     if (!options.sql) await sql.close().catch(() => {});
@@ -130,7 +135,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
-async function startOn(sql: Sql, config: Config, roles: Set<Role>, options: StartOptions): Promise<Service> {
+async function startOn(
+  wiring: Wiring,
+  sql: Sql,
+  config: Config,
+  roles: Set<Role>,
+  options: StartOptions,
+): Promise<Service> {
+  const { areas } = wiring;
+  const erasures = erasuresOf(areas);
   const log = createLogger(config);
   if (!config.PMS_DATA_KEY && (config.DATABASE_URL || config.EVENTSTORE_URL))
     log.warn(
@@ -144,9 +157,9 @@ async function startOn(sql: Sql, config: Config, roles: Set<Role>, options: Star
   };
   const { store, jobs } = await oneAtATime(sql, async () => {
     await migrate(sql);
-    const opened = options.store ?? (await openLog(config, sql));
+    const opened = options.store ?? (await openLog(wiring, config, sql));
     const store = instrumentStore(
-      options.sealPersonalData === false ? opened : await sealedLog(opened, config, sql),
+      options.sealPersonalData === false ? opened : await sealedLog(wiring, opened, config, sql),
     );
     // pg-boss creates or migrates its schema in its start.
     const jobs = await startJobs({
@@ -154,7 +167,7 @@ async function startOn(sql: Sql, config: Config, roles: Set<Role>, options: Star
       store,
       projections,
       jobs: areas.flatMap((a) => a.jobs ?? []),
-      erasures: subjectErasures(),
+      erasures,
       work: roles.has("worker"),
       log: logger,
     });
@@ -181,7 +194,7 @@ async function startOn(sql: Sql, config: Config, roles: Set<Role>, options: Star
     : watchProjections(sql, store, projections);
   // Serve only once the read-model tables exist, so no first request meets a missing table.
   if (roles.has("api")) await runtime.ready();
-  const platform: Platform = { config, sql, store, projections: runtime, jobs, erasures: subjectErasures() };
+  const platform: Platform = { config, sql, store, projections: runtime, jobs, erasures };
 
   let firstRunKey: string | null = null;
   if (!config.DATABASE_URL && !config.PMS_ADMIN_API_KEY && (await listTenants(sql)).length === 0) {

@@ -33,7 +33,6 @@ export {
   leaseParams,
 } from "./leaseBodies.ts";
 export { leaseFromEvents } from "./leaseReplay.ts";
-export { leaseQueryRoutes } from "./leaseRoutes.ts";
 
 export async function readLease(sql: Sql, tenantId: string, id: string): Promise<Found | null> {
   const [row] = await sql.asTenant(tenantId, (tx) =>

@@ -392,7 +392,7 @@ describe("personal data", () => {
     expect(before[0][0].data.first_name).toBe(PERSON.first_name);
     expect(await rawEvents(ids[0])).toContain(PERSON.first_name);
 
-    const codec = personalDataCodecOf({}, t.sql);
+    const codec = personalDataCodecOf({}, t.sql, PERSONAL_DATA);
     const categories = Object.keys(PERSONAL_DATA);
     // Stopped after one small batch, then resumed from its checkpoint.
     const first = await encryptExistingEvents(t.sql, codec, { categories, batch: 2, maxBatches: 1 });
@@ -533,7 +533,7 @@ describe("personal data inside lease signing streams", () => {
     await t.sql.query(
       "INSERT INTO personal_data_migration (name, last_position) SELECT 'encrypt-existing', max(position) FROM events",
     );
-    const codec = personalDataCodecOf({}, t.sql);
+    const codec = personalDataCodecOf({}, t.sql, PERSONAL_DATA);
     const run = await encryptExistingEvents(t.sql, codec, { categories: Object.keys(PERSONAL_DATA) });
     await codec.keyring.close();
     // The lease signing category has its own checkpoint, from the start; the others went on from theirs.

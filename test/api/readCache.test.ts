@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { readCacheOf } from "../../src/platform/http/readCache.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { DPE_SAMPLE } from "../support/energyDiagnosisSample.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
 import { createTestApp, type TestApp, type TestTenant } from "../support/testApp.ts";

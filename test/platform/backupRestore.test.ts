@@ -8,7 +8,7 @@ import { loadConfig } from "../../src/platform/config.ts";
 import { createPostgresSql } from "../../src/platform/db.ts";
 import { adoptLog } from "../../src/platform/eventstore/postgres/adoptLog.ts";
 import { migrate } from "../../src/platform/migrate.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { createEmptyDatabase, databaseKinds } from "../support/testDatabase.ts";
 

@@ -6,8 +6,8 @@ import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { CheckpointAheadError } from "../../src/platform/projections/runProjections.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { fakeClient } from "../support/fakeEventStoreDb.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 
@@ -59,9 +59,7 @@ describe.each(["postgres", "eventstoredb (fake client)"])("checkpoints ahead of 
     expect((refused as CheckpointAheadError).projections.map((p) => p.name)).toContain("places");
 
     // The fix it names: each projection rebuilt from the log as it is.
-    const store =
-      storeOf(restored) ??
-      (await import("../../src/platform/startService.ts")).openEventStore(config, db.sql);
+    const store = storeOf(restored) ?? (await import("../../src/service.ts")).openEventStore(config, db.sql);
     const opened = await store;
     for (const p of (refused as CheckpointAheadError).projections) {
       const projection = areas.flatMap((a) => a.projections).find((x) => x.name === p.name)!;

@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { PERMISSIONS } from "../../src/platform/http/auth.ts";
 import { removeDataDirectory } from "../../src/platform/startEmbeddedPostgres.ts";
-import { openDatabase } from "../../src/platform/startService.ts";
+import { openDatabase } from "../../src/service.ts";
 import { type PlatformApp, startPlatformApp } from "../support/platformApp.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import type { EventStore, NewEvent } from "../../src/platform/eventstore/eventStore.ts";
 import { createPostgresEventStore } from "../../src/platform/eventstore/postgres/postgresEventStore.ts";
@@ -47,7 +48,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("envelopes in the log", () => {
   beforeAll(async () => {
     ({ sql, drop } = await createTestDatabase("postgres"));
     bare = createPostgresEventStore(sql);
-    store = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    store = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
   });
   afterAll(async () => {
     await store.close();
@@ -112,7 +113,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("envelopes in the log", () => {
     await store.appendToStream(stream, [registered(tenant, id, "Martin")], {
       expected_revision: "no_stream",
     });
-    const codec = personalDataCodecOf({}, sql);
+    const codec = personalDataCodecOf({}, sql, PERSONAL_DATA);
     const key = await codec.keyring.keyForWriting(tenant, stream);
     const values = { first_name: "Anne", last_name: "Ancien", email: `${id}@env.test` };
     const legacy = seal(key, Buffer.from(JSON.stringify(values)), `${tenant}/${stream}`).toString("base64");
@@ -133,7 +134,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)("envelopes in the log", () => {
     await codec.keyring.close();
 
     await destroySubjectKey(sql, tenant, stream);
-    const fresh = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    const fresh = withPersonalData(
+      createPostgresEventStore(sql),
+      personalDataCodecOf({}, sql, PERSONAL_DATA),
+    );
     const erased = await fresh.readStream(stream);
     expect((erased[0].data as any).last_name).toBeNull();
     expect((erased[1].data as any).changes.last_name).toBeNull();

@@ -8,8 +8,8 @@ import { createPostgresSql, type Sql } from "../../src/platform/db.ts";
 import { fold } from "../../src/platform/decider.ts";
 import type { RecordedEvent } from "../../src/platform/eventstore/eventStore.ts";
 import { readReservation } from "../../src/platform/reserveUnique.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { type Fault, type FaultProxy, startFaultProxy } from "../support/faultProxy.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 

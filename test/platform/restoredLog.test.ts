@@ -5,7 +5,7 @@ import {
   ForeignLogError,
   findForeignLog,
 } from "../../src/platform/eventstore/postgres/adoptLog.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { createTestApp, TEST_ADMIN_KEY, type TestApp } from "../support/testApp.ts";
 import { databaseKinds } from "../support/testDatabase.ts";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PERSONAL_DATA } from "../../src/events/personalData.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import {
   type EventStore,
@@ -45,8 +46,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
   const tenant = randomUUID();
   beforeAll(async () => {
     ({ sql, drop } = await createTestDatabase("postgres"));
-    first = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
-    second = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    first = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
+    second = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
   });
   afterAll(async () => {
     await first.close();
@@ -112,7 +113,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
         return sql.query(text, params, options);
       },
     };
-    const cold = withPersonalData(createPostgresEventStore(counting), personalDataCodecOf({}, counting));
+    const cold = withPersonalData(
+      createPostgresEventStore(counting),
+      personalDataCodecOf({}, counting, PERSONAL_DATA),
+    );
     try {
       // The events as stored (readAll's horizon may lag behind other databases' transactions), then
       // decoded as one batch, as the projector decodes what it read.
@@ -144,8 +148,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("data keys stored with their event
         [tenant, `lessee-${id}`, seal(DEVELOPMENT_MASTER_KEY, key, `${tenant}/lessee-${id}`)],
       );
     }
-    const cold = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
-    const batch = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql));
+    const cold = withPersonalData(createPostgresEventStore(sql), personalDataCodecOf({}, sql, PERSONAL_DATA));
+    const batch = withPersonalData(
+      createPostgresEventStore(sql),
+      personalDataCodecOf({}, sql, PERSONAL_DATA),
+    );
     try {
       expect(lastName((await cold.readStream(`lessee-${ids[0]}`))[0].data)).toBe(`Former ${ids[0]}`);
       const bare = createPostgresEventStore(sql);

@@ -4,8 +4,8 @@ import { lesseeStream } from "../../src/events/lessees.ts";
 import { loadConfig } from "../../src/platform/config.ts";
 import type { EventStore } from "../../src/platform/eventstore/eventStore.ts";
 import { createEventStoreDbEventStore } from "../../src/platform/eventstore/eventstoredb/eventStoreDbEventStore.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { fakeClient } from "../support/fakeEventStoreDb.ts";
 import { createTestDatabase } from "../support/testDatabase.ts";
 

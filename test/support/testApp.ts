@@ -1,8 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { loadConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/platform/db.ts";
-import { type Service, startService } from "../../src/platform/startService.ts";
 import { ALL_PERMISSIONS, createApiKey, createTenant } from "../../src/platform/tenants/tenants.ts";
+import { type Service, startService } from "../../src/service.ts";
 import { responseCheckerOf } from "./checkResponse.ts";
 import { createTestDatabase, type DatabaseKind } from "./testDatabase.ts";
 

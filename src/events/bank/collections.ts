@@ -1,3 +1,4 @@
+import { allEventTypes } from "../../platform/decider.ts";
 /**
  * SEPA Direct Debit collections (docs/bank.md, "SEPA collections"): the batches of a creditor bank
  * account, on its stream `sepa_collections-<account id>`. One stream per account is what makes a
@@ -76,10 +77,10 @@ export type CollectionEvent =
       };
     };
 
-export const collectionEventTypes = [
+export const collectionEventTypes = allEventTypes<CollectionEvent["type"]>()([
   "SepaCollectionCreated",
   "SepaCollectionRejected",
-] as const satisfies readonly CollectionEvent["type"][];
+]);
 
 export interface CollectionState {
   due_on: string;

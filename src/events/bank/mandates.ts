@@ -1,4 +1,5 @@
 import { addMonths } from "../../law/calendar.ts";
+import { allEventTypes } from "../../platform/decider.ts";
 
 /**
  * SEPA Direct Debit mandates (docs/bank.md, "SEPA mandates"): stream `sepa_mandate-<id>`, one per
@@ -30,11 +31,11 @@ export type MandateEvent =
       data: { mandate_id: string; lease_id: string; collection_id: string; used_on: string };
     };
 
-export const mandateEventTypes = [
+export const mandateEventTypes = allEventTypes<MandateEvent["type"]>()([
   "SepaMandateSigned",
   "SepaMandateRevoked",
   "SepaMandateUsed",
-] as const satisfies readonly MandateEvent["type"][];
+]);
 
 export type Mandate =
   | { status: "absent" }

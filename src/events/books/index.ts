@@ -1,4 +1,5 @@
 import type { DomainEvent } from "../../platform/decider.ts";
+import { allEventTypes } from "../../platform/decider.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
 
 /**
@@ -27,7 +28,7 @@ export interface BookPeriodClosedData {
 
 export type BookEvent = DomainEvent<"BookPeriodClosed", BookPeriodClosedData>;
 
-export const bookEventTypes = ["BookPeriodClosed"] as const satisfies readonly BookEvent["type"][];
+export const bookEventTypes = allEventTypes<BookEvent["type"]>()(["BookPeriodClosed"]);
 
 /** A book's stream folded: the last fiscal year closed. */
 export interface BookState {
@@ -63,10 +64,10 @@ export type MandateEvent =
   | DomainEvent<"ManagementMandateSigned", Omit<ManagementMandate, "ends_on">>
   | DomainEvent<"ManagementMandateEnded", { mandate_id: string; owner_id: string; ends_on: string }>;
 
-export const mandateEventTypes = [
+export const mandateEventTypes = allEventTypes<MandateEvent["type"]>()([
   "ManagementMandateSigned",
   "ManagementMandateEnded",
-] as const satisfies readonly MandateEvent["type"][];
+]);
 
 export const evolveMandates = (state: ManagementMandate[], event: MandateEvent): ManagementMandate[] => {
   switch (event.type) {
@@ -119,10 +120,10 @@ export type OwnerExpenseEvent =
   | DomainEvent<"OwnerExpenseRecorded", OwnerExpense>
   | DomainEvent<"OwnerExpenseCancelled", { expense_id: string; owner_id: string; cancelled_on: string }>;
 
-export const ownerExpenseEventTypes = [
+export const ownerExpenseEventTypes = allEventTypes<OwnerExpenseEvent["type"]>()([
   "OwnerExpenseRecorded",
   "OwnerExpenseCancelled",
-] as const satisfies readonly OwnerExpenseEvent["type"][];
+]);
 
 /** An owner's expenses folded: each one and whether it was cancelled. */
 export type OwnerExpensesState = Record<string, OwnerExpense & { cancelled_on: string | null }>;
@@ -169,7 +170,7 @@ export interface PayoutIssuedData {
 
 export type PayoutEvent = DomainEvent<"PayoutIssued", PayoutIssuedData>;
 
-export const payoutEventTypes = ["PayoutIssued"] as const satisfies readonly PayoutEvent["type"][];
+export const payoutEventTypes = allEventTypes<PayoutEvent["type"]>()(["PayoutIssued"]);
 
 export interface PayoutsState {
   payouts: string[];

@@ -1,4 +1,3 @@
-import { UPCASTERS } from "../../events/upcasters.ts";
 import type { RecordedEvent } from "./eventStore.ts";
 
 /**
@@ -15,13 +14,23 @@ export interface Upcaster {
   upcast(data: any): unknown;
 }
 
+let registered: readonly Upcaster[] = [];
 let byType: Map<string, Map<number, Upcaster>> | null = null;
 
-// Built on first use: src/events/* load after the platform's modules.
+/**
+ * The areas' upcasters (src/events/upcasters.ts), registered by the composition root
+ * (src/areas.ts) as it loads: the platform knows no area's events.
+ */
+export function registerUpcasters(upcasters: readonly Upcaster[]): void {
+  registered = upcasters;
+  byType = null;
+}
+
+// Built on first use after a registration.
 function upcasters(): Map<string, Map<number, Upcaster>> {
   if (byType) return byType;
   byType = new Map();
-  for (const u of UPCASTERS) {
+  for (const u of registered) {
     const steps = byType.get(u.type) ?? new Map<number, Upcaster>();
     if (steps.has(u.from)) throw new Error(`two upcasters of ${u.type} from version ${u.from}`);
     steps.set(u.from, u);

@@ -1,4 +1,4 @@
-import { areas } from "../../areas.ts";
+import type { Area } from "../area.ts";
 import { loadConfig } from "../config.ts";
 import { jobKinds } from "../jobs.ts";
 import type { Platform } from "../platform.ts";
@@ -21,7 +21,7 @@ const absent = (part: string) =>
  * routes read the platform only when they answer, and this app answers nothing
  * (`pms openapi`, the lint step of .ci/run, the typed client's generation).
  */
-export async function openapiDocument(): Promise<Record<string, unknown>> {
+export async function openapiDocument(areas: readonly Area[]): Promise<Record<string, unknown>> {
   const projections = areas.flatMap((a) => a.projections);
   const kinds = jobKinds(
     projections,

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from "../eventstore/eventStore.ts";
+import {
   evolveMessage,
   initialMessageState,
   isAbandoned,
@@ -8,13 +14,7 @@ import {
   type MessageEvent,
   type MessageState,
   messageStream,
-} from "../../events/messages.ts";
-import {
-  type EventMetadata,
-  type EventStore,
-  type RecordedEvent,
-  WrongExpectedRevisionError,
-} from "../eventstore/eventStore.ts";
+} from "./messageEvents.ts";
 import type { Notifier, SendOutcome } from "./notifier.ts";
 
 /**

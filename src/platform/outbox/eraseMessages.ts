@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { messageStream } from "../../events/messages.ts";
 import type { Sql } from "../db.ts";
 import type { EventMetadata, EventStore, Position } from "../eventstore/eventStore.ts";
 import { destroySubjectKey } from "../personalData/keyring.ts";
+import { messageStream } from "./messageEvents.ts";
 
 /**
  * A data subject's erasure reaches the outbox (docs/personal-data.md): each message naming the

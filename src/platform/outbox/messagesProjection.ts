@@ -1,6 +1,6 @@
-import { type MessageEvent, messageEventTypes, NEVER_SENT } from "../../events/messages.ts";
 import type { Sql } from "../db.ts";
 import { type Row, rowProjection, tenantPolicy } from "../projections/projection.ts";
+import { type MessageEvent, messageEventTypes, NEVER_SENT } from "./messageEvents.ts";
 
 /**
  * `messages`: one row per outbox message, its delivery status (docs/messages.md). The deliverer

@@ -1,4 +1,4 @@
-import type { QueuedMessage } from "../../events/messages.ts";
+import type { QueuedMessage } from "./messageEvents.ts";
 
 /**
  * The notifier port (docs/messages.md): hands one message to a provider. An adapter never

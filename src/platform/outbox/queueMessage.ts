@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { type EventStore, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
+import { isUuid } from "../ids.ts";
 import {
   type MessageAttachment,
   type MessageRecipient,
   type MessageRelated,
   messageStream,
   type QueuedMessage,
-} from "../../events/messages.ts";
-import { type EventStore, WrongExpectedRevisionError } from "../eventstore/eventStore.ts";
-import { isUuid } from "../ids.ts";
+} from "./messageEvents.ts";
 
 /** What `queueMessage` needs: the event store only (no SMTP: delivery is the worker's). */
 export interface OutboxDeps {
