@@ -185,7 +185,12 @@ describe("configuration and template", () => {
     expect(validated.subject).toBe("Avenant à votre bail validé : Avenant n°1");
     expect(validated.text).toContain("Bonjour Camille Martin,");
     expect(validated.text).toContain(
-      "(12 rue des Lilas, Lyon) « Avenant n°1 » est validé. Il prend effet le 01/01/2026.",
+      "(12 rue des Lilas, Lyon) « Avenant n°1 » est validé. Il prend effet le 1er janvier 2026.",
+    );
+    // No tenant listed (this context has none): no empty « Locataire(s) : » line.
+    expect(validated.text).not.toContain("Locataire(s)");
+    expect(renderAmendmentNotice({ ...context, lessees: [context.lessee] }).text).toContain(
+      "Locataire(s) : Camille Martin\n",
     );
     expect(validated.text).not.toContain("Motif");
     const rejected = renderAmendmentNotice({
