@@ -13,7 +13,7 @@ Motif : {{amendment.reason}}
 {{/if}}
 Logement : {{#if estate.address}}{{estate.address}}{{else}}—{{/if}}
 Bailleur : {{landlord.name}}
-{{#if lessees.length}}Locataire(s) : {{#each lessees}}{{#if @index}}, {{/if}}{{first_name}} {{last_name}}{{legal_name}}{{/each}}
+{{#if lessees.length}}Locataire(s) : {{#each lessees}}{{#if @index}}, {{/if}}{{first_name}} {{last_name}}{{/each}}
 {{/if}}
 Cordialement,
 {{sender.name}}
