@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { leaseAccountStream } from "../../events/rentCycle.ts";
+import { type AccountEvent, type LeaseAccount, leaseAccountStream } from "../../events/rentCycle.ts";
 import {
   latestPosition,
   type Position,
@@ -43,6 +43,21 @@ export async function settleOnLeaseAccounts(
   return latestPosition(positions);
 }
 
+/** An account's new events: its commands decided in order, each on the state the previous left. */
+export function decideOnAccount(
+  account: LeaseAccount,
+  commands: readonly BankPaymentCommand[],
+): AccountEvent[] {
+  const events: AccountEvent[] = [];
+  let state = account;
+  for (const command of commands) {
+    const decided = bankPaymentDecider.decide(command, state);
+    state = decided.reduce(bankPaymentDecider.evolve, state);
+    events.push(...decided);
+  }
+  return events;
+}
+
 async function settleChunk(
   request: FastifyRequest,
   leases: readonly string[],
@@ -57,13 +72,7 @@ async function settleChunk(
     if (loaded.every((l) => !l.foreign)) {
       const writes: StreamWrite[] = [];
       leases.forEach((lease, i) => {
-        let { state } = loaded[i];
-        const events = [];
-        for (const command of byLease.get(lease) ?? []) {
-          const decided = bankPaymentDecider.decide(command, state);
-          state = decided.reduce(bankPaymentDecider.evolve, state);
-          events.push(...decided);
-        }
+        const events = decideOnAccount(loaded[i].state, byLease.get(lease) ?? []);
         if (events.length === 0) return;
         writes.push({
           stream_name: streams[i],
