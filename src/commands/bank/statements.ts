@@ -130,13 +130,13 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
         lines: parsed.lines,
         calls,
       });
-      const position = await settle(request, result);
+      const settled = await settle(request, result);
       const imported = result.events.find((e) => e.type === "BankStatementImported");
       const fresh = imported?.type === "BankStatementImported" ? imported.data.lines : [];
       const new_lines = fresh.length;
       // A return of a direct debit this account collected: the collection's payment is cancelled,
       // then the line is accounted for on the ledger.
-      let position = result.position;
+      let position = settled;
       const debitReturns = await returnCollectedDebits(request, bank_account_id, fresh, result.events);
       for (const r of debitReturns) {
         const marked = await runLedger(request, bank_account_id, {
@@ -144,7 +144,7 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
           bank_account_id,
           ...r,
         });
-        position = marked.position ?? position;
+        position = latestPosition([position, marked.position]);
       }
       // A return that found its credit is accounted for, as a sure match is.
       const matched =
