@@ -87,16 +87,25 @@ export async function bankStep(ctx: Context): Promise<void> {
       body: form,
     });
     const body = (await res.json()) as { matched?: number; new_lines?: number };
-    if (res.status !== 201) throw new Error(`POST statements: ${res.status} ${JSON.stringify(body)}`);
-    return { ms: performance.now() - t, body };
+    if (res.status !== 201 && res.status !== 202)
+      throw new Error(`POST statements: ${res.status} ${JSON.stringify(body)}`);
+    const answered = performance.now() - t;
+    // 202: the read models had not passed the writes within the bound; the time is until they show
+    // every payment (the books' postings included: they commit with the rest, one reader for all).
+    while (res.status === 202 && (await recorded()) < refs.length) await sleep(100);
+    return { ms: performance.now() - t, answered_ms: answered, status: res.status, body };
   };
+  const recorded = async () =>
+    (
+      await rows(
+        url,
+        `SELECT count(*)::int AS n FROM lease_payments WHERE tenant_id = $1 AND status = 'RECORDED'`,
+        [tenant.id],
+      )
+    )[0].n as number;
   const first = await post();
   const again = await post();
-  const [{ n: paid }] = await rows(
-    url,
-    `SELECT count(*)::int AS n FROM lease_payments WHERE tenant_id = $1 AND status = 'RECORDED'`,
-    [tenant.id],
-  );
+  const paid = await recorded();
   ctx.raw.bank = { lines: refs.length, bytes: file.length, first, again, payments: paid };
   ctx.figures.push(
     {
@@ -105,8 +114,12 @@ export async function bankStep(ctx: Context): Promise<void> {
       value: round(first.ms / 1000, 2),
       unit: "s",
       target: "≤ 5 s",
-      pass: atMost(first.ms, 5000) && first.body.matched === refs.length && paid === refs.length,
-      note: `${first.body.matched} matched, ${paid} payments, ${round(file.length / 2 ** 20, 1)} MiB`,
+      pass:
+        atMost(first.ms, 5000) &&
+        first.status === 201 &&
+        first.body.matched === refs.length &&
+        paid === refs.length,
+      note: `${first.body.matched ?? "?"} matched, ${paid} payments, ${round(file.length / 2 ** 20, 1)} MiB; answered ${first.status} in ${round(first.answered_ms / 1000, 2)} s`,
     },
     {
       step: "42 bank",

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerDecider } from "../../src/commands/bank/ledger.ts";
+import { bankPaymentDecider } from "../../src/commands/bank/payments.ts";
 import { settleLeftovers } from "../../src/commands/bank/settleLoop.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
 import { bankLedgerStream } from "../../src/events/bank/index.ts";
-import { paymentReferenceOf, rentCallId } from "../../src/events/rentCycle.ts";
+import { leaseAccountStream, paymentReferenceOf, rentCallId } from "../../src/events/rentCycle.ts";
 import { rebuildProjection } from "../../src/platform/projections/rebuildProjection.ts";
 import { runCommand } from "../../src/platform/runCommand.ts";
 import { bankProjections } from "../../src/projections/bank/index.ts";
@@ -334,5 +335,88 @@ describe.each(databaseKinds)("bank statements on %s", (kind) => {
     );
     expect(await settleLeftovers(deps, 0)).toBe(0);
     expect(await balance(lease)).toBe(0);
+  });
+
+  it("a lease account moved between the bulk read and the bulk write: nothing written, then account by account, each line once", async () => {
+    const [a, b] = [
+      await activeLease(
+        await lessee({ first_name: "Paul", last_name: "Morel", email: "paul.morel@example.fr" }),
+      ),
+      await activeLease(
+        await lessee({ first_name: "Inès", last_name: "Roux", email: "ines.roux@example.fr" }),
+      ),
+    ];
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    await issueRentCalls(deps, { today: "2025-01-15", tenantId: t.tenant.id });
+    const account = (
+      await t.request("POST", "/api/bank-accounts", {
+        body: { label: "Conflit", iban: "FR7630006000011234567890189" },
+      })
+    ).json().id as string;
+    const store = t.service.platform.store;
+    const bulk = store.appendToStreams?.bind(store);
+    expect(bulk).toBeDefined();
+    let writes = 0;
+    // Another writer records a payment on lease a's account after the settlement read it.
+    store.appendToStreams = async (w) => {
+      writes++;
+      if (writes === 1) {
+        const metadata = {
+          tenant_id: t.tenant.id,
+          actor_key_id: null,
+          correlation_id: "concurrent",
+          causation_id: null,
+          occurred_at: new Date().toISOString(),
+        };
+        await runCommand(
+          { store, tenant_id: t.tenant.id, metadata },
+          leaseAccountStream(a),
+          bankPaymentDecider,
+          {
+            type: "RecordLinePayments",
+            lease_id: a,
+            payments: [
+              {
+                payment_id: "00000000-0000-4000-8000-00000000c0f1",
+                rent_call_id: rentCallId(a, "2025-01-01"),
+                amount: 100,
+                paid_on: "2025-01-06",
+                bank_account_id: account,
+                bank_line_id: "00000000-0000-4000-8000-00000000c0f2",
+              },
+            ],
+          },
+        );
+      }
+      return (bulk as NonNullable<typeof bulk>)(w);
+    };
+    const credit = (
+      lease: string,
+      ref: string,
+    ) => `<Ntry><Amt Ccy="EUR">850.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>
+<BookgDt><Dt>2025-01-06</Dt></BookgDt><AcctSvcrRef>${ref}</AcctSvcrRef>
+<NtryDtls><TxDtls><RmtInf><Strd><CdtrRefInf><Ref>${paymentReferenceOf(rentCallId(lease, "2025-01-01"))}</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+    const file = `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>
+<GrpHdr><MsgId>CONFLIT</MsgId><CreDtTm>2025-01-07T06:00:00</CreDtTm></GrpHdr>
+<Stmt><Id>CONFLIT-1</Id><CreDtTm>2025-01-07T06:00:00</CreDtTm><Acct><Id><IBAN>FR7630006000011234567890189</IBAN></Id></Acct>
+${credit(a, "CONFLIT-A")}
+${credit(b, "CONFLIT-B")}
+</Stmt></BkToCstmrStmt></Document>`;
+    try {
+      const res = await upload(account, Buffer.from(file));
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json()).toMatchObject({ new_lines: 2, matched: 2 });
+      // The bulk write was refused whole (a's revision moved): b was written by the fallback.
+      expect(writes).toBe(1);
+      expect(await balance(a)).toBe(-100);
+      expect(await balance(b)).toBe(0);
+      const again = await upload(account, Buffer.from(file));
+      expect(again.json()).toMatchObject({ new_lines: 0, matched: 0 });
+      expect(await balance(a)).toBe(-100);
+      expect(await balance(b)).toBe(0);
+    } finally {
+      store.appendToStreams = bulk;
+    }
   });
 });

@@ -11,17 +11,20 @@ import {
   STATEMENT_FORMATS,
   type StatementFormat,
 } from "../../events/bank/index.ts";
-import { leaseAccountStream } from "../../events/rentCycle.ts";
 import { readOneFile } from "../../platform/blobs/readOneFile.ts";
 import { notFound, validationError } from "../../platform/errors.ts";
-import type { Position } from "../../platform/eventstore/eventStore.ts";
+import { latestPosition } from "../../platform/eventstore/eventStore.ts";
 import { tenantOf } from "../../platform/http/auth.ts";
-import { handleCommand, newResourceId, replyAfterProjection } from "../../platform/http/handleCommand.ts";
+import {
+  type CommandResult,
+  handleCommand,
+  newResourceId,
+  replyAfterProjection,
+} from "../../platform/http/handleCommand.ts";
 import { honourIdempotencyKey } from "../../platform/http/idempotency.ts";
 import { uploadBody } from "../../platform/http/openapi.ts";
 import { createdAnswers, updatedAnswers } from "../../platform/http/responses.ts";
 import { text, uuid } from "../../platform/http/schemas.ts";
-import { mapLimit } from "../../platform/mapLimit.ts";
 import { readResource } from "../../platform/resource/read.ts";
 import { streamCachesPerStore } from "../../platform/streamCache.ts";
 import { bankLineBody, readBankLine } from "../../queries/bank/index.ts";
@@ -31,7 +34,8 @@ import { returnCollectedDebits } from "./collections.ts";
 import { type LedgerCommand, ledgerDecider } from "./ledger.ts";
 import { withMandateIbans } from "./matching.ts";
 import { parseStatement } from "./parsers/index.ts";
-import { bankPaymentDecider, settlementOf } from "./payments.ts";
+import { settlementOf } from "./payments.ts";
+import { settleOnLeaseAccounts } from "./settlement.ts";
 
 /**
  * Statements and the queue (docs/design.md §7.7, docs/bank.md): import, match, unmatch, ignore. Each
@@ -48,21 +52,14 @@ const runLedger = (request: FastifyRequest, accountId: string, command: LedgerCo
   });
 
 /**
- * Settles the ledger's events on the lease accounts (one command each, `settlementOf`). Returns the
- * positions of the appends (the answer waits for them: read-your-writes on the calls).
+ * Settles the ledger's events on the lease accounts (`settlementOf`, written in bulk by
+ * `settleOnLeaseAccounts`). Returns the position the answer waits for: the ledger's append or the
+ * last settlement write, whichever is later (positions are ordered, so waiting for it is waiting
+ * for every write of the command: read-your-writes on the calls, 202 past the bound).
  */
-export async function settle(request: FastifyRequest, events: readonly LedgerEvent[], ledger: Ledger) {
-  const commands = settlementOf(events, ledger);
-  const results = await mapLimit(commands, 16, (c) =>
-    handleCommand(request, leaseAccountStream(c.lease_id), bankPaymentDecider, c),
-  );
-  return results.map((r) => r.position).filter((p): p is Position => p !== null);
-}
-
-async function waitForAll(request: FastifyRequest, positions: readonly Position[]) {
-  const { platform } = request.server;
-  for (const p of positions)
-    await platform.projections.waitFor(p, platform.config.PMS_READ_YOUR_WRITES_TIMEOUT_MS);
+async function settle(request: FastifyRequest, result: CommandResult<Ledger, LedgerEvent>) {
+  const settled = await settleOnLeaseAccounts(request, settlementOf(result.events, result.state));
+  return latestPosition([result.position, settled]);
 }
 
 const importAnswer = z
@@ -133,13 +130,13 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
         lines: parsed.lines,
         calls,
       });
-      await waitForAll(request, await settle(request, result.events, result.state));
+      const settled = await settle(request, result);
       const imported = result.events.find((e) => e.type === "BankStatementImported");
       const fresh = imported?.type === "BankStatementImported" ? imported.data.lines : [];
       const new_lines = fresh.length;
       // A return of a direct debit this account collected: the collection's payment is cancelled,
       // then the line is accounted for on the ledger.
-      let position = result.position;
+      let position = settled;
       const debitReturns = await returnCollectedDebits(request, bank_account_id, fresh, result.events);
       for (const r of debitReturns) {
         const marked = await runLedger(request, bank_account_id, {
@@ -147,7 +144,7 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
           bank_account_id,
           ...r,
         });
-        position = marked.position ?? position;
+        position = latestPosition([position, marked.position]);
       }
       // A return that found its credit is accounted for, as a sure match is.
       const matched =
@@ -182,9 +179,8 @@ export async function statementRoutes(app: FastifyInstance): Promise<void> {
     const found = await readBankLine(sql, tenant, lineId);
     if (!found) throw notFound("Bank line", lineId);
     const result = await runLedger(request, found.bank_account_id, await command(found.bank_account_id));
-    await waitForAll(request, await settle(request, result.events, result.state));
     return replyAfterProjection(request, reply, {
-      position: result.position,
+      position: await settle(request, result),
       status: 200,
       id: lineId,
       read: async () => (await readBankLine(sql, tenant, lineId))?.line,
