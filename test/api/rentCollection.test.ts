@@ -503,6 +503,8 @@ describe.each(databaseKinds)("rent collection API on %s", (kind) => {
       expect(pdf.headers["content-type"]).toBe("application/pdf");
       const text = await pdfText(pdf.rawPayload);
       expect(text).toContain("Décompte des sommes dues");
+      for (const mention of ["Période", "Échéance", "Reste dû", "Jours de retard", "sans frais ni pénalité"])
+        expect(text).toContain(mention);
       expect(text).toContain("six semaines");
       expect(text).toContain("art. 24 I");
     });
