@@ -181,7 +181,7 @@ export const toCsv = (header: string[], rows: unknown[][]) =>
 const FEC_PAGE = 5000;
 
 /** One page of the FEC: the entries numbered after `after`, each with its lines, in file order. */
-const fecPage = (sql: Sql, tenantId: string, bookId: string, year: number, after: number) =>
+const fecPage = (sql: Sql, tenantId: string, bookId: string, year: number, after: number, size: number) =>
   sql.asTenant(tenantId, (tx) =>
     // Keyset over (book_id, year, number), its unique index; each entry's lines by ledger_lines_entry
     // (the ORDER BY keeps the lateral a per-entry index lookup: the page costs what the book's page
@@ -192,41 +192,48 @@ const fecPage = (sql: Sql, tenantId: string, bookId: string, year: number, after
          l.lettering, to_char(l.lettered_on, 'YYYYMMDD') AS lettered_on, to_char(e.valid_date, 'YYYYMMDD') AS valid_date
        FROM (SELECT * FROM ledger_entries
              WHERE tenant_id = $1 AND book_id = $2 AND year = $3 AND number > $4
-             ORDER BY number LIMIT ${FEC_PAGE}) e
+             ORDER BY number LIMIT $5) e
        CROSS JOIN LATERAL (SELECT * FROM ledger_lines WHERE entry_id = e.id ORDER BY line) l
        ORDER BY e.number, l.line`,
-      [tenantId, bookId, year, after],
+      [tenantId, bookId, year, after, size],
     ),
   );
 
 /**
- * The FEC's rows of a year, in entry number order, FEC_PAGE entries at a time (flat memory). The
+ * The FEC's rows of a year, in entry number order, `size` entries at a time (flat memory). The
  * next page is asked for before this one is written out, so the database and the formatting overlap.
  */
-async function* fecRows(sql: Sql, tenantId: string, bookId: string, year: number): AsyncGenerator<FecRow> {
-  let next = fecPage(sql, tenantId, bookId, year, 0);
+async function* fecRows(
+  sql: Sql,
+  tenantId: string,
+  bookId: string,
+  year: number,
+  size: number,
+): AsyncGenerator<FecRow> {
+  let next = fecPage(sql, tenantId, bookId, year, 0, size);
   for (;;) {
     const rows = await next;
     if (rows.length === 0) return;
-    next = fecPage(sql, tenantId, bookId, year, Number(rows.at(-1)?.number));
+    next = fecPage(sql, tenantId, bookId, year, Number(rows.at(-1)?.number), size);
     // A reader gone before the end leaves the read-ahead unawaited: not an unhandled rejection.
     next.catch(() => {});
     for (const r of rows) yield r;
   }
 }
 
-/** The FEC file of a book's year, in chunks of about 64 kB, encoded: what the route streams. */
+/** The FEC file of a book's year, in chunks of about 64 kB, encoded: what the route streams (`pageSize`: a test's smaller pages). */
 export async function* fecFile(
   sql: Sql,
   tenantId: string,
   bookId: string,
   year: number,
   encoding: "ISO-8859-15" | "UTF-8",
+  pageSize = FEC_PAGE,
 ): AsyncGenerator<Buffer> {
   const encode = encoding === "UTF-8" ? (s: string) => Buffer.from(s, "utf8") : latin9;
   yield encode(`${fecHeader()}\r\n`);
   let chunk = "";
-  for await (const row of fecRows(sql, tenantId, bookId, year)) {
+  for await (const row of fecRows(sql, tenantId, bookId, year, pageSize)) {
     chunk += `${fecLine(row)}\r\n`;
     if (chunk.length > 64_000) {
       yield encode(chunk);
