@@ -4,6 +4,7 @@ import type { Sql } from "../platform/db.ts";
 import { notFound } from "../platform/errors.ts";
 import { isoDay } from "../platform/formatDates.ts";
 import { tenantOf } from "../platform/http/auth.ts";
+import { deterministicUuid } from "../platform/ids.ts";
 import type { Row } from "../platform/projections/projection.ts";
 import { ensureOwnLease, lesseeOf } from "./lesseeSpace.ts";
 import { contentDisposition } from "./media.ts";
@@ -24,6 +25,9 @@ import { readConfiguration } from "./settings.ts";
  * `payment_reference` when the call row carries one). Read from the rent calls' read model; a
  * document, not a record: asking for it writes nothing.
  */
+
+/** The id of a call's avis email in the outbox (docs/messages.md, "Rent messages"). */
+export const avisMessageId = (callId: string) => deterministicUuid("rent-avis", callId);
 
 /** The call row of a lease, every column (a column added later, such as `payment_reference`, comes along). */
 async function readCall(sql: Sql, tenantId: string, leaseId: string, callId: string): Promise<Row | null> {
