@@ -1,11 +1,22 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectionDecider } from "../../src/commands/bank/collectionDecider.ts";
+import { settleCollectionLeftovers } from "../../src/commands/bank/settleLoop.ts";
 import { issueRentCalls } from "../../src/commands/rentCycle/issueRentCalls.ts";
+import { sepaCollectionsStream } from "../../src/events/bank/collections.ts";
 import { addDays, legalToday } from "../../src/law/calendar.ts";
 import { longDate } from "../../src/platform/pdf/renderTemplate.ts";
+import { runCommand } from "../../src/platform/runCommand.ts";
 import { avisMessageId } from "../../src/queries/rentNotice.ts";
 import { leaseFixtures } from "../support/leaseFixtures.ts";
+import { multipartForm } from "../support/multipart.ts";
 import { pdfText } from "../support/pdfText.ts";
-import { startSmtpServer, type TestSmtpServer } from "../support/smtpServer.ts";
+import {
+  decodedText,
+  type ReceivedMail,
+  startSmtpServer,
+  type TestSmtpServer,
+} from "../support/smtpServer.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 
 /**
@@ -152,5 +163,115 @@ describe("SEPA pre-notification", () => {
     const batch = await collect(account, addDays(today, 14));
     expect(batch.statusCode, batch.body).toBe(201);
     expect(batch.json().transactions).toHaveLength(2);
+
+    // The bank rejects both (AC04, AM04): each lease's tenants and the manager are told, once.
+    const sender = { name: "Gestion Les Ormes", email: "gestion@example.fr", address: null };
+    const current = (await t.request("GET", "/api/configurations")).json();
+    expect((await t.request("PUT", "/api/configurations", { body: { ...current, sender } })).statusCode).toBe(
+      200,
+    );
+    const b = batch.json();
+    const e2e = (lease: string) =>
+      b.transactions.find((x: { lease_id: string }) => x.lease_id === lease).end_to_end_id as string;
+    const pain002 = readFileSync("test/fixtures/bank/pain002-rejects-bnp.xml", "utf8")
+      .replaceAll("@@MSGID@@", b.message_id)
+      .replaceAll("@@PMTINF@@", `${b.message_id.slice(0, 30)}-FRST`)
+      .replaceAll("@@E2E:1@@", e2e(leases[0]))
+      .replaceAll("@@E2E:2@@", e2e(leases[1]))
+      .replaceAll("@@DUE@@", b.due_on);
+    const report = () => {
+      const { payload, type } = multipartForm(
+        {},
+        { content: Buffer.from(pain002), filename: "pain002.xml", type: "application/xml" },
+      );
+      return t.app.inject({
+        method: "POST",
+        url: `/api/sepa-collections/${b.id}/status-reports`,
+        payload,
+        headers: { "content-type": type, authorization: `Bearer ${t.tenant.key}` },
+      });
+    };
+    expect((await report()).statusCode).toBe(200);
+    const told = (m: ReceivedMail) => decodedText(m.raw).includes("n'a pas pu être effectué");
+    const managed = (m: ReceivedMail) => decodedText(m.raw).includes("a été rejeté par la banque");
+    await until("two tenants and the manager twice told", () =>
+      smtp.accepted.filter(told).length === 2 && smtp.accepted.filter(managed).length === 2 ? true : false,
+    );
+    const tenantMail = decodedText(
+      smtp.accepted.filter(told).find((m) => m.raw.includes("compte cl"))?.raw ?? "",
+    );
+    expect(tenantMail).toContain(
+      "Le prélèvement SEPA de 850,00 € pour le loyer de la période du 1er janvier 2025 au 31 janvier 2025",
+    );
+    expect(tenantMail).toContain("compte clôturé");
+    expect(tenantMail).toContain("de nouveau dû");
+    expect(tenantMail).toContain(
+      "Aucun frais ne vous est facturé pour ce rejet (loi n° 89-462 du 6 juillet 1989, art. 4 p)",
+    );
+    expect(tenantMail.slice(tenantMail.indexOf("Madame"))).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    const managerMails = smtp.accepted.filter(managed);
+    expect(managerMails.every((m) => m.to.includes("gestion@example.fr"))).toBe(true);
+    expect(decodedText(managerMails.map((m) => m.raw).join(""))).toContain(
+      "provision insuffisante (code AM04)",
+    );
+    const sepaRejects = async () =>
+      (await t.request("GET", "/api/messages?topic=sepa-reject")).json().length as number;
+    expect(await sepaRejects()).toBe(4);
+
+    // The same report again, and the settlement loop: nothing more is queued or sent.
+    expect((await report()).statusCode).toBe(200);
+    await settleCollectionLeftovers({ sql: t.sql, store: t.service.platform.store }, 0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await sepaRejects()).toBe(4);
+    expect(smtp.accepted.filter(told)).toHaveLength(2);
+    expect(smtp.accepted.filter(managed)).toHaveLength(2);
+  });
+
+  it("a reject the route did not finish telling is told by the settlement loop, once", {
+    timeout: 120_000,
+  }, async () => {
+    const tenant = t.tenant.id;
+    const [debit] = (await t.sql.query(
+      `SELECT s.id::text AS collection_id, s.bank_account_id::text AS account, t->>'end_to_end_id' AS e2e
+       FROM sepa_collections s, jsonb_array_elements(s.data->'transactions') t
+       WHERE s.tenant_id = $1 AND s.rejected = '{}'::jsonb LIMIT 1`,
+      [tenant],
+    )) as { collection_id: string; account: string; e2e: string }[];
+    expect(debit).toBeDefined();
+    // A refund (MD06) decided, then the process stopped before telling anyone or cancelling.
+    const written = await runCommand(
+      {
+        store: t.service.platform.store,
+        tenant_id: tenant,
+        metadata: {
+          tenant_id: tenant,
+          actor_key_id: null,
+          correlation_id: null,
+          causation_id: null,
+          occurred_at: new Date().toISOString(),
+        },
+      },
+      sepaCollectionsStream(debit.account),
+      collectionDecider,
+      {
+        type: "ReturnDebit",
+        collection_id: debit.collection_id,
+        bank_account_id: debit.account,
+        end_to_end_id: debit.e2e,
+        reason_code: "MD06",
+        line_id: "a-stopped-import",
+      },
+    );
+    expect(written.events).toHaveLength(1);
+    await t.service.platform.projections.waitFor(written.position as never);
+    const refunded = (m: ReceivedMail) =>
+      decodedText(m.raw).includes("remboursement demandé par le titulaire du compte");
+    expect(smtp.accepted.filter(refunded)).toHaveLength(0);
+    const deps = { sql: t.sql, store: t.service.platform.store };
+    expect(await settleCollectionLeftovers(deps, 0)).toBeGreaterThan(0);
+    await until("the tenant and the manager told", () => smtp.accepted.filter(refunded).length === 2);
+    await settleCollectionLeftovers(deps, 0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.accepted.filter(refunded)).toHaveLength(2);
   });
 });

@@ -315,3 +315,32 @@ export async function collectedDebits(sql: Sql, tenantId: string, accountId: str
     amount: Number(r.amount),
   }));
 }
+
+/**
+ * What a reject notice says of one debit (docs/messages.md, "SEPA rejects"): the debit's amount in
+ * the batch and its call's period and due date.
+ */
+export async function rejectedDebitFacts(
+  sql: Sql,
+  tenantId: string,
+  collectionId: string,
+  endToEndId: string,
+) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT (t->>'amount')::float8 AS amount, to_char(c.period_start, 'YYYY-MM-DD') AS period_start,
+              to_char(c.period_end, 'YYYY-MM-DD') AS period_end, to_char(c.due_date, 'YYYY-MM-DD') AS due_date
+       FROM sepa_collections s CROSS JOIN LATERAL jsonb_array_elements(s.data->'transactions') t
+       LEFT JOIN rent_calls c ON c.tenant_id = s.tenant_id AND c.id = (t->>'rent_call_id')::uuid
+       WHERE s.tenant_id = $1 AND s.id = $2 AND t->>'end_to_end_id' = $3`,
+      [tenantId, collectionId, endToEndId],
+    ),
+  );
+  if (!row) return null;
+  return {
+    amount: Number(row.amount),
+    period_start: (row.period_start as string | null) ?? null,
+    period_end: (row.period_end as string | null) ?? null,
+    due_date: (row.due_date as string | null) ?? null,
+  };
+}
