@@ -116,7 +116,7 @@ describe("SEPA pre-notification", () => {
     expect(inTime.json().left_out).toEqual([]);
   });
 
-  it("avis emails off: the call's issue counts; a call whose avis was never sent is left out, with its reason", {
+  it("avis emails off: the call's issue counts; a call whose avis was never sent is left out; a reject tells the tenants and the manager once", {
     timeout: 120_000,
   }, async () => {
     const today = legalToday();
