@@ -194,8 +194,9 @@ describe("SEPA pre-notification", () => {
     expect((await report()).statusCode).toBe(200);
     const told = (m: ReceivedMail) => decodedText(m.raw).includes("n'a pas pu être effectué");
     const managed = (m: ReceivedMail) => decodedText(m.raw).includes("a été rejeté par la banque");
-    await until("two tenants and the manager twice told", () =>
-      smtp.accepted.filter(told).length === 2 && smtp.accepted.filter(managed).length === 2 ? true : false,
+    await until(
+      "two tenants and the manager twice told",
+      () => smtp.accepted.filter(told).length === 2 && smtp.accepted.filter(managed).length === 2,
     );
     const tenantMail = decodedText(
       smtp.accepted.filter(told).find((m) => m.raw.includes("compte cl"))?.raw ?? "",
