@@ -83,11 +83,24 @@ export async function sepaStep(ctx: Context): Promise<void> {
     }),
   });
   const account = ((await created.json()) as { id: string }).id;
+  // No avis emailed in the bench: a call counts as pre-notified when issued, 14 days before the debit.
+  const configuration = await (
+    await fetch(`${service.child.url}/api/configurations`, { headers: auth })
+  ).json();
+  const saved = await fetch(`${service.child.url}/api/configurations`, {
+    method: "PUT",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({
+      ...configuration,
+      rent_messages: { avis: false, avis_days_before: 10, quittance: true },
+    }),
+  });
+  if (saved.status !== 200) throw new Error(`PUT configurations: ${saved.status} ${await saved.text()}`);
   const t = performance.now();
   const res = await fetch(`${service.child.url}/api/bank-accounts/${account}/sepa-collections`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ due_on: addDays(today, 10) }),
+    body: JSON.stringify({ due_on: addDays(today, 14) }),
   });
   const ms = performance.now() - t;
   const batch = (await res.json()) as { id: string; transactions?: unknown[]; total?: number };

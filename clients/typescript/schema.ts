@@ -5577,6 +5577,76 @@ export interface components {
             creditor_id?: string | null;
             csv_mapping?: components["schemas"]["BankCsvMappingInput"] | null;
         };
+        NewPlaceInput: {
+            name: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        PlaceChangesInput: {
+            name?: string;
+            description?: string | null;
+            address_street?: string | null;
+            address_postal_code?: string | null;
+            address_city?: string | null;
+            address_country?: string | null;
+        };
+        NewEnergyDiagnosisInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption?: number | null;
+            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
+            final_energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
+        EnergyDiagnosisChangesInput: {
+            place_id?: string | null;
+            estate_id?: string | null;
+            reference_number?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date?: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until?: string;
+            /** @enum {string} */
+            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year?: number;
+            energy_consumption?: number | null;
+            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
+            final_energy_consumption?: number | null;
+            ges_emission?: number | null;
+            heated_area?: number | null;
+            notes?: string | null;
+            media_id?: string | null;
+        };
         NewSepaMandateInput: {
             /**
              * Format: uuid
@@ -5656,60 +5726,6 @@ export interface components {
             mode: "INDIVIDUAL" | "COLLECTIVE";
             /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
             energy?: string | null;
-        };
-        NewEnergyDiagnosisInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption?: number | null;
-            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
-            final_energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
-        };
-        EnergyDiagnosisChangesInput: {
-            place_id?: string | null;
-            estate_id?: string | null;
-            reference_number?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date?: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until?: string;
-            /** @enum {string} */
-            energy_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label?: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year?: number;
-            energy_consumption?: number | null;
-            /** @description Final energy consumption, kWh/m²/year (the DPE's énergie finale): over 450 a dwelling of metropolitan France is not decent for a contract from 2023-01-01 (décret n° 2021-19) */
-            final_energy_consumption?: number | null;
-            ges_emission?: number | null;
-            heated_area?: number | null;
-            notes?: string | null;
-            media_id?: string | null;
         };
         NewEstateInput: {
             name: string;
@@ -5826,22 +5842,6 @@ export interface components {
             readonly current_dpe_diagnosis_date?: string | null;
             /** @description Read-only: kept by the service; sending it is a 400. */
             readonly current_dpe_valid_until?: string | null;
-        };
-        NewPlaceInput: {
-            name: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
-        };
-        PlaceChangesInput: {
-            name?: string;
-            description?: string | null;
-            address_street?: string | null;
-            address_postal_code?: string | null;
-            address_city?: string | null;
-            address_country?: string | null;
         };
         NewServiceContractInput: {
             /** @enum {string} */
@@ -6653,348 +6653,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        SepaCollection: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            bank_account_id: string;
-            due_on: string;
-            /** @description GrpHdr/MsgId of the pain.008 file */
-            message_id: string;
-            transactions: {
-                /** @description PmtId/EndToEndId: the call's payment reference */
-                end_to_end_id: string;
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                rent_call_id: string;
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                lease_id: string;
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                mandate_id: string;
-                rum: string;
-                /** @enum {string} */
-                sequence: "FRST" | "RCUR";
-                amount: number;
-                /** @enum {string} */
-                status: "COLLECTING" | "REJECTED";
-                /** @description ISO 20022 reason of a reject (AC04, AM04, MD06...) */
-                reason_code: string | null;
-            }[];
-            /** @description What the file collects (its control sum) */
-            total: number;
-            /** @description What status reports rejected */
-            rejected_total: number;
-        };
-        /** @description A rent call (avis d'échéance) of one period of a lease */
-        RentCall: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_start: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_end: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            /** @enum {string} */
-            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
-            /** @description Days called out of the full period's days (first and last period), null for a full period */
-            prorated: {
-                days: number;
-                of_days: number;
-            } | null;
-            /** @description ISO 11649 creditor reference (RF) of the call, to quote on a transfer: how a bank line finds it */
-            payment_reference: string;
-        };
-        PaymentAllocation: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            amount: number;
-        };
-        /** @description A payment on a lease's account */
-        Payment: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            amount: number;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            paid_on: string;
-            /** @enum {string} */
-            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
-            reference: string | null;
-            payer_lessee_id: string | null;
-            /** @description The calls it pays, oldest first (credit consumed later included) */
-            allocations: components["schemas"]["PaymentAllocation"][];
-            /** @description What it leaves unallocated, held as credit on the account */
-            credit: number;
-            /** @enum {string} */
-            status: "RECORDED" | "CANCELLED";
-            cancel_reason: string | null;
-        };
-        AccountEntry: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            kind: "OPENING_BALANCE" | "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            date: string;
-            call_id: string | null;
-            payment_id: string | null;
-            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
-            amount: number;
-            /** @description The balance after this entry */
-            balance: number;
-            /** Format: date-time */
-            recorded_at: string;
-        };
-        /** @description A lease's account: every call and payment in recording order */
-        LeaseAccount: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /** @description Calls minus payments: positive the tenant owes, negative a credit */
-            balance: number;
-            /** @description Payments not yet allocated to a call */
-            credit: number;
-            entries: components["schemas"]["AccountEntry"][];
-        };
-        SepaMandate: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lessee_id: string;
-            /** @description Unique mandate reference (référence unique de mandat) */
-            rum: string;
-            iban: string;
-            bic: string | null;
-            signed_on: string;
-            /**
-             * @description LAPSED: unused for 36 months
-             * @enum {string}
-             */
-            status: "ACTIVE" | "REVOKED" | "LAPSED";
-            /**
-             * @description FRST until its first collection, then RCUR
-             * @enum {string}
-             */
-            sequence: "FRST" | "RCUR";
-            revoked_on: string | null;
-        };
-        /** @description A line of an imported bank statement */
-        BankLine: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            booked_on: string;
-            /** @description Positive a credit, negative a debit */
-            amount: number;
-            label: string;
-            counterparty_name: string | null;
-            counterparty_iban: string | null;
-            reference: string | null;
-            /** @description ISO reason code of an R-transaction (AC04, AM04, MD06...) */
-            return_reason: string | null;
-            /** @enum {string} */
-            status: "UNMATCHED" | "MATCHED" | "IGNORED";
-            matches: {
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                rent_call_id: string;
-                amount: number;
-            }[];
-            proposals: {
-                /**
-                 * Format: uuid
-                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-                 */
-                rent_call_id: string;
-                amount: number;
-                /** @enum {string} */
-                reason: "PAYMENT_REFERENCE" | "IBAN_AMOUNT" | "NAME_AMOUNT" | "MANUAL";
-            }[];
-        };
-        StatementImport: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            format: "CAMT053" | "CAMT054" | "OFX" | "CSV";
-            /** @description Lines in the file */
-            lines: number;
-            /** @description Lines the account did not hold yet */
-            new_lines: number;
-            /** @description New lines matched for sure (their payments recorded) */
-            matched: number;
-            /** @description New lines left in the queue */
-            unmatched: number;
-        };
-        Owner: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @enum {string} */
-            category: "individual" | "company";
-            legal_form: ("FAMILY_SCI" | "OTHER_COMPANY") | null;
-            first_name: string | null;
-            last_name: string | null;
-            legal_name: string | null;
-            email: string | null;
-            phone: string | null;
-            address_street: string | null;
-            address_postal_code: string | null;
-            address_city: string | null;
-            address_country: string | null;
-            iban: string | null;
-            bic: string | null;
-            custom_fields: {
-                [key: string]: unknown;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
-            erased_at: string | null;
-        };
-        PersonalDataErasure: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /** @description When the personal data was erased (ISO 8601 UTC) */
-            erased_at: string;
-            /** @description The retentions checked, each a verdict of the law */
-            retention: {
-                rule: string;
-                /** @enum {string} */
-                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-                message: string;
-                legal_reference: string;
-                details: {
-                    [key: string]: unknown;
-                };
-            }[];
-        };
-        EstateSupply: {
-            /**
-             * @description Individual to the dwelling or collective to the building
-             * @enum {string}
-             */
-            mode: "INDIVIDUAL" | "COLLECTIVE";
-            /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
-            energy?: string | null;
-        };
-        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
-        EnergyDiagnosis: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            place_id: string | null;
-            estate_id: string | null;
-            reference_number: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            diagnosis_date: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            valid_until: string;
-            /** @enum {string} */
-            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            /** @enum {string} */
-            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
-            construction_year: number;
-            energy_consumption: number | null;
-            final_energy_consumption: number | null;
-            ges_emission: number | null;
-            heated_area: number | null;
-            notes: string | null;
-            media_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         Place: {
             /**
              * Format: uuid
@@ -7007,59 +6665,6 @@ export interface components {
             address_postal_code: string | null;
             address_city: string | null;
             address_country: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
-        Estate: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            name: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            estate_type_id: string;
-            area: number;
-            fiscal_identifier: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            place_id: string;
-            number_of_room: number | null;
-            orientation: string | null;
-            building: string | null;
-            floor: number | null;
-            owner_id: string | null;
-            lot_number: string | null;
-            housing_tax: number | null;
-            property_tax: number | null;
-            acquisition_price: number | null;
-            rent_amount: number | null;
-            construction_date: string | null;
-            renovation_date: string | null;
-            address: string | null;
-            other_detail: string | null;
-            legal_regime: ("MONOPROPRIETE" | "COPROPRIETE") | null;
-            heating: components["schemas"]["EstateSupply"] | null;
-            hot_water: components["schemas"]["EstateSupply"] | null;
-            private_parts: string[] | null;
-            common_parts: string[] | null;
-            it_access: string[] | null;
-            /** @enum {string} */
-            rental_status: "VACANT" | "RENTED" | "NOTICE";
-            previous_owner_id: string | null;
-            current_dpe_id: string | null;
-            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
-            current_dpe_diagnosis_date: string | null;
-            current_dpe_valid_until: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -7243,6 +6848,567 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description A rent call (avis d'échéance) of one period of a lease */
+        RentCall: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            /** @enum {string} */
+            status: "OPEN" | "PARTIALLY_PAID" | "PAID" | "OVERDUE";
+            /** @description Days called out of the full period's days (first and last period), null for a full period */
+            prorated: {
+                days: number;
+                of_days: number;
+            } | null;
+            /** @description ISO 11649 creditor reference (RF) of the call, to quote on a transfer: how a bank line finds it */
+            payment_reference: string;
+        };
+        PaymentAllocation: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            amount: number;
+        };
+        /** @description A payment on a lease's account */
+        Payment: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            amount: number;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            paid_on: string;
+            /** @enum {string} */
+            method: "VIREMENT_BANCAIRE" | "PRELEVEMENT_AUTOMATIQUE" | "CHEQUE" | "ESPECES" | "CARTE_BANCAIRE" | "MANDAT_CASH" | "AUTRE";
+            reference: string | null;
+            payer_lessee_id: string | null;
+            /** @description The calls it pays, oldest first (credit consumed later included) */
+            allocations: components["schemas"]["PaymentAllocation"][];
+            /** @description What it leaves unallocated, held as credit on the account */
+            credit: number;
+            /** @enum {string} */
+            status: "RECORDED" | "CANCELLED";
+            cancel_reason: string | null;
+        };
+        AccountEntry: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "OPENING_BALANCE" | "RENT_CALL" | "PAYMENT" | "PAYMENT_CANCELLED";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            date: string;
+            call_id: string | null;
+            payment_id: string | null;
+            /** @description Effect on the balance: a call adds, a payment takes off, a cancellation adds back */
+            amount: number;
+            /** @description The balance after this entry */
+            balance: number;
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        /** @description A lease's account: every call and payment in recording order */
+        LeaseAccount: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /** @description Calls minus payments: positive the tenant owes, negative a credit */
+            balance: number;
+            /** @description Payments not yet allocated to a call */
+            credit: number;
+            entries: components["schemas"]["AccountEntry"][];
+        };
+        Media: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            filename: string;
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+            size: number;
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description An energy diagnosis (DPE) of a place (building) or an estate (unit) */
+        EnergyDiagnosis: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            place_id: string | null;
+            estate_id: string | null;
+            reference_number: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            diagnosis_date: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            valid_until: string;
+            /** @enum {string} */
+            energy_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            /** @enum {string} */
+            ges_label: "A" | "B" | "C" | "D" | "E" | "F" | "G";
+            construction_year: number;
+            energy_consumption: number | null;
+            final_energy_consumption: number | null;
+            ges_emission: number | null;
+            heated_area: number | null;
+            notes: string | null;
+            media_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An IRL (indice de référence des loyers) value of a quarter */
+        Irl: {
+            quarter: string;
+            value: number;
+            published_on: string | null;
+            /** @enum {string} */
+            source: "shipped" | "published";
+            note: string | null;
+            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
+            source_reference: string | null;
+        };
+        /** @description A reminder sent for an unpaid rent call */
+        RentReminder: {
+            /**
+             * Format: uuid
+             * @description The reminder's id, also its outbox message id: one per (call, level)
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            level: number;
+            /** @enum {string} */
+            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            days_late: number;
+            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
+            amount_claimed: number;
+            sent_at: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            message_id: string;
+            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
+            delivery_status: string | null;
+            delivered_at: string | null;
+        };
+        /** @description What is still owed on one rent call */
+        ArrearsPeriod: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            call_id: string;
+            /**
+             * @description OPENING_BALANCE: what the tenant owed when the lease was taken over (its takeover_date, on which it is due)
+             * @enum {string}
+             */
+            kind: "RENT_CALL" | "OPENING_BALANCE";
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @example 2025-01-31
+             */
+            due_date: string;
+            rent_amount: number;
+            charges_amount: number;
+            total_amount: number;
+            paid_amount: number;
+            remaining_amount: number;
+            /** @description Days since the due date (0 on the due date) */
+            days_late: number;
+        };
+        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
+        CommandementFacts: {
+            rule: string;
+            /** @enum {string} */
+            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+            message: string;
+            legal_reference: string;
+            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
+            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
+            /** @description The delay's last day for a commandement served today: paid by then, the clause has no effect */
+            last_day_to_pay: string | null;
+            /** @description The first day after the delay: the earliest the clause résolutoire takes effect for a commandement served today */
+            clause_effective_from: string | null;
+            /** @description Serving the guarantor within 15 days, else no penalty nor late interest from them */
+            guarantor_notice: {
+                /** @description Whether the lease has a guarantor to serve; null: unknown */
+                required: boolean | null;
+                /**
+                 * Format: date
+                 * @description 15 days after the service on the tenant (art. 24 I al. 3)
+                 * @example 2025-01-31
+                 */
+                notify_by: string;
+                legal_reference: string;
+                message: string;
+            } | null;
+            concluded_on: string | null;
+            monthly_rent: number;
+            monthly_charges: number;
+            required_mentions: string[];
+        };
+        /** @description The arrears statement of a lease: the input of a commandement de payer */
+        Arrears: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: date
+             * @description Today in Paris: the day the figures are for
+             * @example 2025-01-31
+             */
+            as_of: string;
+            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
+            total_owed: number;
+            periods: components["schemas"]["ArrearsPeriod"][];
+            commandement_de_payer: components["schemas"]["CommandementFacts"];
+        };
+        SepaCollection: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            bank_account_id: string;
+            due_on: string;
+            /** @description GrpHdr/MsgId of the pain.008 file */
+            message_id: string;
+            transactions: {
+                /** @description PmtId/EndToEndId: the call's payment reference */
+                end_to_end_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                lease_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                mandate_id: string;
+                rum: string;
+                /** @enum {string} */
+                sequence: "FRST" | "RCUR";
+                amount: number;
+                /** @enum {string} */
+                status: "COLLECTING" | "REJECTED";
+                /** @description ISO 20022 reason of a reject (AC04, AM04, MD06...) */
+                reason_code: string | null;
+            }[];
+            /** @description Open calls due by due_on the batch did not take: their pre-notification did not reach the tenant 14 calendar days before the debit (EPC SDD Core rulebook) */
+            left_out: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                lease_id: string;
+                /** @enum {string} */
+                reason: "PRENOTIFICATION_LATE";
+                message: string;
+                /** @description When the avis reached the tenant (null: it did not) */
+                notified_on: string | null;
+            }[];
+            /** @description What the file collects (its control sum) */
+            total: number;
+            /** @description What status reports rejected */
+            rejected_total: number;
+        };
+        SepaMandate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lease_id: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            lessee_id: string;
+            /** @description Unique mandate reference (référence unique de mandat) */
+            rum: string;
+            iban: string;
+            bic: string | null;
+            signed_on: string;
+            /**
+             * @description LAPSED: unused for 36 months
+             * @enum {string}
+             */
+            status: "ACTIVE" | "REVOKED" | "LAPSED";
+            /**
+             * @description FRST until its first collection, then RCUR
+             * @enum {string}
+             */
+            sequence: "FRST" | "RCUR";
+            revoked_on: string | null;
+        };
+        /** @description A line of an imported bank statement */
+        BankLine: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            booked_on: string;
+            /** @description Positive a credit, negative a debit */
+            amount: number;
+            label: string;
+            counterparty_name: string | null;
+            counterparty_iban: string | null;
+            reference: string | null;
+            /** @description ISO reason code of an R-transaction (AC04, AM04, MD06...) */
+            return_reason: string | null;
+            /** @enum {string} */
+            status: "UNMATCHED" | "MATCHED" | "IGNORED";
+            matches: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                amount: number;
+            }[];
+            proposals: {
+                /**
+                 * Format: uuid
+                 * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+                 */
+                rent_call_id: string;
+                amount: number;
+                /** @enum {string} */
+                reason: "PAYMENT_REFERENCE" | "IBAN_AMOUNT" | "NAME_AMOUNT" | "MANUAL";
+            }[];
+        };
+        StatementImport: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            format: "CAMT053" | "CAMT054" | "OFX" | "CSV";
+            /** @description Lines in the file */
+            lines: number;
+            /** @description Lines the account did not hold yet */
+            new_lines: number;
+            /** @description New lines matched for sure (their payments recorded) */
+            matched: number;
+            /** @description New lines left in the queue */
+            unmatched: number;
+        };
+        Owner: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @enum {string} */
+            category: "individual" | "company";
+            legal_form: ("FAMILY_SCI" | "OTHER_COMPANY") | null;
+            first_name: string | null;
+            last_name: string | null;
+            legal_name: string | null;
+            email: string | null;
+            phone: string | null;
+            address_street: string | null;
+            address_postal_code: string | null;
+            address_city: string | null;
+            address_country: string | null;
+            iban: string | null;
+            bic: string | null;
+            custom_fields: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
+            erased_at: string | null;
+        };
+        PersonalDataErasure: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            /** @description When the personal data was erased (ISO 8601 UTC) */
+            erased_at: string;
+            /** @description The retentions checked, each a verdict of the law */
+            retention: {
+                rule: string;
+                /** @enum {string} */
+                status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
+                message: string;
+                legal_reference: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        EstateSupply: {
+            /**
+             * @description Individual to the dwelling or collective to the building
+             * @enum {string}
+             */
+            mode: "INDIVIDUAL" | "COLLECTIVE";
+            /** @description Its energy, as the contract prints it: gaz, électricité, fioul, réseau de chaleur… */
+            energy?: string | null;
+        };
+        /** @description An estate (a rentable unit of a place), with what the service maintains: rental status, previous owner, current DPE */
+        Estate: {
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            estate_type_id: string;
+            area: number;
+            fiscal_identifier: string;
+            /**
+             * Format: uuid
+             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
+             */
+            place_id: string;
+            number_of_room: number | null;
+            orientation: string | null;
+            building: string | null;
+            floor: number | null;
+            owner_id: string | null;
+            lot_number: string | null;
+            housing_tax: number | null;
+            property_tax: number | null;
+            acquisition_price: number | null;
+            rent_amount: number | null;
+            construction_date: string | null;
+            renovation_date: string | null;
+            address: string | null;
+            other_detail: string | null;
+            legal_regime: ("MONOPROPRIETE" | "COPROPRIETE") | null;
+            heating: components["schemas"]["EstateSupply"] | null;
+            hot_water: components["schemas"]["EstateSupply"] | null;
+            private_parts: string[] | null;
+            common_parts: string[] | null;
+            it_access: string[] | null;
+            /** @enum {string} */
+            rental_status: "VACANT" | "RENTED" | "NOTICE";
+            previous_owner_id: string | null;
+            current_dpe_id: string | null;
+            current_dpe_energy_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_ges_label: ("A" | "B" | "C" | "D" | "E" | "F" | "G") | null;
+            current_dpe_diagnosis_date: string | null;
+            current_dpe_valid_until: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description Everything held about the owner (GDPR art. 15 and 20) */
         OwnerExport: {
             /** Format: date-time */
@@ -7274,17 +7440,6 @@ export interface components {
                 owned: boolean;
             }[];
             history: components["schemas"]["HistoryEvent"][];
-        };
-        /** @description An IRL (indice de référence des loyers) value of a quarter */
-        Irl: {
-            quarter: string;
-            value: number;
-            published_on: string | null;
-            /** @enum {string} */
-            source: "shipped" | "published";
-            note: string | null;
-            /** @description Where a shipped value was confirmed (INSEE's publication); null for a value published here */
-            source_reference: string | null;
         };
         OwnerExpense: {
             /**
@@ -7556,143 +7711,6 @@ export interface components {
             updated_at: string;
             /** @description When the personal data was erased (GDPR art. 17): its personal fields are then null */
             erased_at: string | null;
-        };
-        Media: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            filename: string;
-            /** @enum {string} */
-            content_type: "application/pdf" | "image/jpeg" | "image/png" | "image/gif" | "image/webp";
-            size: number;
-            sha256: string;
-            /** Format: date-time */
-            created_at: string;
-        };
-        /** @description A reminder sent for an unpaid rent call */
-        RentReminder: {
-            /**
-             * Format: uuid
-             * @description The reminder's id, also its outbox message id: one per (call, level)
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            level: number;
-            /** @enum {string} */
-            kind: "REMINDER" | "SECOND_REMINDER" | "FORMAL_NOTICE";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            days_late: number;
-            /** @description The call's remaining amount when sent: never a fee or penalty (loi n° 89-462 art. 4 i, p) */
-            amount_claimed: number;
-            sent_at: string;
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            message_id: string;
-            /** @description The outbox message's status (GET /api/messages/{id}); null until the outbox shows it */
-            delivery_status: string | null;
-            delivered_at: string | null;
-        };
-        /** @description What is still owed on one rent call */
-        ArrearsPeriod: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            call_id: string;
-            /**
-             * @description OPENING_BALANCE: what the tenant owed when the lease was taken over (its takeover_date, on which it is due)
-             * @enum {string}
-             */
-            kind: "RENT_CALL" | "OPENING_BALANCE";
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_start: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            period_end: string;
-            /**
-             * Format: date
-             * @example 2025-01-31
-             */
-            due_date: string;
-            rent_amount: number;
-            charges_amount: number;
-            total_amount: number;
-            paid_amount: number;
-            remaining_amount: number;
-            /** @description Days since the due date (0 on the due date) */
-            days_late: number;
-        };
-        /** @description What a commandement de payer needs (loi n° 89-462 art. 24 I) */
-        CommandementFacts: {
-            rule: string;
-            /** @enum {string} */
-            status: "PASS" | "FAIL" | "UNKNOWN" | "NOT_APPLICABLE";
-            message: string;
-            legal_reference: string;
-            /** @description Six weeks for a lease concluded from 2023-07-29 (loi n° 2023-668), else its clause's two months */
-            payment_delay: ("SIX_WEEKS" | "TWO_MONTHS") | null;
-            /** @description The delay's last day for a commandement served today: paid by then, the clause has no effect */
-            last_day_to_pay: string | null;
-            /** @description The first day after the delay: the earliest the clause résolutoire takes effect for a commandement served today */
-            clause_effective_from: string | null;
-            /** @description Serving the guarantor within 15 days, else no penalty nor late interest from them */
-            guarantor_notice: {
-                /** @description Whether the lease has a guarantor to serve; null: unknown */
-                required: boolean | null;
-                /**
-                 * Format: date
-                 * @description 15 days after the service on the tenant (art. 24 I al. 3)
-                 * @example 2025-01-31
-                 */
-                notify_by: string;
-                legal_reference: string;
-                message: string;
-            } | null;
-            concluded_on: string | null;
-            monthly_rent: number;
-            monthly_charges: number;
-            required_mentions: string[];
-        };
-        /** @description The arrears statement of a lease: the input of a commandement de payer */
-        Arrears: {
-            /**
-             * Format: uuid
-             * @example 2f0c6f4e-8a8e-4a57-9d3e-4bb5c8d1a001
-             */
-            lease_id: string;
-            /**
-             * Format: date
-             * @description Today in Paris: the day the figures are for
-             * @example 2025-01-31
-             */
-            as_of: string;
-            /** @description The periods' remaining amounts summed; no fee or penalty (art. 4 i, p) */
-            total_owed: number;
-            periods: components["schemas"]["ArrearsPeriod"][];
-            commandement_de_payer: components["schemas"]["CommandementFacts"];
         };
         Charge: {
             /**

@@ -155,8 +155,26 @@ export interface DocumentView {
   };
   sender: { name: string; email: string };
   /** How to pay a call (the avis): the lessor's account, and the call's own reference when it has one. */
-  payment: { iban: string; bic: string; reference: string };
+  payment: {
+    iban: string;
+    bic: string;
+    reference: string;
+    /**
+     * The SEPA pre-notification of a lease paid by direct debit with an active mandate (EPC SDD Core
+     * rulebook): the amount, the debit date, the creditor identifier (ICS) and the mandate's RUM;
+     * empty strings (and 0) otherwise.
+     */
+    direct_debit: DirectDebitNotice;
+  };
 }
+
+export interface DirectDebitNotice {
+  amount: number;
+  date: string;
+  creditor_id: string;
+  rum: string;
+}
+export const NO_DIRECT_DEBIT: DirectDebitNotice = { amount: 0, date: "", creditor_id: "", rum: "" };
 
 const EMPTY_CALL = {
   period_start: "",
@@ -221,6 +239,7 @@ export function documentView(
       iban: facts.landlord.iban ?? "",
       bic: facts.landlord.bic ?? "",
       reference: "",
+      direct_debit: NO_DIRECT_DEBIT,
     },
   };
 }
@@ -253,10 +272,17 @@ Voici le montant dû pour la période du {{longDate call.period_start}} au {{lon
 
 ## Comment payer
 
-{{#if payment.iban}}Par virement au compte du bailleur {{landlord.name}} : IBAN **{{payment.iban}}**{{#if payment.bic}}, BIC {{payment.bic}}{{/if}}.{{else}}Selon les modalités convenues au bail avec {{landlord.name}}.{{/if}}
+{{#if payment.direct_debit.rum}}Prélèvement SEPA de **{{money payment.direct_debit.amount}}** le **{{longDate payment.direct_debit.date}}**, selon le mandat de prélèvement que vous avez signé : vous n'avez rien à faire. Cet avis vaut pré-notification du prélèvement (règlement du prélèvement SEPA, 14 jours calendaires au moins avant le débit).
+
+{{#if payment.direct_debit.creditor_id}}Identifiant créancier SEPA (ICS) de {{landlord.name}} : **{{payment.direct_debit.creditor_id}}**{{/if}}
+
+Référence unique du mandat (RUM) : **{{payment.direct_debit.rum}}**
+
+{{else}}{{#if payment.iban}}Par virement au compte du bailleur {{landlord.name}} : IBAN **{{payment.iban}}**{{#if payment.bic}}, BIC {{payment.bic}}{{/if}}.{{else}}Selon les modalités convenues au bail avec {{landlord.name}}.{{/if}}
 
 {{#if payment.reference}}Référence à indiquer avec votre paiement : **{{payment.reference}}**{{/if}}
 
+{{/if}}
 Cet avis n'est pas une quittance : la quittance vous sera délivrée gratuitement une fois l'échéance intégralement payée (loi n° 89-462 du 6 juillet 1989, art. 21).
 `,
   quittance: `# Quittance de loyer n° {{receipt.number}}

@@ -32,6 +32,12 @@ describe.each(databaseKinds)("SEPA collections on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);
+    // No avis emailed here: a call counts as pre-notified when issued (test/api/bank.prenotification.test.ts).
+    const configuration = (await t.request("GET", "/api/configurations")).json();
+    const saved = await t.request("PUT", "/api/configurations", {
+      body: { ...configuration, rent_messages: { avis: false, avis_days_before: 10, quittance: true } },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
   });
   afterAll(async () => {
     await t?.close();

@@ -12,7 +12,13 @@ import { DECRET_87_713 } from "../../src/law/charges.ts";
 import { renderMarkupHere } from "../../src/platform/pdf/renderMarkup.ts";
 import { statementMarkup } from "../../src/queries/charges.ts";
 import { type ConditionReport, conditionReportMarkup } from "../../src/queries/conditionReports.ts";
-import { callView, documentMarkup, documentView, type LetterFacts } from "../../src/queries/rentDocuments.ts";
+import {
+  callView,
+  documentMarkup,
+  documentView,
+  type LetterFacts,
+  NO_DIRECT_DEBIT,
+} from "../../src/queries/rentDocuments.ts";
 import { NOTICE_MARKUP } from "../../src/queries/signing.ts";
 import { sampleContract } from "./leaseContractSample.ts";
 import { sampleLetterFacts } from "./letterFactsSample.ts";
@@ -95,6 +101,30 @@ const documents: Record<string, () => Promise<Buffer>> = {
             iban: "FR14 2004 1010 0505 0001 3M02 606",
             bic: "BNPAFRPP",
             reference: "RF18539007547034",
+            direct_debit: NO_DIRECT_DEBIT,
+          },
+        }),
+      ),
+      title: "Avis d'échéance",
+    }),
+  "avis-echeance-prelevement": () =>
+    renderMarkupHere({
+      markup: documentMarkup(
+        "avis",
+        null,
+        documentView(letterFacts, {
+          call: { ...paidCall, paid_amount: 0, remaining_amount: paidCall.total_amount },
+          sender: { name: "SCI Les Tilleuls", email: "gestion@example.fr" },
+          payment: {
+            iban: "FR14 2004 1010 0505 0001 3M02 606",
+            bic: "BNPAFRPP",
+            reference: "RF18539007547034",
+            direct_debit: {
+              amount: paidCall.total_amount,
+              date: paidCall.due_date,
+              creditor_id: "FR72ZZZ123456",
+              rum: "PMS-6B0C6F4E8A8E4A579D3E4BB5C8D1A01",
+            },
           },
         }),
       ),

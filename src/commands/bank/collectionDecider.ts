@@ -1,5 +1,6 @@
 import {
   type CollectionEvent,
+  type CollectionLeftOut,
   type CollectionRejection,
   type Collections,
   type CollectionTransaction,
@@ -12,6 +13,7 @@ import {
 } from "../../events/bank/collections.ts";
 import { cents, toEuros } from "../../law/money.ts";
 import { earliestCollectionDate } from "../../law/sepaCalendar.ts";
+import { prenotificationVerdict } from "../../law/sepaPrenotification.ts";
 import type { Decider } from "../../platform/decider.ts";
 import { conflict, notFound, validationError } from "../../platform/errors.ts";
 import { deterministicUuid } from "../../platform/ids.ts";
@@ -37,6 +39,14 @@ export interface CollectionCandidate {
     /** Used by a collection already (the read model's last use): RCUR. */
     used: boolean;
   };
+  /**
+   * The legal day the call's pre-notification (its avis d'échéance) reached the tenant, null when it
+   * did not (docs/bank.md, "Pre-notification"): the avis email's delivery, or the call's issue when
+   * the avis emails are off.
+   */
+  notified_on: string | null;
+  /** A shorter pre-notification delay the lease agreed (calendar days), null for the rulebook's 14. */
+  prenotification_days: number | null;
 }
 
 /** What a pain.002 status report says (src/commands/bank/parsers/pain002.ts). */
@@ -97,27 +107,49 @@ function createCollection(
     ]);
   const same = Object.entries(state.batches).find(([, b]) => b.due_on === c.due_on);
   if (same) throw conflict(`Collection ${same[0]} already collects this account on ${c.due_on}`);
-  const transactions: CollectionTransaction[] = c.candidates
-    .filter(
-      (k) =>
-        !state.collecting[k.rent_call_id] &&
-        !state.refused[refusedKey(k.rent_call_id, k.mandate.mandate_id)] &&
-        k.due_date <= c.due_on &&
-        cents(k.open_amount) > 0,
-    )
-    .map((k) => ({
-      end_to_end_id: k.payment_reference,
+  const open = c.candidates.filter(
+    (k) =>
+      !state.collecting[k.rent_call_id] &&
+      !state.refused[refusedKey(k.rent_call_id, k.mandate.mandate_id)] &&
+      k.due_date <= c.due_on &&
+      cents(k.open_amount) > 0,
+  );
+  // A call whose pre-notification did not reach the tenant in time is left out, with its reason.
+  const left_out: CollectionLeftOut[] = [];
+  const taken = open.filter((k) => {
+    const v = prenotificationVerdict({
+      notified_on: k.notified_on,
+      debit_on: c.due_on,
+      agreed_days: k.prenotification_days,
+    });
+    if (v.status === "PASS") return true;
+    left_out.push({
       rent_call_id: k.rent_call_id,
       lease_id: k.lease_id,
-      payment_reference: k.payment_reference,
-      mandate_id: k.mandate.mandate_id,
-      rum: k.mandate.rum,
-      mandate_signed_on: k.mandate.signed_on,
-      sequence: k.mandate.used || state.used_mandates[k.mandate.mandate_id] ? "RCUR" : "FRST",
-      amount: toEuros(cents(k.open_amount)),
-      payment_id: deterministicUuid("sepa_payment", c.collection_id, k.rent_call_id),
-    }));
+      reason: "PRENOTIFICATION_LATE",
+      message: `${v.message} (${v.legal_reference})`,
+      notified_on: k.notified_on,
+    });
+    return false;
+  });
+  const transactions: CollectionTransaction[] = taken.map((k) => ({
+    end_to_end_id: k.payment_reference,
+    rent_call_id: k.rent_call_id,
+    lease_id: k.lease_id,
+    payment_reference: k.payment_reference,
+    mandate_id: k.mandate.mandate_id,
+    rum: k.mandate.rum,
+    mandate_signed_on: k.mandate.signed_on,
+    sequence: k.mandate.used || state.used_mandates[k.mandate.mandate_id] ? "RCUR" : "FRST",
+    amount: toEuros(cents(k.open_amount)),
+    payment_id: deterministicUuid("sepa_payment", c.collection_id, k.rent_call_id),
+  }));
   // Every call of a mandate not used yet is FRST in its first batch: none of them is settled yet.
+  if (transactions.length === 0 && left_out.length > 0)
+    throw conflict(
+      `Nothing to collect on ${c.due_on}: no call's pre-notification reached the tenant in time`,
+      left_out.map((l) => ({ field: "due_on", message: `Rent call ${l.rent_call_id}: ${l.message}` })),
+    );
   if (transactions.length === 0)
     throw conflict(`Nothing to collect on or before ${c.due_on}: no open call paid by an active mandate`);
   return [
@@ -130,6 +162,7 @@ function createCollection(
         created_at: c.now,
         creditor: { ...c.creditor, creditor_id },
         transactions,
+        left_out,
       },
     },
   ];

@@ -30,6 +30,7 @@ import { collectionDecider } from "./collectionDecider.ts";
 import { mandateDecider } from "./mandates.ts";
 import { parseStatusReport } from "./parsers/pain002.ts";
 import { bankPaymentDecider, collectionSettlementOf } from "./payments.ts";
+import { queueRejectNotices } from "./rejectNotices.ts";
 
 /**
  * SEPA collections (docs/design.md §7.7, docs/bank.md "SEPA collections"): a batch per creditor
@@ -42,6 +43,23 @@ const tags = ["Bank"];
 
 /** The batch's payments and mandate uses (or a report's cancellations), idempotent by their ids. */
 async function settle(request: FastifyRequest, events: readonly CollectionEvent[]) {
+  // Told before the payments are cancelled: a stop between the two leaves a cancellation for the
+  // settlement loop, which queues the same notices again (no-ops) before it cancels.
+  const { sql, store } = request.server.platform;
+  await queueRejectNotices(
+    { sql, store },
+    events.flatMap((e) =>
+      e.type === "SepaCollectionRejected"
+        ? e.data.rejections.map((r) => ({
+            tenant_id: tenantOf(request),
+            collection_id: e.data.collection_id,
+            end_to_end_id: r.end_to_end_id,
+            lease_id: r.lease_id,
+            reason_code: r.reason_code,
+          }))
+        : [],
+    ),
+  );
   const payments = await decideInBulk(
     request,
     bankPaymentDecider,

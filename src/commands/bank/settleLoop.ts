@@ -13,6 +13,7 @@ import {
   type DebitPayment,
   type LinePayment,
 } from "./payments.ts";
+import { queueRejectNotices } from "./rejectNotices.ts";
 
 /**
  * Finishes settlements a stopped process left (docs/bank.md, "One line, once"): a line the ledger
@@ -131,6 +132,18 @@ export async function settleCollectionLeftovers(
       },
     })),
   ];
+  await queueRejectNotices(
+    deps,
+    rows
+      .filter((r) => r.reason !== null && !r.payment_missing)
+      .map((r) => ({
+        tenant_id: r.tenant_id,
+        collection_id: r.collection_id,
+        end_to_end_id: r.end_to_end_id,
+        lease_id: r.lease_id,
+        reason_code: r.reason as string,
+      })),
+  );
   for (const { tenant_id, command } of commands)
     await runCommand(
       { store: deps.store, tenant_id, metadata: metadataOf(tenant_id, command.lease_id) },

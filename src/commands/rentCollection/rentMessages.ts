@@ -9,7 +9,7 @@ import { longDate } from "../../platform/pdf/renderTemplate.ts";
 import type { Row } from "../../platform/projections/projection.ts";
 import type { WorkerLoop } from "../../platform/workerLoops.ts";
 import { type LetterFacts, readLetterFacts } from "../../queries/rentDocuments.ts";
-import { avisPdf } from "../../queries/rentNotice.ts";
+import { avisMessageId, avisPdf } from "../../queries/rentNotice.ts";
 import { findConfiguration } from "../../queries/settings.ts";
 import { issueReceipt, receiptPdf } from "./receipts.ts";
 
@@ -32,7 +32,7 @@ export interface RentMessageDeps extends OutboxDeps {
   now?: () => Date;
 }
 
-export const avisMessageId = (callId: string) => deterministicUuid("rent-avis", callId);
+export { avisMessageId };
 export const quittanceMessageId = (callId: string) => deterministicUuid("rent-quittance", callId);
 
 async function settingsOf(sql: Sql, tenantId: string) {

@@ -39,6 +39,17 @@ export interface CollectionTransaction {
   payment_id: string;
 }
 
+/** A call a batch did not take although it was open (its pre-notification came too late). */
+export interface CollectionLeftOut {
+  rent_call_id: string;
+  lease_id: string;
+  reason: "PRENOTIFICATION_LATE";
+  /** The rule's verdict, in words, with its source (EPC SDD Core rulebook). */
+  message: string;
+  /** When the pre-notification reached the tenant (null: it did not). */
+  notified_on: string | null;
+}
+
 export interface CollectionRejection {
   end_to_end_id: string;
   rent_call_id: string;
@@ -59,6 +70,8 @@ export type CollectionEvent =
         created_at: string;
         creditor: Creditor;
         transactions: CollectionTransaction[];
+        /** Open calls left out (absent from batches made before pre-notification was checked). */
+        left_out?: CollectionLeftOut[];
       };
     }
   | {

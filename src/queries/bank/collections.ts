@@ -8,6 +8,7 @@ import {
   SEQUENCE_TYPES,
 } from "../../events/bank/collections.ts";
 import { mandateStatusOn } from "../../events/bank/mandates.ts";
+import { DEFAULT_RENT_MESSAGES } from "../../events/settings.ts";
 import { cents, toEuros } from "../../law/money.ts";
 import type { Sql } from "../../platform/db.ts";
 import { notFound } from "../../platform/errors.ts";
@@ -15,6 +16,8 @@ import { tenantOf } from "../../platform/http/auth.ts";
 import { answers } from "../../platform/http/responses.ts";
 import { uuid } from "../../platform/http/schemas.ts";
 import type { Row } from "../../platform/projections/projection.ts";
+import { avisMessageId } from "../rentNotice.ts";
+import { findConfiguration } from "../settings.ts";
 import { type Debtor, pain008 } from "./pain008.ts";
 
 /** SEPA collection batches as the API shows them (docs/bank.md, "SEPA collections"). FinanceRead. */
@@ -40,6 +43,19 @@ export const collectionBody = z
         reason_code: z.string().nullable().describe("ISO 20022 reason of a reject (AC04, AM04, MD06...)"),
       }),
     ),
+    left_out: z
+      .array(
+        z.strictObject({
+          rent_call_id: uuid(),
+          lease_id: uuid(),
+          reason: z.enum(["PRENOTIFICATION_LATE"]),
+          message: z.string(),
+          notified_on: z.string().nullable().describe("When the avis reached the tenant (null: it did not)"),
+        }),
+      )
+      .describe(
+        "Open calls due by due_on the batch did not take: their pre-notification did not reach the tenant 14 calendar days before the debit (EPC SDD Core rulebook)",
+      ),
     total: z.number().describe("What the file collects (its control sum)"),
     rejected_total: z.number().describe("What status reports rejected"),
   })
@@ -64,6 +80,7 @@ export function collectionOf(batch: Batch, rejected: Readonly<Record<string, str
       status: rejected[t.end_to_end_id] ? "REJECTED" : "COLLECTING",
       reason_code: rejected[t.end_to_end_id] ?? null,
     })),
+    left_out: batch.left_out ?? [],
     total: sum(batch.transactions),
     rejected_total: sum(batch.transactions.filter((t) => rejected[t.end_to_end_id])),
   };
@@ -91,8 +108,10 @@ export async function collectionCandidates(sql: Sql, tenantId: string, dueOn: st
       `SELECT c.id::text AS rent_call_id, c.lease_id::text AS lease_id, c.payment_reference,
               to_char(c.due_date, 'YYYY-MM-DD') AS due_date, (c.total_amount - c.paid_amount)::float8 AS open_amount,
               m.id::text AS mandate_id, m.rum, to_char(m.signed_on, 'YYYY-MM-DD') AS signed_on,
-              to_char(m.last_used_on, 'YYYY-MM-DD') AS last_used_on, to_char(m.revoked_on, 'YYYY-MM-DD') AS revoked_on
+              to_char(m.last_used_on, 'YYYY-MM-DD') AS last_used_on, to_char(m.revoked_on, 'YYYY-MM-DD') AS revoked_on,
+              to_char(c.created_at AT TIME ZONE 'Europe/Paris', 'YYYY-MM-DD') AS issued_on, r.avis_handled
        FROM rent_calls c
+       LEFT JOIN rent_call_messages r ON r.tenant_id = c.tenant_id AND r.id = c.id
        JOIN leases l ON l.tenant_id = c.tenant_id AND l.id = c.lease_id AND l.payment_method = 'PRELEVEMENT_AUTOMATIQUE'
        JOIN sepa_mandates m ON m.tenant_id = c.tenant_id AND m.lease_id = c.lease_id AND m.revoked_on IS NULL
        WHERE c.tenant_id = $1 AND c.status <> 'PAID' AND c.due_date <= $2
@@ -103,6 +122,14 @@ export async function collectionCandidates(sql: Sql, tenantId: string, dueOn: st
        ORDER BY c.due_date, c.period_start, c.id, m.signed_on, m.id`,
       [tenantId, dueOn],
     ),
+  );
+  const avisOff = !(
+    (await findConfiguration(sql, tenantId))?.configuration.rent_messages ?? DEFAULT_RENT_MESSAGES
+  ).avis;
+  const delivered = await avisDeliveries(
+    sql,
+    tenantId,
+    rows.map((r) => String(r.rent_call_id)),
   );
   const seen = new Set<string>();
   return rows.flatMap((r) => {
@@ -127,9 +154,28 @@ export async function collectionCandidates(sql: Sql, tenantId: string, dueOn: st
           signed_on: m.signed_on,
           used: m.last_used_on !== null,
         },
+        notified_on: delivered.get(id) ?? (avisOff || r.avis_handled === "OFF" ? String(r.issued_on) : null),
+        prenotification_days: null,
       },
     ];
   });
+}
+
+/**
+ * When each call's avis d'échéance email reached its tenants (docs/decisions.md, "Pre-notification
+ * reached"): the legal day (Europe/Paris) the outbox recorded it delivered.
+ */
+async function avisDeliveries(sql: Sql, tenantId: string, callIds: string[]): Promise<Map<string, string>> {
+  if (callIds.length === 0) return new Map();
+  const byMessage = new Map(callIds.map((id) => [avisMessageId(id), id]));
+  const rows = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT id::text AS id, to_char(delivered_at AT TIME ZONE 'Europe/Paris', 'YYYY-MM-DD') AS delivered_on
+       FROM messages WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND status = 'DELIVERED' AND delivered_at IS NOT NULL`,
+      [tenantId, [...byMessage.keys()]],
+    ),
+  );
+  return new Map(rows.map((r) => [byMessage.get(String(r.id)) as string, String(r.delivered_on)]));
 }
 
 /** The debtor of each mandate of a batch: the mandate's IBAN and BIC, its lessee's name. */
@@ -268,4 +314,33 @@ export async function collectedDebits(sql: Sql, tenantId: string, accountId: str
     end_to_end_id: String(r.end_to_end_id),
     amount: Number(r.amount),
   }));
+}
+
+/**
+ * What a reject notice says of one debit (docs/messages.md, "SEPA rejects"): the debit's amount in
+ * the batch and its call's period and due date.
+ */
+export async function rejectedDebitFacts(
+  sql: Sql,
+  tenantId: string,
+  collectionId: string,
+  endToEndId: string,
+) {
+  const [row] = await sql.asTenant(tenantId, (tx) =>
+    tx.query<Row>(
+      `SELECT (t->>'amount')::float8 AS amount, to_char(c.period_start, 'YYYY-MM-DD') AS period_start,
+              to_char(c.period_end, 'YYYY-MM-DD') AS period_end, to_char(c.due_date, 'YYYY-MM-DD') AS due_date
+       FROM sepa_collections s CROSS JOIN LATERAL jsonb_array_elements(s.data->'transactions') t
+       LEFT JOIN rent_calls c ON c.tenant_id = s.tenant_id AND c.id = (t->>'rent_call_id')::uuid
+       WHERE s.tenant_id = $1 AND s.id = $2 AND t->>'end_to_end_id' = $3`,
+      [tenantId, collectionId, endToEndId],
+    ),
+  );
+  if (!row) return null;
+  return {
+    amount: Number(row.amount),
+    period_start: (row.period_start as string | null) ?? null,
+    period_end: (row.period_end as string | null) ?? null,
+    due_date: (row.due_date as string | null) ?? null,
+  };
 }

@@ -59,6 +59,8 @@ const candidate = (
   due_date,
   open_amount: 850.1,
   mandate: { mandate_id: mandate, rum: `PMS-${mandate.slice(0, 8)}`, signed_on: "2026-11-02", used },
+  notified_on: "2026-11-25",
+  prenotification_days: null,
 });
 const candidates = [
   candidate(janA, LEASE_A, MANDATE_A, "2027-01-05"),
@@ -112,6 +114,59 @@ const rejectA: Partial<StatusReport> = {
 };
 
 describe("creating a batch", () => {
+  it("leaves out, with its reason, a call pre-notified less than 14 calendar days before the debit", () => {
+    const [a, b] = candidates;
+    const events = spec
+      .given([])
+      .when(
+        creating({
+          candidates: [
+            { ...a, notified_on: "2026-12-22" }, // 14 days before 5 January: in
+            { ...b, notified_on: "2026-12-23" }, // 13 days: out
+          ],
+        }),
+      )
+      .thenEvents();
+    const data = events[0].type === "SepaCollectionCreated" ? events[0].data : null;
+    expect(data?.transactions.map((x) => x.rent_call_id)).toEqual([janA]);
+    expect(data?.left_out).toEqual([
+      expect.objectContaining({
+        rent_call_id: janB,
+        reason: "PRENOTIFICATION_LATE",
+        notified_on: "2026-12-23",
+      }),
+    ]);
+    expect(data?.left_out?.[0].message).toMatch(/14 calendar days.*EPC016-06/);
+  });
+
+  it("refuses a batch whose every call was pre-notified too late, or not at all, naming each", () => {
+    const [a, b] = candidates;
+    const refused = spec
+      .given([])
+      .when(
+        creating({
+          candidates: [
+            { ...a, notified_on: null },
+            { ...b, notified_on: "2027-01-01" },
+          ],
+        }),
+      )
+      .thenRefuses(409, /pre-notification/);
+    expect(refused.details?.map((d) => d.message.slice(0, 46))).toEqual([
+      `Rent call ${janA}`.slice(0, 46),
+      `Rent call ${janB}`.slice(0, 46),
+    ]);
+  });
+
+  it("a shorter delay the lease agreed lets a later pre-notification in", () => {
+    const [a] = candidates;
+    const events = spec
+      .given([])
+      .when(creating({ candidates: [{ ...a, notified_on: "2026-12-31", prenotification_days: 5 }] }))
+      .thenEvents();
+    expect(events[0].type === "SepaCollectionCreated" && events[0].data.transactions.length).toBe(1);
+  });
+
   it("takes every open call due on or before the date: FRST for an unused mandate, RCUR for a used one", () => {
     expect(created).toEqual([
       {
