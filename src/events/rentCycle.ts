@@ -118,6 +118,15 @@ export interface OpeningBalanceRecordedData {
 export const openingBalanceId = (leaseId: string): string =>
   deterministicUuid("opening_balance", leaseId.toLowerCase());
 
+/** The one opening balance event of a lease taken over: the decider's and the bulk issue's. */
+export const openingBalanceRecorded = (
+  leaseId: string,
+  opening: { amount: number; on: string },
+): { type: "OpeningBalanceRecorded"; data: OpeningBalanceRecordedData } => ({
+  type: "OpeningBalanceRecorded",
+  data: { call_id: openingBalanceId(leaseId), lease_id: leaseId, amount: opening.amount, on: opening.on },
+});
+
 export type AccountEvent =
   | { type: "OpeningBalanceRecorded"; data: OpeningBalanceRecordedData }
   | { type: "RentCallIssued"; data: RentCallIssuedData }

@@ -4,7 +4,7 @@ import {
   emptyAccount,
   evolveAccount,
   type LeaseAccount,
-  openingBalanceId,
+  openingBalanceRecorded,
   type PaymentMethod,
   payableOf,
   paymentCancellation,
@@ -50,15 +50,7 @@ function issueRentCalls(command: Extract<AccountCommand, { type: "IssueRentCalls
   const events: AccountEvent[] = [];
   const opening = command.opening_balance;
   if (opening && cents(opening.amount) > 0 && !account.opening)
-    events.push({
-      type: "OpeningBalanceRecorded",
-      data: {
-        call_id: openingBalanceId(command.lease_id),
-        lease_id: command.lease_id,
-        amount: opening.amount,
-        on: opening.on,
-      },
-    });
+    events.push(openingBalanceRecorded(command.lease_id, opening));
   for (const period of command.periods) {
     const call_id = rentCallId(command.lease_id, period.period_start);
     // One call per (lease, period): a retried, crashed or concurrent run finds it and writes nothing.

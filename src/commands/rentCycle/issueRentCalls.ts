@@ -1,7 +1,7 @@
 import {
   type AccountEvent,
   leaseAccountStream,
-  openingBalanceId,
+  openingBalanceRecorded,
   rentCallId,
 } from "../../events/rentCycle.ts";
 import { legalToday } from "../../law/calendar.ts";
@@ -127,20 +127,8 @@ function writeOf(due: Due, today: string): StreamWrite {
 function openingEvents(lease: RentCallCandidate, stream: string, metadata: EventMetadata) {
   const opening = openingOf(lease);
   if (!opening) return [];
-  const data = {
-    call_id: openingBalanceId(lease.id),
-    lease_id: lease.id,
-    amount: opening.amount,
-    on: opening.on,
-  };
-  return [
-    {
-      event_id: deterministicUuid("opening_balance_recorded", stream),
-      type: "OpeningBalanceRecorded",
-      data,
-      metadata,
-    },
-  ];
+  const event = openingBalanceRecorded(lease.id, opening);
+  return [{ event_id: deterministicUuid("opening_balance_recorded", stream), ...event, metadata }];
 }
 
 /** The slow path: read the stream, let the decider skip called periods, append at its revision. */
