@@ -39,6 +39,8 @@ export type JsonSchema = {
   allOf?: JsonSchema[];
   readOnly?: boolean;
   "x-decimals"?: number;
+  "x-date-min"?: string;
+  "x-date-max"?: string;
   not?: unknown;
 };
 
@@ -344,6 +346,13 @@ export function leavesOf(
   return typed.length > 0 && typed.length === members.length ? [{ path, members: typed }] : [];
 }
 
+/** The day `n` days after `day` (YYYY-MM-DD, years below 1000 padded). */
+const dayNext = (day: string, n: number) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+};
+
 const BAD_DAYS = [
   "2025-02-30",
   "0000-01-01",
@@ -370,9 +379,16 @@ export function spoilersOf(leaf: Leaf): unknown[] {
     case "date":
       out.push(...BAD_DAYS);
       break;
-    case "date-time":
-      out.push(...BAD_DAYS.slice(0, 5).map((d) => `${d}T10:00:00Z`), "2025-01-01T25:00:00Z");
+    case "date-time": {
+      // Out of the field's own bounds when it states them (a building's dates go back to 1000).
+      const min = m["x-date-min"];
+      const max = m["x-date-max"];
+      const days = BAD_DAYS.slice(0, 5).map((d) =>
+        d === "1899-12-31" && min ? dayNext(min, -1) : d === "2201-01-01" && max ? dayNext(max, 1) : d,
+      );
+      out.push(...days.map((d) => `${d}T10:00:00Z`), "2025-01-01T25:00:00Z");
       break;
+    }
     case "uuid":
       out.push("not-a-uuid", "\u0000");
       break;

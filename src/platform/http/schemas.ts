@@ -179,7 +179,8 @@ export const timestampWithin = (from = DATE_MIN, to = DATE_MAX) =>
     .string({ error: typeError("must be an ISO 8601 date-time or a date YYYY-MM-DD") })
     .superRefine(checked(instantProblem(from, to)))
     .transform((value) => (value.length === 10 ? `${value}T00:00:00.000Z` : (utcInstant(value) as string)))
-    .meta({ format: "date-time", example: "2025-01-31T10:00:00Z" });
+    // The bounds are stated, so a client (and the hostile-field tests) know what is out of range.
+    .meta({ format: "date-time", example: "2025-01-31T10:00:00Z", "x-date-min": from, "x-date-max": to });
 
 export const isoTimestamp = timestampWithin();
 
